@@ -1,0 +1,416 @@
+//! The `lore.yaml` model and its loader.
+//!
+//! A project is configured by one YAML file. Loading it is strict where a
+//! mistake would silently do the wrong thing (malformed YAML, wrong types,
+//! unknown drivers, missing required fields: errors with line and column) and
+//! lenient where it would not (unknown keys: warnings naming the key, so a
+//! file written for a newer Lore still loads).
+//!
+//! Secrets are never stored resolved: a [`Secret`] keeps the reference
+//! (`env:VAR`, `file:PATH` or a literal) and is resolved only when a
+//! connection is opened.
+
+mod secret;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorCode, HasErrorCode};
+pub use secret::Secret;
+
+/// The file name Lore looks for in a project directory.
+pub const CONFIG_FILE_NAME: &str = "lore.yaml";
+
+/// Default statement timeout for a connection, in milliseconds.
+pub const DEFAULT_STATEMENT_TIMEOUT_MS: u64 = 30_000;
+
+/// Default MCP HTTP port.
+pub const DEFAULT_MCP_PORT: u16 = 7878;
+
+/// The whole of `lore.yaml`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[schemars(title = "lore.yaml", description = "Configuration of a Lore project.")]
+pub struct LoreConfig {
+    /// Data connections, keyed by connection id (letters, digits, `_` and `-`).
+    /// Agents pass the id as `connectionId`.
+    #[serde(default)]
+    pub connections: BTreeMap<String, ConnectionConfig>,
+    /// Settings of the MCP server (`lore mcp serve`, `lore demo`).
+    #[serde(default)]
+    pub mcp: McpConfig,
+}
+
+/// One data connection.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ConnectionConfig {
+    /// Database driver.
+    pub driver: Driver,
+    /// SQLite only: database file, absolute or relative to the project directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Server drivers only: connection URL. May be a literal, `env:VAR` or `file:PATH`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<Secret>,
+    /// What this connection holds, shown to agents by `connection_list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Statement timeout in milliseconds (default 30000). Queries running longer are interrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statement_timeout_ms: Option<u64>,
+}
+
+impl ConnectionConfig {
+    /// The statement timeout in effect for this connection.
+    pub fn statement_timeout_ms(&self) -> u64 {
+        self.statement_timeout_ms
+            .unwrap_or(DEFAULT_STATEMENT_TIMEOUT_MS)
+    }
+}
+
+/// Database drivers Lore knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Driver {
+    /// Embedded SQLite file (opened read-only).
+    Sqlite,
+    /// PostgreSQL server.
+    Postgres,
+    /// MySQL or MariaDB server.
+    #[serde(alias = "mariadb")]
+    Mysql,
+}
+
+impl Driver {
+    /// The driver's name as written in `lore.yaml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Driver::Sqlite => "sqlite",
+            Driver::Postgres => "postgres",
+            Driver::Mysql => "mysql",
+        }
+    }
+}
+
+/// Settings of the MCP HTTP server.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct McpConfig {
+    /// Address to bind (default 127.0.0.1).
+    #[serde(default = "default_mcp_host")]
+    pub host: String,
+    /// Port to bind (default 7878).
+    #[serde(default = "default_mcp_port")]
+    pub port: u16,
+    /// Extra `Host` header values to accept, besides localhost, 127.0.0.1 and ::1.
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins allowed to call the server (full origins such as
+    /// `http://localhost:3000`). Requests carrying any other `Origin` are refused.
+    #[serde(default)]
+    pub allowed_origins: Vec<String>,
+}
+
+fn default_mcp_host() -> String {
+    "127.0.0.1".to_string()
+}
+
+fn default_mcp_port() -> u16 {
+    DEFAULT_MCP_PORT
+}
+
+impl Default for McpConfig {
+    fn default() -> Self {
+        McpConfig {
+            host: default_mcp_host(),
+            port: DEFAULT_MCP_PORT,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+        }
+    }
+}
+
+/// Something in `lore.yaml` worth telling the user that does not stop loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigWarning {
+    /// The warning, naming the key it concerns.
+    pub message: String,
+}
+
+/// A loaded configuration plus the warnings found while loading it.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The configuration.
+    pub config: LoreConfig,
+    /// Unknown keys and similar non-fatal findings.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// Why a configuration could not be loaded or a secret not resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// There is no `lore.yaml` where one was expected.
+    #[error(
+        "no {CONFIG_FILE_NAME} found at {}: run `lore init` to create a project, or pass --project-dir",
+        path.display()
+    )]
+    NotFound {
+        /// Where the file was expected.
+        path: PathBuf,
+    },
+    /// The file exists but could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The YAML is malformed or a value has the wrong type.
+    #[error("{} is not valid (line {line}, column {column}): {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the problem (0 when unknown).
+        line: u64,
+        /// 1-based column of the problem (0 when unknown).
+        column: u64,
+        /// The parser's description.
+        message: String,
+    },
+    /// The YAML parses but describes an unusable configuration.
+    #[error("{}: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// A secret refers to an environment variable that is not set.
+    #[error("{what} refers to the environment variable {var}, which is not set: export it or change lore.yaml")]
+    MissingEnvVar {
+        /// Which setting held the reference.
+        what: String,
+        /// The variable name.
+        var: String,
+    },
+    /// A secret refers to a file that cannot be read.
+    #[error("{what} refers to the file {}, which cannot be read: {source}", path.display())]
+    SecretFile {
+        /// Which setting held the reference.
+        what: String,
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl HasErrorCode for ConfigError {
+    fn code(&self) -> ErrorCode {
+        ErrorCode::ConfigError
+    }
+}
+
+/// Loads `lore.yaml` from `path`.
+pub fn load_config(path: &Path) -> Result<LoadedConfig, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ConfigError::NotFound {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    parse_config(&text, path)
+}
+
+/// Parses `lore.yaml` text; `path` is used in messages only.
+pub fn parse_config(text: &str, path: &Path) -> Result<LoadedConfig, ConfigError> {
+    if text.trim().is_empty() {
+        return Ok(LoadedConfig {
+            config: LoreConfig::default(),
+            warnings: Vec::new(),
+        });
+    }
+    let mut unknown_keys = Vec::new();
+    let parsed: Result<LoreConfig, serde_saphyr::Error> =
+        serde_saphyr::with_deserializer_from_str(text, |de| {
+            serde_ignored::deserialize(de, |key| unknown_keys.push(key.to_string()))
+        });
+    let config = parsed.map_err(|e| {
+        let (line, column) = e
+            .location()
+            .map(|l| (l.line(), l.column()))
+            .unwrap_or((0, 0));
+        ConfigError::Parse {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: first_line(&e.to_string()),
+        }
+    })?;
+    validate(&config, path)?;
+    let warnings = unknown_keys
+        .into_iter()
+        .map(|key| ConfigWarning {
+            message: format!(
+                "{}: unknown key `{key}` is ignored (check its spelling; `lore config schema` lists every key)",
+                path.display()
+            ),
+        })
+        .collect();
+    Ok(LoadedConfig { config, warnings })
+}
+
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or(message).trim().to_string()
+}
+
+fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
+    let invalid = |message: String| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    for (id, conn) in &config.connections {
+        if !is_valid_connection_id(id) {
+            return Err(invalid(format!(
+                "connection id `{id}` must be 1-64 letters, digits, `_` or `-`"
+            )));
+        }
+        match conn.driver {
+            Driver::Sqlite => {
+                if conn.path.as_deref().is_none_or(|p| p.trim().is_empty()) {
+                    return Err(invalid(format!(
+                        "connection `{id}` (sqlite) needs `path`: the database file, absolute or relative to the project"
+                    )));
+                }
+                if conn.url.is_some() {
+                    return Err(invalid(format!(
+                        "connection `{id}` (sqlite) takes `path`, not `url`"
+                    )));
+                }
+            }
+            Driver::Postgres | Driver::Mysql => {
+                if conn.url.is_none() {
+                    return Err(invalid(format!(
+                        "connection `{id}` ({}) needs `url` (a literal, `env:VAR` or `file:PATH`)",
+                        conn.driver.as_str()
+                    )));
+                }
+            }
+        }
+        if conn.statement_timeout_ms == Some(0) {
+            return Err(invalid(format!(
+                "connection `{id}`: statement_timeout_ms must be at least 1"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `id` is acceptable as a connection id.
+pub fn is_valid_connection_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// The JSON Schema of `lore.yaml`, for editors (`lore config schema`).
+pub fn config_json_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(LoreConfig)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<LoadedConfig, ConfigError> {
+        parse_config(text, Path::new("lore.yaml"))
+    }
+
+    #[test]
+    fn minimal_sqlite_connection_loads() {
+        let loaded = parse("connections:\n  warehouse: { driver: sqlite, path: data/w.db }\n").unwrap();
+        let conn = &loaded.config.connections["warehouse"];
+        assert_eq!(conn.driver, Driver::Sqlite);
+        assert_eq!(conn.path.as_deref(), Some("data/w.db"));
+        assert_eq!(conn.statement_timeout_ms(), DEFAULT_STATEMENT_TIMEOUT_MS);
+        assert!(loaded.warnings.is_empty());
+        assert_eq!(loaded.config.mcp.port, 7878);
+    }
+
+    #[test]
+    fn unknown_keys_warn_with_their_path_and_still_load() {
+        let loaded = parse(
+            "connections:\n  w:\n    driver: sqlite\n    path: w.db\n    pth: typo\nsearchh: {}\n",
+        )
+        .unwrap();
+        let messages: Vec<_> = loaded.warnings.iter().map(|w| w.message.clone()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages.iter().any(|m| m.contains("`connections.w.pth`")));
+        assert!(messages.iter().any(|m| m.contains("`searchh`")));
+    }
+
+    #[test]
+    fn malformed_yaml_reports_line_and_column() {
+        let err = parse("connections:\n  w: { driver: sqlite, path: [unclosed\n").unwrap_err();
+        match err {
+            ConfigError::Parse { line, .. } => assert!(line >= 2, "line {line}"),
+            other => panic!("expected a parse error, got {other}"),
+        }
+    }
+
+    #[test]
+    fn unknown_driver_names_the_valid_ones() {
+        let err = parse("connections:\n  w: { driver: oracle, url: x }\n").unwrap_err();
+        let message = err.to_string();
+        assert!(matches!(err, ConfigError::Parse { line: 2, .. }), "{message}");
+        assert!(message.contains("oracle"), "{message}");
+        assert!(message.contains("sqlite"), "{message}");
+    }
+
+    #[test]
+    fn sqlite_without_path_is_rejected_with_a_fix() {
+        let err = parse("connections:\n  w: { driver: sqlite }\n").unwrap_err();
+        assert!(err.to_string().contains("needs `path`"), "{err}");
+    }
+
+    #[test]
+    fn server_driver_without_url_is_rejected() {
+        let err = parse("connections:\n  pg: { driver: postgres }\n").unwrap_err();
+        assert!(err.to_string().contains("needs `url`"), "{err}");
+    }
+
+    #[test]
+    fn bad_connection_id_is_rejected() {
+        let err = parse("connections:\n  \"my db\": { driver: sqlite, path: x.db }\n").unwrap_err();
+        assert!(err.to_string().contains("`my db`"), "{err}");
+    }
+
+    #[test]
+    fn missing_file_says_how_to_create_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = load_config(&dir.path().join(CONFIG_FILE_NAME)).unwrap_err();
+        assert!(matches!(err, ConfigError::NotFound { .. }));
+        assert!(err.to_string().contains("lore init"));
+        assert_eq!(err.code(), ErrorCode::ConfigError);
+    }
+
+    #[test]
+    fn schema_lists_connection_fields() {
+        let schema = config_json_schema().to_string();
+        for key in ["connections", "driver", "statement_timeout_ms", "allowed_origins"] {
+            assert!(schema.contains(key), "schema lacks {key}");
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! The foundation every Lore crate stands on.
+//!
+//! Three ideas live here and nowhere else:
+//!
+//! - [`error`]: the stable, public error codes. Every failure a user or an
+//!   agent can see carries one of these codes, a human message and a
+//!   `retryable` flag, whichever crate it started in.
+//! - [`config`]: the `lore.yaml` model, its loader (precise locations for
+//!   malformed files, warnings for unknown keys) and secret references
+//!   (`env:VAR`, `file:PATH`).
+//! - [`project`]: where a project lives on disk, how a command finds it, and
+//!   the layout `lore init` writes.
+//!
+//! This crate performs no network I/O and prints nothing.
+
+pub mod config;
+pub mod error;
+pub mod project;
+
+pub use error::{ErrorCode, ErrorReport};

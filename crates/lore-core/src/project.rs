@@ -1,0 +1,230 @@
+//! Where a project lives and what it looks like on disk.
+//!
+//! ```text
+//! my-project/
+//!   lore.yaml            connections and server settings (committed)
+//!   wiki/global/         shared knowledge pages (committed)
+//!   semantic-layer/      semantic models per connection (committed)
+//!   raw-sources/         scan snapshots (committed or not, the team's choice)
+//!   .lore/               local state, git-ignored
+//! ```
+//!
+//! A command finds its project in this order: an explicit directory
+//! (`--project-dir`, or `LORE_PROJECT_DIR`, both handled by the CLI), then
+//! the nearest directory upwards holding a `lore.yaml`, then the current
+//! directory.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{CONFIG_FILE_NAME, ConfigWarning, LoreConfig, load_config};
+use crate::error::{ErrorCode, HasErrorCode};
+
+/// The local state folder inside a project.
+pub const STATE_DIR_NAME: &str = ".lore";
+
+/// Finds the project directory: `explicit` if given, else the nearest
+/// ancestor of `cwd` (itself included) with a `lore.yaml`, else `cwd`.
+pub fn resolve_project_dir(explicit: Option<&Path>, cwd: &Path) -> PathBuf {
+    if let Some(dir) = explicit {
+        return if dir.is_absolute() {
+            dir.to_path_buf()
+        } else {
+            cwd.join(dir)
+        };
+    }
+    cwd.ancestors()
+        .find(|dir| dir.join(CONFIG_FILE_NAME).is_file())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+/// A loaded project: its directory and configuration.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The project directory (absolute when resolved from an absolute cwd).
+    pub root: PathBuf,
+    /// The parsed `lore.yaml`.
+    pub config: LoreConfig,
+    /// Non-fatal findings from loading `lore.yaml`.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+impl Project {
+    /// Loads the project rooted at `root`; fails if it has no `lore.yaml`.
+    pub fn load(root: &Path) -> Result<Project, crate::config::ConfigError> {
+        let loaded = load_config(&root.join(CONFIG_FILE_NAME))?;
+        Ok(Project {
+            root: root.to_path_buf(),
+            config: loaded.config,
+            warnings: loaded.warnings,
+        })
+    }
+
+    /// Path to `lore.yaml`.
+    pub fn config_path(&self) -> PathBuf {
+        self.root.join(CONFIG_FILE_NAME)
+    }
+
+    /// Path to the local state folder `.lore/`.
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(STATE_DIR_NAME)
+    }
+
+    /// Resolves a path from `lore.yaml`: absolute paths stay, relative ones
+    /// are taken from the project directory.
+    pub fn resolve_path(&self, path: &str) -> PathBuf {
+        let path = Path::new(path);
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.root.join(path)
+        }
+    }
+}
+
+/// Why a project could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    /// Creating a folder or file failed.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// What was being written.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl HasErrorCode for ProjectError {
+    fn code(&self) -> ErrorCode {
+        ErrorCode::InvalidRequest
+    }
+}
+
+/// What `init_project` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InitReport {
+    /// Paths created, relative to the project directory.
+    pub created: Vec<PathBuf>,
+    /// Paths that already existed and were left untouched.
+    pub kept: Vec<PathBuf>,
+}
+
+/// The `lore.yaml` that `lore init` writes when none exists.
+pub const STARTER_CONFIG: &str = r#"# Lore project configuration. `lore config schema` prints the JSON Schema.
+#
+# connections: one entry per database; agents pass the id as connectionId.
+#   driver: sqlite | postgres | mysql
+#   SQLite takes `path` (absolute or relative to this file);
+#   server drivers take `url`, written as a literal, env:VAR or file:PATH.
+connections: {}
+#  warehouse:
+#    driver: sqlite
+#    path: data/warehouse.db
+#    description: Company data warehouse
+#    statement_timeout_ms: 30000
+
+mcp:
+  host: 127.0.0.1
+  port: 7878
+"#;
+
+/// Creates the project layout in `root`. Idempotent: existing files
+/// (including `lore.yaml`) are kept as they are. `config_text` is written as
+/// `lore.yaml` when the project has none.
+pub fn init_project(root: &Path, config_text: &str) -> Result<InitReport, ProjectError> {
+    let mut report = InitReport::default();
+    for dir in ["wiki/global", "semantic-layer", "raw-sources", STATE_DIR_NAME] {
+        let path = root.join(dir);
+        if path.is_dir() {
+            report.kept.push(PathBuf::from(dir));
+        } else {
+            std::fs::create_dir_all(&path).map_err(|source| ProjectError::Write {
+                path: path.clone(),
+                source,
+            })?;
+            report.created.push(PathBuf::from(dir));
+        }
+    }
+    let files = [
+        (
+            PathBuf::from(STATE_DIR_NAME).join(".gitignore"),
+            "# Local Lore state: never commit.\n*\n",
+        ),
+        (PathBuf::from(CONFIG_FILE_NAME), config_text),
+    ];
+    for (relative, contents) in files {
+        let path = root.join(&relative);
+        if path.exists() {
+            report.kept.push(relative);
+        } else {
+            write_atomically(&path, contents)?;
+            report.created.push(relative);
+        }
+    }
+    Ok(report)
+}
+
+/// Writes `contents` to `path` through a temporary file and a rename, so a
+/// reader never sees a half-written file.
+pub fn write_atomically(path: &Path, contents: &str) -> Result<(), ProjectError> {
+    let tmp = path.with_extension("tmp-lore");
+    let write_err = |source| ProjectError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    std::fs::write(&tmp, contents).map_err(write_err)?;
+    std::fs::rename(&tmp, path).map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        ProjectError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_writes_the_layout_and_a_loadable_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = init_project(dir.path(), STARTER_CONFIG).unwrap();
+        for path in ["lore.yaml", "wiki/global", "semantic-layer", "raw-sources", ".lore/.gitignore"] {
+            assert!(dir.path().join(path).exists(), "{path} missing");
+        }
+        assert!(report.kept.is_empty());
+        let project = Project::load(dir.path()).unwrap();
+        assert!(project.config.connections.is_empty());
+        assert!(project.warnings.is_empty(), "{:?}", project.warnings);
+    }
+
+    #[test]
+    fn init_twice_keeps_an_edited_config() {
+        let dir = tempfile::tempdir().unwrap();
+        init_project(dir.path(), STARTER_CONFIG).unwrap();
+        std::fs::write(dir.path().join("lore.yaml"), "connections: {}\n# mine\n").unwrap();
+        let report = init_project(dir.path(), STARTER_CONFIG).unwrap();
+        assert!(report.created.is_empty());
+        let text = std::fs::read_to_string(dir.path().join("lore.yaml")).unwrap();
+        assert!(text.contains("# mine"));
+    }
+
+    #[test]
+    fn project_is_found_in_the_nearest_ancestor_with_lore_yaml() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("lore.yaml"), "").unwrap();
+        let nested = dir.path().join("a/b");
+        std::fs::create_dir_all(&nested).unwrap();
+        assert_eq!(resolve_project_dir(None, &nested), dir.path());
+        let explicit = tempfile::tempdir().unwrap();
+        assert_eq!(resolve_project_dir(Some(explicit.path()), &nested), explicit.path());
+    }
+
+    #[test]
+    fn without_any_lore_yaml_the_current_directory_is_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(resolve_project_dir(None, dir.path()), dir.path());
+    }
+}

@@ -1,0 +1,126 @@
+//! Functions a read-only query must not call, per dialect.
+//!
+//! Listed here: functions with side effects (sleeping, locking, sequences,
+//! signalling other sessions, changing settings), functions that read or
+//! write server files or reach the network, and functions that run SQL text
+//! the guard never saw. Names are matched case-insensitively on the last part
+//! of a qualified name; an entry ending in `*` matches a prefix.
+
+use super::SqlDialect;
+
+/// Denied whatever the dialect: file readers of engines such as DuckDB,
+/// which have no legitimate use in a warehouse query.
+const COMMON: &[&str] = &[
+    "read_csv*",
+    "read_parquet",
+    "read_json*",
+    "read_ndjson*",
+    "read_text",
+    "read_blob",
+    "parquet_scan",
+    "csv_scan",
+    "glob",
+];
+
+const POSTGRES: &[&str] = &[
+    "pg_sleep*",
+    "pg_read_*",
+    "pg_ls_*",
+    "pg_stat_file",
+    "pg_file_*",
+    "lo_*",
+    "lowrite",
+    "loread",
+    "dblink*",
+    "nextval",
+    "setval",
+    "set_config",
+    "pg_advisory*",
+    "pg_try_advisory*",
+    "pg_notify",
+    "pg_cancel_backend",
+    "pg_terminate_backend",
+    "pg_reload_conf",
+    "pg_rotate_logfile",
+    "pg_switch_wal",
+    "pg_create_restore_point",
+    "pg_promote",
+    "pg_backup_start",
+    "pg_backup_stop",
+    "pg_start_backup",
+    "pg_stop_backup",
+    "pg_logical_emit_message",
+    "pg_create_*_replication_slot",
+    "pg_drop_replication_slot",
+    "pg_import_system_collations",
+    "query_to_xml*",
+    "cursor_to_xml*",
+    "xpath_table",
+    "txid_current",
+    "pg_current_xact_id",
+];
+
+const MYSQL: &[&str] = &[
+    "sleep",
+    "benchmark",
+    "load_file",
+    "get_lock",
+    "release_lock",
+    "release_all_locks",
+    "master_pos_wait",
+    "source_pos_wait",
+    "wait_for_executed_gtid_set",
+    "sys_exec",
+    "sys_eval",
+];
+
+const SQLITE: &[&str] = &[
+    "load_extension",
+    "readfile",
+    "writefile",
+    "edit",
+    "fsdir",
+    "zipfile",
+    "fts3_tokenizer",
+];
+
+/// Whether `name` (lower case, unqualified) is denied in `dialect`.
+pub(super) fn is_denied(dialect: SqlDialect, name: &str) -> bool {
+    let dialect_list = match dialect {
+        SqlDialect::Postgres => POSTGRES,
+        SqlDialect::Mysql => MYSQL,
+        SqlDialect::Sqlite => SQLITE,
+    };
+    COMMON.iter().chain(dialect_list).any(|entry| matches(entry, name))
+}
+
+fn matches(entry: &str, name: &str) -> bool {
+    match entry.split_once('*') {
+        None => entry == name,
+        Some((prefix, suffix)) => {
+            name.len() >= prefix.len() + suffix.len()
+                && name.starts_with(prefix)
+                && name.ends_with(suffix)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards_match_prefix_and_suffix() {
+        assert!(matches("pg_sleep*", "pg_sleep_for"));
+        assert!(matches("pg_create_*_replication_slot", "pg_create_logical_replication_slot"));
+        assert!(!matches("pg_create_*_replication_slot", "pg_create_restore_point"));
+        assert!(!matches("sleep", "sleepy"));
+    }
+
+    #[test]
+    fn lists_are_per_dialect() {
+        assert!(is_denied(SqlDialect::Mysql, "sleep"));
+        assert!(!is_denied(SqlDialect::Postgres, "sleep"));
+        assert!(is_denied(SqlDialect::Sqlite, "read_csv_auto"));
+    }
+}

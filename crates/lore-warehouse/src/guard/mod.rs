@@ -1,0 +1,318 @@
+//! The read-only guard: decides from the parsed SQL whether a statement may
+//! run against a warehouse.
+//!
+//! The rule is an allow-list, not a deny-list of verbs: exactly one
+//! statement, which is a query (`SELECT`, `WITH`, `VALUES`, set operations,
+//! `TABLE t`) or an `EXPLAIN` of one (never `EXPLAIN ANALYZE`, which runs the
+//! statement). The whole tree is then walked, so a write hidden anywhere
+//! (DML in a CTE, `SELECT … INTO`, a locking clause, a side-effecting or
+//! file-reading function) is found wherever it sits.
+//!
+//! The guard is the first of two walls: connectors also run every statement
+//! in a session the database itself holds read-only.
+
+mod deny;
+
+use std::ops::ControlFlow;
+
+use lore_core::config::Driver;
+use lore_core::error::{ErrorCode, HasErrorCode};
+use sqlparser::ast::{
+    Expr, ObjectName, Query, Select, SetExpr, Statement, TableFactor, Visit, Visitor,
+};
+use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::parser::Parser;
+
+/// The SQL dialect a statement is parsed in: the connection's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqlDialect {
+    /// SQLite.
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+    /// MySQL and MariaDB.
+    Mysql,
+}
+
+impl SqlDialect {
+    /// Parses a dialect name as used in the guard corpus and the CLI.
+    pub fn from_name(name: &str) -> Option<SqlDialect> {
+        match name.to_ascii_lowercase().as_str() {
+            "sqlite" => Some(SqlDialect::Sqlite),
+            "postgres" | "postgresql" => Some(SqlDialect::Postgres),
+            "mysql" | "mariadb" => Some(SqlDialect::Mysql),
+            _ => None,
+        }
+    }
+
+    /// The dialect's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SqlDialect::Sqlite => "sqlite",
+            SqlDialect::Postgres => "postgres",
+            SqlDialect::Mysql => "mysql",
+        }
+    }
+
+    fn parser_dialect(self) -> Box<dyn Dialect> {
+        match self {
+            SqlDialect::Sqlite => Box::new(SQLiteDialect {}),
+            SqlDialect::Postgres => Box::new(PostgreSqlDialect {}),
+            SqlDialect::Mysql => Box::new(MySqlDialect {}),
+        }
+    }
+}
+
+impl From<Driver> for SqlDialect {
+    fn from(driver: Driver) -> Self {
+        match driver {
+            Driver::Sqlite => SqlDialect::Sqlite,
+            Driver::Postgres => SqlDialect::Postgres,
+            Driver::Mysql => SqlDialect::Mysql,
+        }
+    }
+}
+
+/// Why the guard refused a statement.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GuardError {
+    /// The text does not parse in the dialect (the message carries the
+    /// parser's line and column).
+    #[error("SQL does not parse as {dialect}: {message}")]
+    InvalidSql {
+        /// The dialect used.
+        dialect: &'static str,
+        /// The parser's message, with its position.
+        message: String,
+    },
+    /// The statement parses but is not a pure read.
+    #[error("{construct} is not allowed: only a single read-only query (SELECT, WITH, VALUES, EXPLAIN of a query) may run")]
+    ReadOnlyViolation {
+        /// The offending construct, e.g. `INSERT inside a CTE`.
+        construct: String,
+    },
+}
+
+impl HasErrorCode for GuardError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            GuardError::InvalidSql { .. } => ErrorCode::InvalidSql,
+            GuardError::ReadOnlyViolation { .. } => ErrorCode::ReadOnlyViolation,
+        }
+    }
+}
+
+/// Checks that `sql` is exactly one read-only query in `dialect`.
+pub fn check_read_only(sql: &str, dialect: SqlDialect) -> Result<(), GuardError> {
+    let statements = Parser::parse_sql(dialect.parser_dialect().as_ref(), sql).map_err(|e| {
+        GuardError::InvalidSql {
+            dialect: dialect.as_str(),
+            message: e.to_string().trim_start_matches("sql parser error: ").to_string(),
+        }
+    })?;
+    let statement = match statements.as_slice() {
+        [] => {
+            return Err(GuardError::InvalidSql {
+                dialect: dialect.as_str(),
+                message: "no statement found (the text is empty or only comments)".to_string(),
+            });
+        }
+        [one] => one,
+        many => {
+            return Err(violation(format!(
+                "{} statements in one request",
+                many.len()
+            )));
+        }
+    };
+    check_root(statement)?;
+    let mut walker = ReadOnlyWalker {
+        dialect,
+        depth: 0,
+        found: None,
+    };
+    let _ = statement.visit(&mut walker);
+    match walker.found {
+        Some(construct) => Err(violation(construct)),
+        None => Ok(()),
+    }
+}
+
+fn violation(construct: impl Into<String>) -> GuardError {
+    GuardError::ReadOnlyViolation {
+        construct: construct.into(),
+    }
+}
+
+/// The root must be a query or an `EXPLAIN` (without ANALYZE) of a query.
+fn check_root(statement: &Statement) -> Result<(), GuardError> {
+    match statement {
+        Statement::Query(_) => Ok(()),
+        Statement::Explain {
+            analyze,
+            statement,
+            options,
+            ..
+        } => {
+            let analyze_option = options.iter().flatten().any(|option| {
+                option.name.value.eq_ignore_ascii_case("analyze")
+                    && !matches!(option.arg.as_ref().map(|a| a.to_string().to_ascii_lowercase()).as_deref(), Some("false" | "off" | "0"))
+            });
+            if *analyze || analyze_option {
+                return Err(violation("EXPLAIN ANALYZE (it executes the statement)"));
+            }
+            match statement.as_ref() {
+                Statement::Query(_) => Ok(()),
+                other => Err(violation(format!("EXPLAIN of {}", statement_name(other)))),
+            }
+        }
+        other => Err(violation(statement_name(other))),
+    }
+}
+
+/// A short, upper-case name for a statement kind, e.g. `INSERT`, `CREATE TABLE`.
+fn statement_name(statement: &Statement) -> String {
+    let text = statement.to_string();
+    let mut words = text.split_whitespace().map(|w| w.to_ascii_uppercase());
+    let first = words.next().unwrap_or_default();
+    // Two-word names read better where the first word alone is vague.
+    let takes_object = matches!(
+        first.as_str(),
+        "CREATE" | "DROP" | "ALTER" | "TRUNCATE" | "START" | "GRANT" | "REVOKE"
+    );
+    match (takes_object, words.next()) {
+        (true, Some(second)) if second.chars().all(|c| c.is_ascii_alphabetic()) => {
+            format!("{first} {second}")
+        }
+        _ => first,
+    }
+}
+
+struct ReadOnlyWalker {
+    dialect: SqlDialect,
+    /// Statement nesting depth: the root is depth 1 while it is visited.
+    depth: usize,
+    found: Option<String>,
+}
+
+impl ReadOnlyWalker {
+    fn flag(&mut self, construct: String) -> ControlFlow<()> {
+        self.found = Some(construct);
+        ControlFlow::Break(())
+    }
+
+    fn check_function_name(&mut self, name: &ObjectName, as_table: bool) -> ControlFlow<()> {
+        let Some(last) = name.0.last().and_then(|part| part.as_ident()) else {
+            return ControlFlow::Continue(());
+        };
+        let lower = last.value.to_ascii_lowercase();
+        if deny::is_denied(self.dialect, &lower) {
+            let kind = if as_table { "table function" } else { "function" };
+            return self.flag(format!("{kind} {lower}() (side effects, file or network access)"));
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl Visitor for ReadOnlyWalker {
+    type Break = ();
+
+    fn pre_visit_statement(&mut self, statement: &Statement) -> ControlFlow<()> {
+        self.depth += 1;
+        // The root was checked by `check_root`; `EXPLAIN`'s inner query is a
+        // nested Query statement. Anything else nested is a write hidden in a
+        // query, such as `WITH x AS (DELETE … RETURNING *) SELECT …`.
+        if self.depth > 1 && !matches!(statement, Statement::Query(_)) {
+            return self.flag(format!("{} inside a query", statement_name(statement)));
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_statement(&mut self, _statement: &Statement) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+        if let Some(lock) = query.locks.first() {
+            return self.flag(format!("locking clause FOR {}", lock.lock_type));
+        }
+        if let SetExpr::Insert(inner)
+        | SetExpr::Update(inner)
+        | SetExpr::Delete(inner)
+        | SetExpr::Merge(inner) = query.body.as_ref()
+        {
+            return self.flag(format!("{} inside a query", statement_name(inner)));
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_select(&mut self, select: &Select) -> ControlFlow<()> {
+        if select.into.is_some() {
+            return self.flag("SELECT … INTO (it creates a table or writes a file)".to_string());
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
+        match factor {
+            TableFactor::Table {
+                name,
+                args: Some(_),
+                ..
+            }
+            | TableFactor::Function { name, .. } => self.check_function_name(name, true),
+            _ => ControlFlow::Continue(()),
+        }
+    }
+
+    fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+        if let Expr::Function(function) = expr {
+            return self.check_function_name(&function.name, false);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code_of(sql: &str, dialect: SqlDialect) -> Option<ErrorCode> {
+        check_read_only(sql, dialect).err().map(|e| e.code())
+    }
+
+    #[test]
+    fn plain_select_passes() {
+        assert_eq!(code_of("SELECT 1", SqlDialect::Sqlite), None);
+    }
+
+    #[test]
+    fn violation_message_names_the_construct() {
+        let err = check_read_only(
+            "WITH gone AS (DELETE FROM accounts RETURNING id) SELECT * FROM gone",
+            SqlDialect::Postgres,
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::ReadOnlyViolation);
+        assert!(err.to_string().contains("DELETE"), "{err}");
+    }
+
+    #[test]
+    fn statement_names_are_short_and_upper_case() {
+        let err = check_read_only("drop table accounts", SqlDialect::Sqlite).unwrap_err();
+        assert!(err.to_string().starts_with("DROP TABLE is not allowed"), "{err}");
+    }
+
+    #[test]
+    fn parse_errors_carry_the_position() {
+        let err = check_read_only("SELECT FROM WHERE", SqlDialect::Sqlite).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidSql);
+        assert!(err.to_string().contains("Line: 1"), "{err}");
+    }
+
+    #[test]
+    fn empty_text_is_invalid_sql() {
+        assert_eq!(code_of("  -- nothing\n", SqlDialect::Sqlite), Some(ErrorCode::InvalidSql));
+    }
+}
