@@ -1,1 +1,19 @@
-//! placeholder while deps build
+//! Lore's MCP surface.
+//!
+//! - [`toolkit`]: the declarative [`toolkit::Tool`] trait and the registry
+//!   that gives every tool the polish kit (schemas, annotations, in-band
+//!   errors, progress).
+//! - [`analytics`]: the analytics toolset (`connection_list`,
+//!   `sql_execution`).
+//! - [`server`]: the MCP handler, shared by both transports.
+//! - [`transport`]: stdio and Streamable HTTP (axum) with Host and Origin
+//!   checks and `/health`.
+//!
+//! Handlers are thin: parse, call a library crate, map the result or error.
+
+pub mod analytics;
+pub mod server;
+pub mod toolkit;
+pub mod transport;
+
+pub use server::LoreServer;

@@ -1,1 +1,74 @@
-fn main() {}
+//! `lore`: gives AI agents the context they need to work on a company's
+//! data, over MCP. This binary only parses arguments, wires the library
+//! crates together and prints; every capability lives in a library crate.
+
+mod commands;
+mod render;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Lore: the context layer for data agents, served over MCP.
+#[derive(Debug, Parser)]
+#[command(name = "lore", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    /// Project directory. Default: the nearest directory upwards with a
+    /// lore.yaml, else the current directory.
+    #[arg(long, global = true, env = "LORE_PROJECT_DIR", value_name = "DIR")]
+    project_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create a Lore project (lore.yaml, wiki/, semantic-layer/, raw-sources/, .lore/).
+    Init(commands::init::InitArgs),
+    /// Create the demo project with its embedded warehouse, then serve it over MCP.
+    Demo(commands::demo::DemoArgs),
+    /// Run one read-only SQL query against a connection.
+    Sql(commands::sql::SqlArgs),
+    /// Serve the MCP tools (stdio or Streamable HTTP).
+    #[command(subcommand)]
+    Mcp(commands::mcp::McpCommand),
+    /// Inspect the configuration.
+    #[command(subcommand)]
+    Config(commands::config::ConfigCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    let outcome = match cli.command {
+        Command::Init(args) => commands::init::run(args, cli.project_dir.as_deref()),
+        Command::Demo(args) => commands::demo::run(args),
+        Command::Sql(args) => commands::sql::run(args, cli.project_dir.as_deref()),
+        Command::Mcp(command) => commands::mcp::run(command, cli.project_dir.as_deref()),
+        Command::Config(command) => commands::config::run(command, cli.project_dir.as_deref()),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr (stdout belongs to the MCP protocol under stdio),
+/// filtered by `LORE_LOG` (default: Lore's warnings; the MCP SDK's errors
+/// only, since it reports every rejected client request as a warning).
+fn init_logging() {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LORE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .init();
+}

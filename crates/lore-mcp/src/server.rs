@@ -1,0 +1,85 @@
+//! The MCP server handler: answers `initialize`, `tools/list` and
+//! `tools/call` from a [`ToolRegistry`]. It is cheap to clone, so the HTTP
+//! transport can hand one to every session.
+
+use std::sync::Arc;
+
+use lore_core::project::Project;
+use lore_warehouse::execute::Warehouses;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+
+use crate::analytics::register_analytics_tools;
+use crate::toolkit::ToolRegistry;
+
+const INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
+Start with connection_list to see the warehouses, then query one with sql_execution (read-only: writes are refused). \
+Prefer aggregates and LIMIT over pulling raw rows; results say truncated: true when capped. \
+Errors come back as JSON {code, message, retryable}: fix the input for codes like invalid_sql or read_only_violation, retry only when retryable is true.";
+
+/// Lore's MCP server.
+#[derive(Clone)]
+pub struct LoreServer {
+    registry: Arc<ToolRegistry>,
+}
+
+impl LoreServer {
+    /// A server over an explicit registry.
+    pub fn new(registry: ToolRegistry) -> LoreServer {
+        LoreServer {
+            registry: Arc::new(registry),
+        }
+    }
+
+    /// The server for a loaded project, with every toolset registered.
+    pub fn for_project(project: &Project) -> LoreServer {
+        let warehouses = Arc::new(Warehouses::from_config(&project.config, &project.root));
+        let mut registry = ToolRegistry::new();
+        register_analytics_tools(&mut registry, warehouses);
+        LoreServer::new(registry)
+    }
+
+    /// The `tools/list` entries.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.registry.descriptors()
+    }
+}
+
+impl ServerHandler for LoreServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        InitializeResult::new(capabilities)
+            .with_server_info(
+                Implementation::new(env!("CARGO_PKG_NAME").trim_end_matches("-mcp"), env!("CARGO_PKG_VERSION"))
+                    .with_title("Lore"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.registry.descriptors()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.registry
+            .call(&request.name, request.arguments, &context)
+            .await
+            .map(CallToolResponse::Complete)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.registry.descriptor(name)
+    }
+}

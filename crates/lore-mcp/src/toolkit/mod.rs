@@ -1,0 +1,236 @@
+//! The declarative tool kit: every Lore tool is a type implementing
+//! [`Tool`], and registering it in a [`ToolRegistry`] gives it the whole
+//! polish kit without further code:
+//!
+//! - `title` and annotations (`readOnlyHint`, `destructiveHint`,
+//!   `idempotentHint`, `openWorldHint`) from [`ToolDefinition`];
+//! - an `inputSchema` and an `outputSchema` generated from the input and
+//!   output types (JSON Schema 2020-12, field docs become descriptions);
+//! - results as `structuredContent` plus a compact JSON text block for
+//!   text-only clients;
+//! - input that does not match the schema answered as JSON-RPC
+//!   `InvalidParams`, before the tool runs;
+//! - failures inside the tool answered in-band (`isError: true`) with a text
+//!   block holding `{code, message, retryable}` as JSON;
+//! - progress notifications through [`ToolContext::progress`] when the
+//!   request carries a progress token.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use lore_core::error::{ErrorCode, ErrorReport};
+use rmcp::handler::server::common::{schema_for_input, schema_for_output};
+use rmcp::model::{
+    CallToolResult, ContentBlock, JsonObject, ProgressNotificationParam, ProgressToken,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, Peer, RoleServer};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// Static facts about a tool: what clients see in `tools/list`.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolDefinition {
+    /// Stable snake_case name.
+    pub name: &'static str,
+    /// Human-readable title.
+    pub title: &'static str,
+    /// What the tool does, when to use it, and one example call.
+    pub description: &'static str,
+    /// The tool does not change its environment.
+    pub read_only: bool,
+    /// The tool may destroy data (only meaningful when not read-only).
+    pub destructive: bool,
+    /// Repeating the call has no further effect; `None` leaves it unsaid
+    /// (for polling tools whose answer changes over time).
+    pub idempotent: Option<bool>,
+    /// The tool reaches beyond the project's configured systems.
+    pub open_world: bool,
+}
+
+/// One MCP tool: typed input, typed output, one async function.
+pub trait Tool: Send + Sync + 'static {
+    /// Arguments; field doc comments become schema descriptions.
+    type Input: DeserializeOwned + JsonSchema + Send + 'static;
+    /// Structured result; must serialize to a JSON object.
+    type Output: Serialize + JsonSchema + Send + 'static;
+
+    /// Name, title, description and hints.
+    const DEFINITION: ToolDefinition;
+
+    /// Checks constraints the type cannot express (ranges, non-empty
+    /// strings). A message returned here is answered as `InvalidParams`.
+    fn check_input(_input: &Self::Input) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Runs the tool.
+    fn call(
+        &self,
+        input: Self::Input,
+        ctx: ToolContext,
+    ) -> impl Future<Output = Result<Self::Output, ErrorReport>> + Send;
+}
+
+/// What a running tool may use besides its input.
+#[derive(Clone)]
+pub struct ToolContext {
+    progress_token: Option<ProgressToken>,
+    peer: Option<Peer<RoleServer>>,
+}
+
+impl ToolContext {
+    /// A context for calls outside MCP (tests, the CLI): progress goes nowhere.
+    pub fn detached() -> ToolContext {
+        ToolContext {
+            progress_token: None,
+            peer: None,
+        }
+    }
+
+    fn from_request(ctx: &RequestContext<RoleServer>) -> ToolContext {
+        ToolContext {
+            progress_token: ctx.meta.get_progress_token(),
+            peer: Some(ctx.peer.clone()),
+        }
+    }
+
+    /// Sends a progress notification (`progress` of a total of 1.0) if the
+    /// caller asked for progress; otherwise does nothing. Best effort: a
+    /// client that went away does not fail the tool.
+    pub async fn progress(&self, progress: f64, message: impl Into<String>) {
+        if let (Some(token), Some(peer)) = (&self.progress_token, &self.peer) {
+            let param = ProgressNotificationParam::new(token.clone(), progress)
+                .with_total(1.0)
+                .with_message(message.into());
+            let _ = peer.notify_progress(param).await;
+        }
+    }
+}
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+trait RegisteredTool: Send + Sync {
+    fn descriptor(&self) -> &rmcp::model::Tool;
+    fn invoke(&self, arguments: JsonObject, ctx: ToolContext) -> BoxFuture<'_, Result<CallToolResult, McpError>>;
+}
+
+struct Registered<T: Tool> {
+    tool: T,
+    descriptor: rmcp::model::Tool,
+}
+
+impl<T: Tool> RegisteredTool for Registered<T> {
+    fn descriptor(&self) -> &rmcp::model::Tool {
+        &self.descriptor
+    }
+
+    fn invoke(&self, arguments: JsonObject, ctx: ToolContext) -> BoxFuture<'_, Result<CallToolResult, McpError>> {
+        Box::pin(async move {
+            let name = T::DEFINITION.name;
+            let input: T::Input = serde_json::from_value(serde_json::Value::Object(arguments))
+                .map_err(|e| McpError::invalid_params(format!("{name}: invalid arguments: {e}"), None))?;
+            T::check_input(&input)
+                .map_err(|message| McpError::invalid_params(format!("{name}: {message}"), None))?;
+            match self.tool.call(input, ctx).await {
+                Ok(output) => match serde_json::to_value(&output) {
+                    Ok(value) => Ok(CallToolResult::structured(value)),
+                    Err(e) => Ok(error_result(&ErrorReport::new(
+                        ErrorCode::Internal,
+                        format!("{name} produced an unserializable result: {e}"),
+                    ))),
+                },
+                Err(report) => Ok(error_result(&report)),
+            }
+        })
+    }
+}
+
+/// An in-band tool error: `isError: true` and one text block holding the
+/// `{code, message, retryable}` JSON. No `structuredContent`, so clients
+/// that validate it against `outputSchema` do not reject the error itself.
+pub fn error_result(report: &ErrorReport) -> CallToolResult {
+    let text = serde_json::to_string(report).unwrap_or_else(|_| report.to_string());
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// The tools a server offers, by name.
+#[derive(Default, Clone)]
+pub struct ToolRegistry {
+    tools: BTreeMap<&'static str, Arc<dyn RegisteredTool>>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> ToolRegistry {
+        ToolRegistry::default()
+    }
+
+    /// Adds a tool, deriving its `tools/list` entry from its types and
+    /// definition.
+    ///
+    /// # Panics
+    /// When two tools share a name or a schema is not an object: both are
+    /// programming errors caught by the first test that builds the server.
+    pub fn register<T: Tool>(&mut self, tool: T) -> &mut Self {
+        let def = T::DEFINITION;
+        let mut input_schema = (*schema_for_input::<T::Input>()
+            .unwrap_or_else(|e| panic!("tool {}: input schema: {e}", def.name)))
+        .clone();
+        // Some clients reject an object schema without `properties`, which
+        // is what a tool without arguments would otherwise get.
+        input_schema
+            .entry("properties")
+            .or_insert_with(|| serde_json::json!({}));
+        let mut annotations = ToolAnnotations::with_title(def.title)
+            .read_only(def.read_only)
+            .open_world(def.open_world);
+        if !def.read_only {
+            annotations = annotations.destructive(def.destructive);
+        }
+        if let Some(idempotent) = def.idempotent {
+            annotations = annotations.idempotent(idempotent);
+        }
+        let descriptor = rmcp::model::Tool::new(def.name, def.description, Arc::new(input_schema))
+            .with_title(def.title)
+            .with_raw_output_schema(schema_for_output::<T::Output>())
+            .with_annotations(annotations);
+        let previous = self
+            .tools
+            .insert(def.name, Arc::new(Registered { tool, descriptor }));
+        assert!(previous.is_none(), "tool {} registered twice", def.name);
+        self
+    }
+
+    /// Every tool's `tools/list` entry, sorted by name.
+    pub fn descriptors(&self) -> Vec<rmcp::model::Tool> {
+        self.tools.values().map(|t| t.descriptor().clone()).collect()
+    }
+
+    /// One tool's entry.
+    pub fn descriptor(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.tools.get(name).map(|t| t.descriptor().clone())
+    }
+
+    /// Calls a tool by name: unknown names and malformed arguments are
+    /// JSON-RPC errors, everything else an in-band result.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let tool = self.tools.get(name).ok_or_else(|| {
+            McpError::invalid_params(
+                format!("unknown tool `{name}`; call tools/list for the tools this server offers"),
+                None,
+            )
+        })?;
+        tool.invoke(arguments.unwrap_or_default(), ToolContext::from_request(ctx))
+            .await
+    }
+}

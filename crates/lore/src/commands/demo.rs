@@ -1,0 +1,75 @@
+//! `lore demo [DIR]`: a ready project over the generated demo warehouse,
+//! served over MCP unless `--no-serve`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use lore_core::project::{Project, init_project};
+use lore_warehouse::demo::{DEMO_CONNECTION_ID, DEMO_DATABASE_PATH, demo_project_config, generate_demo_warehouse};
+
+use super::mcp::{HttpArgs, serve_http};
+
+/// Arguments of `lore demo`.
+#[derive(Debug, clap::Args)]
+pub struct DemoArgs {
+    /// Directory of the demo project (default: ./lore-demo).
+    pub dir: Option<PathBuf>,
+    /// Only create the project; do not start the server.
+    #[arg(long)]
+    pub no_serve: bool,
+    /// Regenerate the warehouse even if it exists.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
+pub fn run(args: DemoArgs) -> anyhow::Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let root = cwd.join(args.dir.as_deref().unwrap_or(Path::new("lore-demo")));
+    init_project(&root, &demo_project_config())?;
+    let database = root.join(DEMO_DATABASE_PATH);
+    if args.force || !database.is_file() {
+        eprintln!("Generating the demo warehouse at {} …", database.display());
+        let summary = generate_demo_warehouse(&database)?;
+        for (table, rows) in &summary.tables {
+            eprintln!("  {table:<16} {rows:>7} rows");
+        }
+        eprintln!("  {:<16} {:>7} rows", "total", summary.total_rows());
+    } else {
+        eprintln!("Using the existing demo warehouse at {} (--force regenerates it)", database.display());
+    }
+    let project = Project::load(&root)?;
+    for warning in &project.warnings {
+        eprintln!("warning: {}", warning.message);
+    }
+    let try_it = format!(
+        "Try it from a terminal:\n  cd {dir}\n  lore sql -c {DEMO_CONNECTION_ID} \"SELECT segment, count(*) AS accounts FROM accounts WHERE deleted_at IS NULL GROUP BY segment\"",
+        dir = root.display()
+    );
+    if args.no_serve {
+        eprintln!("\nDemo project ready at {}.\n{try_it}\nServe it to agents with:\n  lore --project-dir {} mcp serve", root.display(), root.display());
+        return Ok(());
+    }
+    let exe = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "lore".into());
+    serve_http(&project, &args.http, |url| {
+        eprintln!("\nLore is serving the demo project at {url}\n");
+        eprintln!("{}", connect_instructions(url, &exe, &root));
+        eprintln!("{try_it}\n\nPress Ctrl-C to stop.");
+    })
+}
+
+/// How to point each agent client at this server.
+fn connect_instructions(url: &str, exe: &str, root: &Path) -> String {
+    let root = root.display();
+    format!(
+        "Connect an agent:\n\
+         \n  Claude Code:  claude mcp add --transport http lore {url}\n\
+         \n  Cursor:       add to .cursor/mcp.json (or ~/.cursor/mcp.json)\n\
+         \x20               {{ \"mcpServers\": {{ \"lore\": {{ \"url\": \"{url}\" }} }} }}\n\
+         \n  Codex:        add to ~/.codex/config.toml (stdio: Codex starts Lore itself)\n\
+         \x20               [mcp_servers.lore]\n\
+         \x20               command = \"{exe}\"\n\
+         \x20               args = [\"--project-dir\", \"{root}\", \"mcp\", \"stdio\"]\n"
+    )
+}

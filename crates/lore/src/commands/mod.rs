@@ -1,0 +1,40 @@
+//! One module per command. Each turns arguments into calls on the library
+//! crates and prints the outcome.
+
+pub mod config;
+pub mod demo;
+pub mod init;
+pub mod mcp;
+pub mod shutdown;
+pub mod sql;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use lore_core::error::HasErrorCode;
+use lore_core::project::{Project, resolve_project_dir};
+
+/// Finds and loads the project, printing config warnings to stderr.
+pub fn load_project(explicit: Option<&Path>) -> anyhow::Result<Project> {
+    let root = project_root(explicit)?;
+    let project = Project::load(&root).map_err(|e| anyhow::anyhow!("{} [{}]", e, e.code()))?;
+    for warning in &project.warnings {
+        eprintln!("warning: {}", warning.message);
+    }
+    Ok(project)
+}
+
+/// The project directory for this invocation, made absolute.
+pub fn project_root(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    Ok(resolve_project_dir(explicit, &cwd))
+}
+
+/// Runs a future to completion on a fresh multi-threaded runtime.
+pub fn block_on<F: std::future::Future>(future: F) -> anyhow::Result<F::Output> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    Ok(runtime.block_on(future))
+}

@@ -1,0 +1,69 @@
+//! `lore sql -c CONN "SELECT …"`: the same guard and executor as the
+//! `sql_execution` tool, for people.
+
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use lore_core::error::HasErrorCode;
+use lore_warehouse::execute::{DEFAULT_MAX_ROWS, Warehouses};
+
+use crate::render;
+
+/// Output formats of `lore sql`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned columns with a row count.
+    Table,
+    /// The JSON shape sql_execution returns.
+    Json,
+    /// CSV with a header line.
+    Csv,
+}
+
+/// Arguments of `lore sql`.
+#[derive(Debug, clap::Args)]
+pub struct SqlArgs {
+    /// Connection id from lore.yaml.
+    #[arg(short = 'c', long = "connection", value_name = "ID")]
+    pub connection: String,
+    /// The query. Omit it (or pass -) to read it from standard input.
+    pub sql: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Most rows to print (1 to 10000).
+    #[arg(long, default_value_t = DEFAULT_MAX_ROWS as u32, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub max_rows: u32,
+}
+
+pub fn run(args: SqlArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    let sql = match args.sql.as_deref() {
+        Some(sql) if sql != "-" => sql.to_string(),
+        _ => {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).context("cannot read SQL from standard input")?;
+            text
+        }
+    };
+    if sql.trim().is_empty() {
+        bail!("no SQL given: pass it as an argument or on standard input");
+    }
+    let project = super::load_project(project_dir)?;
+    let warehouses = Warehouses::from_config(&project.config, &project.root);
+    let outcome = super::block_on(async {
+        let prepared = warehouses.prepare(&args.connection, &sql)?;
+        prepared.run(args.max_rows as usize).await
+    })?;
+    let result = outcome.map_err(|e| anyhow::anyhow!("{} [{}]", e, e.code()))?;
+    let text = match args.format {
+        Format::Table => render::table(&result),
+        Format::Json => render::json(&result) + "\n",
+        Format::Csv => render::csv(&result),
+    };
+    print!("{text}");
+    if result.truncated && !matches!(args.format, Format::Table) {
+        eprintln!("warning: truncated at {} rows; more rows exist (raise --max-rows or add a LIMIT)", args.max_rows);
+    }
+    Ok(())
+}

@@ -1,0 +1,168 @@
+//! Helpers shared by the end-to-end tests: a demo project on disk, the
+//! real `lore` binary, and an MCP client that records progress.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
+use rmcp::service::{NotificationContext, RunningService, ServiceError};
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::Value;
+
+/// The built `lore` binary.
+pub fn lore() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lore"))
+}
+
+/// A fresh demo project (warehouse generated, server not started).
+pub fn demo_project() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("demo");
+    let output = lore().arg("demo").arg(&root).arg("--no-serve").output().unwrap();
+    assert!(output.status.success(), "lore demo failed: {}", String::from_utf8_lossy(&output.stderr));
+    (dir, root)
+}
+
+/// Runs `lore --project-dir ROOT ARGS…`.
+pub fn lore_in(root: &Path, args: &[&str]) -> Output {
+    lore().arg("--project-dir").arg(root).args(args).output().unwrap()
+}
+
+/// An MCP client that keeps every progress message it receives.
+#[derive(Clone, Default)]
+pub struct Recorder {
+    pub progress: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        self.progress.lock().unwrap().push(params.message.unwrap_or_default());
+    }
+}
+
+pub type Client = RunningService<RoleClient, Recorder>;
+
+/// Calls a tool with JSON arguments.
+pub async fn call(client: &Client, name: &'static str, arguments: Value) -> Result<CallToolResult, ServiceError> {
+    let arguments = arguments.as_object().cloned().unwrap_or_default();
+    client.call_tool(CallToolRequestParams::new(name).with_arguments(arguments)).await
+}
+
+/// The `{code, message, retryable}` of an in-band error result.
+pub fn error_of(result: &CallToolResult) -> Value {
+    assert_eq!(result.is_error, Some(true), "expected an in-band error: {result:?}");
+    assert!(result.structured_content.is_none(), "errors carry no structuredContent");
+    let text = result.content[0].as_text().expect("text block").text.clone();
+    serde_json::from_str(&text).expect("error text is JSON")
+}
+
+/// The path of the committed `tools/list` snapshot.
+pub const TOOLS_SNAPSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../lore-mcp/tests/snapshots/tools_list.json");
+
+/// What a user sees over either transport, asserted end to end.
+pub async fn exercise_analytics_tools(client: &Client) {
+    // tools/list over the wire is exactly the committed contract.
+    let tools = client.list_all_tools().await.unwrap();
+    let listed: Value = serde_json::to_value(&tools).unwrap();
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(TOOLS_SNAPSHOT).unwrap()).unwrap();
+    assert_eq!(listed, snapshot, "tools/list differs from the snapshot");
+
+    // connection_list shows the demo warehouse.
+    let listed = call(client, "connection_list", serde_json::json!({})).await.unwrap();
+    let structured = listed.structured_content.clone().unwrap();
+    assert_eq!(structured["connections"][0]["id"], "warehouse");
+    assert_eq!(structured["connections"][0]["dialect"], "sqlite");
+    assert_eq!(structured["connections"][0]["queryable"], true);
+    // The text block is the same JSON, for text-only clients.
+    let text: Value = serde_json::from_str(&listed.content[0].as_text().unwrap().text).unwrap();
+    assert_eq!(text, structured);
+
+    // A real query, with progress notifications.
+    client.service().progress.lock().unwrap().clear();
+    let counted = call(
+        client,
+        "sql_execution",
+        serde_json::json!({"connectionId": "warehouse", "sql": "SELECT count(*) AS accounts FROM accounts WHERE deleted_at IS NULL"}),
+    )
+    .await
+    .unwrap();
+    assert_ne!(counted.is_error, Some(true), "{counted:?}");
+    let result = counted.structured_content.clone().unwrap();
+    assert_eq!(result["headers"], serde_json::json!(["accounts"]));
+    assert_eq!(result["rowCount"], 1);
+    assert_eq!(result["truncated"], false);
+    let accounts = result["rows"][0][0].as_i64().unwrap();
+    assert!(accounts > 1000 && accounts < 1200, "{accounts} live accounts");
+    let expected = ["Validating SQL", "Executing", "Fetched 1 rows"];
+    let mut progress = Vec::new();
+    for _ in 0..100 {
+        progress = client.service().progress.lock().unwrap().clone();
+        if progress.len() >= expected.len() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(progress, expected);
+
+    // The row cap is honest about truncation and says how to get more.
+    let capped = call(
+        client,
+        "sql_execution",
+        serde_json::json!({"connectionId": "warehouse", "sql": "SELECT id, name FROM accounts ORDER BY id", "maxRows": 5}),
+    )
+    .await
+    .unwrap()
+    .structured_content
+    .unwrap();
+    assert_eq!(capped["rowCount"], 5);
+    assert_eq!(capped["truncated"], true);
+    assert!(capped["notice"].as_str().unwrap().contains("maxRows"));
+
+    // A write attempt is refused in-band with a stable code.
+    let refused = call(
+        client,
+        "sql_execution",
+        serde_json::json!({"connectionId": "warehouse", "sql": "WITH x AS (SELECT 1) DELETE FROM accounts"}),
+    )
+    .await
+    .unwrap();
+    let error = error_of(&refused);
+    assert_eq!(error["code"], "read_only_violation");
+    assert_eq!(error["retryable"], false);
+    assert!(error["message"].as_str().unwrap().contains("DELETE"), "{error}");
+
+    // SQL that does not parse says where.
+    let invalid = call(client, "sql_execution", serde_json::json!({"connectionId": "warehouse", "sql": "SELEC 1"}))
+        .await
+        .unwrap();
+    let error = error_of(&invalid);
+    assert_eq!(error["code"], "invalid_sql");
+    assert!(error["message"].as_str().unwrap().contains("Line: 1"), "{error}");
+
+    // An unknown connection lists the real ones.
+    let unknown = call(client, "sql_execution", serde_json::json!({"connectionId": "nope", "sql": "SELECT 1"}))
+        .await
+        .unwrap();
+    let error = error_of(&unknown);
+    assert_eq!(error["code"], "not_found");
+    assert!(error["message"].as_str().unwrap().contains("warehouse"), "{error}");
+
+    // Input that does not fit the schema is a JSON-RPC InvalidParams error.
+    for bad in [
+        serde_json::json!({"connectionId": "warehouse"}),
+        serde_json::json!({"connectionId": "warehouse", "sql": "SELECT 1", "maxRows": 0}),
+        serde_json::json!({"connectionId": "warehouse", "sql": "SELECT 1", "maxRows": "ten"}),
+        serde_json::json!({"connectionId": "", "sql": "SELECT 1"}),
+    ] {
+        match call(client, "sql_execution", bad.clone()).await {
+            Err(ServiceError::McpError(e)) => {
+                assert_eq!(e.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{bad}: {e:?}")
+            }
+            other => panic!("{bad}: expected InvalidParams, got {other:?}"),
+        }
+    }
+}
