@@ -134,7 +134,12 @@ mcp:
 /// `lore.yaml` when the project has none.
 pub fn init_project(root: &Path, config_text: &str) -> Result<InitReport, ProjectError> {
     let mut report = InitReport::default();
-    for dir in ["wiki/global", "semantic-layer", "raw-sources", STATE_DIR_NAME] {
+    for dir in [
+        "wiki/global",
+        "semantic-layer",
+        "raw-sources",
+        STATE_DIR_NAME,
+    ] {
         let path = root.join(dir);
         if path.is_dir() {
             report.kept.push(PathBuf::from(dir));
@@ -191,7 +196,13 @@ mod tests {
     fn init_writes_the_layout_and_a_loadable_config() {
         let dir = tempfile::tempdir().unwrap();
         let report = init_project(dir.path(), STARTER_CONFIG).unwrap();
-        for path in ["lore.yaml", "wiki/global", "semantic-layer", "raw-sources", ".lore/.gitignore"] {
+        for path in [
+            "lore.yaml",
+            "wiki/global",
+            "semantic-layer",
+            "raw-sources",
+            ".lore/.gitignore",
+        ] {
             assert!(dir.path().join(path).exists(), "{path} missing");
         }
         assert!(report.kept.is_empty());
@@ -219,7 +230,10 @@ mod tests {
         std::fs::create_dir_all(&nested).unwrap();
         assert_eq!(resolve_project_dir(None, &nested), dir.path());
         let explicit = tempfile::tempdir().unwrap();
-        assert_eq!(resolve_project_dir(Some(explicit.path()), &nested), explicit.path());
+        assert_eq!(
+            resolve_project_dir(Some(explicit.path()), &nested),
+            explicit.path()
+        );
     }
 
     #[test]

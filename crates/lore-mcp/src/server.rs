@@ -7,8 +7,8 @@ use std::sync::Arc;
 use lore_core::project::Project;
 use lore_warehouse::execute::Warehouses;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeResult,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -54,8 +54,11 @@ impl ServerHandler for LoreServer {
         let capabilities = ServerCapabilities::builder().enable_tools().build();
         InitializeResult::new(capabilities)
             .with_server_info(
-                Implementation::new(env!("CARGO_PKG_NAME").trim_end_matches("-mcp"), env!("CARGO_PKG_VERSION"))
-                    .with_title("Lore"),
+                Implementation::new(
+                    env!("CARGO_PKG_NAME").trim_end_matches("-mcp"),
+                    env!("CARGO_PKG_VERSION"),
+                )
+                .with_title("Lore"),
             )
             .with_instructions(INSTRUCTIONS)
     }

@@ -73,13 +73,21 @@ struct Gate {
 
 /// Builds the router: `/mcp` and `/health`, both behind the Host and Origin
 /// check. Cancelling `shutdown` closes every MCP session.
-pub fn http_router(server: LoreServer, settings: HttpSettings, shutdown: CancellationToken) -> Router {
+pub fn http_router(
+    server: LoreServer,
+    settings: HttpSettings,
+    shutdown: CancellationToken,
+) -> Router {
     let hosts: Vec<String> = LOOPBACK_HOSTS
         .iter()
         .map(|h| h.to_string())
         .chain(settings.allowed_hosts.iter().map(|h| normalize_host(h)))
         .collect();
-    let origins: Vec<String> = settings.allowed_origins.iter().map(|o| normalize_origin(o)).collect();
+    let origins: Vec<String> = settings
+        .allowed_origins
+        .iter()
+        .map(|o| normalize_origin(o))
+        .collect();
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts.clone())
         .with_allowed_origins(origins.clone())
@@ -95,10 +103,17 @@ pub fn http_router(server: LoreServer, settings: HttpSettings, shutdown: Cancell
     Router::new()
         .route("/health", get(move || async move { axum::Json(health) }))
         .nest_service("/mcp", mcp)
-        .layer(middleware::from_fn_with_state(Arc::new(Gate { hosts, origins }), check_host_and_origin))
+        .layer(middleware::from_fn_with_state(
+            Arc::new(Gate { hosts, origins }),
+            check_host_and_origin,
+        ))
 }
 
-async fn check_host_and_origin(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+async fn check_host_and_origin(
+    State(gate): State<Arc<Gate>>,
+    request: Request,
+    next: Next,
+) -> Response {
     if let Err(message) = gate.admit(request.headers()) {
         let report = ErrorReport::new(ErrorCode::Forbidden, message);
         return (StatusCode::FORBIDDEN, axum::Json(report)).into_response();
@@ -199,16 +214,24 @@ mod tests {
     #[test]
     fn loopback_hosts_pass_and_rebinding_hosts_do_not() {
         let g = gate(&[]);
-        assert!(g.admit(&headers(&[(header::HOST, "127.0.0.1:7878")])).is_ok());
+        assert!(
+            g.admit(&headers(&[(header::HOST, "127.0.0.1:7878")]))
+                .is_ok()
+        );
         assert!(g.admit(&headers(&[(header::HOST, "[::1]:7878")])).is_ok());
-        let err = g.admit(&headers(&[(header::HOST, "evil.example:7878")])).unwrap_err();
+        let err = g
+            .admit(&headers(&[(header::HOST, "evil.example:7878")]))
+            .unwrap_err();
         assert!(err.contains("evil.example"), "{err}");
     }
 
     #[test]
     fn any_origin_is_refused_unless_allowed() {
         let closed = gate(&[]);
-        let request = headers(&[(header::HOST, "localhost"), (header::ORIGIN, "http://localhost:3000")]);
+        let request = headers(&[
+            (header::HOST, "localhost"),
+            (header::ORIGIN, "http://localhost:3000"),
+        ]);
         assert!(closed.admit(&request).is_err());
         let open = gate(&["http://localhost:3000/"]);
         assert!(open.admit(&request).is_ok());

@@ -6,7 +6,10 @@
 use lore_core::project::Project;
 use lore_mcp::LoreServer;
 
-const SNAPSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/tools_list.json");
+const SNAPSHOT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/snapshots/tools_list.json"
+);
 
 fn server() -> LoreServer {
     let project = Project {
@@ -36,18 +39,46 @@ fn tools_list_matches_the_snapshot() {
 fn every_tool_carries_the_polish_kit() {
     for tool in server().tools() {
         let name = tool.name.clone();
-        let annotations = tool.annotations.clone().unwrap_or_else(|| panic!("{name}: no annotations"));
-        assert!(tool.title.is_some() && annotations.title.is_some(), "{name}: no title");
+        let annotations = tool
+            .annotations
+            .clone()
+            .unwrap_or_else(|| panic!("{name}: no annotations"));
+        assert!(
+            tool.title.is_some() && annotations.title.is_some(),
+            "{name}: no title"
+        );
         assert_eq!(annotations.open_world_hint, Some(false), "{name}");
-        let output = tool.output_schema.clone().unwrap_or_else(|| panic!("{name}: no outputSchema"));
-        assert_eq!(output.get("type").and_then(|t| t.as_str()), Some("object"), "{name}: output must be an object");
-        assert_eq!(tool.input_schema.get("type").and_then(|t| t.as_str()), Some("object"), "{name}");
+        let output = tool
+            .output_schema
+            .clone()
+            .unwrap_or_else(|| panic!("{name}: no outputSchema"));
+        assert_eq!(
+            output.get("type").and_then(|t| t.as_str()),
+            Some("object"),
+            "{name}: output must be an object"
+        );
+        assert_eq!(
+            tool.input_schema.get("type").and_then(|t| t.as_str()),
+            Some("object"),
+            "{name}"
+        );
         let description = tool.description.clone().unwrap_or_default();
-        assert!(description.contains("Example"), "{name}: description needs an example");
+        assert!(
+            description.contains("Example"),
+            "{name}: description needs an example"
+        );
         // Every input field is described for the model.
-        let properties = tool.input_schema.get("properties").and_then(|p| p.as_object()).cloned().unwrap_or_default();
+        let properties = tool
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .cloned()
+            .unwrap_or_default();
         for (field, schema) in properties {
-            assert!(schema.get("description").is_some(), "{name}.{field} has no description");
+            assert!(
+                schema.get("description").is_some(),
+                "{name}.{field} has no description"
+            );
         }
     }
 }
@@ -57,6 +88,10 @@ fn read_only_tools_say_so() {
     for tool in server().tools() {
         let annotations = tool.annotations.clone().unwrap();
         assert_eq!(annotations.read_only_hint, Some(true), "{}", tool.name);
-        assert_eq!(annotations.destructive_hint, None, "{}: destructive is implied false for read-only tools", tool.name);
+        assert_eq!(
+            annotations.destructive_hint, None,
+            "{}: destructive is implied false for read-only tools",
+            tool.name
+        );
     }
 }

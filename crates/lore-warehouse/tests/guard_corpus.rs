@@ -28,9 +28,17 @@ fn cases() -> Vec<Case> {
             let dialects = if dialect == "all" {
                 ALL_DIALECTS.to_vec()
             } else {
-                vec![SqlDialect::from_name(dialect).unwrap_or_else(|| panic!("line {}: unknown dialect {dialect}", index + 1))]
+                vec![
+                    SqlDialect::from_name(dialect)
+                        .unwrap_or_else(|| panic!("line {}: unknown dialect {dialect}", index + 1)),
+                ]
             };
-            Case { line: index + 1, verdict, dialects, sql }
+            Case {
+                line: index + 1,
+                verdict,
+                dialects,
+                sql,
+            }
         })
         .collect()
 }
@@ -70,5 +78,10 @@ fn every_corpus_statement_gets_its_verdict() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} corpus failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} corpus failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -53,7 +53,13 @@ pub fn table(result: &QueryResult) -> String {
     let mut out = String::new();
     out.push_str(&line(&result.headers));
     out.push('\n');
-    out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("-+-"));
+    out.push_str(
+        &widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .join("-+-"),
+    );
     out.push('\n');
     for row in &cells {
         out.push_str(&line(row));
@@ -62,7 +68,9 @@ pub fn table(result: &QueryResult) -> String {
     let n = result.rows.len();
     let noun = if n == 1 { "row" } else { "rows" };
     if result.truncated {
-        out.push_str(&format!("({n} {noun}, truncated: more rows exist; raise --max-rows or add a LIMIT)\n"));
+        out.push_str(&format!(
+            "({n} {noun}, truncated: more rows exist; raise --max-rows or add a LIMIT)\n"
+        ));
     } else {
         out.push_str(&format!("({n} {noun})\n"));
     }
@@ -73,7 +81,13 @@ pub fn table(result: &QueryResult) -> String {
 pub fn csv(result: &QueryResult) -> String {
     let mut out = String::new();
     let write_line = |out: &mut String, fields: Vec<String>| {
-        out.push_str(&fields.iter().map(|f| csv_field(f)).collect::<Vec<_>>().join(","));
+        out.push_str(
+            &fields
+                .iter()
+                .map(|f| csv_field(f))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
         out.push_str("\r\n");
     };
     write_line(&mut out, result.headers.clone());
@@ -115,7 +129,10 @@ mod tests {
         QueryResult {
             headers: vec!["id".into(), "note".into()],
             header_types: None,
-            rows: vec![vec![json!(1), json!("a, \"quoted\" note")], vec![json!(22), Value::Null]],
+            rows: vec![
+                vec![json!(1), json!("a, \"quoted\" note")],
+                vec![json!(22), Value::Null],
+            ],
             truncated,
             elapsed_ms: 0,
         }
@@ -134,6 +151,9 @@ mod tests {
 
     #[test]
     fn csv_quotes_what_needs_quoting() {
-        assert_eq!(csv(&result(false)), "id,note\r\n1,\"a, \"\"quoted\"\" note\"\r\n22,\r\n");
+        assert_eq!(
+            csv(&result(false)),
+            "id,note\r\n1,\"a, \"\"quoted\"\" note\"\r\n22,\r\n"
+        );
     }
 }

@@ -35,7 +35,10 @@ fn start_server(root: &std::path::Path) -> Server {
     let stderr = child.stderr.take().unwrap();
     let mut lines = BufReader::new(stderr).lines();
     let url = loop {
-        let line = lines.next().expect("server exited before listening").unwrap();
+        let line = lines
+            .next()
+            .expect("server exited before listening")
+            .unwrap();
         if let Some(url) = line.split("listening on ").nth(1) {
             break url.trim().to_string();
         }
@@ -79,7 +82,8 @@ async fn health_and_dns_rebinding_defences() {
             .await
             .unwrap();
         assert_eq!(response.status(), 403, "{path}");
-        let body: serde_json::Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+        let body: serde_json::Value =
+            serde_json::from_str(&response.text().await.unwrap()).unwrap();
         assert_eq!(body["code"], "forbidden");
     }
 
@@ -109,7 +113,10 @@ fn a_busy_port_is_reported_with_a_way_out() {
         .unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("already in use") && stderr.contains("--port"), "{stderr}");
+    assert!(
+        stderr.contains("already in use") && stderr.contains("--port"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -11,7 +11,10 @@ use rmcp::transport::TokioChildProcess;
 async fn stdio_server_answers_the_analytics_tools() {
     let (_dir, root) = demo_project();
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_lore"));
-    command.arg("--project-dir").arg(&root).args(["mcp", "stdio"]);
+    command
+        .arg("--project-dir")
+        .arg(&root)
+        .args(["mcp", "stdio"]);
     let transport = TokioChildProcess::new(command).unwrap();
     let client = Recorder::default().serve(transport).await.unwrap();
     let info = client.peer_info().unwrap();

@@ -63,6 +63,19 @@ pub struct ConnectionConfig {
 }
 
 impl ConnectionConfig {
+    /// Resolves the connection URL of server drivers (`None` for SQLite).
+    /// `id` names the connection in error messages.
+    pub fn resolved_url(
+        &self,
+        id: &str,
+        project_dir: &Path,
+    ) -> Result<Option<String>, ConfigError> {
+        self.url
+            .as_ref()
+            .map(|url| url.resolve(&format!("connection `{id}` url"), project_dir))
+            .transpose()
+    }
+
     /// The statement timeout in effect for this connection.
     pub fn statement_timeout_ms(&self) -> u64 {
         self.statement_timeout_ms
@@ -188,7 +201,9 @@ pub enum ConfigError {
         message: String,
     },
     /// A secret refers to an environment variable that is not set.
-    #[error("{what} refers to the environment variable {var}, which is not set: export it or change lore.yaml")]
+    #[error(
+        "{what} refers to the environment variable {var}, which is not set: export it or change lore.yaml"
+    )]
     MissingEnvVar {
         /// Which setting held the reference.
         what: String,
@@ -340,7 +355,8 @@ mod tests {
 
     #[test]
     fn minimal_sqlite_connection_loads() {
-        let loaded = parse("connections:\n  warehouse: { driver: sqlite, path: data/w.db }\n").unwrap();
+        let loaded =
+            parse("connections:\n  warehouse: { driver: sqlite, path: data/w.db }\n").unwrap();
         let conn = &loaded.config.connections["warehouse"];
         assert_eq!(conn.driver, Driver::Sqlite);
         assert_eq!(conn.path.as_deref(), Some("data/w.db"));
@@ -374,7 +390,10 @@ mod tests {
     fn unknown_driver_names_the_valid_ones() {
         let err = parse("connections:\n  w: { driver: oracle, url: x }\n").unwrap_err();
         let message = err.to_string();
-        assert!(matches!(err, ConfigError::Parse { line: 2, .. }), "{message}");
+        assert!(
+            matches!(err, ConfigError::Parse { line: 2, .. }),
+            "{message}"
+        );
         assert!(message.contains("oracle"), "{message}");
         assert!(message.contains("sqlite"), "{message}");
     }
@@ -409,7 +428,12 @@ mod tests {
     #[test]
     fn schema_lists_connection_fields() {
         let schema = config_json_schema().to_string();
-        for key in ["connections", "driver", "statement_timeout_ms", "allowed_origins"] {
+        for key in [
+            "connections",
+            "driver",
+            "statement_timeout_ms",
+            "allowed_origins",
+        ] {
             assert!(schema.contains(key), "schema lacks {key}");
         }
     }

@@ -13,7 +13,9 @@ use super::ConfigError;
 /// shows a literal value.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
-#[schemars(description = "A literal value, `env:VAR` to read an environment variable, or `file:PATH` to read the first line of a file (relative to the project).")]
+#[schemars(
+    description = "A literal value, `env:VAR` to read an environment variable, or `file:PATH` to read the first line of a file (relative to the project)."
+)]
 pub struct Secret(String);
 
 impl Secret {
@@ -33,11 +35,12 @@ impl Secret {
         }
         if let Some(file) = self.0.strip_prefix("file:") {
             let path = project_dir.join(file);
-            let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::SecretFile {
-                what: what.to_string(),
-                path: path.clone(),
-                source,
-            })?;
+            let text =
+                std::fs::read_to_string(&path).map_err(|source| ConfigError::SecretFile {
+                    what: what.to_string(),
+                    path: path.clone(),
+                    source,
+                })?;
             return Ok(text.lines().next().unwrap_or("").trim().to_string());
         }
         Ok(self.0.clone())
@@ -61,7 +64,10 @@ mod tests {
     #[test]
     fn literal_resolves_to_itself_and_hides_in_debug() {
         let secret = Secret::new("postgres://u:hunter2@db/x");
-        assert_eq!(secret.resolve("url", Path::new(".")).unwrap(), "postgres://u:hunter2@db/x");
+        assert_eq!(
+            secret.resolve("url", Path::new(".")).unwrap(),
+            "postgres://u:hunter2@db/x"
+        );
         assert!(!format!("{secret:?}").contains("hunter2"));
     }
 
@@ -70,7 +76,9 @@ mod tests {
         // SAFETY-free: a variable name unique to this test.
         let var = "LORE_TEST_SECRET_ENV_READS";
         unsafe { std::env::set_var(var, "from-env") };
-        let resolved = Secret::new(format!("env:{var}")).resolve("url", Path::new(".")).unwrap();
+        let resolved = Secret::new(format!("env:{var}"))
+            .resolve("url", Path::new("."))
+            .unwrap();
         assert_eq!(resolved, "from-env");
     }
 
@@ -88,9 +96,13 @@ mod tests {
     fn file_reference_reads_the_first_line_relative_to_the_project() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("pw.txt"), "s3cret\nsecond line\n").unwrap();
-        let resolved = Secret::new("file:pw.txt").resolve("url", dir.path()).unwrap();
+        let resolved = Secret::new("file:pw.txt")
+            .resolve("url", dir.path())
+            .unwrap();
         assert_eq!(resolved, "s3cret");
-        let err = Secret::new("file:absent.txt").resolve("url", dir.path()).unwrap_err();
+        let err = Secret::new("file:absent.txt")
+            .resolve("url", dir.path())
+            .unwrap_err();
         assert!(err.to_string().contains("absent.txt"));
     }
 }

@@ -60,7 +60,11 @@ Takes no arguments. Example result: {\"connections\":[{\"id\":\"warehouse\",\"dr
         open_world: false,
     };
 
-    async fn call(&self, _input: ConnectionListInput, _ctx: ToolContext) -> Result<ConnectionListOutput, ErrorReport> {
+    async fn call(
+        &self,
+        _input: ConnectionListInput,
+        _ctx: ToolContext,
+    ) -> Result<ConnectionListOutput, ErrorReport> {
         let connections = self
             .warehouses
             .list()

@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use lore_warehouse::execute::Warehouses;
 
-pub use connection_list::{ConnectionList, ConnectionListInput, ConnectionListOutput, ConnectionSummary};
+pub use connection_list::{
+    ConnectionList, ConnectionListInput, ConnectionListOutput, ConnectionSummary,
+};
 pub use sql_execution::{SqlExecution, SqlExecutionInput, SqlExecutionOutput};
 
 use crate::toolkit::ToolRegistry;

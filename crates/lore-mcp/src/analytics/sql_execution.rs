@@ -85,12 +85,19 @@ Example: {\"connectionId\":\"warehouse\",\"sql\":\"SELECT region, count(*) AS ac
             return Err("sql must not be empty".into());
         }
         if !(1..=MAX_ROWS_LIMIT as u32).contains(&input.max_rows) {
-            return Err(format!("maxRows must be between 1 and {MAX_ROWS_LIMIT}, got {}", input.max_rows));
+            return Err(format!(
+                "maxRows must be between 1 and {MAX_ROWS_LIMIT}, got {}",
+                input.max_rows
+            ));
         }
         Ok(())
     }
 
-    async fn call(&self, input: SqlExecutionInput, ctx: ToolContext) -> Result<SqlExecutionOutput, ErrorReport> {
+    async fn call(
+        &self,
+        input: SqlExecutionInput,
+        ctx: ToolContext,
+    ) -> Result<SqlExecutionOutput, ErrorReport> {
         let max_rows = input.max_rows as usize;
         ctx.progress(0.0, "Validating SQL").await;
         let prepared = self

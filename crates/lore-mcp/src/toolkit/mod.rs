@@ -116,7 +116,11 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 trait RegisteredTool: Send + Sync {
     fn descriptor(&self) -> &rmcp::model::Tool;
-    fn invoke(&self, arguments: JsonObject, ctx: ToolContext) -> BoxFuture<'_, Result<CallToolResult, McpError>>;
+    fn invoke(
+        &self,
+        arguments: JsonObject,
+        ctx: ToolContext,
+    ) -> BoxFuture<'_, Result<CallToolResult, McpError>>;
 }
 
 struct Registered<T: Tool> {
@@ -129,11 +133,17 @@ impl<T: Tool> RegisteredTool for Registered<T> {
         &self.descriptor
     }
 
-    fn invoke(&self, arguments: JsonObject, ctx: ToolContext) -> BoxFuture<'_, Result<CallToolResult, McpError>> {
+    fn invoke(
+        &self,
+        arguments: JsonObject,
+        ctx: ToolContext,
+    ) -> BoxFuture<'_, Result<CallToolResult, McpError>> {
         Box::pin(async move {
             let name = T::DEFINITION.name;
             let input: T::Input = serde_json::from_value(serde_json::Value::Object(arguments))
-                .map_err(|e| McpError::invalid_params(format!("{name}: invalid arguments: {e}"), None))?;
+                .map_err(|e| {
+                    McpError::invalid_params(format!("{name}: invalid arguments: {e}"), None)
+                })?;
             T::check_input(&input)
                 .map_err(|message| McpError::invalid_params(format!("{name}: {message}"), None))?;
             match self.tool.call(input, ctx).await {
@@ -208,7 +218,10 @@ impl ToolRegistry {
 
     /// Every tool's `tools/list` entry, sorted by name.
     pub fn descriptors(&self) -> Vec<rmcp::model::Tool> {
-        self.tools.values().map(|t| t.descriptor().clone()).collect()
+        self.tools
+            .values()
+            .map(|t| t.descriptor().clone())
+            .collect()
     }
 
     /// One tool's entry.
@@ -230,7 +243,10 @@ impl ToolRegistry {
                 None,
             )
         })?;
-        tool.invoke(arguments.unwrap_or_default(), ToolContext::from_request(ctx))
-            .await
+        tool.invoke(
+            arguments.unwrap_or_default(),
+            ToolContext::from_request(ctx),
+        )
+        .await
     }
 }

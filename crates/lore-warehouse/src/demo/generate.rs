@@ -25,8 +25,24 @@ const PLANS: &[(&str, &str, &str, i64, i64, i64, bool)] = &[
     ("starter", "Starter", "starter", 4_900, 3, 1_500, true),
     ("growth", "Growth", "growth", 19_900, 10, 1_200, true),
     ("business", "Business", "business", 49_900, 25, 1_000, true),
-    ("enterprise", "Enterprise", "enterprise", 150_000, 100, 800, true),
-    ("pro_legacy", "Pro (legacy)", "growth", 9_900, 5, 1_500, false),
+    (
+        "enterprise",
+        "Enterprise",
+        "enterprise",
+        150_000,
+        100,
+        800,
+        true,
+    ),
+    (
+        "pro_legacy",
+        "Pro (legacy)",
+        "growth",
+        9_900,
+        5,
+        1_500,
+        false,
+    ),
 ];
 
 struct Account {
@@ -66,7 +82,17 @@ fn insert_plans(tx: &Transaction<'_>) -> rusqlite::Result<Vec<Plan>> {
     let mut plans = Vec::new();
     for (index, (code, name, tier, monthly, seats, extra, active)) in PLANS.iter().enumerate() {
         let id = index as i64 + 1;
-        stmt.execute(params![id, code, name, tier, monthly, monthly * 10, seats, extra, *active as i64])?;
+        stmt.execute(params![
+            id,
+            code,
+            name,
+            tier,
+            monthly,
+            monthly * 10,
+            seats,
+            extra,
+            *active as i64
+        ])?;
         plans.push(Plan {
             id,
             tier,
@@ -79,21 +105,96 @@ fn insert_plans(tx: &Transaction<'_>) -> rusqlite::Result<Vec<Plan>> {
 }
 
 const NAME_PREFIXES: [&str; 40] = [
-    "Acme", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Stark", "Wayne", "Cyberdyne", "Soylent",
-    "Tyrell", "Wonka", "Gringotts", "Oscorp", "Aperture", "Black Mesa", "Monarch", "Nakatomi", "Virtucon", "Massive",
-    "Blue Harbor", "Red Rock", "Silver Pine", "Golden Gate", "Northstar", "Bright Path", "Clearwater", "Ironwood", "Maple", "Granite",
-    "Summit", "Riverbend", "Lakeside", "Evergreen", "Copperfield", "Sunrise", "Blackbird", "Kestrel", "Orchid", "Quantum",
+    "Acme",
+    "Globex",
+    "Initech",
+    "Umbrella",
+    "Hooli",
+    "Vandelay",
+    "Stark",
+    "Wayne",
+    "Cyberdyne",
+    "Soylent",
+    "Tyrell",
+    "Wonka",
+    "Gringotts",
+    "Oscorp",
+    "Aperture",
+    "Black Mesa",
+    "Monarch",
+    "Nakatomi",
+    "Virtucon",
+    "Massive",
+    "Blue Harbor",
+    "Red Rock",
+    "Silver Pine",
+    "Golden Gate",
+    "Northstar",
+    "Bright Path",
+    "Clearwater",
+    "Ironwood",
+    "Maple",
+    "Granite",
+    "Summit",
+    "Riverbend",
+    "Lakeside",
+    "Evergreen",
+    "Copperfield",
+    "Sunrise",
+    "Blackbird",
+    "Kestrel",
+    "Orchid",
+    "Quantum",
 ];
 const NAME_SUFFIXES: [&str; 30] = [
-    "Labs", "Systems", "Analytics", "Logistics", "Health", "Foods", "Capital", "Robotics", "Media", "Energy",
-    "Software", "Retail", "Partners", "Dynamics", "Networks", "Biotech", "Studios", "Holdings", "Works", "Security",
-    "Motors", "Freight", "Insurance", "Learning", "Travel", "Legal", "Pharma", "Realty", "Apparel", "Games",
+    "Labs",
+    "Systems",
+    "Analytics",
+    "Logistics",
+    "Health",
+    "Foods",
+    "Capital",
+    "Robotics",
+    "Media",
+    "Energy",
+    "Software",
+    "Retail",
+    "Partners",
+    "Dynamics",
+    "Networks",
+    "Biotech",
+    "Studios",
+    "Holdings",
+    "Works",
+    "Security",
+    "Motors",
+    "Freight",
+    "Insurance",
+    "Learning",
+    "Travel",
+    "Legal",
+    "Pharma",
+    "Realty",
+    "Apparel",
+    "Games",
 ];
 const INDUSTRIES: [&str; 8] = [
-    "Software", "Financial Services", "Healthcare", "Retail", "Manufacturing", "Media", "Education", "Logistics",
+    "Software",
+    "Financial Services",
+    "Healthcare",
+    "Retail",
+    "Manufacturing",
+    "Media",
+    "Education",
+    "Logistics",
 ];
 
-fn insert_accounts(tx: &Transaction<'_>, rng: &mut Rng, start: i64, end: i64) -> rusqlite::Result<Vec<Account>> {
+fn insert_accounts(
+    tx: &Transaction<'_>,
+    rng: &mut Rng,
+    start: i64,
+    end: i64,
+) -> rusqlite::Result<Vec<Account>> {
     let mut names: Vec<(usize, usize)> = (0..NAME_PREFIXES.len())
         .flat_map(|p| (0..NAME_SUFFIXES.len()).map(move |s| (p, s)))
         .collect();
@@ -125,7 +226,8 @@ fn insert_accounts(tx: &Transaction<'_>, rng: &mut Rng, start: i64, end: i64) ->
             "Mid-Market" => rng.range(200, 2_000),
             _ => rng.range(2_000, 50_000),
         };
-        let deleted = (rng.chance(0.04) && created + 60 < end).then(|| rng.range(created + 60, end));
+        let deleted =
+            (rng.chance(0.04) && created + 60 < end).then(|| rng.range(created + 60, end));
         stmt.execute(params![
             id,
             name,
@@ -174,14 +276,21 @@ fn signup_day(rng: &mut Rng, start: i64, end: i64) -> i64 {
 
 const FIRST_NAMES: [&str; 24] = [
     "Ada", "Ben", "Chloe", "Dev", "Elena", "Farah", "Gus", "Hana", "Ivan", "Julia", "Kofi", "Lena",
-    "Mateo", "Nora", "Omar", "Priya", "Quinn", "Rosa", "Sam", "Tariq", "Uma", "Victor", "Wen", "Yara",
+    "Mateo", "Nora", "Omar", "Priya", "Quinn", "Rosa", "Sam", "Tariq", "Uma", "Victor", "Wen",
+    "Yara",
 ];
 const LAST_NAMES: [&str; 20] = [
     "Smith", "Garcia", "Chen", "Okafor", "Müller", "Rossi", "Kim", "Novak", "Silva", "Patel",
-    "Johnson", "Dubois", "Tanaka", "Nguyen", "Kowalski", "Ahmed", "Larsen", "Costa", "Brown", "Ivanova",
+    "Johnson", "Dubois", "Tanaka", "Nguyen", "Kowalski", "Ahmed", "Larsen", "Costa", "Brown",
+    "Ivanova",
 ];
 
-fn insert_users(tx: &Transaction<'_>, rng: &mut Rng, accounts: &[Account], end: i64) -> rusqlite::Result<Vec<User>> {
+fn insert_users(
+    tx: &Transaction<'_>,
+    rng: &mut Rng,
+    accounts: &[Account],
+    end: i64,
+) -> rusqlite::Result<Vec<User>> {
     let mut stmt = tx.prepare(
         "INSERT INTO users (id, account_id, email, full_name, role, created_at, last_seen_at, deleted_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
@@ -201,13 +310,23 @@ fn insert_users(tx: &Transaction<'_>, rng: &mut Rng, accounts: &[Account], end: 
             let last = rng.pick(&LAST_NAMES);
             let mut email = format!("{}.{}@{domain}", first.to_lowercase(), last.to_lowercase());
             if !emails.insert(email.clone()) {
-                email = format!("{}.{}{id}@{domain}", first.to_lowercase(), last.to_lowercase());
+                email = format!(
+                    "{}.{}{id}@{domain}",
+                    first.to_lowercase(),
+                    last.to_lowercase()
+                );
                 emails.insert(email.clone());
             }
-            let created = (account.created + if k == 0 { 0 } else { rng.range(0, 120) }).min(alive_until);
-            let deleted = (rng.chance(0.05) && created < alive_until).then(|| rng.range(created, alive_until));
+            let created =
+                (account.created + if k == 0 { 0 } else { rng.range(0, 120) }).min(alive_until);
+            let deleted = (rng.chance(0.05) && created < alive_until)
+                .then(|| rng.range(created, alive_until));
             let last_seen = rng.range(created, deleted.unwrap_or(alive_until));
-            let role = if k == 0 { "admin" } else { rng.weighted(&[("admin", 0.1), ("member", 0.7), ("viewer", 0.2)]) };
+            let role = if k == 0 {
+                "admin"
+            } else {
+                rng.weighted(&[("admin", 0.1), ("member", 0.7), ("viewer", 0.2)])
+            };
             stmt.execute(params![
                 id,
                 account.id,
@@ -265,7 +384,12 @@ fn insert_subscriptions_and_billing(
         line_id: 0,
         payment_id: 0,
     };
-    let plan_index = |tier: &str| plans.iter().position(|p| p.tier == tier && p.id != 5).unwrap_or(0);
+    let plan_index = |tier: &str| {
+        plans
+            .iter()
+            .position(|p| p.tier == tier && p.id != 5)
+            .unwrap_or(0)
+    };
     let legacy_cutoff = days_from_civil(2024, 6, 1);
     for account in accounts {
         let mut plan = match account.segment {
@@ -282,7 +406,11 @@ fn insert_subscriptions_and_billing(
         let mut started = account.created + rng.range(0, 10);
         let mut upgraded = false;
         loop {
-            let interval_months = if account.segment == "Enterprise" || rng.chance(0.25) { 12 } else { 1 };
+            let interval_months = if account.segment == "Enterprise" || rng.chance(0.25) {
+                12
+            } else {
+                1
+            };
             let trial_end = started + 14;
             let stop = account.deleted.unwrap_or(end + 1);
             // Month by month: churn, or (once) an upgrade that replaces this subscription.
@@ -305,7 +433,17 @@ fn insert_subscriptions_and_billing(
                 ended = account.deleted;
             }
             let ended = ended.filter(|e| *e <= end);
-            write_subscription(&mut billing, rng, &plans[plan], account, started, trial_end, ended, interval_months, end)?;
+            write_subscription(
+                &mut billing,
+                rng,
+                &plans[plan],
+                account,
+                started,
+                trial_end,
+                ended,
+                interval_months,
+                end,
+            )?;
             if upgrade_now && let Some(e) = ended {
                 plan += 1;
                 upgraded = true;
@@ -342,16 +480,30 @@ fn write_subscription(
     let status = match ended {
         Some(_) => rng.weighted(&[("canceled", 0.7), ("Cancelled", 0.2), ("CANCELED", 0.1)]),
         None if trial_end > end => "trialing",
-        None => rng.weighted(&[("active", 0.72), ("Active", 0.15), ("ACTIVE", 0.06), ("past_due", 0.04), ("PastDue", 0.03)]),
+        None => rng.weighted(&[
+            ("active", 0.72),
+            ("Active", 0.15),
+            ("ACTIVE", 0.06),
+            ("past_due", 0.04),
+            ("PastDue", 0.03),
+        ]),
     };
     billing.subscription.execute(params![
         subscription_id,
         account.id,
         plan.id,
         status,
-        if interval_months == 12 { "year" } else { "month" },
+        if interval_months == 12 {
+            "year"
+        } else {
+            "month"
+        },
         seats,
-        if interval_months == 12 { mrr * 10 / 12 } else { mrr },
+        if interval_months == 12 {
+            mrr * 10 / 12
+        } else {
+            mrr
+        },
         timestamp(started, rng.range(8 * 3600, 18 * 3600)),
         timestamp(trial_end, 0),
         ended.map(|e| timestamp(e, rng.range(0, 86_399))),
@@ -371,17 +523,40 @@ fn write_subscription(
         billing.invoice_id += 1;
         let invoice_id = billing.invoice_id;
         let mut lines: Vec<(&str, String, i64, i64)> = Vec::new();
-        let base = if interval_months == 12 { plan.monthly_cents * 10 } else { plan.monthly_cents };
-        let period_name = if interval_months == 12 { "annual" } else { "monthly" };
+        let base = if interval_months == 12 {
+            plan.monthly_cents * 10
+        } else {
+            plan.monthly_cents
+        };
+        let period_name = if interval_months == 12 {
+            "annual"
+        } else {
+            "monthly"
+        };
         lines.push(("subscription", format!("Plan fee ({period_name})"), 1, base));
         if extra_seats > 0 {
-            lines.push(("seats", "Additional seats".to_string(), extra_seats * interval_months, plan.extra_seat_cents));
+            lines.push((
+                "seats",
+                "Additional seats".to_string(),
+                extra_seats * interval_months,
+                plan.extra_seat_cents,
+            ));
         }
         if rng.chance(0.3) {
-            lines.push(("usage", "API overage (per 1k calls)".to_string(), rng.range(1, 60), 250));
+            lines.push((
+                "usage",
+                "API overage (per 1k calls)".to_string(),
+                rng.range(1, 60),
+                250,
+            ));
         }
         if rng.chance(0.1) {
-            lines.push(("discount", "Promotional discount".to_string(), 1, -(base / 10)));
+            lines.push((
+                "discount",
+                "Promotional discount".to_string(),
+                1,
+                -(base / 10),
+            ));
         }
         let subtotal: i64 = lines.iter().map(|(_, _, q, u)| q * u).sum();
         let tax = subtotal * tax_percent / 100;
@@ -407,7 +582,15 @@ fn write_subscription(
         ])?;
         for (line_type, description, quantity, unit) in lines {
             billing.line_id += 1;
-            billing.line.execute(params![billing.line_id, invoice_id, line_type, description, quantity, unit, quantity * unit])?;
+            billing.line.execute(params![
+                billing.line_id,
+                invoice_id,
+                line_type,
+                description,
+                quantity,
+                unit,
+                quantity * unit
+            ])?;
         }
         write_payments(billing, rng, account, invoice_id, period, total, status)?;
         period = add_months(period, interval_months);
@@ -463,7 +646,13 @@ fn write_payments(
     Ok(())
 }
 
-fn insert_tickets(tx: &Transaction<'_>, rng: &mut Rng, accounts: &[Account], users: &[User], end: i64) -> rusqlite::Result<()> {
+fn insert_tickets(
+    tx: &Transaction<'_>,
+    rng: &mut Rng,
+    accounts: &[Account],
+    users: &[User],
+    end: i64,
+) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare(
         "INSERT INTO support_tickets (id, account_id, requester_user_id, opened_at, first_response_at, closed_at, priority, category, status, satisfaction_score) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
@@ -484,8 +673,19 @@ fn insert_tickets(tx: &Transaction<'_>, rng: &mut Rng, accounts: &[Account], use
         for _ in 0..n {
             id += 1;
             let opened = rng.range(account.created, alive_until);
-            let priority = rng.weighted(&[("low", 0.25), ("normal", 0.5), ("high", 0.2), ("urgent", 0.05)]);
-            let category = rng.weighted(&[("how_to", 0.35), ("bug", 0.25), ("billing", 0.2), ("feature_request", 0.15), ("outage", 0.05)]);
+            let priority = rng.weighted(&[
+                ("low", 0.25),
+                ("normal", 0.5),
+                ("high", 0.2),
+                ("urgent", 0.05),
+            ]);
+            let category = rng.weighted(&[
+                ("how_to", 0.35),
+                ("bug", 0.25),
+                ("billing", 0.2),
+                ("feature_request", 0.15),
+                ("outage", 0.05),
+            ]);
             let opened_s = rng.range(7 * 3600, 20 * 3600);
             let response_minutes = match priority {
                 "urgent" => rng.range(5, 60),
@@ -499,7 +699,8 @@ fn insert_tickets(tx: &Transaction<'_>, rng: &mut Rng, accounts: &[Account], use
                 rng.weighted(&[("closed", 0.7), ("solved", 0.3)])
             };
             let closed = (!recent).then(|| opened + rng.range(0, 10));
-            let score = (closed.is_some() && rng.chance(0.55)).then(|| rng.weighted(&[(5, 0.45), (4, 0.3), (3, 0.12), (2, 0.07), (1, 0.06)]));
+            let score = (closed.is_some() && rng.chance(0.55))
+                .then(|| rng.weighted(&[(5, 0.45), (4, 0.3), (3, 0.12), (2, 0.07), (1, 0.06)]));
             let requester = users_by_account[index]
                 .get(rng.range(0, users_by_account[index].len().max(1) as i64 - 1) as usize)
                 .filter(|_| rng.chance(0.9))
@@ -510,7 +711,8 @@ fn insert_tickets(tx: &Transaction<'_>, rng: &mut Rng, accounts: &[Account], use
                 account.id,
                 requester,
                 timestamp(opened, opened_s),
-                (!recent || rng.chance(0.5)).then(|| timestamp(opened + response_s / 86_400, response_s % 86_400)),
+                (!recent || rng.chance(0.5))
+                    .then(|| timestamp(opened + response_s / 86_400, response_s % 86_400)),
                 closed.map(|c| timestamp(c, rng.range(opened_s, 86_399))),
                 priority,
                 category,
@@ -522,7 +724,13 @@ fn insert_tickets(tx: &Transaction<'_>, rng: &mut Rng, accounts: &[Account], use
     Ok(())
 }
 
-fn insert_events(tx: &Transaction<'_>, rng: &mut Rng, accounts: &[Account], users: &[User], end: i64) -> rusqlite::Result<()> {
+fn insert_events(
+    tx: &Transaction<'_>,
+    rng: &mut Rng,
+    accounts: &[Account],
+    users: &[User],
+    end: i64,
+) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare(
         "INSERT INTO product_events (id, account_id, user_id, occurred_at, event_name, properties) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
@@ -530,7 +738,10 @@ fn insert_events(tx: &Transaction<'_>, rng: &mut Rng, accounts: &[Account], user
     while (id as usize) < PRODUCT_EVENTS {
         let user = &users[rng.range(0, users.len() as i64 - 1) as usize];
         let account = &accounts[user.account];
-        let until = user.deleted.unwrap_or(end).min(account.deleted.unwrap_or(end));
+        let until = user
+            .deleted
+            .unwrap_or(end)
+            .min(account.deleted.unwrap_or(end));
         if until <= user.created {
             continue;
         }
@@ -548,11 +759,25 @@ fn insert_events(tx: &Transaction<'_>, rng: &mut Rng, accounts: &[Account], user
             ("api_call", 0.15),
         ]);
         let properties = match event {
-            "api_call" => format!(r#"{{"source":"api","endpoint":"{}","status":{}}}"#, rng.pick(&["/v1/reports", "/v1/metrics", "/v1/exports"]), if rng.chance(0.97) { 200 } else { 500 }),
+            "api_call" => format!(
+                r#"{{"source":"api","endpoint":"{}","status":{}}}"#,
+                rng.pick(&["/v1/reports", "/v1/metrics", "/v1/exports"]),
+                if rng.chance(0.97) { 200 } else { 500 }
+            ),
             "export_csv" => format!(r#"{{"source":"web","rows":{}}}"#, rng.range(10, 50_000)),
-            _ => format!(r#"{{"source":"{}"}}"#, rng.weighted(&[("web", 0.8), ("mobile", 0.2)])),
+            _ => format!(
+                r#"{{"source":"{}"}}"#,
+                rng.weighted(&[("web", 0.8), ("mobile", 0.2)])
+            ),
         };
-        stmt.execute(params![id, account.id, user.id, timestamp(day, rng.range(6 * 3600, 23 * 3600)), event, properties])?;
+        stmt.execute(params![
+            id,
+            account.id,
+            user.id,
+            timestamp(day, rng.range(6 * 3600, 23 * 3600)),
+            event,
+            properties
+        ])?;
     }
     Ok(())
 }

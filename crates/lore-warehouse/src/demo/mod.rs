@@ -100,7 +100,9 @@ fn summarize(conn: &rusqlite::Connection) -> Result<DemoSummary, rusqlite::Error
         .collect::<Result<_, _>>()?;
     let mut counts = Vec::with_capacity(tables.len());
     for table in tables {
-        let n: i64 = conn.query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |r| r.get(0))?;
+        let n: i64 = conn.query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |r| {
+            r.get(0)
+        })?;
         counts.push((table, n as u64));
     }
     Ok(DemoSummary { tables: counts })
@@ -152,7 +154,17 @@ mod tests {
         let names: Vec<_> = summary.tables.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,
-            ["plans", "accounts", "users", "subscriptions", "invoices", "invoice_lines", "payments", "support_tickets", "product_events"]
+            [
+                "plans",
+                "accounts",
+                "users",
+                "subscriptions",
+                "invoices",
+                "invoice_lines",
+                "payments",
+                "support_tickets",
+                "product_events"
+            ]
         );
         assert!(summary.total_rows() > 50_000, "{summary:?}");
         assert!(summary.tables.iter().all(|(_, n)| *n > 0), "{summary:?}");
@@ -185,16 +197,31 @@ mod tests {
     fn the_traps_are_present() {
         let (_dir, conn, _) = generated();
         // Soft-deleted rows exist but are a minority.
-        let deleted = count(&conn, "SELECT count(*) FROM accounts WHERE deleted_at IS NOT NULL");
+        let deleted = count(
+            &conn,
+            "SELECT count(*) FROM accounts WHERE deleted_at IS NOT NULL",
+        );
         let accounts = count(&conn, "SELECT count(*) FROM accounts");
-        assert!(deleted > 0 && deleted * 10 < accounts, "{deleted} of {accounts}");
+        assert!(
+            deleted > 0 && deleted * 10 < accounts,
+            "{deleted} of {accounts}"
+        );
         // Legacy status values differ only by case.
-        let spellings = count(&conn, "SELECT count(DISTINCT status) FROM subscriptions WHERE lower(status) = 'active'");
+        let spellings = count(
+            &conn,
+            "SELECT count(DISTINCT status) FROM subscriptions WHERE lower(status) = 'active'",
+        );
         assert!(spellings >= 3, "{spellings} spellings of active");
         // Naive invoice ⋈ lines join overstates revenue (the fan trap).
         let true_total = count(&conn, "SELECT sum(total_cents) FROM invoices");
-        let fanned = count(&conn, "SELECT sum(i.total_cents) FROM invoices i JOIN invoice_lines l ON l.invoice_id = i.id");
-        assert!(fanned > true_total + true_total / 2, "fanned {fanned} vs {true_total}");
+        let fanned = count(
+            &conn,
+            "SELECT sum(i.total_cents) FROM invoices i JOIN invoice_lines l ON l.invoice_id = i.id",
+        );
+        assert!(
+            fanned > true_total + true_total / 2,
+            "fanned {fanned} vs {true_total}"
+        );
         // Lines add up to each invoice's subtotal.
         let mismatched = count(
             &conn,
@@ -202,24 +229,42 @@ mod tests {
         );
         assert_eq!(mismatched, 0);
         // Several currencies.
-        assert_eq!(count(&conn, "SELECT count(DISTINCT currency) FROM invoices"), 3);
+        assert_eq!(
+            count(&conn, "SELECT count(DISTINCT currency) FROM invoices"),
+            3
+        );
     }
 
     #[test]
     fn data_spans_two_years_with_seasonality() {
         let (_dir, conn, _) = generated();
-        let first: String = conn.query_row("SELECT min(created_at) FROM accounts", [], |r| r.get(0)).unwrap();
-        let last: String = conn.query_row("SELECT max(issued_at) FROM invoices", [], |r| r.get(0)).unwrap();
+        let first: String = conn
+            .query_row("SELECT min(created_at) FROM accounts", [], |r| r.get(0))
+            .unwrap();
+        let last: String = conn
+            .query_row("SELECT max(issued_at) FROM invoices", [], |r| r.get(0))
+            .unwrap();
         assert!(first.starts_with("2024-01"), "{first}");
         assert!(last.starts_with("2025-12"), "{last}");
-        let weekday = count(&conn, "SELECT count(*) FROM product_events WHERE strftime('%w', occurred_at) IN ('1','2','3','4','5')") / 5;
-        let weekend = count(&conn, "SELECT count(*) FROM product_events WHERE strftime('%w', occurred_at) IN ('0','6')") / 2;
-        assert!(weekday > weekend * 2, "weekday/day {weekday}, weekend/day {weekend}");
+        let weekday = count(
+            &conn,
+            "SELECT count(*) FROM product_events WHERE strftime('%w', occurred_at) IN ('1','2','3','4','5')",
+        ) / 5;
+        let weekend = count(
+            &conn,
+            "SELECT count(*) FROM product_events WHERE strftime('%w', occurred_at) IN ('0','6')",
+        ) / 2;
+        assert!(
+            weekday > weekend * 2,
+            "weekday/day {weekday}, weekend/day {weekend}"
+        );
     }
 
     #[test]
     fn demo_config_loads_and_points_at_the_database() {
-        let loaded = lore_core::config::parse_config(&demo_project_config(), Path::new("lore.yaml")).unwrap();
+        let loaded =
+            lore_core::config::parse_config(&demo_project_config(), Path::new("lore.yaml"))
+                .unwrap();
         assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
         let conn = &loaded.config.connections[DEMO_CONNECTION_ID];
         assert_eq!(conn.path.as_deref(), Some(DEMO_DATABASE_PATH));

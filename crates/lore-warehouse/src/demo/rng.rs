@@ -103,8 +103,11 @@ pub(super) fn add_months(days: i64, months: i64) -> i64 {
     let (y, m, d) = civil_from_days(days);
     let index = y * 12 + (m - 1) + months;
     let (ny, nm) = (index.div_euclid(12), index.rem_euclid(12) + 1);
-    let last = days_from_civil(if nm == 12 { ny + 1 } else { ny }, if nm == 12 { 1 } else { nm + 1 }, 1)
-        - days_from_civil(ny, nm, 1);
+    let last = days_from_civil(
+        if nm == 12 { ny + 1 } else { ny },
+        if nm == 12 { 1 } else { nm + 1 },
+        1,
+    ) - days_from_civil(ny, nm, 1);
     days_from_civil(ny, nm, d.min(last))
 }
 
@@ -118,7 +121,10 @@ mod tests {
         assert_eq!(civil_from_days(day), (2024, 2, 29));
         assert_eq!(date(0), "1970-01-01");
         assert_eq!(weekday(days_from_civil(2025, 12, 31)), 2, "a Wednesday");
-        assert_eq!(date(add_months(days_from_civil(2024, 1, 31), 1)), "2024-02-29");
+        assert_eq!(
+            date(add_months(days_from_civil(2024, 1, 31), 1)),
+            "2024-02-29"
+        );
         assert_eq!(timestamp(0, 3661), "1970-01-01 01:01:01");
     }
 

@@ -88,7 +88,9 @@ pub enum WarehouseError {
         message: String,
     },
     /// The statement ran past its timeout and was interrupted.
-    #[error("the query ran longer than {timeout_ms} ms and was interrupted; narrow it (filters, LIMIT, aggregates) or raise statement_timeout_ms in lore.yaml")]
+    #[error(
+        "the query ran longer than {timeout_ms} ms and was interrupted; narrow it (filters, LIMIT, aggregates) or raise statement_timeout_ms in lore.yaml"
+    )]
     Timeout {
         /// The limit that was hit.
         timeout_ms: u64,
@@ -105,7 +107,9 @@ pub enum WarehouseError {
         path: std::path::PathBuf,
     },
     /// The driver is configured but this build cannot query it yet.
-    #[error("connection `{id}` uses the {driver} driver, which this build of Lore cannot query yet; only sqlite connections run queries")]
+    #[error(
+        "connection `{id}` uses the {driver} driver, which this build of Lore cannot query yet; only sqlite connections run queries"
+    )]
     UnsupportedDriver {
         /// Connection id.
         id: String,
@@ -160,6 +164,7 @@ struct Connection {
 /// Every connection of a project, ready to run read-only queries.
 #[derive(Debug)]
 pub struct Warehouses {
+    project_root: std::path::PathBuf,
     connections: BTreeMap<String, Connection>,
 }
 
@@ -196,7 +201,10 @@ impl Warehouses {
                 )
             })
             .collect();
-        Warehouses { connections }
+        Warehouses {
+            project_root: project_root.to_path_buf(),
+            connections,
+        }
     }
 
     /// The configured connections, sorted by id.
@@ -217,23 +225,27 @@ impl Warehouses {
     /// Finds the connection and checks the SQL with the read-only guard in
     /// the connection's dialect.
     pub fn prepare(&self, connection_id: &str, sql: &str) -> Result<PreparedQuery, WarehouseError> {
-        let conn = self
-            .connections
-            .get(connection_id)
-            .ok_or_else(|| WarehouseError::UnknownConnection {
+        let conn = self.connections.get(connection_id).ok_or_else(|| {
+            WarehouseError::UnknownConnection {
                 id: connection_id.to_string(),
                 known: self.connections.keys().cloned().collect(),
-            })?;
+            }
+        })?;
         check_read_only(sql, SqlDialect::from(conn.config.driver))?;
         match &conn.connector {
             Connector::Sqlite(connector) => Ok(PreparedQuery {
                 connector: Arc::clone(connector),
                 sql: sql.to_string(),
             }),
-            Connector::Unsupported => Err(WarehouseError::UnsupportedDriver {
-                id: connection_id.to_string(),
-                driver: conn.config.driver.as_str(),
-            }),
+            Connector::Unsupported => {
+                // Configuration mistakes are reported before missing support.
+                conn.config
+                    .resolved_url(connection_id, &self.project_root)?;
+                Err(WarehouseError::UnsupportedDriver {
+                    id: connection_id.to_string(),
+                    driver: conn.config.driver.as_str(),
+                })
+            }
         }
     }
 }

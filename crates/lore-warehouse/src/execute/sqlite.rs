@@ -217,9 +217,12 @@ fn classify(e: rusqlite::Error) -> WarehouseError {
             message: e.to_string(),
         },
         Some(Sqlite::OperationInterrupted) => WarehouseError::Timeout { timeout_ms: 0 },
-        Some(Sqlite::DatabaseBusy | Sqlite::DatabaseLocked | Sqlite::SystemIoFailure | Sqlite::OutOfMemory) => {
-            upstream(e)
-        }
+        Some(
+            Sqlite::DatabaseBusy
+            | Sqlite::DatabaseLocked
+            | Sqlite::SystemIoFailure
+            | Sqlite::OutOfMemory,
+        ) => upstream(e),
         Some(Sqlite::AuthorizationForStatementDenied) => WarehouseError::RefusedByDatabase {
             message: e.to_string(),
         },
@@ -238,8 +241,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.db");
         let conn = Connection::open(&path).unwrap();
-        conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, data BLOB, big INTEGER);")
-            .unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, data BLOB, big INTEGER);",
+        )
+        .unwrap();
         for i in 0..rows {
             conn.execute(
                 "INSERT INTO t (id, name, data, big) VALUES (?1, ?2, x'00ff', 9007199254740993)",
@@ -251,7 +256,11 @@ mod tests {
     }
 
     fn connector(path: PathBuf, timeout_ms: u64) -> Arc<SqliteConnector> {
-        Arc::new(SqliteConnector::new("t", path, Duration::from_millis(timeout_ms)))
+        Arc::new(SqliteConnector::new(
+            "t",
+            path,
+            Duration::from_millis(timeout_ms),
+        ))
     }
 
     #[test]
@@ -293,10 +302,16 @@ mod tests {
     async fn result_is_capped_and_says_truncated_only_when_more_rows_exist() {
         let (_dir, path) = database(5);
         let conn = connector(path, 1000);
-        let capped = Arc::clone(&conn).run("SELECT id FROM t ORDER BY id".into(), 3).await.unwrap();
+        let capped = Arc::clone(&conn)
+            .run("SELECT id FROM t ORDER BY id".into(), 3)
+            .await
+            .unwrap();
         assert_eq!(capped.rows.len(), 3);
         assert!(capped.truncated);
-        let exact = Arc::clone(&conn).run("SELECT id FROM t".into(), 5).await.unwrap();
+        let exact = Arc::clone(&conn)
+            .run("SELECT id FROM t".into(), 5)
+            .await
+            .unwrap();
         assert_eq!(exact.rows.len(), 5);
         assert!(!exact.truncated);
     }
@@ -305,7 +320,10 @@ mod tests {
     async fn values_map_to_json_without_loss_and_types_are_reported() {
         let (_dir, path) = database(1);
         let result = connector(path.clone(), 1000)
-            .run("SELECT id, name, data, big, 1.5 AS r, NULL AS empty FROM t".into(), 10)
+            .run(
+                "SELECT id, name, data, big, 1.5 AS r, NULL AS empty FROM t".into(),
+                10,
+            )
             .await
             .unwrap();
         assert_eq!(result.headers, ["id", "name", "data", "big", "r", "empty"]);
@@ -322,7 +340,10 @@ mod tests {
             .run("SELECT id, name, 1.5 AS r FROM t".into(), 10)
             .await
             .unwrap();
-        assert_eq!(typed.header_types, Some(vec!["INTEGER".into(), "TEXT".into(), "REAL".into()]));
+        assert_eq!(
+            typed.header_types,
+            Some(vec!["INTEGER".into(), "TEXT".into(), "REAL".into()])
+        );
     }
 
     #[tokio::test]
@@ -331,7 +352,10 @@ mod tests {
         let conn = connector(path, 200);
         let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c";
         let err = Arc::clone(&conn).run(endless.into(), 10).await.unwrap_err();
-        assert!(matches!(err, WarehouseError::Timeout { timeout_ms: 200 }), "{err}");
+        assert!(
+            matches!(err, WarehouseError::Timeout { timeout_ms: 200 }),
+            "{err}"
+        );
         // The connector keeps working after an interrupted query.
         let ok = conn.run("SELECT 1".into(), 10).await.unwrap();
         assert_eq!(ok.rows, vec![vec![serde_json::json!(1)]]);
@@ -347,7 +371,10 @@ mod tests {
     #[tokio::test]
     async fn unknown_tables_are_reported_as_the_database_says() {
         let (_dir, path) = database(1);
-        let err = connector(path, 1000).run("SELECT * FROM nope".into(), 1).await.unwrap_err();
+        let err = connector(path, 1000)
+            .run("SELECT * FROM nope".into(), 1)
+            .await
+            .unwrap_err();
         assert!(matches!(err, WarehouseError::Query { .. }));
         assert!(err.to_string().contains("no such table: nope"), "{err}");
     }

@@ -65,8 +65,14 @@ mod tests {
 
     #[test]
     fn safe_integers_stay_numbers_and_big_ones_become_strings() {
-        assert_eq!(integer_to_json(MAX_SAFE_INTEGER), json!(9_007_199_254_740_991i64));
-        assert_eq!(integer_to_json(MAX_SAFE_INTEGER + 1), json!("9007199254740992"));
+        assert_eq!(
+            integer_to_json(MAX_SAFE_INTEGER),
+            json!(9_007_199_254_740_991i64)
+        );
+        assert_eq!(
+            integer_to_json(MAX_SAFE_INTEGER + 1),
+            json!("9007199254740992")
+        );
         assert_eq!(integer_to_json(i64::MIN), json!("-9223372036854775808"));
     }
 
@@ -79,8 +85,14 @@ mod tests {
 
     #[test]
     fn blobs_and_invalid_text_are_base64_with_a_marker() {
-        assert_eq!(sqlite_to_json(ValueRef::Blob(&[0, 255])), json!({"$base64": "AP8="}));
-        assert_eq!(sqlite_to_json(ValueRef::Text(&[0xff, 0xfe])), json!({"$base64": "//4="}));
+        assert_eq!(
+            sqlite_to_json(ValueRef::Blob(&[0, 255])),
+            json!({"$base64": "AP8="})
+        );
+        assert_eq!(
+            sqlite_to_json(ValueRef::Text(&[0xff, 0xfe])),
+            json!({"$base64": "//4="})
+        );
         assert_eq!(sqlite_to_json(ValueRef::Text(b"ok")), json!("ok"));
     }
 }

@@ -91,7 +91,10 @@ pub(super) fn is_denied(dialect: SqlDialect, name: &str) -> bool {
         SqlDialect::Mysql => MYSQL,
         SqlDialect::Sqlite => SQLITE,
     };
-    COMMON.iter().chain(dialect_list).any(|entry| matches(entry, name))
+    COMMON
+        .iter()
+        .chain(dialect_list)
+        .any(|entry| matches(entry, name))
 }
 
 fn matches(entry: &str, name: &str) -> bool {
@@ -112,8 +115,14 @@ mod tests {
     #[test]
     fn wildcards_match_prefix_and_suffix() {
         assert!(matches("pg_sleep*", "pg_sleep_for"));
-        assert!(matches("pg_create_*_replication_slot", "pg_create_logical_replication_slot"));
-        assert!(!matches("pg_create_*_replication_slot", "pg_create_restore_point"));
+        assert!(matches(
+            "pg_create_*_replication_slot",
+            "pg_create_logical_replication_slot"
+        ));
+        assert!(!matches(
+            "pg_create_*_replication_slot",
+            "pg_create_restore_point"
+        ));
         assert!(!matches("sleep", "sleepy"));
     }
 

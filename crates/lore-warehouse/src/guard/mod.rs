@@ -86,7 +86,9 @@ pub enum GuardError {
         message: String,
     },
     /// The statement parses but is not a pure read.
-    #[error("{construct} is not allowed: only a single read-only query (SELECT, WITH, VALUES, EXPLAIN of a query) may run")]
+    #[error(
+        "{construct} is not allowed: only a single read-only query (SELECT, WITH, VALUES, EXPLAIN of a query) may run"
+    )]
     ReadOnlyViolation {
         /// The offending construct, e.g. `INSERT inside a CTE`.
         construct: String,
@@ -107,7 +109,10 @@ pub fn check_read_only(sql: &str, dialect: SqlDialect) -> Result<(), GuardError>
     let statements = Parser::parse_sql(dialect.parser_dialect().as_ref(), sql).map_err(|e| {
         GuardError::InvalidSql {
             dialect: dialect.as_str(),
-            message: e.to_string().trim_start_matches("sql parser error: ").to_string(),
+            message: e
+                .to_string()
+                .trim_start_matches("sql parser error: ")
+                .to_string(),
         }
     })?;
     let statement = match statements.as_slice() {
@@ -156,7 +161,14 @@ fn check_root(statement: &Statement) -> Result<(), GuardError> {
         } => {
             let analyze_option = options.iter().flatten().any(|option| {
                 option.name.value.eq_ignore_ascii_case("analyze")
-                    && !matches!(option.arg.as_ref().map(|a| a.to_string().to_ascii_lowercase()).as_deref(), Some("false" | "off" | "0"))
+                    && !matches!(
+                        option
+                            .arg
+                            .as_ref()
+                            .map(|a| a.to_string().to_ascii_lowercase())
+                            .as_deref(),
+                        Some("false" | "off" | "0")
+                    )
             });
             if *analyze || analyze_option {
                 return Err(violation("EXPLAIN ANALYZE (it executes the statement)"));
@@ -207,8 +219,14 @@ impl ReadOnlyWalker {
         };
         let lower = last.value.to_ascii_lowercase();
         if deny::is_denied(self.dialect, &lower) {
-            let kind = if as_table { "table function" } else { "function" };
-            return self.flag(format!("{kind} {lower}() (side effects, file or network access)"));
+            let kind = if as_table {
+                "table function"
+            } else {
+                "function"
+            };
+            return self.flag(format!(
+                "{kind} {lower}() (side effects, file or network access)"
+            ));
         }
         ControlFlow::Continue(())
     }
@@ -301,7 +319,10 @@ mod tests {
     #[test]
     fn statement_names_are_short_and_upper_case() {
         let err = check_read_only("drop table accounts", SqlDialect::Sqlite).unwrap_err();
-        assert!(err.to_string().starts_with("DROP TABLE is not allowed"), "{err}");
+        assert!(
+            err.to_string().starts_with("DROP TABLE is not allowed"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -313,6 +334,9 @@ mod tests {
 
     #[test]
     fn empty_text_is_invalid_sql() {
-        assert_eq!(code_of("  -- nothing\n", SqlDialect::Sqlite), Some(ErrorCode::InvalidSql));
+        assert_eq!(
+            code_of("  -- nothing\n", SqlDialect::Sqlite),
+            Some(ErrorCode::InvalidSql)
+        );
     }
 }

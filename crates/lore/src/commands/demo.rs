@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use lore_core::project::{Project, init_project};
-use lore_warehouse::demo::{DEMO_CONNECTION_ID, DEMO_DATABASE_PATH, demo_project_config, generate_demo_warehouse};
+use lore_warehouse::demo::{
+    DEMO_CONNECTION_ID, DEMO_DATABASE_PATH, demo_project_config, generate_demo_warehouse,
+};
 
 use super::mcp::{HttpArgs, serve_http};
 
@@ -37,7 +39,10 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         }
         eprintln!("  {:<16} {:>7} rows", "total", summary.total_rows());
     } else {
-        eprintln!("Using the existing demo warehouse at {} (--force regenerates it)", database.display());
+        eprintln!(
+            "Using the existing demo warehouse at {} (--force regenerates it)",
+            database.display()
+        );
     }
     let project = Project::load(&root)?;
     for warning in &project.warnings {
@@ -48,10 +53,16 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         dir = root.display()
     );
     if args.no_serve {
-        eprintln!("\nDemo project ready at {}.\n{try_it}\nServe it to agents with:\n  lore --project-dir {} mcp serve", root.display(), root.display());
+        eprintln!(
+            "\nDemo project ready at {}.\n{try_it}\nServe it to agents with:\n  lore --project-dir {} mcp serve",
+            root.display(),
+            root.display()
+        );
         return Ok(());
     }
-    let exe = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "lore".into());
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "lore".into());
     serve_http(&project, &args.http, |url| {
         eprintln!("\nLore is serving the demo project at {url}\n");
         eprintln!("{}", connect_instructions(url, &exe, &root));

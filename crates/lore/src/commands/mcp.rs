@@ -3,11 +3,13 @@
 use std::net::SocketAddr;
 use std::path::Path;
 
+use super::shutdown::ShutdownSignal;
 use anyhow::{Context, bail};
 use lore_core::project::Project;
 use lore_mcp::LoreServer;
-use lore_mcp::transport::{HttpSettings, http_router, is_loopback_host, serve_stdio, validate_origin};
-use super::shutdown::ShutdownSignal;
+use lore_mcp::transport::{
+    HttpSettings, http_router, is_loopback_host, serve_stdio, validate_origin,
+};
 
 /// MCP transports.
 #[derive(Debug, clap::Subcommand)]
@@ -44,7 +46,10 @@ pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()
             Ok(())
         }
         McpCommand::Serve(args) => serve_http(&project, &args, |url| {
-            eprintln!("Lore MCP server for {} listening on {url}", project.root.display());
+            eprintln!(
+                "Lore MCP server for {} listening on {url}",
+                project.root.display()
+            );
             eprintln!("Press Ctrl-C to stop.");
         }),
     }
@@ -52,8 +57,15 @@ pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()
 
 /// Serves the project over HTTP until Ctrl-C or SIGTERM; `on_ready` gets
 /// the MCP URL once the port is bound.
-pub fn serve_http(project: &Project, args: &HttpArgs, on_ready: impl FnOnce(&str)) -> anyhow::Result<()> {
-    let host = args.host.clone().unwrap_or_else(|| project.config.mcp.host.clone());
+pub fn serve_http(
+    project: &Project,
+    args: &HttpArgs,
+    on_ready: impl FnOnce(&str),
+) -> anyhow::Result<()> {
+    let host = args
+        .host
+        .clone()
+        .unwrap_or_else(|| project.config.mcp.host.clone());
     let port = args.port.unwrap_or(project.config.mcp.port);
     if !is_loopback_host(&host) {
         bail!(
@@ -71,10 +83,21 @@ pub fn serve_http(project: &Project, args: &HttpArgs, on_ready: impl FnOnce(&str
     for origin in &allowed_origins {
         validate_origin(origin).map_err(anyhow::Error::msg)?;
     }
-    let allowed_hosts: Vec<String> = project.config.mcp.allowed_hosts.iter().chain(&args.allowed_hosts).cloned().collect();
+    let allowed_hosts: Vec<String> = project
+        .config
+        .mcp
+        .allowed_hosts
+        .iter()
+        .chain(&args.allowed_hosts)
+        .cloned()
+        .collect();
     let server = LoreServer::for_project(project);
     super::block_on(async move {
-        let bind_host = if host == "localhost" { "127.0.0.1".to_string() } else { host.clone() };
+        let bind_host = if host == "localhost" {
+            "127.0.0.1".to_string()
+        } else {
+            host.clone()
+        };
         let address: SocketAddr = format!("{}:{port}", bracket_ipv6(&bind_host))
             .parse()
             .with_context(|| format!("`{host}` is not an IP address or localhost"))?;
@@ -97,7 +120,11 @@ pub fn serve_http(project: &Project, args: &HttpArgs, on_ready: impl FnOnce(&str
             },
             shutdown.token(),
         );
-        on_ready(&format!("http://{}:{}/mcp", bracket_ipv6(&bound.ip().to_string()), bound.port()));
+        on_ready(&format!(
+            "http://{}:{}/mcp",
+            bracket_ipv6(&bound.ip().to_string()),
+            bound.port()
+        ));
         axum::serve(listener, router)
             .with_graceful_shutdown(shutdown.wait())
             .await
@@ -106,5 +133,9 @@ pub fn serve_http(project: &Project, args: &HttpArgs, on_ready: impl FnOnce(&str
 }
 
 fn bracket_ipv6(host: &str) -> String {
-    if host.contains(':') { format!("[{host}]") } else { host.to_string() }
+    if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.to_string()
+    }
 }

@@ -42,7 +42,9 @@ pub fn run(args: SqlArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
         Some(sql) if sql != "-" => sql.to_string(),
         _ => {
             let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).context("cannot read SQL from standard input")?;
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read SQL from standard input")?;
             text
         }
     };
@@ -63,7 +65,10 @@ pub fn run(args: SqlArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
     };
     print!("{text}");
     if result.truncated && !matches!(args.format, Format::Table) {
-        eprintln!("warning: truncated at {} rows; more rows exist (raise --max-rows or add a LIMIT)", args.max_rows);
+        eprintln!(
+            "warning: truncated at {} rows; more rows exist (raise --max-rows or add a LIMIT)",
+            args.max_rows
+        );
     }
     Ok(())
 }

@@ -22,14 +22,28 @@ pub fn lore() -> Command {
 pub fn demo_project() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("demo");
-    let output = lore().arg("demo").arg(&root).arg("--no-serve").output().unwrap();
-    assert!(output.status.success(), "lore demo failed: {}", String::from_utf8_lossy(&output.stderr));
+    let output = lore()
+        .arg("demo")
+        .arg(&root)
+        .arg("--no-serve")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "lore demo failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     (dir, root)
 }
 
 /// Runs `lore --project-dir ROOT ARGS…`.
 pub fn lore_in(root: &Path, args: &[&str]) -> Output {
-    lore().arg("--project-dir").arg(root).args(args).output().unwrap()
+    lore()
+        .arg("--project-dir")
+        .arg(root)
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 /// An MCP client that keeps every progress message it receives.
@@ -39,40 +53,70 @@ pub struct Recorder {
 }
 
 impl ClientHandler for Recorder {
-    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
-        self.progress.lock().unwrap().push(params.message.unwrap_or_default());
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
     }
 }
 
 pub type Client = RunningService<RoleClient, Recorder>;
 
 /// Calls a tool with JSON arguments.
-pub async fn call(client: &Client, name: &'static str, arguments: Value) -> Result<CallToolResult, ServiceError> {
+pub async fn call(
+    client: &Client,
+    name: &'static str,
+    arguments: Value,
+) -> Result<CallToolResult, ServiceError> {
     let arguments = arguments.as_object().cloned().unwrap_or_default();
-    client.call_tool(CallToolRequestParams::new(name).with_arguments(arguments)).await
+    client
+        .call_tool(CallToolRequestParams::new(name).with_arguments(arguments))
+        .await
 }
 
 /// The `{code, message, retryable}` of an in-band error result.
 pub fn error_of(result: &CallToolResult) -> Value {
-    assert_eq!(result.is_error, Some(true), "expected an in-band error: {result:?}");
-    assert!(result.structured_content.is_none(), "errors carry no structuredContent");
-    let text = result.content[0].as_text().expect("text block").text.clone();
+    assert_eq!(
+        result.is_error,
+        Some(true),
+        "expected an in-band error: {result:?}"
+    );
+    assert!(
+        result.structured_content.is_none(),
+        "errors carry no structuredContent"
+    );
+    let text = result.content[0]
+        .as_text()
+        .expect("text block")
+        .text
+        .clone();
     serde_json::from_str(&text).expect("error text is JSON")
 }
 
 /// The path of the committed `tools/list` snapshot.
-pub const TOOLS_SNAPSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../lore-mcp/tests/snapshots/tools_list.json");
+pub const TOOLS_SNAPSHOT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../lore-mcp/tests/snapshots/tools_list.json"
+);
 
 /// What a user sees over either transport, asserted end to end.
 pub async fn exercise_analytics_tools(client: &Client) {
     // tools/list over the wire is exactly the committed contract.
     let tools = client.list_all_tools().await.unwrap();
     let listed: Value = serde_json::to_value(&tools).unwrap();
-    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(TOOLS_SNAPSHOT).unwrap()).unwrap();
+    let snapshot: Value =
+        serde_json::from_str(&std::fs::read_to_string(TOOLS_SNAPSHOT).unwrap()).unwrap();
     assert_eq!(listed, snapshot, "tools/list differs from the snapshot");
 
     // connection_list shows the demo warehouse.
-    let listed = call(client, "connection_list", serde_json::json!({})).await.unwrap();
+    let listed = call(client, "connection_list", serde_json::json!({}))
+        .await
+        .unwrap();
     let structured = listed.structured_content.clone().unwrap();
     assert_eq!(structured["connections"][0]["id"], "warehouse");
     assert_eq!(structured["connections"][0]["dialect"], "sqlite");
@@ -96,7 +140,10 @@ pub async fn exercise_analytics_tools(client: &Client) {
     assert_eq!(result["rowCount"], 1);
     assert_eq!(result["truncated"], false);
     let accounts = result["rows"][0][0].as_i64().unwrap();
-    assert!(accounts > 1000 && accounts < 1200, "{accounts} live accounts");
+    assert!(
+        accounts > 1000 && accounts < 1200,
+        "{accounts} live accounts"
+    );
     let expected = ["Validating SQL", "Executing", "Fetched 1 rows"];
     let mut progress = Vec::new();
     for _ in 0..100 {
@@ -133,23 +180,40 @@ pub async fn exercise_analytics_tools(client: &Client) {
     let error = error_of(&refused);
     assert_eq!(error["code"], "read_only_violation");
     assert_eq!(error["retryable"], false);
-    assert!(error["message"].as_str().unwrap().contains("DELETE"), "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("DELETE"),
+        "{error}"
+    );
 
     // SQL that does not parse says where.
-    let invalid = call(client, "sql_execution", serde_json::json!({"connectionId": "warehouse", "sql": "SELEC 1"}))
-        .await
-        .unwrap();
+    let invalid = call(
+        client,
+        "sql_execution",
+        serde_json::json!({"connectionId": "warehouse", "sql": "SELEC 1"}),
+    )
+    .await
+    .unwrap();
     let error = error_of(&invalid);
     assert_eq!(error["code"], "invalid_sql");
-    assert!(error["message"].as_str().unwrap().contains("Line: 1"), "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("Line: 1"),
+        "{error}"
+    );
 
     // An unknown connection lists the real ones.
-    let unknown = call(client, "sql_execution", serde_json::json!({"connectionId": "nope", "sql": "SELECT 1"}))
-        .await
-        .unwrap();
+    let unknown = call(
+        client,
+        "sql_execution",
+        serde_json::json!({"connectionId": "nope", "sql": "SELECT 1"}),
+    )
+    .await
+    .unwrap();
     let error = error_of(&unknown);
     assert_eq!(error["code"], "not_found");
-    assert!(error["message"].as_str().unwrap().contains("warehouse"), "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("warehouse"),
+        "{error}"
+    );
 
     // Input that does not fit the schema is a JSON-RPC InvalidParams error.
     for bad in [
@@ -160,7 +224,11 @@ pub async fn exercise_analytics_tools(client: &Client) {
     ] {
         match call(client, "sql_execution", bad.clone()).await {
             Err(ServiceError::McpError(e)) => {
-                assert_eq!(e.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{bad}: {e:?}")
+                assert_eq!(
+                    e.code,
+                    rmcp::model::ErrorCode::INVALID_PARAMS,
+                    "{bad}: {e:?}"
+                )
             }
             other => panic!("{bad}: expected InvalidParams, got {other:?}"),
         }

@@ -1,0 +1,249 @@
+//! The `lore` command as a user runs it: project setup, configuration
+//! errors, and `lore sql`.
+
+mod common;
+
+use std::path::Path;
+
+use common::{demo_project, lore, lore_in};
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn project_with(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lore.yaml"), config).unwrap();
+    dir
+}
+
+#[test]
+fn version_and_help_are_available() {
+    let output = lore().arg("--version").output().unwrap();
+    assert!(stdout(&output).contains(env!("CARGO_PKG_VERSION")));
+    let help = lore().args(["sql", "--help"]).output().unwrap();
+    assert!(stdout(&help).contains("--max-rows"), "{}", stdout(&help));
+}
+
+#[test]
+fn init_creates_the_layout_and_keeps_it_on_rerun() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("p");
+    let output = lore().arg("init").arg(&root).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    for path in [
+        "lore.yaml",
+        "wiki/global",
+        "semantic-layer",
+        "raw-sources",
+        ".lore/.gitignore",
+    ] {
+        assert!(root.join(path).exists(), "{path}");
+    }
+    let again = lore().arg("init").arg(&root).output().unwrap();
+    assert!(
+        stdout(&again).contains("kept     lore.yaml"),
+        "{}",
+        stdout(&again)
+    );
+    let check = lore_in(&root, &["config", "check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+}
+
+#[test]
+fn a_missing_project_says_how_to_create_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = lore_in(dir.path(), &["sql", "-c", "w", "SELECT 1"]);
+    assert!(!output.status.success());
+    let message = stderr(&output);
+    assert!(
+        message.contains("no lore.yaml found") && message.contains("lore init"),
+        "{message}"
+    );
+    assert!(message.contains("[config_error]"), "{message}");
+}
+
+#[test]
+fn malformed_yaml_points_at_the_line() {
+    let dir = project_with("connections:\n  w: { driver: sqlite, path: [oops\n");
+    let output = lore_in(dir.path(), &["config", "check"]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("line 2"), "{}", stderr(&output));
+}
+
+#[test]
+fn an_unknown_driver_lists_the_known_ones() {
+    let dir = project_with("connections:\n  w: { driver: oracle, url: x }\n");
+    let message = stderr(&lore_in(dir.path(), &["config", "check"]));
+    assert!(
+        message.contains("oracle") && message.contains("postgres"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_missing_env_var_is_named() {
+    let dir = project_with(
+        "connections:\n  pg: { driver: postgres, url: env:LORE_TEST_NEVER_SET_URL }\n",
+    );
+    let check = lore_in(dir.path(), &["config", "check"]);
+    assert!(!check.status.success());
+    assert!(
+        stderr(&check).contains("LORE_TEST_NEVER_SET_URL"),
+        "{}",
+        stderr(&check)
+    );
+    let query = lore_in(dir.path(), &["sql", "-c", "pg", "SELECT 1"]);
+    assert!(
+        stderr(&query).contains("LORE_TEST_NEVER_SET_URL"),
+        "{}",
+        stderr(&query)
+    );
+}
+
+#[test]
+fn unknown_keys_warn_but_do_not_stop() {
+    let dir = project_with("connections: {}\nsearhc: {}\n");
+    let output = lore_in(dir.path(), &["config", "check"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("warning") && stderr(&output).contains("`searhc`"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn config_schema_is_json_schema() {
+    let output = lore().args(["config", "schema"]).output().unwrap();
+    let schema: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(schema["properties"]["connections"].is_object(), "{schema}");
+}
+
+#[test]
+fn sql_queries_the_demo_in_every_format() {
+    let (_dir, root) = demo_project();
+    let table = lore_in(
+        &root,
+        &[
+            "sql",
+            "-c",
+            "warehouse",
+            "SELECT code, monthly_price_cents FROM plans ORDER BY id LIMIT 2",
+        ],
+    );
+    assert!(table.status.success(), "{}", stderr(&table));
+    assert_eq!(
+        stdout(&table),
+        "code    | monthly_price_cents\n--------+--------------------\nstarter | 4900\ngrowth  | 19900\n(2 rows)\n"
+    );
+    let csv = lore_in(
+        &root,
+        &[
+            "sql",
+            "-c",
+            "warehouse",
+            "--format",
+            "csv",
+            "--max-rows",
+            "1",
+            "SELECT code FROM plans ORDER BY id",
+        ],
+    );
+    assert_eq!(stdout(&csv), "code\r\nstarter\r\n");
+    assert!(stderr(&csv).contains("truncated"), "{}", stderr(&csv));
+    let json = lore_in(
+        &root,
+        &[
+            "sql",
+            "-c",
+            "warehouse",
+            "--format",
+            "json",
+            "SELECT 1 AS one",
+        ],
+    );
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["rows"], serde_json::json!([[1]]));
+    assert_eq!(value["truncated"], false);
+}
+
+#[test]
+fn the_project_is_found_from_a_subdirectory_and_from_the_environment() {
+    let (_dir, root) = demo_project();
+    let nested = root.join("wiki/global");
+    let from_subdir = lore()
+        .current_dir(&nested)
+        .args(["sql", "-c", "warehouse", "SELECT 7"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&from_subdir).contains('7'),
+        "{}",
+        stderr(&from_subdir)
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    let from_env = lore()
+        .current_dir(elsewhere.path())
+        .env("LORE_PROJECT_DIR", &root)
+        .args(["sql", "-c", "warehouse", "SELECT 8"])
+        .output()
+        .unwrap();
+    assert!(stdout(&from_env).contains('8'), "{}", stderr(&from_env));
+}
+
+#[test]
+fn writes_are_refused_and_nothing_changes() {
+    let (_dir, root) = demo_project();
+    let count = |root: &Path| {
+        stdout(&lore_in(
+            root,
+            &[
+                "sql",
+                "-c",
+                "warehouse",
+                "--format",
+                "csv",
+                "SELECT count(*) FROM accounts",
+            ],
+        ))
+    };
+    let before = count(&root);
+    for write in [
+        "DELETE FROM accounts",
+        "SELECT 1; DROP TABLE accounts",
+        "ATTACH DATABASE 'x.db' AS x",
+    ] {
+        let output = lore_in(&root, &["sql", "-c", "warehouse", write]);
+        assert!(!output.status.success(), "{write}");
+        assert!(
+            stderr(&output).contains("[read_only_violation]"),
+            "{write}: {}",
+            stderr(&output)
+        );
+    }
+    assert_eq!(count(&root), before);
+}
+
+#[test]
+fn a_slow_query_is_interrupted_at_the_configured_timeout() {
+    let (_dir, root) = demo_project();
+    let db = root.join("data/warehouse.db");
+    let dir = project_with(&format!(
+        "connections:\n  w: {{ driver: sqlite, path: {}, statement_timeout_ms: 150 }}\n",
+        db.display()
+    ));
+    let endless =
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c";
+    let output = lore_in(dir.path(), &["sql", "-c", "w", endless]);
+    assert!(!output.status.success());
+    let message = stderr(&output);
+    assert!(
+        message.contains("[timeout]") && message.contains("150 ms"),
+        "{message}"
+    );
+}
