@@ -80,22 +80,14 @@ pub trait Tool: Send + Sync + 'static {
 #[derive(Clone)]
 pub struct ToolContext {
     progress_token: Option<ProgressToken>,
-    peer: Option<Peer<RoleServer>>,
+    peer: Peer<RoleServer>,
 }
 
 impl ToolContext {
-    /// A context for calls outside MCP (tests, the CLI): progress goes nowhere.
-    pub fn detached() -> ToolContext {
-        ToolContext {
-            progress_token: None,
-            peer: None,
-        }
-    }
-
     fn from_request(ctx: &RequestContext<RoleServer>) -> ToolContext {
         ToolContext {
             progress_token: ctx.meta.get_progress_token(),
-            peer: Some(ctx.peer.clone()),
+            peer: ctx.peer.clone(),
         }
     }
 
@@ -103,11 +95,11 @@ impl ToolContext {
     /// caller asked for progress; otherwise does nothing. Best effort: a
     /// client that went away does not fail the tool.
     pub async fn progress(&self, progress: f64, message: impl Into<String>) {
-        if let (Some(token), Some(peer)) = (&self.progress_token, &self.peer) {
+        if let Some(token) = &self.progress_token {
             let param = ProgressNotificationParam::new(token.clone(), progress)
                 .with_total(1.0)
                 .with_message(message.into());
-            let _ = peer.notify_progress(param).await;
+            let _ = self.peer.notify_progress(param).await;
         }
     }
 }

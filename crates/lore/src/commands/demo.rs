@@ -48,8 +48,11 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     for warning in &project.warnings {
         eprintln!("warning: {}", warning.message);
     }
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "lore".into());
     let try_it = format!(
-        "Try it from a terminal:\n  cd {dir}\n  lore sql -c {DEMO_CONNECTION_ID} \"SELECT segment, count(*) AS accounts FROM accounts WHERE deleted_at IS NULL GROUP BY segment\"",
+        "Try it from a terminal:\n  cd {dir}\n  {exe} sql -c {DEMO_CONNECTION_ID} \"SELECT segment, count(*) AS accounts FROM accounts WHERE deleted_at IS NULL GROUP BY segment\"",
         dir = root.display()
     );
     if args.no_serve {
