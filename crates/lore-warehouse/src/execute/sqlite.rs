@@ -216,7 +216,11 @@ fn classify(e: rusqlite::Error) -> WarehouseError {
         Some(Sqlite::ReadOnly) => WarehouseError::RefusedByDatabase {
             message: e.to_string(),
         },
-        Some(Sqlite::OperationInterrupted) => WarehouseError::Timeout { timeout_ms: 0 },
+        // Timeouts are reported by `run`; any other interrupt means the
+        // caller went away mid-query.
+        Some(Sqlite::OperationInterrupted) => WarehouseError::Upstream {
+            message: "the query was interrupted before it finished".to_string(),
+        },
         Some(
             Sqlite::DatabaseBusy
             | Sqlite::DatabaseLocked
