@@ -37,7 +37,7 @@ impl LoreServer {
 
     /// The server for a loaded project, with every toolset registered.
     pub fn for_project(project: &Project) -> LoreServer {
-        let warehouses = Arc::new(Warehouses::from_config(&project.config, &project.root));
+        let warehouses = Arc::new(Warehouses::for_project(project));
         let mut registry = ToolRegistry::new();
         register_analytics_tools(&mut registry, warehouses);
         LoreServer::new(registry)
@@ -54,11 +54,7 @@ impl ServerHandler for LoreServer {
         let capabilities = ServerCapabilities::builder().enable_tools().build();
         InitializeResult::new(capabilities)
             .with_server_info(
-                Implementation::new(
-                    env!("CARGO_PKG_NAME").trim_end_matches("-mcp"),
-                    env!("CARGO_PKG_VERSION"),
-                )
-                .with_title("Lore"),
+                Implementation::new("lore", env!("CARGO_PKG_VERSION")).with_title("Lore"),
             )
             .with_instructions(INSTRUCTIONS)
     }

@@ -105,7 +105,8 @@ fn csv_field(field: &str) -> String {
     }
 }
 
-/// The same JSON shape `sql_execution` returns.
+/// JSON with `sql_execution`'s result fields (without its `maxRows` and
+/// `notice`, which the command line reports on stderr).
 pub fn json(result: &QueryResult) -> String {
     let mut object = serde_json::json!({
         "headers": result.headers,

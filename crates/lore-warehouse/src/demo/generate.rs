@@ -6,7 +6,9 @@ use std::collections::HashSet;
 
 use rusqlite::{Transaction, params};
 
-use super::rng::{Rng, add_months, date, days_from_civil, timestamp, weekday};
+use super::rng::{
+    Rng, add_months, civil_from_days, date, days_from_civil, timestamp, timestamp_at, weekday,
+};
 
 const SEED: u64 = 0x10AE_2024;
 const ACCOUNTS: usize = 1200;
@@ -14,11 +16,14 @@ const PRODUCT_EVENTS: usize = 60_000;
 
 struct Plan {
     id: i64,
-    tier: &'static str,
+    code: &'static str,
     monthly_cents: i64,
     seats_included: i64,
     extra_seat_cents: i64,
 }
+
+/// Plans an account moves through when it upgrades, cheapest first.
+const UPGRADE_LADDER: [&str; 4] = ["starter", "growth", "business", "enterprise"];
 
 const PLANS: &[(&str, &str, &str, i64, i64, i64, bool)] = &[
     // code, name, tier, monthly price, seats included, extra seat, active
@@ -95,7 +100,7 @@ fn insert_plans(tx: &Transaction<'_>) -> rusqlite::Result<Vec<Plan>> {
         ])?;
         plans.push(Plan {
             id,
-            tier,
+            code,
             monthly_cents: *monthly,
             seats_included: *seats,
             extra_seat_cents: *extra,
@@ -384,20 +389,21 @@ fn insert_subscriptions_and_billing(
         line_id: 0,
         payment_id: 0,
     };
-    let plan_index = |tier: &str| {
-        plans
-            .iter()
-            .position(|p| p.tier == tier && p.id != 5)
-            .unwrap_or(0)
+    let plan_by_code = |code: &str| plans.iter().find(|p| p.code == code).unwrap_or(&plans[0]);
+    // The plan one rung up the ladder; none for the top plan and for the
+    // legacy plan, which is grandfathered and never upgraded.
+    let upgrade_of = |plan: &Plan| {
+        let rung = UPGRADE_LADDER.iter().position(|code| *code == plan.code)?;
+        Some(plan_by_code(UPGRADE_LADDER.get(rung + 1)?))
     };
     let legacy_cutoff = days_from_civil(2024, 6, 1);
     for account in accounts {
-        let mut plan = match account.segment {
-            "SMB" if account.created < legacy_cutoff && rng.chance(0.3) => 4,
-            "SMB" => plan_index(rng.weighted(&[("starter", 0.7), ("growth", 0.3)])),
-            "Mid-Market" => plan_index(rng.weighted(&[("growth", 0.6), ("business", 0.4)])),
-            _ => plan_index(rng.weighted(&[("business", 0.4), ("enterprise", 0.6)])),
-        };
+        let mut plan = plan_by_code(match account.segment {
+            "SMB" if account.created < legacy_cutoff && rng.chance(0.3) => "pro_legacy",
+            "SMB" => rng.weighted(&[("starter", 0.7), ("growth", 0.3)]),
+            "Mid-Market" => rng.weighted(&[("growth", 0.6), ("business", 0.4)]),
+            _ => rng.weighted(&[("business", 0.4), ("enterprise", 0.6)]),
+        });
         let monthly_churn = match account.segment {
             "SMB" => 0.025,
             "Mid-Market" => 0.012,
@@ -422,7 +428,7 @@ fn insert_subscriptions_and_billing(
                     ended = Some(month + rng.range(0, 27));
                     break;
                 }
-                if !upgraded && plan + 1 < 4 && rng.chance(0.006) {
+                if !upgraded && upgrade_of(plan).is_some() && rng.chance(0.006) {
                     ended = Some(month);
                     upgrade_now = true;
                     break;
@@ -436,7 +442,7 @@ fn insert_subscriptions_and_billing(
             write_subscription(
                 &mut billing,
                 rng,
-                &plans[plan],
+                plan,
                 account,
                 started,
                 trial_end,
@@ -444,8 +450,8 @@ fn insert_subscriptions_and_billing(
                 interval_months,
                 end,
             )?;
-            if upgrade_now && let Some(e) = ended {
-                plan += 1;
+            if upgrade_now && let (Some(e), Some(next)) = (ended, upgrade_of(plan)) {
+                plan = next;
                 upgraded = true;
                 started = e;
                 continue;
@@ -476,7 +482,15 @@ fn write_subscription(
         _ => rng.range(0, 120),
     };
     let seats = plan.seats_included + extra_seats;
-    let mrr = plan.monthly_cents + extra_seats * plan.extra_seat_cents;
+    let annual = interval_months == 12;
+    // Annual plans cost ten months' fee; extra seats are billed every month.
+    let plan_fee = if annual {
+        plan.monthly_cents * 10
+    } else {
+        plan.monthly_cents
+    };
+    let seat_quantity = extra_seats * interval_months;
+    let mrr = (plan_fee + seat_quantity * plan.extra_seat_cents) / interval_months;
     let status = match ended {
         Some(_) => rng.weighted(&[("canceled", 0.7), ("Cancelled", 0.2), ("CANCELED", 0.1)]),
         None if trial_end > end => "trialing",
@@ -493,17 +507,9 @@ fn write_subscription(
         account.id,
         plan.id,
         status,
-        if interval_months == 12 {
-            "year"
-        } else {
-            "month"
-        },
+        if annual { "year" } else { "month" },
         seats,
-        if interval_months == 12 {
-            mrr * 10 / 12
-        } else {
-            mrr
-        },
+        mrr,
         timestamp(started, rng.range(8 * 3600, 18 * 3600)),
         timestamp(trial_end, 0),
         ended.map(|e| timestamp(e, rng.range(0, 86_399))),
@@ -518,45 +524,29 @@ fn write_subscription(
         "APAC" => 10,
         _ => 0,
     };
+    let fee_label = if annual {
+        "Plan fee (annual)"
+    } else {
+        "Plan fee (monthly)"
+    };
     let mut period = trial_end;
     while period <= end && ended.is_none_or(|e| period < e) {
         billing.invoice_id += 1;
         let invoice_id = billing.invoice_id;
-        let mut lines: Vec<(&str, String, i64, i64)> = Vec::new();
-        let base = if interval_months == 12 {
-            plan.monthly_cents * 10
-        } else {
-            plan.monthly_cents
-        };
-        let period_name = if interval_months == 12 {
-            "annual"
-        } else {
-            "monthly"
-        };
-        lines.push(("subscription", format!("Plan fee ({period_name})"), 1, base));
+        let mut lines: Vec<(&str, &str, i64, i64)> = vec![("subscription", fee_label, 1, plan_fee)];
         if extra_seats > 0 {
             lines.push((
                 "seats",
-                "Additional seats".to_string(),
-                extra_seats * interval_months,
+                "Additional seats",
+                seat_quantity,
                 plan.extra_seat_cents,
             ));
         }
         if rng.chance(0.3) {
-            lines.push((
-                "usage",
-                "API overage (per 1k calls)".to_string(),
-                rng.range(1, 60),
-                250,
-            ));
+            lines.push(("usage", "API overage (per 1k calls)", rng.range(1, 60), 250));
         }
         if rng.chance(0.1) {
-            lines.push((
-                "discount",
-                "Promotional discount".to_string(),
-                1,
-                -(base / 10),
-            ));
+            lines.push(("discount", "Promotional discount", 1, -(plan_fee / 10)));
         }
         let subtotal: i64 = lines.iter().map(|(_, _, q, u)| q * u).sum();
         let tax = subtotal * tax_percent / 100;
@@ -566,7 +556,7 @@ fn write_subscription(
         } else {
             rng.weighted(&[("paid", 0.94), ("uncollectible", 0.03), ("void", 0.03)])
         };
-        let (y, _, _) = super::rng::civil_from_days(period);
+        let (y, _, _) = civil_from_days(period);
         billing.invoice.execute(params![
             invoice_id,
             account.id,
@@ -686,34 +676,32 @@ fn insert_tickets(
                 ("feature_request", 0.15),
                 ("outage", 0.05),
             ]);
-            let opened_s = rng.range(7 * 3600, 20 * 3600);
+            let opened_at = opened * 86_400 + rng.range(7 * 3600, 20 * 3600);
             let response_minutes = match priority {
                 "urgent" => rng.range(5, 60),
                 "high" => rng.range(15, 240),
                 _ => rng.range(30, 1_440),
             };
+            let responded_at = opened_at + response_minutes * 60;
             let recent = end - opened < 7;
             let status = if recent {
                 rng.weighted(&[("open", 0.6), ("pending", 0.4)])
             } else {
                 rng.weighted(&[("closed", 0.7), ("solved", 0.3)])
             };
-            let closed = (!recent).then(|| opened + rng.range(0, 10));
-            let score = (closed.is_some() && rng.chance(0.55))
+            let responded = !recent || rng.chance(0.5);
+            let closed_at = (!recent).then(|| responded_at + rng.range(600, 10 * 86_400));
+            let score = (closed_at.is_some() && rng.chance(0.55))
                 .then(|| rng.weighted(&[(5, 0.45), (4, 0.3), (3, 0.12), (2, 0.07), (1, 0.06)]));
-            let requester = users_by_account[index]
-                .get(rng.range(0, users_by_account[index].len().max(1) as i64 - 1) as usize)
-                .filter(|_| rng.chance(0.9))
-                .map(|u| u.id);
-            let response_s = opened_s + response_minutes * 60;
+            let requester = (rng.chance(0.9) && !users_by_account[index].is_empty())
+                .then(|| rng.pick(&users_by_account[index]).id);
             stmt.execute(params![
                 id,
                 account.id,
                 requester,
-                timestamp(opened, opened_s),
-                (!recent || rng.chance(0.5))
-                    .then(|| timestamp(opened + response_s / 86_400, response_s % 86_400)),
-                closed.map(|c| timestamp(c, rng.range(opened_s, 86_399))),
+                timestamp_at(opened_at),
+                responded.then(|| timestamp_at(responded_at)),
+                closed_at.map(timestamp_at),
                 priority,
                 category,
                 status,

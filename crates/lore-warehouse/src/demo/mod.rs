@@ -3,7 +3,7 @@
 //!
 //! Two years (2024–2025) of accounts, users, plans, subscriptions, invoices
 //! and their lines, payments, support tickets and product events, about
-//! 150,000 rows with primary and foreign keys. It carries the traps real
+//! 110,000 rows with primary and foreign keys. It carries the traps real
 //! warehouses have, so agents (and later the semantic layer and wiki) have
 //! something real to get right:
 //!
@@ -233,6 +233,37 @@ mod tests {
             count(&conn, "SELECT count(DISTINCT currency) FROM invoices"),
             3
         );
+    }
+
+    #[test]
+    fn mrr_matches_what_each_subscription_is_billed_per_month() {
+        let (_dir, conn, _) = generated();
+        // Recurring lines (plan fee and seats) of any invoice, spread over
+        // the billing interval, give the subscription's MRR.
+        let mismatched = count(
+            &conn,
+            "SELECT count(*) FROM subscriptions s JOIN invoices i ON i.id = (SELECT min(id) FROM invoices WHERE subscription_id = s.id)
+             WHERE s.mrr_cents <> (SELECT sum(amount_cents) FROM invoice_lines l WHERE l.invoice_id = i.id AND l.line_type IN ('subscription', 'seats'))
+                                  / CASE s.billing_interval WHEN 'year' THEN 12 ELSE 1 END",
+        );
+        assert_eq!(mismatched, 0);
+        assert!(
+            count(
+                &conn,
+                "SELECT count(*) FROM subscriptions WHERE billing_interval = 'year'"
+            ) > 0
+        );
+    }
+
+    #[test]
+    fn tickets_are_answered_after_opening_and_closed_after_the_answer() {
+        let (_dir, conn, _) = generated();
+        let out_of_order = count(
+            &conn,
+            "SELECT count(*) FROM support_tickets
+             WHERE first_response_at < opened_at OR closed_at < opened_at OR closed_at < first_response_at",
+        );
+        assert_eq!(out_of_order, 0);
     }
 
     #[test]

@@ -93,6 +93,11 @@ pub(super) fn timestamp(days: i64, seconds: i64) -> String {
     )
 }
 
+/// `YYYY-MM-DD HH:MM:SS` for seconds since 1970-01-01.
+pub(super) fn timestamp_at(seconds: i64) -> String {
+    timestamp(seconds.div_euclid(86_400), seconds.rem_euclid(86_400))
+}
+
 /// Day of week, 0 = Monday … 6 = Sunday.
 pub(super) fn weekday(days: i64) -> i64 {
     (days + 3).rem_euclid(7)
@@ -126,6 +131,7 @@ mod tests {
             "2024-02-29"
         );
         assert_eq!(timestamp(0, 3661), "1970-01-01 01:01:01");
+        assert_eq!(timestamp_at(86_400 + 61), "1970-01-02 00:01:01");
     }
 
     #[test]

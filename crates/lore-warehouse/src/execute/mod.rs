@@ -12,12 +12,12 @@ mod sqlite;
 mod value;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lore_core::config::{ConfigError, ConnectionConfig, Driver, LoreConfig};
+use lore_core::config::{ConfigError, ConnectionConfig, Driver};
 use lore_core::error::{ErrorCode, HasErrorCode};
+use lore_core::project::Project;
 use serde::Serialize;
 
 use crate::guard::{GuardError, SqlDialect, check_read_only};
@@ -169,27 +169,21 @@ pub struct Warehouses {
 }
 
 impl Warehouses {
-    /// Builds connectors for every connection in `config`. Nothing is opened
-    /// until the first query, so a broken connection does not stop the rest.
-    pub fn from_config(config: &LoreConfig, project_root: &Path) -> Warehouses {
-        let connections = config
+    /// Builds connectors for every connection of `project`. Nothing is
+    /// opened until the first query, so a broken connection does not stop
+    /// the rest.
+    pub fn for_project(project: &Project) -> Warehouses {
+        let connections = project
+            .config
             .connections
             .iter()
             .map(|(id, conn)| {
                 let connector = match conn.driver {
-                    Driver::Sqlite => {
-                        let path = conn.path.as_deref().unwrap_or_default();
-                        let path = if Path::new(path).is_absolute() {
-                            Path::new(path).to_path_buf()
-                        } else {
-                            project_root.join(path)
-                        };
-                        Connector::Sqlite(Arc::new(SqliteConnector::new(
-                            id,
-                            path,
-                            Duration::from_millis(conn.statement_timeout_ms()),
-                        )))
-                    }
+                    Driver::Sqlite => Connector::Sqlite(Arc::new(SqliteConnector::new(
+                        id,
+                        project.resolve_path(conn.path.as_deref().unwrap_or_default()),
+                        Duration::from_millis(conn.statement_timeout_ms()),
+                    ))),
                     Driver::Postgres | Driver::Mysql => Connector::Unsupported,
                 };
                 (
@@ -202,7 +196,7 @@ impl Warehouses {
             })
             .collect();
         Warehouses {
-            project_root: project_root.to_path_buf(),
+            project_root: project.root.clone(),
             connections,
         }
     }

@@ -105,8 +105,10 @@ impl SqliteConnector {
         let (conn, outcome) = joined.map_err(|e| WarehouseError::Upstream {
             message: format!("query task failed: {e}"),
         })?;
-        let fetched = outcome?;
+        // The session stays healthy after a query error (no such table, …),
+        // so it goes back to the pool either way.
         self.return_session(conn);
+        let fetched = outcome?;
         let elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(fetched.into_result(max_rows, elapsed_ms))
     }
@@ -370,6 +372,22 @@ mod tests {
         let conn = connector(PathBuf::from("/nonexistent/w.db"), 1000);
         let err = conn.run("SELECT 1".into(), 1).await.unwrap_err();
         assert!(err.to_string().contains("/nonexistent/w.db"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_query_error_keeps_the_session_for_reuse() {
+        let (_dir, path) = database(1);
+        let conn = connector(path, 1000);
+        Arc::clone(&conn).run("SELECT 1".into(), 1).await.unwrap();
+        Arc::clone(&conn)
+            .run("SELECT * FROM nope".into(), 1)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            conn.idle.lock().unwrap().len(),
+            1,
+            "the session went back to the pool"
+        );
     }
 
     #[tokio::test]

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use lore_core::project::{Project, init_project};
+use lore_core::project::init_project;
 use lore_warehouse::demo::{
     DEMO_CONNECTION_ID, DEMO_DATABASE_PATH, demo_project_config, generate_demo_warehouse,
 };
@@ -44,10 +44,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
             database.display()
         );
     }
-    let project = Project::load(&root)?;
-    for warning in &project.warnings {
-        eprintln!("warning: {}", warning.message);
-    }
+    let project = super::load_project(Some(&root))?;
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "lore".into());
@@ -57,7 +54,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     );
     if args.no_serve {
         eprintln!(
-            "\nDemo project ready at {}.\n{try_it}\nServe it to agents with:\n  lore --project-dir {} mcp serve",
+            "\nDemo project ready at {}.\n{try_it}\nServe it to agents with:\n  {exe} --project-dir {} mcp serve",
             root.display(),
             root.display()
         );

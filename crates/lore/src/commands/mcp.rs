@@ -72,25 +72,15 @@ pub fn serve_http(
             "refusing to bind {host}: without token authentication the server must stay on loopback (127.0.0.1, localhost, ::1)"
         );
     }
-    let allowed_origins: Vec<String> = project
-        .config
-        .mcp
-        .allowed_origins
-        .iter()
-        .chain(&args.allowed_origins)
-        .cloned()
-        .collect();
+    // Flags add to lore.yaml's lists rather than replacing them.
+    let merged = |from_config: &[String], from_flags: &[String]| -> Vec<String> {
+        from_config.iter().chain(from_flags).cloned().collect()
+    };
+    let allowed_origins = merged(&project.config.mcp.allowed_origins, &args.allowed_origins);
     for origin in &allowed_origins {
         validate_origin(origin).map_err(anyhow::Error::msg)?;
     }
-    let allowed_hosts: Vec<String> = project
-        .config
-        .mcp
-        .allowed_hosts
-        .iter()
-        .chain(&args.allowed_hosts)
-        .cloned()
-        .collect();
+    let allowed_hosts = merged(&project.config.mcp.allowed_hosts, &args.allowed_hosts);
     let server = LoreServer::for_project(project);
     super::block_on(async move {
         let bind_host = if host == "localhost" {

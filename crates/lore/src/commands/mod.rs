@@ -8,26 +8,26 @@ pub mod mcp;
 pub mod shutdown;
 pub mod sql;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 use lore_core::error::HasErrorCode;
 use lore_core::project::{Project, resolve_project_dir};
 
-/// Finds and loads the project, printing config warnings to stderr.
+/// Finds and loads the project (see `resolve_project_dir`), printing
+/// config warnings to stderr.
 pub fn load_project(explicit: Option<&Path>) -> anyhow::Result<Project> {
-    let root = project_root(explicit)?;
-    let project = Project::load(&root).map_err(|e| anyhow::anyhow!("{} [{}]", e, e.code()))?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let project = Project::load(&resolve_project_dir(explicit, &cwd)).map_err(|e| coded(&e))?;
     for warning in &project.warnings {
         eprintln!("warning: {}", warning.message);
     }
     Ok(project)
 }
 
-/// The project directory for this invocation, made absolute.
-pub fn project_root(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    Ok(resolve_project_dir(explicit, &cwd))
+/// An error for the terminal: its message followed by its stable code.
+pub fn coded(error: &impl HasErrorCode) -> anyhow::Error {
+    anyhow::anyhow!("{error} [{}]", error.code())
 }
 
 /// Runs a future to completion on a fresh multi-threaded runtime.

@@ -5,7 +5,6 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use lore_core::error::HasErrorCode;
 use lore_warehouse::execute::{DEFAULT_MAX_ROWS, Warehouses};
 
 use crate::render;
@@ -15,7 +14,7 @@ use crate::render;
 pub enum Format {
     /// Aligned columns with a row count.
     Table,
-    /// The JSON shape sql_execution returns.
+    /// JSON with sql_execution's fields (headers, headerTypes, rows, rowCount, truncated, elapsedMs).
     Json,
     /// CSV with a header line.
     Csv,
@@ -52,12 +51,12 @@ pub fn run(args: SqlArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
         bail!("no SQL given: pass it as an argument or on standard input");
     }
     let project = super::load_project(project_dir)?;
-    let warehouses = Warehouses::from_config(&project.config, &project.root);
+    let warehouses = Warehouses::for_project(&project);
     let outcome = super::block_on(async {
         let prepared = warehouses.prepare(&args.connection, &sql)?;
         prepared.run(args.max_rows as usize).await
     })?;
-    let result = outcome.map_err(|e| anyhow::anyhow!("{} [{}]", e, e.code()))?;
+    let result = outcome.map_err(|e| super::coded(&e))?;
     let text = match args.format {
         Format::Table => render::table(&result),
         Format::Json => render::json(&result) + "\n",
