@@ -10,11 +10,14 @@
 //!   (`env:VAR`, `file:PATH`).
 //! - [`project`]: where a project lives on disk, how a command finds it, and
 //!   the layout `lore init` writes.
+//! - [`time`]: calendar arithmetic and UTC timestamps for artifacts and
+//!   decoded database values.
 //!
 //! This crate performs no network I/O and prints nothing.
 
 pub mod config;
 pub mod error;
 pub mod project;
+pub mod time;
 
 pub use error::{ErrorCode, ErrorReport};

@@ -2,13 +2,31 @@
 //!
 //! - [`guard`]: decides from the parsed SQL whether a statement is a pure
 //!   read. The first wall.
-//! - [`execute`]: runs guarded SQL in a session the database itself holds
-//!   read-only (the second wall), with a row cap, a statement timeout that
-//!   really interrupts, and lossless JSON values.
+//! - [`connector`]: one connector per driver (SQLite, PostgreSQL,
+//!   MySQL/MariaDB), each running statements in sessions the database
+//!   itself holds read-only (the second wall), with a bounded pool, a row
+//!   cap, a statement timeout that really stops the query, and lossless
+//!   JSON values.
+//! - [`execute`]: every connection of a project; guards agents' SQL before
+//!   it reaches a connector.
+//! - [`schema`]: the model of a scanned warehouse (tables, columns, keys)
+//!   and type normalisation.
+//! - [`scan`]: `lore scan`: structure, column profiles and relationships,
+//!   written as an immutable [`snapshot`].
+//! - [`catalog`]: the latest snapshot of each connection, in memory and
+//!   refreshed when a newer scan appears; entity details and the value
+//!   dictionary agents query.
 //! - [`demo`]: generates the embedded demo warehouse.
 //!
 //! Nothing here knows about MCP or terminals.
 
+pub mod catalog;
+pub mod connector;
 pub mod demo;
+pub mod dialect;
+pub mod error;
 pub mod execute;
 pub mod guard;
+pub mod scan;
+pub mod schema;
+pub mod snapshot;

@@ -10,6 +10,7 @@
 //! (`env:VAR`, `file:PATH` or a literal) and is resolved only when a
 //! connection is opened.
 
+mod scan;
 mod secret;
 
 use std::collections::BTreeMap;
@@ -19,6 +20,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, HasErrorCode};
+pub use scan::{DEFAULT_DICTIONARY_EXCLUDES, DictionaryConfig, ScanConfig, pattern_matches};
 pub use secret::Secret;
 
 /// The file name Lore looks for in a project directory.
@@ -26,6 +28,9 @@ pub const CONFIG_FILE_NAME: &str = "lore.yaml";
 
 /// Default statement timeout for a connection, in milliseconds.
 pub const DEFAULT_STATEMENT_TIMEOUT_MS: u64 = 30_000;
+
+/// Sessions a connection keeps open at most, unless configured.
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 4;
 
 /// Default MCP HTTP port.
 pub const DEFAULT_MCP_PORT: u16 = 7878;
@@ -60,6 +65,17 @@ pub struct ConnectionConfig {
     /// Statement timeout in milliseconds (default 30000). Queries running longer are interrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub statement_timeout_ms: Option<u64>,
+    /// Server drivers: the schemas (PostgreSQL) or databases (MySQL) that `lore scan` reads.
+    /// Default: every schema except the system ones (PostgreSQL); the URL's database, else
+    /// every non-system database (MySQL). SQLite has one schema and ignores this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schemas: Option<Vec<String>>,
+    /// Most database sessions Lore keeps open on this connection at once (default 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_connections: Option<u32>,
+    /// How `lore scan` profiles this connection.
+    #[serde(default)]
+    pub scan: ScanConfig,
 }
 
 impl ConnectionConfig {
@@ -80,6 +96,25 @@ impl ConnectionConfig {
     pub fn statement_timeout_ms(&self) -> u64 {
         self.statement_timeout_ms
             .unwrap_or(DEFAULT_STATEMENT_TIMEOUT_MS)
+    }
+
+    /// The session limit in effect for this connection.
+    pub fn max_connections(&self) -> u32 {
+        self.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS)
+    }
+
+    /// A connection of `driver` with every optional setting at its default.
+    pub fn new(driver: Driver) -> ConnectionConfig {
+        ConnectionConfig {
+            driver,
+            path: None,
+            url: None,
+            description: None,
+            statement_timeout_ms: None,
+            schemas: None,
+            max_connections: None,
+            scan: ScanConfig::default(),
+        }
     }
 }
 
@@ -327,6 +362,21 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                 "connection `{id}`: statement_timeout_ms must be at least 1"
             )));
         }
+        if conn.max_connections.is_some_and(|n| !(1..=64).contains(&n)) {
+            return Err(invalid(format!(
+                "connection `{id}`: max_connections must be between 1 and 64"
+            )));
+        }
+        if let Some(schemas) = &conn.schemas
+            && (schemas.is_empty() || schemas.iter().any(|s| s.trim().is_empty()))
+        {
+            return Err(invalid(format!(
+                "connection `{id}`: schemas must list at least one non-empty name (leave it out to scan every schema)"
+            )));
+        }
+        if let Some(problem) = conn.scan.problem(id) {
+            return Err(invalid(problem));
+        }
     }
     Ok(())
 }
@@ -423,6 +473,32 @@ mod tests {
         assert!(matches!(err, ConfigError::NotFound { .. }));
         assert!(err.to_string().contains("lore init"));
         assert_eq!(err.code(), ErrorCode::ConfigError);
+    }
+
+    #[test]
+    fn scan_settings_default_and_load_with_their_limits() {
+        let loaded = parse(
+            "connections:\n  pg:\n    driver: postgres\n    url: env:PG\n    schemas: [public, billing]\n    scan:\n      sample_rows: 500\n      dictionary: { include_columns: [users.role] }\n",
+        )
+        .unwrap();
+        let conn = &loaded.config.connections["pg"];
+        assert_eq!(
+            conn.schemas.as_deref(),
+            Some(&["public".to_string(), "billing".to_string()][..])
+        );
+        assert_eq!(conn.scan.sample_rows, 500);
+        assert_eq!(conn.scan.top_values, 20);
+        assert_eq!(conn.scan.dictionary.include_columns, ["users.role"]);
+        assert_eq!(conn.max_connections(), DEFAULT_MAX_CONNECTIONS);
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+
+        let err =
+            parse("connections:\n  w: { driver: sqlite, path: x.db, scan: { sample_rows: 0 } }\n")
+                .unwrap_err();
+        assert!(err.to_string().contains("scan.sample_rows"), "{err}");
+        let err =
+            parse("connections:\n  pg: { driver: postgres, url: x, schemas: [] }\n").unwrap_err();
+        assert!(err.to_string().contains("schemas"), "{err}");
     }
 
     #[test]

@@ -40,8 +40,6 @@ pub struct ConnectionSummary {
     pub description: Option<String>,
     /// Queries running longer than this are interrupted.
     pub statement_timeout_ms: u64,
-    /// Whether `sql_execution` can run queries on this connection.
-    pub queryable: bool,
 }
 
 impl Tool for ConnectionList {
@@ -75,7 +73,6 @@ Takes no arguments. Example result: {\"connections\":[{\"id\":\"warehouse\",\"dr
                 dialect: c.dialect.to_string(),
                 description: c.description,
                 statement_timeout_ms: c.statement_timeout_ms,
-                queryable: c.queryable,
             })
             .collect();
         Ok(ConnectionListOutput { connections })

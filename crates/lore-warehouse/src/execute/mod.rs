@@ -8,41 +8,22 @@
 //! Results are capped honestly: `max_rows + 1` rows are fetched, so
 //! `truncated` is true only when more rows really exist.
 
-mod sqlite;
-mod value;
-
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use lore_core::config::{ConfigError, ConnectionConfig, Driver};
-use lore_core::error::{ErrorCode, HasErrorCode};
+use lore_core::config::{ConnectionConfig, Driver};
 use lore_core::project::Project;
 use serde::Serialize;
 
-use crate::guard::{GuardError, SqlDialect, check_read_only};
-pub use sqlite::SqliteConnector;
-pub use value::{BLOB_MARKER, MAX_SAFE_INTEGER};
+pub use crate::connector::value::{BLOB_MARKER, MAX_SAFE_INTEGER};
+pub use crate::connector::{Connector, QueryResult, ServerInfo};
+pub use crate::error::WarehouseError;
+use crate::guard::{SqlDialect, check_read_only};
 
 /// Rows returned when the caller does not say.
 pub const DEFAULT_MAX_ROWS: usize = 1000;
 /// The most rows one query may return.
 pub const MAX_ROWS_LIMIT: usize = 10_000;
-
-/// The outcome of one read-only query.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct QueryResult {
-    /// Column names, in order.
-    pub headers: Vec<String>,
-    /// Driver type names, one per header, when the connector knows them.
-    pub header_types: Option<Vec<String>>,
-    /// Rows of JSON values, at most `max_rows`.
-    pub rows: Vec<Vec<serde_json::Value>>,
-    /// Whether the query had more rows than were returned.
-    pub truncated: bool,
-    /// Wall time of execution and fetch, in milliseconds.
-    pub elapsed_ms: u64,
-}
 
 /// A configured connection as agents see it (never with secrets).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -57,108 +38,12 @@ pub struct ConnectionInfo {
     pub description: Option<String>,
     /// Statement timeout in milliseconds.
     pub statement_timeout_ms: u64,
-    /// Whether this build can run queries on it.
-    pub queryable: bool,
-}
-
-/// Why a query could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum WarehouseError {
-    /// No connection has that id.
-    #[error("no connection `{id}`; configured connections: {}", if known.is_empty() { "none (add one to lore.yaml)".to_string() } else { known.join(", ") })]
-    UnknownConnection {
-        /// The id asked for.
-        id: String,
-        /// The ids that exist.
-        known: Vec<String>,
-    },
-    /// The guard refused the SQL.
-    #[error(transparent)]
-    Guard(#[from] GuardError),
-    /// The database itself refused a write (the read-only session held).
-    #[error("the database refused to write (the session is read-only): {message}")]
-    RefusedByDatabase {
-        /// The database's message.
-        message: String,
-    },
-    /// The database rejected the SQL (unknown table or column, type error…).
-    #[error("the database rejected the query: {message}")]
-    Query {
-        /// The database's message.
-        message: String,
-    },
-    /// The statement ran past its timeout and was interrupted.
-    #[error(
-        "the query ran longer than {timeout_ms} ms and was interrupted; narrow it (filters, LIMIT, aggregates) or raise statement_timeout_ms in lore.yaml"
-    )]
-    Timeout {
-        /// The limit that was hit.
-        timeout_ms: u64,
-    },
-    /// A configuration problem (missing secret, bad path).
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// The SQLite file named in `lore.yaml` does not exist.
-    #[error("the database file {} of connection `{id}` does not exist; check `path` in lore.yaml", path.display())]
-    DatabaseMissing {
-        /// Connection id.
-        id: String,
-        /// The missing file.
-        path: std::path::PathBuf,
-    },
-    /// The driver is configured but this build cannot query it yet.
-    #[error(
-        "connection `{id}` uses the {driver} driver, which this build of Lore cannot query yet; only sqlite connections run queries"
-    )]
-    UnsupportedDriver {
-        /// Connection id.
-        id: String,
-        /// Driver name.
-        driver: &'static str,
-    },
-    /// The request itself is out of range.
-    #[error("{message}")]
-    InvalidRequest {
-        /// What is wrong and how to fix it.
-        message: String,
-    },
-    /// The database failed for a reason that may pass (busy, I/O).
-    #[error("the database failed: {message}")]
-    Upstream {
-        /// The database's message.
-        message: String,
-    },
-}
-
-impl HasErrorCode for WarehouseError {
-    fn code(&self) -> ErrorCode {
-        match self {
-            WarehouseError::UnknownConnection { .. } => ErrorCode::NotFound,
-            WarehouseError::Guard(e) => e.code(),
-            WarehouseError::RefusedByDatabase { .. } => ErrorCode::ReadOnlyViolation,
-            WarehouseError::Query { .. } => ErrorCode::InvalidSql,
-            WarehouseError::Timeout { .. } => ErrorCode::Timeout,
-            WarehouseError::Config(_) | WarehouseError::DatabaseMissing { .. } => {
-                ErrorCode::ConfigError
-            }
-            WarehouseError::UnsupportedDriver { .. } => ErrorCode::UnsupportedOperation,
-            WarehouseError::InvalidRequest { .. } => ErrorCode::InvalidRequest,
-            WarehouseError::Upstream { .. } => ErrorCode::UpstreamError,
-        }
-    }
-}
-
-/// How a connection runs queries.
-#[derive(Debug)]
-enum Connector {
-    Sqlite(Arc<SqliteConnector>),
-    Unsupported,
 }
 
 #[derive(Debug)]
 struct Connection {
     config: ConnectionConfig,
-    connector: Connector,
+    connector: Arc<Connector>,
 }
 
 /// Every connection of a project, ready to run read-only queries.
@@ -178,14 +63,7 @@ impl Warehouses {
             .connections
             .iter()
             .map(|(id, conn)| {
-                let connector = match conn.driver {
-                    Driver::Sqlite => Connector::Sqlite(Arc::new(SqliteConnector::new(
-                        id,
-                        project.resolve_path(conn.path.as_deref().unwrap_or_default()),
-                        Duration::from_millis(conn.statement_timeout_ms()),
-                    ))),
-                    Driver::Postgres | Driver::Mysql => Connector::Unsupported,
-                };
+                let connector = Arc::new(Connector::for_connection(id, conn, project));
                 (
                     id.clone(),
                     Connection {
@@ -211,43 +89,48 @@ impl Warehouses {
                 dialect: SqlDialect::from(conn.config.driver).as_str(),
                 description: conn.config.description.clone(),
                 statement_timeout_ms: conn.config.statement_timeout_ms(),
-                queryable: !matches!(conn.connector, Connector::Unsupported),
             })
             .collect()
+    }
+
+    /// The ids of the configured connections, sorted.
+    pub fn ids(&self) -> Vec<String> {
+        self.connections.keys().cloned().collect()
+    }
+
+    /// One connection's configuration and connector.
+    pub fn get(&self, id: &str) -> Result<(&ConnectionConfig, Arc<Connector>), WarehouseError> {
+        let conn = self
+            .connections
+            .get(id)
+            .ok_or_else(|| WarehouseError::UnknownConnection {
+                id: id.to_string(),
+                known: self.ids(),
+            })?;
+        Ok((&conn.config, Arc::clone(&conn.connector)))
     }
 
     /// Finds the connection and checks the SQL with the read-only guard in
     /// the connection's dialect.
     pub fn prepare(&self, connection_id: &str, sql: &str) -> Result<PreparedQuery, WarehouseError> {
-        let conn = self.connections.get(connection_id).ok_or_else(|| {
-            WarehouseError::UnknownConnection {
-                id: connection_id.to_string(),
-                known: self.connections.keys().cloned().collect(),
-            }
-        })?;
-        check_read_only(sql, SqlDialect::from(conn.config.driver))?;
-        match &conn.connector {
-            Connector::Sqlite(connector) => Ok(PreparedQuery {
-                connector: Arc::clone(connector),
-                sql: sql.to_string(),
-            }),
-            Connector::Unsupported => {
-                // Configuration mistakes are reported before missing support.
-                conn.config
-                    .resolved_url(connection_id, &self.project_root)?;
-                Err(WarehouseError::UnsupportedDriver {
-                    id: connection_id.to_string(),
-                    driver: conn.config.driver.as_str(),
-                })
-            }
-        }
+        let (config, connector) = self.get(connection_id)?;
+        check_read_only(sql, SqlDialect::from(config.driver))?;
+        Ok(PreparedQuery {
+            connector,
+            sql: sql.to_string(),
+        })
+    }
+
+    /// The project directory the connections belong to.
+    pub fn project_root(&self) -> &std::path::Path {
+        &self.project_root
     }
 }
 
 /// SQL that passed the guard, bound to its connection.
 #[derive(Debug)]
 pub struct PreparedQuery {
-    connector: Arc<SqliteConnector>,
+    connector: Arc<Connector>,
     sql: String,
 }
 
@@ -260,6 +143,6 @@ impl PreparedQuery {
                 message: format!("maxRows must be between 1 and {MAX_ROWS_LIMIT}, got {max_rows}"),
             });
         }
-        self.connector.run(self.sql, max_rows).await
+        self.connector.run(&self.sql, max_rows).await
     }
 }

@@ -15,63 +15,13 @@ mod deny;
 
 use std::ops::ControlFlow;
 
-use lore_core::config::Driver;
 use lore_core::error::{ErrorCode, HasErrorCode};
 use sqlparser::ast::{
     Expr, ObjectName, Query, Select, SetExpr, Statement, TableFactor, Visit, Visitor,
 };
-use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
 use sqlparser::parser::Parser;
 
-/// The SQL dialect a statement is parsed in: the connection's own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SqlDialect {
-    /// SQLite.
-    Sqlite,
-    /// PostgreSQL.
-    Postgres,
-    /// MySQL and MariaDB.
-    Mysql,
-}
-
-impl SqlDialect {
-    /// Parses a dialect name as used in the guard corpus and the CLI.
-    pub fn from_name(name: &str) -> Option<SqlDialect> {
-        match name.to_ascii_lowercase().as_str() {
-            "sqlite" => Some(SqlDialect::Sqlite),
-            "postgres" | "postgresql" => Some(SqlDialect::Postgres),
-            "mysql" | "mariadb" => Some(SqlDialect::Mysql),
-            _ => None,
-        }
-    }
-
-    /// The dialect's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SqlDialect::Sqlite => "sqlite",
-            SqlDialect::Postgres => "postgres",
-            SqlDialect::Mysql => "mysql",
-        }
-    }
-
-    fn parser_dialect(self) -> Box<dyn Dialect> {
-        match self {
-            SqlDialect::Sqlite => Box::new(SQLiteDialect {}),
-            SqlDialect::Postgres => Box::new(PostgreSqlDialect {}),
-            SqlDialect::Mysql => Box::new(MySqlDialect {}),
-        }
-    }
-}
-
-impl From<Driver> for SqlDialect {
-    fn from(driver: Driver) -> Self {
-        match driver {
-            Driver::Sqlite => SqlDialect::Sqlite,
-            Driver::Postgres => SqlDialect::Postgres,
-            Driver::Mysql => SqlDialect::Mysql,
-        }
-    }
-}
+pub use crate::dialect::SqlDialect;
 
 /// Why the guard refused a statement.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -4,6 +4,10 @@
 //!   lose precision in JavaScript clients.
 //! - Non-finite floats become the strings `"Infinity"`, `"-Infinity"`, `"NaN"`.
 //! - Blobs (and text that is not UTF-8) become `{"$base64": "<data>"}`.
+//! - Exact decimals (PostgreSQL `numeric`, MySQL `DECIMAL`) become numbers
+//!   only when a JSON number carries them exactly, else strings.
+//! - Values of types Lore cannot decode become
+//!   `{"$unsupportedType": "<type>", "hint": …}` rather than a guess.
 
 use base64::Engine;
 use rusqlite::types::ValueRef;
@@ -48,6 +52,39 @@ pub fn float_to_json(f: f64) -> Value {
     }
 }
 
+/// An exact decimal (`-12.50`, `NaN`) as a JSON number when a double
+/// holds it exactly (`12.5`), else as the decimal string.
+pub fn decimal_to_json(text: &str) -> Value {
+    if let Ok(i) = text.parse::<i64>() {
+        return integer_to_json(i);
+    }
+    match text.parse::<f64>() {
+        Ok(f) if f.is_finite() && same_decimal(&f.to_string(), text) => float_to_json(f),
+        _ => Value::String(text.to_string()),
+    }
+}
+
+/// Whether two decimal strings denote the same number once trailing zeros
+/// of the fraction are ignored (`12.50` and `12.5`).
+fn same_decimal(a: &str, b: &str) -> bool {
+    fn canonical(s: &str) -> &str {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            s
+        }
+    }
+    canonical(a) == canonical(b)
+}
+
+/// A value Lore cannot decode, named so an agent knows how to read it.
+pub fn unsupported_to_json(type_name: &str) -> Value {
+    serde_json::json!({
+        "$unsupportedType": type_name,
+        "hint": "cast the column to text in SQL to read it (e.g. CAST(col AS TEXT) or col::text)",
+    })
+}
+
 /// Binary data as `{"$base64": "..."}`.
 pub fn blob_to_json(bytes: &[u8]) -> Value {
     let mut marker = Map::new();
@@ -81,6 +118,22 @@ mod tests {
         assert_eq!(float_to_json(1.5), json!(1.5));
         assert_eq!(float_to_json(f64::INFINITY), json!("Infinity"));
         assert_eq!(float_to_json(f64::NAN), json!("NaN"));
+    }
+
+    #[test]
+    fn decimals_are_numbers_only_when_exact() {
+        assert_eq!(decimal_to_json("12.50"), json!(12.5));
+        assert_eq!(decimal_to_json("-3"), json!(-3));
+        assert_eq!(decimal_to_json("0.1"), json!(0.1));
+        assert_eq!(
+            decimal_to_json("12345678901234567890.12"),
+            json!("12345678901234567890.12")
+        );
+        assert_eq!(decimal_to_json("NaN"), json!("NaN"));
+        assert_eq!(
+            decimal_to_json("9007199254740993"),
+            json!("9007199254740993")
+        );
     }
 
     #[test]

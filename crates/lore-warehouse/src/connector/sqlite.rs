@@ -11,16 +11,14 @@
 //! than reused.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, InterruptHandle, OpenFlags};
 
+use super::pool::Pool;
 use super::value::sqlite_to_json;
-use super::{QueryResult, WarehouseError};
-
-/// Idle sessions kept for reuse.
-const MAX_IDLE_SESSIONS: usize = 4;
+use super::{QueryResult, ServerInfo};
+use crate::error::WarehouseError;
 
 /// Runs read-only queries against one SQLite file.
 #[derive(Debug)]
@@ -28,18 +26,24 @@ pub struct SqliteConnector {
     id: String,
     path: PathBuf,
     timeout: Duration,
-    idle: Mutex<Vec<Connection>>,
+    pool: Pool<Connection>,
 }
 
 impl SqliteConnector {
-    /// A connector for connection `id` over the file at `path`.
-    pub fn new(id: &str, path: PathBuf, timeout: Duration) -> SqliteConnector {
+    /// A connector for connection `id` over the file at `path`, with at most
+    /// `max_sessions` sessions open at once.
+    pub fn new(id: &str, path: PathBuf, timeout: Duration, max_sessions: usize) -> SqliteConnector {
         SqliteConnector {
             id: id.to_string(),
             path,
             timeout,
-            idle: Mutex::new(Vec::new()),
+            pool: Pool::new(max_sessions),
         }
+    }
+
+    /// The statement timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// Opens a new read-only session.
@@ -57,30 +61,16 @@ impl SqliteConnector {
         Ok(conn)
     }
 
-    fn take_session(&self) -> Result<Connection, WarehouseError> {
-        let reused = self.idle.lock().ok().and_then(|mut idle| idle.pop());
-        match reused {
-            Some(conn) => Ok(conn),
-            None => self.open_session(),
-        }
-    }
-
-    fn return_session(&self, conn: Connection) {
-        if let Ok(mut idle) = self.idle.lock()
-            && idle.len() < MAX_IDLE_SESSIONS
-        {
-            idle.push(conn);
-        }
-    }
-
-    /// Runs `sql` (already checked by the guard), fetching `max_rows + 1`
-    /// rows to know whether the result is truncated.
-    pub(super) async fn run(
-        self: std::sync::Arc<Self>,
-        sql: String,
+    /// Runs `sql` (already checked by the guard, or written by Lore),
+    /// fetching `max_rows + 1` rows to know whether the result is truncated.
+    pub(crate) async fn run(
+        &self,
+        sql: &str,
         max_rows: usize,
     ) -> Result<QueryResult, WarehouseError> {
-        let conn = self.take_session()?;
+        let mut lease = self.pool.acquire(|| async { self.open_session() }).await?;
+        let conn = lease.take();
+        let sql = sql.to_string();
         let mut interrupt_on_drop = InterruptOnDrop(Some(conn.get_interrupt_handle()));
         let started = Instant::now();
         let mut task = tokio::task::spawn_blocking(move || {
@@ -107,10 +97,29 @@ impl SqliteConnector {
         })?;
         // The session stays healthy after a query error (no such table, …),
         // so it goes back to the pool either way.
-        self.return_session(conn);
+        lease.restore(conn);
+        lease.release();
         let fetched = outcome?;
         let elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(fetched.into_result(max_rows, elapsed_ms))
+    }
+
+    /// The SQLite version and whether sessions are held read-only.
+    pub(crate) async fn server_info(&self) -> Result<ServerInfo, WarehouseError> {
+        let result = self
+            .run(
+                "SELECT sqlite_version(), (SELECT query_only FROM pragma_query_only)",
+                1,
+            )
+            .await?;
+        let row = result.rows.first();
+        Ok(ServerInfo {
+            version: row
+                .and_then(|r| r[0].as_str())
+                .map(|v| format!("SQLite {v}"))
+                .unwrap_or_else(|| "SQLite".to_string()),
+            read_only: row.and_then(|r| r[1].as_i64()) == Some(1),
+        })
     }
 }
 
@@ -241,7 +250,6 @@ fn classify(e: rusqlite::Error) -> WarehouseError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     fn database(rows: i64) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -261,12 +269,8 @@ mod tests {
         (dir, path)
     }
 
-    fn connector(path: PathBuf, timeout_ms: u64) -> Arc<SqliteConnector> {
-        Arc::new(SqliteConnector::new(
-            "t",
-            path,
-            Duration::from_millis(timeout_ms),
-        ))
+    fn connector(path: PathBuf, timeout_ms: u64) -> SqliteConnector {
+        SqliteConnector::new("t", path, Duration::from_millis(timeout_ms), 4)
     }
 
     #[test]
@@ -308,16 +312,10 @@ mod tests {
     async fn result_is_capped_and_says_truncated_only_when_more_rows_exist() {
         let (_dir, path) = database(5);
         let conn = connector(path, 1000);
-        let capped = Arc::clone(&conn)
-            .run("SELECT id FROM t ORDER BY id".into(), 3)
-            .await
-            .unwrap();
+        let capped = conn.run("SELECT id FROM t ORDER BY id", 3).await.unwrap();
         assert_eq!(capped.rows.len(), 3);
         assert!(capped.truncated);
-        let exact = Arc::clone(&conn)
-            .run("SELECT id FROM t".into(), 5)
-            .await
-            .unwrap();
+        let exact = conn.run("SELECT id FROM t", 5).await.unwrap();
         assert_eq!(exact.rows.len(), 5);
         assert!(!exact.truncated);
     }
@@ -327,7 +325,7 @@ mod tests {
         let (_dir, path) = database(1);
         let result = connector(path.clone(), 1000)
             .run(
-                "SELECT id, name, data, big, 1.5 AS r, NULL AS empty FROM t".into(),
+                "SELECT id, name, data, big, 1.5 AS r, NULL AS empty FROM t",
                 10,
             )
             .await
@@ -343,7 +341,7 @@ mod tests {
         // `empty` has neither a declared type nor a value: types are omitted.
         assert_eq!(result.header_types, None);
         let typed = connector(path, 1000)
-            .run("SELECT id, name, 1.5 AS r FROM t".into(), 10)
+            .run("SELECT id, name, 1.5 AS r FROM t", 10)
             .await
             .unwrap();
         assert_eq!(
@@ -357,20 +355,20 @@ mod tests {
         let (_dir, path) = database(1);
         let conn = connector(path, 200);
         let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c";
-        let err = Arc::clone(&conn).run(endless.into(), 10).await.unwrap_err();
+        let err = conn.run(endless, 10).await.unwrap_err();
         assert!(
             matches!(err, WarehouseError::Timeout { timeout_ms: 200 }),
             "{err}"
         );
         // The connector keeps working after an interrupted query.
-        let ok = conn.run("SELECT 1".into(), 10).await.unwrap();
+        let ok = conn.run("SELECT 1", 10).await.unwrap();
         assert_eq!(ok.rows, vec![vec![serde_json::json!(1)]]);
     }
 
     #[tokio::test]
     async fn a_missing_file_is_a_config_error_naming_the_path() {
         let conn = connector(PathBuf::from("/nonexistent/w.db"), 1000);
-        let err = conn.run("SELECT 1".into(), 1).await.unwrap_err();
+        let err = conn.run("SELECT 1", 1).await.unwrap_err();
         assert!(err.to_string().contains("/nonexistent/w.db"), "{err}");
     }
 
@@ -378,13 +376,10 @@ mod tests {
     async fn a_query_error_keeps_the_session_for_reuse() {
         let (_dir, path) = database(1);
         let conn = connector(path, 1000);
-        Arc::clone(&conn).run("SELECT 1".into(), 1).await.unwrap();
-        Arc::clone(&conn)
-            .run("SELECT * FROM nope".into(), 1)
-            .await
-            .unwrap_err();
+        conn.run("SELECT 1", 1).await.unwrap();
+        conn.run("SELECT * FROM nope", 1).await.unwrap_err();
         assert_eq!(
-            conn.idle.lock().unwrap().len(),
+            conn.pool.idle_count(),
             1,
             "the session went back to the pool"
         );
@@ -394,7 +389,7 @@ mod tests {
     async fn unknown_tables_are_reported_as_the_database_says() {
         let (_dir, path) = database(1);
         let err = connector(path, 1000)
-            .run("SELECT * FROM nope".into(), 1)
+            .run("SELECT * FROM nope", 1)
             .await
             .unwrap_err();
         assert!(matches!(err, WarehouseError::Query { .. }));

@@ -1,0 +1,160 @@
+//! Calendar arithmetic and UTC timestamps, without a date-time dependency.
+//!
+//! Lore needs dates in a few fixed shapes only: ISO-8601 text for artifacts
+//! (`2026-11-22T20:15:30.123Z`), day numbers for decoding database values,
+//! and ids that sort by time. Day numbers count from 1970-01-01 in the
+//! proleptic Gregorian calendar (Howard Hinnant's algorithms).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Microseconds in one day.
+pub const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+/// Days since 1970-01-01 for a civil date.
+pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The civil date `(year, month, day)` of a day number.
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// `YYYY-MM-DD` of a day number.
+pub fn format_date(days: i64) -> String {
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// `HH:MM:SS`, with `.ffffff` (trailing zeros trimmed) when there is a
+/// fraction, for microseconds into a day.
+pub fn format_time_of_day(micros: i64) -> String {
+    let seconds = micros.div_euclid(1_000_000);
+    let fraction = micros.rem_euclid(1_000_000);
+    let mut text = format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    );
+    if fraction != 0 {
+        let digits = format!("{fraction:06}");
+        text.push('.');
+        text.push_str(digits.trim_end_matches('0'));
+    }
+    text
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.ffffff]` for microseconds since 1970-01-01.
+pub fn format_timestamp_micros(micros: i64) -> String {
+    format!(
+        "{}T{}",
+        format_date(micros.div_euclid(MICROS_PER_DAY)),
+        format_time_of_day(micros.rem_euclid(MICROS_PER_DAY))
+    )
+}
+
+/// A moment in UTC, with millisecond precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UtcMillis(pub i64);
+
+impl UtcMillis {
+    /// The current time.
+    pub fn now() -> UtcMillis {
+        let millis = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0);
+        UtcMillis(millis)
+    }
+
+    /// ISO-8601 with milliseconds and `Z`: `2026-11-22T20:15:30.123Z`.
+    pub fn to_iso(self) -> String {
+        let days = self.0.div_euclid(86_400_000);
+        let ms = self.0.rem_euclid(86_400_000);
+        let seconds = ms / 1000;
+        format!(
+            "{}T{:02}:{:02}:{:02}.{:03}Z",
+            format_date(days),
+            seconds / 3600,
+            seconds / 60 % 60,
+            seconds % 60,
+            ms % 1000
+        )
+    }
+
+    /// A compact form that sorts by time and is safe in file names:
+    /// `20261122T201530123Z`.
+    pub fn to_compact(self) -> String {
+        self.to_iso()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect()
+    }
+
+    /// Parses what [`UtcMillis::to_iso`] writes (also without milliseconds).
+    pub fn parse_iso(text: &str) -> Option<UtcMillis> {
+        let bytes = text.as_bytes();
+        let number =
+            |range: std::ops::Range<usize>| -> Option<i64> { text.get(range)?.parse().ok() };
+        if bytes.len() < 20 || bytes[4] != b'-' || bytes[10] != b'T' {
+            return None;
+        }
+        let days = days_from_civil(number(0..4)?, number(5..7)?, number(8..10)?);
+        let seconds = number(11..13)? * 3600 + number(14..16)? * 60 + number(17..19)?;
+        let millis = if bytes.get(19) == Some(&b'.') {
+            number(20..23)?
+        } else {
+            0
+        };
+        Some(UtcMillis(days * 86_400_000 + seconds * 1000 + millis))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calendar_round_trips() {
+        let day = days_from_civil(2024, 2, 29);
+        assert_eq!(civil_from_days(day), (2024, 2, 29));
+        assert_eq!(format_date(0), "1970-01-01");
+        assert_eq!(format_date(-1), "1969-12-31");
+    }
+
+    #[test]
+    fn timestamps_format_with_trimmed_fractions() {
+        assert_eq!(format_timestamp_micros(0), "1970-01-01T00:00:00");
+        assert_eq!(
+            format_timestamp_micros(MICROS_PER_DAY + 3_661_500_000),
+            "1970-01-02T01:01:01.5"
+        );
+        assert_eq!(format_timestamp_micros(-1), "1969-12-31T23:59:59.999999");
+    }
+
+    #[test]
+    fn iso_and_compact_forms_sort_by_time_and_parse_back() {
+        let t = UtcMillis(days_from_civil(2026, 11, 22) * 86_400_000 + 73_530_123);
+        assert_eq!(t.to_iso(), "2026-11-22T20:25:30.123Z");
+        assert_eq!(t.to_compact(), "20261122T202530123Z");
+        assert_eq!(UtcMillis::parse_iso(&t.to_iso()), Some(t));
+        assert!(UtcMillis(t.0 + 1).to_compact() > t.to_compact());
+        assert_eq!(UtcMillis::parse_iso("yesterday"), None);
+    }
+}

@@ -1,0 +1,139 @@
+//! The SQL dialects Lore speaks: how statements are parsed (the guard) and
+//! how the SQL Lore writes itself (introspection, profiles, relationship
+//! checks) quotes identifiers and literals.
+
+use lore_core::config::Driver;
+use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+
+/// The SQL dialect of a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SqlDialect {
+    /// SQLite.
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+    /// MySQL and MariaDB.
+    Mysql,
+}
+
+impl SqlDialect {
+    /// Parses a dialect name as used in the guard corpus and the CLI.
+    pub fn from_name(name: &str) -> Option<SqlDialect> {
+        match name.to_ascii_lowercase().as_str() {
+            "sqlite" => Some(SqlDialect::Sqlite),
+            "postgres" | "postgresql" => Some(SqlDialect::Postgres),
+            "mysql" | "mariadb" => Some(SqlDialect::Mysql),
+            _ => None,
+        }
+    }
+
+    /// The dialect's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SqlDialect::Sqlite => "sqlite",
+            SqlDialect::Postgres => "postgres",
+            SqlDialect::Mysql => "mysql",
+        }
+    }
+
+    pub(crate) fn parser_dialect(self) -> Box<dyn Dialect> {
+        match self {
+            SqlDialect::Sqlite => Box::new(SQLiteDialect {}),
+            SqlDialect::Postgres => Box::new(PostgreSqlDialect {}),
+            SqlDialect::Mysql => Box::new(MySqlDialect {}),
+        }
+    }
+
+    /// An identifier quoted for this dialect: `"name"` (backticks for
+    /// MySQL), with embedded quote characters doubled.
+    pub fn quote_ident(self, name: &str) -> String {
+        let quote = match self {
+            SqlDialect::Mysql => '`',
+            SqlDialect::Sqlite | SqlDialect::Postgres => '"',
+        };
+        let mut quoted = String::with_capacity(name.len() + 2);
+        quoted.push(quote);
+        for c in name.chars() {
+            if c == quote {
+                quoted.push(quote);
+            }
+            quoted.push(c);
+        }
+        quoted.push(quote);
+        quoted
+    }
+
+    /// A table name qualified by its schema when it has one: `"db"."name"`.
+    pub fn quote_table(self, db: Option<&str>, name: &str) -> String {
+        match db {
+            Some(db) => format!("{}.{}", self.quote_ident(db), self.quote_ident(name)),
+            None => self.quote_ident(name),
+        }
+    }
+
+    /// A string literal: `'text'` with quotes doubled (and backslashes
+    /// doubled for MySQL, where they escape).
+    pub fn quote_literal(self, text: &str) -> String {
+        let mut escaped = text.replace('\'', "''");
+        if self == SqlDialect::Mysql {
+            escaped = escaped.replace('\\', "\\\\");
+        }
+        format!("'{escaped}'")
+    }
+
+    /// An expression casting `expr` to text.
+    pub fn cast_to_text(self, expr: &str) -> String {
+        match self {
+            SqlDialect::Sqlite => format!("CAST({expr} AS TEXT)"),
+            SqlDialect::Postgres => format!("({expr})::text"),
+            SqlDialect::Mysql => format!("CAST({expr} AS CHAR)"),
+        }
+    }
+
+    /// The length in characters of a text expression.
+    pub fn text_length(self, expr: &str) -> String {
+        match self {
+            SqlDialect::Sqlite => format!("length({expr})"),
+            SqlDialect::Postgres | SqlDialect::Mysql => format!("char_length({expr})"),
+        }
+    }
+
+    /// A predicate: the text expression starts like an ISO-8601 date
+    /// (`YYYY-MM-DD`).
+    pub fn looks_like_iso_date(self, expr: &str) -> String {
+        match self {
+            SqlDialect::Sqlite => {
+                format!("{expr} GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]*'")
+            }
+            SqlDialect::Postgres => format!("{expr} ~ '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
+            SqlDialect::Mysql => format!("{expr} REGEXP '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
+        }
+    }
+}
+
+impl From<Driver> for SqlDialect {
+    fn from(driver: Driver) -> Self {
+        match driver {
+            Driver::Sqlite => SqlDialect::Sqlite,
+            Driver::Postgres => SqlDialect::Postgres,
+            Driver::Mysql => SqlDialect::Mysql,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_and_literals_are_quoted_per_dialect() {
+        assert_eq!(SqlDialect::Postgres.quote_ident("we\"ird"), "\"we\"\"ird\"");
+        assert_eq!(SqlDialect::Mysql.quote_ident("a`b"), "`a``b`");
+        assert_eq!(
+            SqlDialect::Postgres.quote_table(Some("billing"), "Invoices"),
+            "\"billing\".\"Invoices\""
+        );
+        assert_eq!(SqlDialect::Sqlite.quote_literal("O'Brien"), "'O''Brien'");
+        assert_eq!(SqlDialect::Mysql.quote_literal("a\\'"), "'a\\\\'''");
+    }
+}

@@ -1,0 +1,398 @@
+//! Scan snapshots on disk: immutable folders, one per scan, that agents'
+//! tools read and people can diff.
+//!
+//! ```text
+//! raw-sources/<connection>/live-database/<syncId>/
+//!   connection.json      which connection, when, what scope, how many tables
+//!   tables/<db>.<name>.json   one file per table (schema::SchemaTable)
+//!   profile.json         column profiles and dictionary values
+//!   relationships.json   declared and inferred relationships
+//!   scan-report.json     what the scan did and what changed since the last one
+//! ```
+//!
+//! A `syncId` is the scan's UTC time plus a random suffix
+//! (`20261122T202530123Z-a3f1`), so snapshots sort by time and never
+//! collide. A snapshot is written into a hidden `.tmp-<syncId>` folder and
+//! renamed into place when complete: readers see a whole snapshot or none,
+//! and a scan that is interrupted leaves nothing behind.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use lore_core::error::{ErrorCode, HasErrorCode};
+use lore_core::time::UtcMillis;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::schema::SchemaTable;
+
+/// The folder of a connection's snapshots, under `raw-sources/<id>/`.
+pub const LIVE_DATABASE_DIR: &str = "live-database";
+/// The manifest of a snapshot.
+pub const CONNECTION_FILE: &str = "connection.json";
+/// The folder of table files.
+pub const TABLES_DIR: &str = "tables";
+/// Column profiles.
+pub const PROFILE_FILE: &str = "profile.json";
+/// Relationships.
+pub const RELATIONSHIPS_FILE: &str = "relationships.json";
+/// The scan report.
+pub const REPORT_FILE: &str = "scan-report.json";
+/// Prefix of snapshots being written.
+const TEMP_PREFIX: &str = ".tmp-";
+/// Unfinished snapshots older than this are debris from a killed scan.
+const STALE_TEMP_AGE: Duration = Duration::from_secs(3600);
+
+/// Why a snapshot could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// A file or folder could not be written or read.
+    #[error("cannot access {}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A file exists but is not what Lore wrote.
+    #[error("{} is not a valid scan artifact ({message}); run `lore scan` again to write a fresh snapshot", path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+impl HasErrorCode for SnapshotError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            SnapshotError::Io { .. } => ErrorCode::Internal,
+            SnapshotError::Corrupt { .. } => ErrorCode::ConfigError,
+        }
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SnapshotError + '_ {
+    move |source| SnapshotError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// `connection.json`: which connection a snapshot describes, and when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionManifest {
+    /// Connection id.
+    pub connection_id: String,
+    /// Driver name.
+    pub driver: String,
+    /// SQL dialect of the connection.
+    pub dialect: String,
+    /// The snapshot's id.
+    pub sync_id: String,
+    /// The scan run that wrote it.
+    pub scan_run_id: String,
+    /// When the structure was read (ISO-8601 UTC).
+    pub extracted_at: String,
+    /// What was scanned.
+    pub scope: ScopeManifest,
+    /// Tables and views in the snapshot.
+    pub table_count: usize,
+    /// The Lore version that wrote it.
+    pub lore_version: String,
+}
+
+/// The scope of a scan.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScopeManifest {
+    /// Schemas or databases read; `null` means the driver's default.
+    pub schemas: Option<Vec<String>>,
+    /// Table patterns left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude_tables: Vec<String>,
+}
+
+/// The snapshots folder of connection `id` in the project at `root`.
+pub fn snapshots_dir(root: &Path, connection_id: &str) -> PathBuf {
+    root.join("raw-sources")
+        .join(connection_id)
+        .join(LIVE_DATABASE_DIR)
+}
+
+/// Complete snapshots in `dir`, oldest first (an absent folder has none).
+pub fn list_sync_ids(dir: &Path) -> Result<Vec<String>, SnapshotError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_error(dir)(e)),
+    };
+    let mut ids: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| !name.starts_with('.'))
+        .collect();
+    ids.sort();
+    Ok(ids)
+}
+
+/// The newest complete snapshot in `dir`.
+pub fn latest_sync_id(dir: &Path) -> Result<Option<String>, SnapshotError> {
+    Ok(list_sync_ids(dir)?.pop())
+}
+
+/// A new sync id, later than `after` even if the clock went backwards.
+pub fn new_sync_id(after: Option<&str>) -> String {
+    let mut now = UtcMillis::now();
+    if let Some(previous) = after.and_then(millis_of)
+        && previous >= now
+    {
+        now = UtcMillis(previous.0 + 1);
+    }
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    hasher.write_u32(std::process::id());
+    format!("{}-{:04x}", now.to_compact(), hasher.finish() & 0xffff)
+}
+
+/// The time part of a sync id.
+fn millis_of(sync_id: &str) -> Option<UtcMillis> {
+    let c = sync_id.get(..19)?; // YYYYMMDDTHHMMSSmmmZ
+    let iso = format!(
+        "{}-{}-{}T{}:{}:{}.{}Z",
+        c.get(0..4)?,
+        c.get(4..6)?,
+        c.get(6..8)?,
+        c.get(9..11)?,
+        c.get(11..13)?,
+        c.get(13..15)?,
+        c.get(15..18)?
+    );
+    UtcMillis::parse_iso(&iso)
+}
+
+/// A file name for a table, safe on every filesystem and unique within a
+/// snapshot even where names differ only in case.
+pub fn table_file_name(table: &SchemaTable, used: &mut HashSet<String>) -> String {
+    let display = table.table_ref().display();
+    let mut stem: String = display
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c.to_string()
+            } else {
+                format!("%{:02X}", c as u32)
+            }
+        })
+        .collect();
+    if stem.starts_with('.') {
+        stem.insert(0, '_');
+    }
+    let mut name = format!("{stem}.json");
+    let mut n = 2;
+    while !used.insert(name.to_ascii_lowercase()) {
+        name = format!("{stem}~{n}.json");
+        n += 1;
+    }
+    name
+}
+
+/// Reads and parses one JSON artifact.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, SnapshotError> {
+    let bytes = std::fs::read(path).map_err(io_error(path))?;
+    serde_json::from_slice(&bytes).map_err(|e| SnapshotError::Corrupt {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Reads a JSON artifact that may be absent.
+pub fn read_json_if_present<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, SnapshotError> {
+    if path.is_file() {
+        read_json(path).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Every table file of the snapshot in `snapshot_dir`.
+pub fn read_tables(snapshot_dir: &Path) -> Result<Vec<SchemaTable>, SnapshotError> {
+    let dir = snapshot_dir.join(TABLES_DIR);
+    let entries = std::fs::read_dir(&dir).map_err(io_error(&dir))?;
+    let mut tables = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(io_error(&dir))?.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            tables.push(read_json::<SchemaTable>(&path)?);
+        }
+    }
+    tables.sort_by(|a, b| (&a.db, &a.name).cmp(&(&b.db, &b.name)));
+    Ok(tables)
+}
+
+/// A snapshot being written. Dropping it before [`SnapshotWriter::commit`]
+/// deletes what was written.
+#[derive(Debug)]
+pub struct SnapshotWriter {
+    temp: PathBuf,
+    target: PathBuf,
+    committed: bool,
+}
+
+impl SnapshotWriter {
+    /// Starts snapshot `sync_id` in `dir` (created if needed).
+    pub fn create(dir: &Path, sync_id: &str) -> Result<SnapshotWriter, SnapshotError> {
+        let temp = dir.join(format!("{TEMP_PREFIX}{sync_id}"));
+        std::fs::create_dir_all(temp.join(TABLES_DIR)).map_err(io_error(&temp))?;
+        Ok(SnapshotWriter {
+            temp,
+            target: dir.join(sync_id),
+            committed: false,
+        })
+    }
+
+    /// Writes `value` as pretty JSON at `relative` inside the snapshot.
+    pub fn write_json<T: Serialize>(&self, relative: &str, value: &T) -> Result<(), SnapshotError> {
+        let path = self.temp.join(relative);
+        let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| SnapshotError::Corrupt {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        bytes.push(b'\n');
+        std::fs::write(&path, bytes).map_err(io_error(&path))
+    }
+
+    /// Makes the snapshot visible, complete, under its sync id.
+    pub fn commit(mut self) -> Result<PathBuf, SnapshotError> {
+        std::fs::rename(&self.temp, &self.target).map_err(io_error(&self.target))?;
+        self.committed = true;
+        Ok(self.target.clone())
+    }
+}
+
+impl Drop for SnapshotWriter {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.temp);
+        }
+    }
+}
+
+/// Deletes all but the newest `keep` snapshots, and unfinished ones left by
+/// scans that were killed. Returns the sync ids removed.
+pub fn prune(dir: &Path, keep: usize) -> Result<Vec<String>, SnapshotError> {
+    let ids = list_sync_ids(dir)?;
+    let excess = ids.len().saturating_sub(keep.max(1));
+    let mut removed = Vec::new();
+    for id in ids.into_iter().take(excess) {
+        let path = dir.join(&id);
+        std::fs::remove_dir_all(&path).map_err(io_error(&path))?;
+        removed.push(id);
+    }
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.filter_map(Result::ok) {
+            let stale = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > STALE_TEMP_AGE);
+            let is_temp = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
+            if is_temp && stale {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::TableKind;
+
+    fn table(db: Option<&str>, name: &str) -> SchemaTable {
+        SchemaTable {
+            catalog: None,
+            db: db.map(str::to_string),
+            name: name.into(),
+            kind: TableKind::Table,
+            comment: None,
+            estimated_rows: None,
+            columns: Vec::new(),
+            foreign_keys: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn sync_ids_sort_by_time_and_never_go_backwards() {
+        let first = new_sync_id(None);
+        assert_eq!(first.len(), "20261122T202530123Z-a3f1".len(), "{first}");
+        let future = "29991231T235959999Z-0000";
+        let next = new_sync_id(Some(future));
+        assert!(next.as_str() > future, "{next} must sort after {future}");
+        assert!(millis_of(&first).is_some());
+    }
+
+    #[test]
+    fn table_file_names_are_safe_and_unique_ignoring_case() {
+        let mut used = HashSet::new();
+        assert_eq!(
+            table_file_name(&table(Some("public"), "orders"), &mut used),
+            "public.orders.json"
+        );
+        assert_eq!(
+            table_file_name(&table(Some("public"), "Orders"), &mut used),
+            "public.Orders~2.json"
+        );
+        assert_eq!(
+            table_file_name(&table(None, "a/b c"), &mut used),
+            "a%2Fb%20c.json"
+        );
+        assert_eq!(
+            table_file_name(&table(None, ".hidden"), &mut used),
+            "_.hidden.json"
+        );
+    }
+
+    #[test]
+    fn an_uncommitted_snapshot_leaves_nothing_and_a_committed_one_is_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = SnapshotWriter::create(dir.path(), "20260101T000000000Z-0001").unwrap();
+        writer
+            .write_json("connection.json", &serde_json::json!({}))
+            .unwrap();
+        drop(writer);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert_eq!(latest_sync_id(dir.path()).unwrap(), None);
+
+        for id in [
+            "20260101T000000000Z-0001",
+            "20260102T000000000Z-0002",
+            "20260103T000000000Z-0003",
+        ] {
+            SnapshotWriter::create(dir.path(), id)
+                .unwrap()
+                .commit()
+                .unwrap();
+        }
+        assert_eq!(
+            latest_sync_id(dir.path()).unwrap().as_deref(),
+            Some("20260103T000000000Z-0003")
+        );
+        let removed = prune(dir.path(), 2).unwrap();
+        assert_eq!(removed, ["20260101T000000000Z-0001"]);
+        assert_eq!(list_sync_ids(dir.path()).unwrap().len(), 2);
+    }
+}
