@@ -4,7 +4,7 @@
 //!   that gives every tool the polish kit (schemas, annotations, in-band
 //!   errors, progress).
 //! - [`analytics`]: the analytics toolset (`connection_list`,
-//!   `sql_execution`).
+//!   `entity_details`, `dictionary_search`, `sql_execution`).
 //! - [`server`]: the MCP handler, shared by both transports.
 //! - [`transport`]: stdio and Streamable HTTP (axum) with Host and Origin
 //!   checks and `/health`.

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use lore_core::project::Project;
+use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
@@ -17,7 +18,8 @@ use crate::analytics::register_analytics_tools;
 use crate::toolkit::ToolRegistry;
 
 const INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
-Start with connection_list to see the warehouses, then query one with sql_execution (read-only: writes are refused). \
+Start with connection_list to see the warehouses. Never guess table or column names: read them with entity_details, and find which column holds a value the user named with dictionary_search (a miss there is not proof of absence). \
+Then query with sql_execution (read-only: writes are refused). \
 Prefer aggregates and LIMIT over pulling raw rows; results say truncated: true when capped. \
 Errors come back as JSON {code, message, retryable}: fix the input for codes like invalid_sql or read_only_violation, retry only when retryable is true.";
 
@@ -38,8 +40,9 @@ impl LoreServer {
     /// The server for a loaded project, with every toolset registered.
     pub fn for_project(project: &Project) -> LoreServer {
         let warehouses = Arc::new(Warehouses::for_project(project));
+        let catalog = Arc::new(Catalog::new(&project.root));
         let mut registry = ToolRegistry::new();
-        register_analytics_tools(&mut registry, warehouses);
+        register_analytics_tools(&mut registry, warehouses, catalog);
         LoreServer::new(registry)
     }
 

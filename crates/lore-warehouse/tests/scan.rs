@@ -498,3 +498,53 @@ async fn mysql_scan_reads_structure_profiles_and_relationships() {
     db.setup(&[create.as_str()]).await;
     assert_rescan_diff(&s).await;
 }
+
+/// Dropping a scan at any point (Ctrl-C drops it) leaves no snapshot and
+/// no unfinished folder: the scan is retried with growing time limits
+/// until one completes, checking the folder after every interrupted try.
+#[tokio::test]
+async fn an_interrupted_scan_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = sqlite_project(dir.path());
+    let warehouses = Warehouses::for_project(&project);
+    let snapshots = snapshot::snapshots_dir(dir.path(), "w");
+    let mut limit_us = 100;
+    let mut interrupted = 0;
+    loop {
+        let attempt = tokio::time::timeout(
+            std::time::Duration::from_micros(limit_us),
+            scan_connection(
+                &project,
+                &warehouses,
+                "w",
+                &ScanOverrides::default(),
+                &Silent,
+            ),
+        )
+        .await;
+        let leftovers: Vec<String> = std::fs::read_dir(&snapshots)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        match attempt {
+            Err(_) => {
+                interrupted += 1;
+                assert!(leftovers.is_empty(), "after {limit_us} µs: {leftovers:?}");
+            }
+            Ok(report) => {
+                let report = report.unwrap();
+                assert_eq!(leftovers, [report.sync_id], "only the complete snapshot");
+                break;
+            }
+        }
+        limit_us = limit_us * 3 / 2;
+    }
+    assert!(
+        interrupted > 3,
+        "the scan was interrupted at several points"
+    );
+}

@@ -31,6 +31,15 @@ enum Command {
     Demo(commands::demo::DemoArgs),
     /// Run one read-only SQL query against a connection.
     Sql(commands::sql::SqlArgs),
+    /// Snapshot connections: structure, column profiles and relationships.
+    Scan(commands::scan::ScanArgs),
+    /// List and test connections.
+    #[command(subcommand)]
+    Connection(commands::connection::ConnectionCommand),
+    /// Describe tables from the latest scan (what entity_details answers).
+    Entity(commands::entity::EntityArgs),
+    /// Find which column holds a value (what dictionary_search answers).
+    Dictionary(commands::dictionary::DictionaryArgs),
     /// Serve the MCP tools (stdio or Streamable HTTP).
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
@@ -46,6 +55,12 @@ fn main() -> ExitCode {
         Command::Init(args) => commands::init::run(args, cli.project_dir.as_deref()),
         Command::Demo(args) => commands::demo::run(args),
         Command::Sql(args) => commands::sql::run(args, cli.project_dir.as_deref()),
+        Command::Scan(args) => commands::scan::run(args, cli.project_dir.as_deref()),
+        Command::Connection(command) => {
+            commands::connection::run(command, cli.project_dir.as_deref())
+        }
+        Command::Entity(args) => commands::entity::run(args, cli.project_dir.as_deref()),
+        Command::Dictionary(args) => commands::dictionary::run(args, cli.project_dir.as_deref()),
         Command::Mcp(command) => commands::mcp::run(command, cli.project_dir.as_deref()),
         Command::Config(command) => commands::config::run(command, cli.project_dir.as_deref()),
     };

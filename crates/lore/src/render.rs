@@ -20,10 +20,31 @@ pub fn table(result: &QueryResult) -> String {
     let cells: Vec<Vec<String>> = result
         .rows
         .iter()
+        .map(|row| row.iter().map(|v| cell_text(v, "NULL")).collect())
+        .collect();
+    let mut out = grid(&result.headers, &cells);
+    let n = result.rows.len();
+    let noun = if n == 1 { "row" } else { "rows" };
+    if result.truncated {
+        out.push_str(&format!(
+            "({n} {noun}, truncated: more rows exist; raise --max-rows or add a LIMIT)\n"
+        ));
+    } else {
+        out.push_str(&format!("({n} {noun})\n"));
+    }
+    out
+}
+
+/// Cells aligned in columns under a header and a rule. Line breaks and
+/// tabs inside cells become spaces; cells longer than 60 characters are
+/// cut with `…`.
+pub fn grid(headers: &[String], rows: &[Vec<String>]) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
         .map(|row| {
             row.iter()
-                .map(|v| {
-                    let text = cell_text(v, "NULL").replace(['\n', '\r', '\t'], " ");
+                .map(|cell| {
+                    let text = cell.replace(['\n', '\r', '\t'], " ");
                     if text.chars().count() > MAX_CELL_CHARS {
                         let cut: String = text.chars().take(MAX_CELL_CHARS - 1).collect();
                         format!("{cut}…")
@@ -34,7 +55,7 @@ pub fn table(result: &QueryResult) -> String {
                 .collect()
         })
         .collect();
-    let mut widths: Vec<usize> = result.headers.iter().map(|h| h.chars().count()).collect();
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in &cells {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
@@ -51,7 +72,7 @@ pub fn table(result: &QueryResult) -> String {
             .to_string()
     };
     let mut out = String::new();
-    out.push_str(&line(&result.headers));
+    out.push_str(&line(headers));
     out.push('\n');
     out.push_str(
         &widths
@@ -64,15 +85,6 @@ pub fn table(result: &QueryResult) -> String {
     for row in &cells {
         out.push_str(&line(row));
         out.push('\n');
-    }
-    let n = result.rows.len();
-    let noun = if n == 1 { "row" } else { "rows" };
-    if result.truncated {
-        out.push_str(&format!(
-            "({n} {noun}, truncated: more rows exist; raise --max-rows or add a LIMIT)\n"
-        ));
-    } else {
-        out.push_str(&format!("({n} {noun})\n"));
     }
     out
 }

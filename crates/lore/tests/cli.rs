@@ -247,3 +247,195 @@ fn a_slow_query_is_interrupted_at_the_configured_timeout() {
         "{message}"
     );
 }
+
+#[test]
+fn scan_writes_a_snapshot_and_reports_what_changed() {
+    let (_dir, root) = demo_project();
+    // lore demo already scanned once; a second scan compares with it.
+    let output = lore_in(&root, &["scan"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("Scanned warehouse (sqlite)"), "{text}");
+    assert!(text.contains("9 tables"), "{text}");
+    assert!(
+        text.contains("0 tables added, 0 changed, 0 removed"),
+        "{text}"
+    );
+    assert!(text.contains("12 declared"), "{text}");
+    // Without a terminal, progress is plain lines on stderr.
+    assert!(
+        stderr(&output).contains("scan warehouse: profiling (9)"),
+        "{}",
+        stderr(&output)
+    );
+
+    let json = lore_in(
+        &root,
+        &["scan", "warehouse", "--json", "--no-relationships"],
+    );
+    assert!(json.status.success(), "{}", stderr(&json));
+    let reports: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let report = &reports[0];
+    assert_eq!(report["connectionId"], "warehouse");
+    assert_eq!(report["relationships"]["inferredEnabled"], false);
+    let snapshot = root.join(report["snapshotPath"].as_str().unwrap());
+    for file in [
+        "connection.json",
+        "profile.json",
+        "relationships.json",
+        "scan-report.json",
+        "tables/accounts.json",
+    ] {
+        assert!(snapshot.join(file).is_file(), "{file} missing");
+    }
+
+    let unknown = lore_in(&root, &["scan", "nope"]);
+    assert!(!unknown.status.success());
+    assert!(
+        stderr(&unknown).contains("[not_found]"),
+        "{}",
+        stderr(&unknown)
+    );
+}
+
+#[test]
+fn entity_and_dictionary_answer_like_the_tools() {
+    let (_dir, root) = demo_project();
+    let entity = lore_in(
+        &root,
+        &["entity", "accounts", "--columns", "segment,deleted_at"],
+    );
+    assert!(entity.status.success(), "{}", stderr(&entity));
+    let text = stdout(&entity);
+    assert!(text.starts_with("accounts (table, ~1200 rows)"), "{text}");
+    assert!(text.contains("soft delete"), "{text}");
+    assert!(text.contains("| SMB, Mid-Market, Enterprise |"), "{text}");
+    assert!(
+        !text.contains("employee_count"),
+        "only the asked columns: {text}"
+    );
+
+    let typo = lore_in(&root, &["entity", "acounts"]);
+    assert!(!typo.status.success());
+    let message = stderr(&typo);
+    assert!(
+        message.contains("[table_not_found]") && message.contains("candidates: accounts"),
+        "{message}"
+    );
+
+    let json = lore_in(&root, &["entity", "main.plans", "--json"]);
+    let results: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(results[0]["tableRef"]["name"], "plans");
+
+    let dictionary = lore_in(&root, &["dictionary", "past due", "Zanzibar"]);
+    assert!(dictionary.status.success(), "{}", stderr(&dictionary));
+    let text = stdout(&dictionary);
+    assert!(
+        text.contains("PastDue") && text.contains("past_due"),
+        "{text}"
+    );
+    assert!(text.contains("\"Zanzibar\": 0 matching values"), "{text}");
+    assert!(text.contains("it may still exist"), "{text}");
+}
+
+#[test]
+fn connections_are_listed_with_their_scan_and_tested() {
+    let (_dir, root) = demo_project();
+    let list = lore_in(&root, &["connection", "list"]);
+    assert!(list.status.success(), "{}", stderr(&list));
+    assert!(
+        stdout(&list).contains("warehouse | sqlite | 2"),
+        "{}",
+        stdout(&list)
+    );
+    let test = lore_in(&root, &["connection", "test"]);
+    assert!(test.status.success(), "{}", stderr(&test));
+    assert!(
+        stdout(&test).contains("ok    warehouse: SQLite"),
+        "{}",
+        stdout(&test)
+    );
+    assert!(
+        stdout(&test).contains("sessions are read-only"),
+        "{}",
+        stdout(&test)
+    );
+
+    // An unreachable server fails the test, naming the host but not the password.
+    let dir = project_with(
+        "connections:\n  pg: { driver: postgres, url: \"postgres://u:hunter2@127.0.0.1:9/db\" }\n",
+    );
+    let failed = lore_in(dir.path(), &["connection", "test"]);
+    assert!(!failed.status.success());
+    let text = stdout(&failed);
+    assert!(
+        text.contains("FAIL  pg") && text.contains("127.0.0.1:9"),
+        "{text}"
+    );
+    assert!(text.contains("[upstream_error]"), "{text}");
+    assert!(
+        !text.contains("hunter2") && !stderr(&failed).contains("hunter2"),
+        "{text}"
+    );
+    let never = lore_in(dir.path(), &["connection", "list"]);
+    assert!(
+        stdout(&never).contains("never (run `lore scan pg`)"),
+        "{}",
+        stdout(&never)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_a_scan_leaves_no_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("wide.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mut ddl = String::from("BEGIN;");
+    for t in 0..3000 {
+        ddl.push_str(&format!(
+            "CREATE TABLE t{t} (id INTEGER PRIMARY KEY, status TEXT, amount INTEGER, note TEXT);\
+             INSERT INTO t{t} VALUES (1, 'open', 5, 'a'), (2, 'closed', 7, 'b');"
+        ));
+    }
+    ddl.push_str("COMMIT;");
+    conn.execute_batch(&ddl).unwrap();
+    std::fs::write(
+        dir.path().join("lore.yaml"),
+        format!(
+            "connections:\n  w: {{ driver: sqlite, path: {} }}\n",
+            db.display()
+        ),
+    )
+    .unwrap();
+    let child = lore()
+        .arg("--project-dir")
+        .arg(dir.path())
+        .args(["scan", "w"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until profiling is under way, then interrupt.
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        !output.status.success(),
+        "the scan finished before the signal; make the fixture larger"
+    );
+    assert!(
+        stderr(&output).contains("interrupted; no snapshot was written"),
+        "{}",
+        stderr(&output)
+    );
+    let snapshots = dir.path().join("raw-sources/w/live-database");
+    let leftovers = std::fs::read_dir(&snapshots)
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(leftovers, 0, "no snapshot and no unfinished folder");
+}

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Recorder, demo_project, exercise_analytics_tools};
+use common::{Recorder, call, demo_project, exercise_analytics_tools, lore_in};
 use rmcp::ServiceExt;
 use rmcp::transport::TokioChildProcess;
 
@@ -22,5 +22,71 @@ async fn stdio_server_answers_the_analytics_tools() {
     assert_eq!(server_info.name, "lore");
     assert_eq!(server_info.version, env!("CARGO_PKG_VERSION"));
     exercise_analytics_tools(&client).await;
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_scan_from_another_process_is_seen_on_the_next_call() {
+    let (_dir, root) = demo_project();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_lore"));
+    command
+        .arg("--project-dir")
+        .arg(&root)
+        .args(["mcp", "stdio"]);
+    let client = Recorder::default()
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    let ask = || async {
+        call(
+            &client,
+            "entity_details",
+            serde_json::json!({"connectionId": "warehouse", "entities": ["churn_reasons"]}),
+        )
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap()
+    };
+    let before = ask().await;
+    assert_eq!(before["entities"][0]["error"]["code"], "table_not_found");
+
+    rusqlite::Connection::open(root.join("data/warehouse.db"))
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE churn_reasons (id INTEGER PRIMARY KEY, account_id INTEGER, reason TEXT); \
+             INSERT INTO churn_reasons VALUES (1, 1, 'too expensive'), (2, 2, 'missing features');",
+        )
+        .unwrap();
+    let scanned = lore_in(&root, &["scan", "warehouse"]);
+    assert!(
+        scanned.status.success(),
+        "{}",
+        String::from_utf8_lossy(&scanned.stderr)
+    );
+
+    // Same server process, no restart: the new snapshot answers.
+    let after = ask().await;
+    assert_eq!(after["entities"][0]["status"], "ok", "{after}");
+    assert_ne!(after["snapshot"]["syncId"], before["snapshot"]["syncId"]);
+    let relationships = &after["entities"][0]["relationships"];
+    assert_eq!(
+        relationships[0]["otherTable"], "accounts",
+        "{relationships}"
+    );
+    assert_eq!(relationships[0]["kind"], "inferred");
+    let values = call(
+        &client,
+        "dictionary_search",
+        serde_json::json!({"values": ["too expensive"]}),
+    )
+    .await
+    .unwrap()
+    .structured_content
+    .unwrap();
+    assert_eq!(
+        values["results"][0]["matches"][0]["sourceName"],
+        "churn_reasons"
+    );
     client.cancel().await.unwrap();
 }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use lore_core::ErrorReport;
+use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -12,6 +13,7 @@ use crate::toolkit::{Tool, ToolContext, ToolDefinition};
 /// Lists the configured connections.
 pub struct ConnectionList {
     pub(super) warehouses: Arc<Warehouses>,
+    pub(super) catalog: Arc<Catalog>,
 }
 
 /// `connection_list` takes no arguments.
@@ -40,6 +42,20 @@ pub struct ConnectionSummary {
     pub description: Option<String>,
     /// Queries running longer than this are interrupted.
     pub statement_timeout_ms: u64,
+    /// The latest `lore scan` of this connection, which entity_details and dictionary_search read; null when never scanned.
+    pub last_scan: Option<ScanSummary>,
+}
+
+/// A connection's latest scan.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanSummary {
+    /// The snapshot's id (sorts by time).
+    pub sync_id: String,
+    /// When the structure was read (ISO-8601 UTC).
+    pub extracted_at: String,
+    /// Tables and views in the snapshot.
+    pub table_count: usize,
 }
 
 impl Tool for ConnectionList {
@@ -50,8 +66,9 @@ impl Tool for ConnectionList {
         name: "connection_list",
         title: "Connection List",
         description: "List the data connections configured in this Lore project, with their id, driver, SQL dialect and description. \
-Call this first in a project with several warehouses, then pass the chosen `id` as `connectionId` to sql_execution. \
-Takes no arguments. Example result: {\"connections\":[{\"id\":\"warehouse\",\"driver\":\"sqlite\",\"dialect\":\"sqlite\",\"description\":\"Demo warehouse…\",\"statementTimeoutMs\":30000,\"queryable\":true}]}",
+Call this first in a project with several warehouses, then pass the chosen `id` as `connectionId` to entity_details, dictionary_search and sql_execution. \
+lastScan says when the connection was last scanned (entity_details and dictionary_search answer from that scan); null means never. \
+Takes no arguments. Example result: {\"connections\":[{\"id\":\"warehouse\",\"driver\":\"sqlite\",\"dialect\":\"sqlite\",\"description\":\"Demo warehouse…\",\"statementTimeoutMs\":30000,\"lastScan\":{\"syncId\":\"20261122T202530123Z-a3f1\",\"extractedAt\":\"2026-11-22T20:25:30.123Z\",\"tableCount\":9}}]}",
         read_only: true,
         destructive: false,
         idempotent: Some(true),
@@ -63,9 +80,26 @@ Takes no arguments. Example result: {\"connections\":[{\"id\":\"warehouse\",\"dr
         _input: ConnectionListInput,
         _ctx: ToolContext,
     ) -> Result<ConnectionListOutput, ErrorReport> {
-        let connections = self
-            .warehouses
-            .list()
+        let listed = self.warehouses.list();
+        let catalog = Arc::clone(&self.catalog);
+        let ids: Vec<String> = listed.iter().map(|c| c.id.clone()).collect();
+        // A snapshot that cannot be read shows as no scan here; the tools
+        // that read it report the problem.
+        let scans: Vec<Option<ScanSummary>> = tokio::task::spawn_blocking(move || {
+            ids.iter()
+                .map(|id| {
+                    catalog.latest(id).ok().flatten().map(|s| ScanSummary {
+                        sync_id: s.manifest.sync_id.clone(),
+                        extracted_at: s.manifest.extracted_at.clone(),
+                        table_count: s.tables.len(),
+                    })
+                })
+                .collect()
+        })
+        .await
+        .unwrap_or_default();
+        let mut scans = scans.into_iter();
+        let connections = listed
             .into_iter()
             .map(|c| ConnectionSummary {
                 id: c.id,
@@ -73,6 +107,7 @@ Takes no arguments. Example result: {\"connections\":[{\"id\":\"warehouse\",\"dr
                 dialect: c.dialect.to_string(),
                 description: c.description,
                 statement_timeout_ms: c.statement_timeout_ms,
+                last_scan: scans.next().flatten(),
             })
             .collect();
         Ok(ConnectionListOutput { connections })

@@ -1,26 +1,46 @@
-//! The `analytics` toolset: the context layer for data agents. This issue
-//! ships its first two tools; the rest of the surface (discovery, semantic
-//! layer, memory) registers here the same way.
+//! The `analytics` toolset: the context layer for data agents. Connections
+//! and read-only SQL, plus what the latest scan knows: table structure
+//! (`entity_details`) and which column holds a value (`dictionary_search`).
+//! The rest of the surface (discovery, semantic layer, memory) registers
+//! here the same way.
 
 mod connection_list;
+mod dictionary_search;
+mod entity_details;
 mod sql_execution;
 
 use std::sync::Arc;
 
+use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 
 pub use connection_list::{
-    ConnectionList, ConnectionListInput, ConnectionListOutput, ConnectionSummary,
+    ConnectionList, ConnectionListInput, ConnectionListOutput, ConnectionSummary, ScanSummary,
 };
+pub use dictionary_search::{DictionarySearch, DictionarySearchInput, DictionarySearchOutput};
+pub use entity_details::{EntityDetails, EntityDetailsInput, EntityDetailsOutput};
 pub use sql_execution::{SqlExecution, SqlExecutionInput, SqlExecutionOutput};
 
 use crate::toolkit::ToolRegistry;
 
-/// Registers the analytics tools over the project's warehouses.
-pub fn register_analytics_tools(registry: &mut ToolRegistry, warehouses: Arc<Warehouses>) {
+/// Registers the analytics tools over the project's warehouses and catalog.
+pub fn register_analytics_tools(
+    registry: &mut ToolRegistry,
+    warehouses: Arc<Warehouses>,
+    catalog: Arc<Catalog>,
+) {
     registry
         .register(ConnectionList {
             warehouses: Arc::clone(&warehouses),
+            catalog: Arc::clone(&catalog),
+        })
+        .register(EntityDetails {
+            warehouses: Arc::clone(&warehouses),
+            catalog: Arc::clone(&catalog),
+        })
+        .register(DictionarySearch {
+            warehouses: Arc::clone(&warehouses),
+            catalog,
         })
         .register(SqlExecution { warehouses });
 }

@@ -1,7 +1,10 @@
 //! The value dictionary of one snapshot: every sampled value of every
-//! dictionary column, searchable by case-insensitive substring.
+//! dictionary column, searchable by substring ignoring case, spaces and
+//! punctuation (so "past due" finds `past_due` and `PastDue`, and
+//! "acme labs" finds `acmelabs.com`).
 //!
-//! Values are lower-cased into one buffer, separated by newlines, and
+//! Values are reduced to their lower-cased letters and digits in one
+//! buffer, separated by newlines, and
 //! searched with `memchr`'s SIMD substring finder: a search is one linear
 //! scan of the buffer, about a millisecond per ten megabytes of values,
 //! with no index to build beyond the buffer itself. Matches rank exact
@@ -63,7 +66,7 @@ pub struct DictionaryMatch<'a> {
 /// Every dictionary value of one snapshot.
 #[derive(Debug, Default)]
 pub struct Dictionary {
-    /// Lower-cased values, each followed by `\n`.
+    /// Values as their lower-cased letters and digits, each followed by `\n`.
     text: String,
     /// Where each value starts in `text`.
     starts: Vec<usize>,
@@ -109,13 +112,7 @@ impl Dictionary {
 
     fn push(&mut self, column: u32, value: &str, count: u64) {
         self.starts.push(self.text.len());
-        for c in value.chars() {
-            if c == '\n' {
-                self.text.push(' ');
-            } else {
-                self.text.extend(c.to_lowercase());
-            }
-        }
+        self.text.push_str(&normalize(value));
         self.text.push('\n');
         self.entries.push(Entry {
             column,
@@ -134,20 +131,10 @@ impl Dictionary {
         self.entries.len()
     }
 
-    /// Values containing `needle` (ignoring case): the best `limit`, and
-    /// how many matched in all.
+    /// Values containing `needle` (ignoring case, spaces and punctuation):
+    /// the best `limit`, and how many matched in all.
     pub fn search(&self, needle: &str, limit: usize) -> (Vec<DictionaryMatch<'_>>, usize) {
-        let needle: String = needle
-            .trim()
-            .chars()
-            .flat_map(|c| {
-                if c == '\n' {
-                    vec![' ']
-                } else {
-                    c.to_lowercase().collect()
-                }
-            })
-            .collect();
+        let needle = normalize(needle);
         if needle.is_empty() || self.entries.is_empty() {
             return (Vec::new(), 0);
         }
@@ -203,6 +190,15 @@ impl Dictionary {
             .collect();
         (matches, total)
     }
+}
+
+/// A value as it is compared: lower-cased letters and digits only.
+fn normalize(value: &str) -> String {
+    value
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 #[cfg(test)]
@@ -283,9 +279,17 @@ mod tests {
     }
 
     #[test]
+    fn spaces_underscores_and_case_are_ignored() {
+        let d = dictionary();
+        let (matches, _) = d.search("ACME-labs", 10);
+        assert_eq!(matches[0].value, "Acme Labs");
+        assert_eq!(matches[0].kind, MatchKind::Exact);
+    }
+
+    #[test]
     fn matches_never_span_two_values_and_respect_the_limit() {
         let d = dictionary();
-        assert_eq!(d.search("labs\nbig", 10).1, 0, "no match across two values");
+        assert_eq!(d.search("labs big", 10).1, 0, "no match across two values");
         let (matches, total) = d.search("active", 1);
         assert_eq!(total, 2);
         assert_eq!(
@@ -295,8 +299,9 @@ mod tests {
         assert_eq!(
             d.search("globex corp", 5).1,
             1,
-            "newlines inside values read as spaces"
+            "spacing inside values does not matter"
         );
         assert_eq!(d.search("  ", 5).1, 0);
+        assert_eq!(d.search("--", 5).1, 0, "punctuation alone matches nothing");
     }
 }

@@ -45,11 +45,19 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         );
     }
     let project = super::load_project(Some(&root))?;
+    let snapshots = lore_warehouse::snapshot::snapshots_dir(&root, DEMO_CONNECTION_ID);
+    let scanned = lore_warehouse::snapshot::latest_sync_id(&snapshots)
+        .map_err(|e| super::coded(&e))?
+        .is_some();
+    if args.force || !scanned {
+        eprintln!("Scanning it so agents can read its tables and values …");
+        super::scan::scan_and_summarize(&project, DEMO_CONNECTION_ID)?;
+    }
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "lore".into());
     let try_it = format!(
-        "Try it from a terminal:\n  cd {dir}\n  {exe} sql -c {DEMO_CONNECTION_ID} \"SELECT segment, count(*) AS accounts FROM accounts WHERE deleted_at IS NULL GROUP BY segment\"",
+        "Try it from a terminal:\n  cd {dir}\n  {exe} entity accounts\n  {exe} dictionary Acme\n  {exe} sql -c {DEMO_CONNECTION_ID} \"SELECT segment, count(*) AS accounts FROM accounts WHERE deleted_at IS NULL GROUP BY segment\"",
         dir = root.display()
     );
     if args.no_serve {

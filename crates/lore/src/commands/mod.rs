@@ -2,9 +2,13 @@
 //! crates and prints the outcome.
 
 pub mod config;
+pub mod connection;
 pub mod demo;
+pub mod dictionary;
+pub mod entity;
 pub mod init;
 pub mod mcp;
+pub mod scan;
 pub mod shutdown;
 pub mod sql;
 
@@ -23,6 +27,40 @@ pub fn load_project(explicit: Option<&Path>) -> anyhow::Result<Project> {
         eprintln!("warning: {}", warning.message);
     }
     Ok(project)
+}
+
+/// The connection a command works on: the one named, else the project's
+/// only connection.
+pub fn pick_connection(project: &Project, explicit: Option<&str>) -> anyhow::Result<String> {
+    let known: Vec<&String> = project.config.connections.keys().collect();
+    match explicit {
+        Some(id) if project.config.connections.contains_key(id) => Ok(id.to_string()),
+        Some(id) => anyhow::bail!(
+            "no connection `{id}`; configured connections: {}",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ),
+        None => match known.as_slice() {
+            [only] => Ok(only.to_string()),
+            [] => anyhow::bail!("{} has no connections", project.config_path().display()),
+            several => anyhow::bail!(
+                "this project has {} connections ({}); pick one with -c",
+                several.len(),
+                several
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        },
+    }
 }
 
 /// An error for the terminal: its message followed by its stable code.

@@ -120,7 +120,8 @@ pub async fn exercise_analytics_tools(client: &Client) {
     let structured = listed.structured_content.clone().unwrap();
     assert_eq!(structured["connections"][0]["id"], "warehouse");
     assert_eq!(structured["connections"][0]["dialect"], "sqlite");
-    assert_eq!(structured["connections"][0]["queryable"], true);
+    // The demo is scanned when it is created, so agents can read its tables.
+    assert_eq!(structured["connections"][0]["lastScan"]["tableCount"], 9);
     // The text block is the same JSON, for text-only clients.
     let text: Value = serde_json::from_str(&listed.content[0].as_text().unwrap().text).unwrap();
     assert_eq!(text, structured);
@@ -215,6 +216,8 @@ pub async fn exercise_analytics_tools(client: &Client) {
         "{error}"
     );
 
+    exercise_catalog_tools(client).await;
+
     // Input that does not fit the schema is a JSON-RPC InvalidParams error.
     for bad in [
         serde_json::json!({"connectionId": "warehouse"}),
@@ -223,6 +226,124 @@ pub async fn exercise_analytics_tools(client: &Client) {
         serde_json::json!({"connectionId": "", "sql": "SELECT 1"}),
     ] {
         match call(client, "sql_execution", bad.clone()).await {
+            Err(ServiceError::McpError(e)) => {
+                assert_eq!(
+                    e.code,
+                    rmcp::model::ErrorCode::INVALID_PARAMS,
+                    "{bad}: {e:?}"
+                )
+            }
+            other => panic!("{bad}: expected InvalidParams, got {other:?}"),
+        }
+    }
+}
+
+/// entity_details and dictionary_search on the scanned demo.
+async fn exercise_catalog_tools(client: &Client) {
+    let details = call(
+        client,
+        "entity_details",
+        serde_json::json!({"connectionId": "warehouse", "entities": [
+            {"table": "accounts", "columns": ["segment", "deleted_at"]},
+            "acounts",
+            {"table": {"schema": "main", "table": "subscriptions"}},
+            {"table": "invoices", "columns": ["total", "total_cents"]}
+        ]}),
+    )
+    .await
+    .unwrap();
+    assert_ne!(details.is_error, Some(true), "{details:?}");
+    let out = details.structured_content.clone().unwrap();
+    let sync_id = out["snapshot"]["syncId"].as_str().unwrap().to_string();
+    let accounts = &out["entities"][0];
+    assert_eq!(accounts["status"], "ok");
+    assert_eq!(accounts["display"], "accounts");
+    assert_eq!(accounts["snapshot"]["syncId"], sync_id.as_str());
+    let columns: Vec<&str> = accounts["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(columns, ["segment", "deleted_at"]);
+    assert!(
+        accounts["columns"][1]["comment"]
+            .as_str()
+            .unwrap()
+            .contains("soft delete"),
+        "{accounts}"
+    );
+    assert_eq!(
+        accounts["columns"][0]["stats"]["sampleValues"],
+        serde_json::json!(["SMB", "Mid-Market", "Enterprise"])
+    );
+    let typo = &out["entities"][1];
+    assert_eq!(typo["status"], "error");
+    assert_eq!(typo["error"]["code"], "table_not_found");
+    assert_eq!(typo["error"]["candidates"], serde_json::json!(["accounts"]));
+    let aliased = &out["entities"][2];
+    assert_eq!(aliased["status"], "ok", "{{schema, table}} resolves");
+    assert_eq!(aliased["tableRef"]["name"], "subscriptions");
+    let partial = &out["entities"][3];
+    assert_eq!(partial["status"], "partial");
+    assert_eq!(partial["error"]["code"], "column_not_found");
+    assert!(
+        partial["error"]["candidates"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("total_cents")),
+        "{partial}"
+    );
+    assert_eq!(partial["columns"].as_array().unwrap().len(), 1);
+
+    let found = call(
+        client,
+        "dictionary_search",
+        serde_json::json!({"values": ["acme labs", "past due", "Wonka Industries"]}),
+    )
+    .await
+    .unwrap()
+    .structured_content
+    .unwrap();
+    assert_eq!(found["searched"][0]["status"], "ready");
+    let acme = &found["results"][0]["matches"][0];
+    assert_eq!(acme["sourceName"], "accounts");
+    assert_eq!(acme["columnName"], "name");
+    assert_eq!(acme["matchedValue"], "Acme Labs");
+    assert_eq!(acme["matchType"], "exact");
+    let spellings: Vec<&str> = found["results"][1]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["matchedValue"].as_str().unwrap())
+        .collect();
+    assert_eq!(spellings, ["PastDue", "past_due"], "every legacy spelling");
+    let miss = &found["results"][2];
+    assert_eq!(miss["matches"], serde_json::json!([]));
+    assert_eq!(miss["misses"][0]["reason"], "value_not_in_sample");
+    assert!(found["notice"].as_str().unwrap().contains("not proof"));
+
+    // An unknown connection is an in-band not_found naming the real ones.
+    let unknown = call(
+        client,
+        "entity_details",
+        serde_json::json!({"connectionId": "nope", "entities": ["accounts"]}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(error_of(&unknown)["code"], "not_found");
+    for bad in [
+        serde_json::json!({"connectionId": "warehouse", "entities": []}),
+        serde_json::json!({"connectionId": "warehouse", "entities": [{"table": {"db": "main"}}]}),
+        serde_json::json!({"values": []}),
+        serde_json::json!({"values": [" "]}),
+    ] {
+        let tool = if bad.get("values").is_some() {
+            "dictionary_search"
+        } else {
+            "entity_details"
+        };
+        match call(client, tool, bad.clone()).await {
             Err(ServiceError::McpError(e)) => {
                 assert_eq!(
                     e.code,

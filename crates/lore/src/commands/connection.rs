@@ -1,0 +1,151 @@
+//! `lore connection list` and `lore connection test`.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::bail;
+use lore_core::error::HasErrorCode;
+use lore_core::time::UtcMillis;
+use lore_warehouse::catalog::Catalog;
+use lore_warehouse::execute::Warehouses;
+
+use crate::render;
+
+/// Connection commands.
+#[derive(Debug, clap::Subcommand)]
+pub enum ConnectionCommand {
+    /// List the connections with their driver and latest scan.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Connect, and check the server answers and holds Lore's sessions read-only.
+    Test {
+        /// Connections to test (default: all).
+        #[arg(value_name = "CONNECTION")]
+        connections: Vec<String>,
+        /// Print JSON instead of lines.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    let project = super::load_project(project_dir)?;
+    let warehouses = Warehouses::for_project(&project);
+    match command {
+        ConnectionCommand::List { json } => {
+            let catalog = Catalog::new(&project.root);
+            let mut rows = Vec::new();
+            let mut entries = Vec::new();
+            for info in warehouses.list() {
+                let scan = catalog.latest(&info.id).ok().flatten();
+                let scanned = scan.as_ref().map(|s| {
+                    format!(
+                        "{} ({} tables, {})",
+                        s.manifest.sync_id,
+                        s.tables.len(),
+                        age(&s.manifest.extracted_at)
+                    )
+                });
+                entries.push(serde_json::json!({
+                    "id": info.id,
+                    "driver": info.driver.as_str(),
+                    "dialect": info.dialect,
+                    "description": info.description,
+                    "statementTimeoutMs": info.statement_timeout_ms,
+                    "lastScan": scan.as_ref().map(|s| serde_json::json!({
+                        "syncId": s.manifest.sync_id,
+                        "extractedAt": s.manifest.extracted_at,
+                        "tableCount": s.tables.len(),
+                    })),
+                }));
+                rows.push(vec![
+                    info.id.clone(),
+                    info.driver.as_str().to_string(),
+                    scanned.unwrap_or_else(|| format!("never (run `lore scan {}`)", info.id)),
+                    info.description.unwrap_or_default(),
+                ]);
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&entries)?);
+            } else if rows.is_empty() {
+                println!(
+                    "No connections: add one under `connections:` in {}",
+                    project.config_path().display()
+                );
+            } else {
+                let headers = ["id", "driver", "last scan", "description"].map(String::from);
+                print!("{}", render::grid(&headers, &rows));
+            }
+            Ok(())
+        }
+        ConnectionCommand::Test { connections, json } => {
+            let ids = if connections.is_empty() {
+                warehouses.ids()
+            } else {
+                connections
+            };
+            let mut failures = 0;
+            let mut entries = Vec::new();
+            for id in &ids {
+                let started = Instant::now();
+                let outcome = super::block_on(async {
+                    let (_, connector) = warehouses.get(id)?;
+                    connector.server_info().await
+                })?;
+                let elapsed_ms = started.elapsed().as_millis() as u64;
+                match outcome {
+                    Ok(info) => {
+                        if !info.read_only {
+                            failures += 1;
+                        }
+                        if !json {
+                            println!(
+                                "{}  {id}: {} in {elapsed_ms} ms, {}",
+                                if info.read_only { "ok  " } else { "FAIL" },
+                                info.version,
+                                if info.read_only {
+                                    "sessions are read-only"
+                                } else {
+                                    "sessions are NOT read-only"
+                                }
+                            );
+                        }
+                        entries.push(serde_json::json!({"id": id, "ok": info.read_only, "server": info, "elapsedMs": elapsed_ms}));
+                    }
+                    Err(e) => {
+                        failures += 1;
+                        if !json {
+                            println!("FAIL  {id}: {e} [{}]", e.code());
+                        }
+                        entries.push(serde_json::json!({"id": id, "ok": false, "error": e.report(), "elapsedMs": elapsed_ms}));
+                    }
+                }
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&entries)?);
+            }
+            if failures > 0 {
+                bail!("{failures} of {} connections failed the test", ids.len());
+            }
+            Ok(())
+        }
+    }
+}
+
+/// How long ago an ISO timestamp was, roughly: `3 minutes ago`.
+pub fn age(iso: &str) -> String {
+    let Some(then) = UtcMillis::parse_iso(iso) else {
+        return iso.to_string();
+    };
+    let seconds = (UtcMillis::now().0 - then.0).max(0) / 1000;
+    let (n, unit) = match seconds {
+        0..60 => return "just now".to_string(),
+        60..3600 => (seconds / 60, "minute"),
+        3600..86_400 => (seconds / 3600, "hour"),
+        _ => (seconds / 86_400, "day"),
+    };
+    format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" })
+}
