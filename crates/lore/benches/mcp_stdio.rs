@@ -11,61 +11,20 @@
 //! Environment: `LORE_BENCH_STARTS` (default 30), `LORE_BENCH_CALLS`
 //! (default 2000).
 
-use std::path::Path;
-use std::time::{Duration, Instant};
+mod support;
+
+use std::time::Instant;
 
 use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
-
-fn env_count(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn spawn_stdio(root: &Path) -> TokioChildProcess {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_lore"));
-    command
-        .arg("--project-dir")
-        .arg(root)
-        .args(["mcp", "stdio"]);
-    TokioChildProcess::new(command).expect("spawn lore mcp stdio")
-}
-
-struct Stats {
-    min: Duration,
-    median: Duration,
-    p95: Duration,
-    p99: Duration,
-}
-
-fn stats(mut samples: Vec<Duration>) -> Stats {
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
-    Stats {
-        min: samples[0],
-        median: at(0.5),
-        p95: at(0.95),
-        p99: at(0.99),
-    }
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
-}
+use support::{call_tool, env_count, machine, row, spawn_stdio};
 
 async fn call(client: &rmcp::service::RunningService<rmcp::RoleClient, ()>, sql: &str) {
-    let arguments = serde_json::json!({"connectionId": "warehouse", "sql": sql});
-    let result = client
-        .call_tool(
-            CallToolRequestParams::new("sql_execution")
-                .with_arguments(arguments.as_object().unwrap().clone()),
-        )
-        .await
-        .expect("call");
-    assert_ne!(result.is_error, Some(true), "{result:?}");
+    call_tool(
+        client,
+        "sql_execution",
+        serde_json::json!({"connectionId": "warehouse", "sql": sql}),
+    )
+    .await;
 }
 
 #[tokio::main]
@@ -113,21 +72,7 @@ async fn main() {
     }
     client.cancel().await.unwrap();
 
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(0);
-    println!(
-        "Machine: {cpu}, {cores} cores; lore {}",
-        env!("CARGO_PKG_VERSION")
-    );
+    println!("{}", machine());
     println!();
     println!("| measurement | samples | min | median | p95 | p99 |");
     println!("|---|---|---|---|---|---|");
@@ -142,14 +87,6 @@ async fn main() {
             grouped,
         ),
     ] {
-        let n = samples.len();
-        let s = stats(samples);
-        println!(
-            "| {name} | {n} | {} | {} | {} | {} |",
-            ms(s.min),
-            ms(s.median),
-            ms(s.p95),
-            ms(s.p99)
-        );
+        println!("{}", row(name, samples));
     }
 }

@@ -26,9 +26,9 @@ use crate::scan::profile::{ProfileArtifact, TableProfile};
 use crate::scan::relationships::{
     Relationship, RelationshipKind, RelationshipStatus, RelationshipsArtifact,
 };
-use crate::schema::{ForeignKey, SchemaColumn, SchemaTable, TableKind, TableRef};
+use crate::schema::{ForeignKey, SchemaTable, TableKind, TableRef};
 use crate::snapshot::{self, ConnectionManifest, SnapshotError};
-pub use dictionary::{Dictionary, DictionaryMatch, MatchKind};
+pub use dictionary::{Dictionary, DictionaryBuilder, DictionaryMatch, MatchKind};
 pub use resolve::{Resolution, TableQuery};
 
 /// Sample values shown per column in entity details.
@@ -53,9 +53,12 @@ pub struct LoadedSnapshot {
     pub manifest: ConnectionManifest,
     /// Every table, sorted by schema and name.
     pub tables: Vec<SchemaTable>,
-    /// Column profiles by table (dictionary values beyond the most frequent
-    /// live only in [`LoadedSnapshot::dictionary`]).
-    profiles: HashMap<TableRef, TableProfile>,
+    /// Tables by lower-cased name.
+    names: resolve::NameIndex,
+    /// Sample statistics of `tables[t].columns[c]` at `stats[t][c]`.
+    stats: Vec<Vec<Option<ColumnStats>>>,
+    /// Positions in `relationships` of those touching each table.
+    relationships_by_table: HashMap<TableRef, Vec<u32>>,
     /// Profiling settings and time, when the scan profiled.
     pub profile: Option<ProfileInfo>,
     /// Declared and inferred relationships.
@@ -81,50 +84,89 @@ impl LoadedSnapshot {
         let manifest: ConnectionManifest =
             snapshot::read_json(&dir.join(snapshot::CONNECTION_FILE))?;
         let tables = snapshot::read_tables(dir)?;
-        let profile: Option<ProfileArtifact> =
-            snapshot::read_json_if_present(&dir.join(snapshot::PROFILE_FILE))?;
         let relationships: Option<RelationshipsArtifact> =
             snapshot::read_json_if_present(&dir.join(snapshot::RELATIONSHIPS_FILE))?;
-        let (dictionary, info, profiles) = match profile {
-            Some(artifact) => {
-                let views: std::collections::HashSet<TableRef> = tables
-                    .iter()
-                    .filter(|t| t.kind == TableKind::View)
-                    .map(SchemaTable::table_ref)
-                    .collect();
-                let dictionary = Dictionary::from_profile(&artifact, |t| views.contains(t));
-                let info = ProfileInfo {
-                    sample_rows: artifact.sample_rows,
-                    values_per_column: artifact.dictionary_max_values,
-                    profiled_at: artifact.profiled_at.clone(),
-                };
-                let profiles = artifact
-                    .tables
-                    .into_iter()
-                    .map(|mut t| {
-                        for column in &mut t.columns {
-                            column.other_values = Vec::new();
+        let views: std::collections::HashSet<TableRef> = tables
+            .iter()
+            .filter(|t| t.kind == TableKind::View)
+            .map(SchemaTable::table_ref)
+            .collect();
+        let positions: HashMap<TableRef, usize> = tables
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.table_ref(), i))
+            .collect();
+        let mut stats: Vec<Vec<Option<ColumnStats>>> =
+            tables.iter().map(|t| vec![None; t.columns.len()]).collect();
+        let profile_path = dir.join(snapshot::PROFILE_FILE);
+        let (dictionary, info) = if profile_path.is_file() {
+            // Table by table: the profile's values never sit in memory whole.
+            let mut builder = DictionaryBuilder::new();
+            let header: ProfileArtifact =
+                snapshot::read_records(&profile_path, "tables", |table: TableProfile| {
+                    let key = TableRef {
+                        catalog: table.catalog.clone(),
+                        db: table.db.clone(),
+                        name: table.name.clone(),
+                    };
+                    builder.add_table(&table, views.contains(&key));
+                    let Some(&t) = positions.get(&key) else {
+                        return;
+                    };
+                    for measured in table.columns {
+                        if let Some(c) = tables[t]
+                            .columns
+                            .iter()
+                            .position(|c| c.name == measured.name)
+                        {
+                            stats[t][c] = Some(ColumnStats {
+                                sampled_rows: measured.row_count,
+                                null_count: measured.null_count,
+                                distinct_count: measured.distinct_count,
+                                min_value: measured.min_value,
+                                max_value: measured.max_value,
+                                sample_values: measured
+                                    .top_values
+                                    .into_iter()
+                                    .take(SAMPLE_VALUES_SHOWN)
+                                    .map(|v| v.value)
+                                    .collect(),
+                            });
                         }
-                        (
-                            TableRef {
-                                catalog: t.catalog.clone(),
-                                db: t.db.clone(),
-                                name: t.name.clone(),
-                            },
-                            t,
-                        )
-                    })
-                    .collect();
-                (dictionary, Some(info), profiles)
-            }
-            None => (Dictionary::default(), None, HashMap::new()),
+                    }
+                })?;
+            let info = ProfileInfo {
+                sample_rows: header.sample_rows,
+                values_per_column: header.dictionary_max_values,
+                profiled_at: header.profiled_at,
+            };
+            (builder.finish(), Some(info))
+        } else {
+            (Dictionary::default(), None)
         };
+        let relationships = relationships.map(|r| r.relationships).unwrap_or_default();
+        let mut relationships_by_table: HashMap<TableRef, Vec<u32>> = HashMap::new();
+        for (i, r) in relationships.iter().enumerate() {
+            for end in [&r.from, &r.to] {
+                let key = TableRef {
+                    catalog: end.catalog.clone(),
+                    db: end.db.clone(),
+                    name: end.table.clone(),
+                };
+                let list = relationships_by_table.entry(key).or_default();
+                if list.last() != Some(&(i as u32)) {
+                    list.push(i as u32);
+                }
+            }
+        }
         Ok(LoadedSnapshot {
             manifest,
+            names: resolve::name_index(&tables),
             tables,
-            profiles,
+            stats,
             profile: info,
-            relationships: relationships.map(|r| r.relationships).unwrap_or_default(),
+            relationships,
+            relationships_by_table,
             dictionary,
         })
     }
@@ -138,9 +180,10 @@ impl LoadedSnapshot {
         }
     }
 
-    /// The profile of a table.
-    pub fn table_profile(&self, table: &TableRef) -> Option<&TableProfile> {
-        self.profiles.get(table)
+    /// Resolves a table name in this snapshot.
+    pub fn resolve(&self, query: &TableQuery) -> Resolution {
+        let sqlite = self.manifest.driver == "sqlite";
+        resolve::resolve(&self.tables, &self.names, query, sqlite)
     }
 }
 
@@ -371,8 +414,7 @@ pub fn entity_details(
                     },
                 );
             };
-            let sqlite = snapshot.manifest.driver == "sqlite";
-            match resolve::resolve(&snapshot.tables, &request.table, sqlite) {
+            match snapshot.resolve(&request.table) {
                 Resolution::Found(index) => describe(connection_id, snapshot, index, request, requested),
                 Resolution::Ambiguous(candidates) => error_result(
                     requested.clone(),
@@ -417,19 +459,22 @@ fn describe(
 ) -> EntityResult {
     let table = &snapshot.tables[index];
     let table_ref = table.table_ref();
-    let profile = snapshot.table_profile(&table_ref);
     let mut missing = Vec::new();
-    let chosen: Vec<&SchemaColumn> = match &request.columns {
-        None => table.columns.iter().collect(),
+    let chosen: Vec<usize> = match &request.columns {
+        None => (0..table.columns.len()).collect(),
         Some(names) => names
             .iter()
             .filter_map(|name| {
-                let found = table.column(name).or_else(|| {
-                    table
-                        .columns
-                        .iter()
-                        .find(|c| c.name.eq_ignore_ascii_case(name))
-                });
+                let found = table
+                    .columns
+                    .iter()
+                    .position(|c| c.name == *name)
+                    .or_else(|| {
+                        table
+                            .columns
+                            .iter()
+                            .position(|c| c.name.eq_ignore_ascii_case(name))
+                    });
                 if found.is_none() {
                     missing.push(name.clone());
                 }
@@ -439,7 +484,8 @@ fn describe(
     };
     let columns = chosen
         .into_iter()
-        .map(|c| EntityColumn {
+        .map(|i| (&table.columns[i], snapshot.stats[index][i].clone()))
+        .map(|(c, stats)| EntityColumn {
             name: c.name.clone(),
             native_type: c.native_type.clone(),
             normalized_type: c.normalized_type.clone(),
@@ -448,26 +494,16 @@ fn describe(
             primary_key: c.primary_key,
             unique: c.unique,
             comment: c.comment.clone(),
-            stats: profile
-                .and_then(|p| p.columns.iter().find(|pc| pc.name == c.name))
-                .map(|pc| ColumnStats {
-                    sampled_rows: pc.row_count,
-                    null_count: pc.null_count,
-                    distinct_count: pc.distinct_count,
-                    min_value: pc.min_value.clone(),
-                    max_value: pc.max_value.clone(),
-                    sample_values: pc
-                        .top_values
-                        .iter()
-                        .take(SAMPLE_VALUES_SHOWN)
-                        .map(|v| v.value.clone())
-                        .collect(),
-                }),
+            stats,
         })
         .collect();
     let relationships = snapshot
-        .relationships
+        .relationships_by_table
+        .get(&table_ref)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
         .iter()
+        .map(|&i| &snapshot.relationships[i as usize])
         .filter(|r| r.status == RelationshipStatus::Accepted)
         .filter_map(|r| {
             let from_here = r.from.table == table.name && r.from.db == table.db;

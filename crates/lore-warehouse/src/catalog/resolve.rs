@@ -5,8 +5,27 @@
 //! `{catalog, db, name}` where absent parts match anything. Names match
 //! exactly first, then ignoring case; one match is found, several are
 //! ambiguous (and listed), none is not found (with the closest names).
+//! Lookups go through a [`NameIndex`], so finding a table costs one hash
+//! lookup however many tables there are; only a miss compares all names.
+
+use std::collections::HashMap;
 
 use crate::schema::{SchemaTable, TableRef};
+
+/// Table positions by lower-cased name.
+pub type NameIndex = HashMap<String, Vec<u32>>;
+
+/// Indexes `tables` by lower-cased name.
+pub fn name_index(tables: &[SchemaTable]) -> NameIndex {
+    let mut index = NameIndex::new();
+    for (position, table) in tables.iter().enumerate() {
+        index
+            .entry(table.name.to_ascii_lowercase())
+            .or_default()
+            .push(position as u32);
+    }
+    index
+}
 
 /// Most candidates listed with an error.
 const MAX_CANDIDATES: usize = 8;
@@ -116,12 +135,22 @@ fn part_matches(
     }
 }
 
-/// Resolves `query` among `tables`; `sqlite` accepts `main.` prefixes.
-pub fn resolve(tables: &[SchemaTable], query: &TableQuery, sqlite: bool) -> Resolution {
+/// Resolves `query` among `tables` (indexed by `index`); `sqlite` accepts
+/// `main.` prefixes.
+pub fn resolve(
+    tables: &[SchemaTable],
+    index: &NameIndex,
+    query: &TableQuery,
+    sqlite: bool,
+) -> Resolution {
+    let same_name = index
+        .get(&query.name.to_ascii_lowercase())
+        .map(Vec::as_slice)
+        .unwrap_or_default();
     for exact in [true, false] {
-        let hits: Vec<usize> = tables
+        let hits: Vec<usize> = same_name
             .iter()
-            .enumerate()
+            .map(|&i| (i as usize, &tables[i as usize]))
             .filter(|(_, t)| {
                 let name_ok = if exact {
                     t.name == query.name
@@ -224,41 +253,32 @@ mod tests {
             table(Some("public"), "users"),
             table(Some("public"), "customers"),
         ];
+        let index = name_index(&tables);
+        let find = |q: &str| resolve(&tables, &index, &query(q), false);
+        assert_eq!(find("public.orders"), Resolution::Found(0));
+        assert_eq!(find("PUBLIC.ORDERS"), Resolution::Found(0));
+        assert_eq!(find("users"), Resolution::Found(3));
         assert_eq!(
-            resolve(&tables, &query("public.orders"), false),
-            Resolution::Found(0)
-        );
-        assert_eq!(
-            resolve(&tables, &query("PUBLIC.ORDERS"), false),
-            Resolution::Found(0)
-        );
-        assert_eq!(
-            resolve(&tables, &query("users"), false),
-            Resolution::Found(3)
-        );
-        assert_eq!(
-            resolve(&tables, &query("orders"), false),
+            find("orders"),
             Resolution::Ambiguous(vec!["public.orders".into(), "archive.orders".into()])
         );
         assert_eq!(
-            resolve(&tables, &query("customer"), false),
+            find("customer"),
             Resolution::NotFound(vec!["public.customers".into()])
         );
-        assert_eq!(
-            resolve(&tables, &query("zzz"), false),
-            Resolution::NotFound(vec![])
-        );
+        assert_eq!(find("zzz"), Resolution::NotFound(vec![]));
     }
 
     #[test]
     fn sqlite_tables_answer_to_main() {
         let tables = vec![table(None, "accounts")];
+        let index = name_index(&tables);
         assert_eq!(
-            resolve(&tables, &query("main.accounts"), true),
+            resolve(&tables, &index, &query("main.accounts"), true),
             Resolution::Found(0)
         );
         assert!(matches!(
-            resolve(&tables, &query("main.accounts"), false),
+            resolve(&tables, &index, &query("main.accounts"), false),
             Resolution::NotFound(_)
         ));
     }

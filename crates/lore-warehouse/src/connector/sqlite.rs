@@ -33,6 +33,7 @@ impl SqliteConnector {
     /// A connector for connection `id` over the file at `path`, with at most
     /// `max_sessions` sessions open at once.
     pub fn new(id: &str, path: PathBuf, timeout: Duration, max_sessions: usize) -> SqliteConnector {
+        disable_memory_statistics();
         SqliteConnector {
             id: id.to_string(),
             path,
@@ -121,6 +122,24 @@ impl SqliteConnector {
             read_only: row.and_then(|r| r[1].as_i64()) == Some(1),
         })
     }
+}
+
+/// Turns off SQLite's memory statistics, which take a global mutex on
+/// every allocation and serialise concurrent sessions (profiling a scan
+/// runs several). Only possible before SQLite initialises; later calls are
+/// refused by SQLite and change nothing.
+fn disable_memory_statistics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sqlite3_config is called with an option and an int, as
+        // documented; SQLite refuses it (SQLITE_MISUSE) once initialised.
+        unsafe {
+            rusqlite::ffi::sqlite3_config(
+                rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS,
+                0 as std::ffi::c_int,
+            );
+        }
+    });
 }
 
 /// Interrupts the running statement if the query future is dropped before

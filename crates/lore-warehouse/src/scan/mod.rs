@@ -331,29 +331,24 @@ pub async fn scan_connection(
         writer.write_json(&format!("{TABLES_DIR}/{file}"), table)?;
         observer.step();
     }
-    let now = UtcMillis::now().to_iso();
     if profile_enabled {
-        writer.write_json(
-            PROFILE_FILE,
-            &ProfileArtifact {
-                connection_id: id.to_string(),
-                sync_id: sync_id.clone(),
-                profiled_at: now.clone(),
-                sample_rows: settings.sample_rows,
-                top_values_per_column: settings.top_values,
-                dictionary_max_values: settings.dictionary.max_values,
-                tables: profiles.clone(),
-            },
-        )?;
-    }
-    writer.write_json(
-        RELATIONSHIPS_FILE,
-        &RelationshipsArtifact {
+        let header = ProfileArtifact {
             connection_id: id.to_string(),
             sync_id: sync_id.clone(),
-            relationships: found.clone(),
-        },
-    )?;
+            profiled_at: UtcMillis::now().to_iso(),
+            sample_rows: settings.sample_rows,
+            top_values_per_column: settings.top_values,
+            dictionary_max_values: settings.dictionary.max_values,
+            tables: Vec::new(),
+        };
+        writer.write_records(PROFILE_FILE, &header, "tables", &profiles)?;
+    }
+    let header = RelationshipsArtifact {
+        connection_id: id.to_string(),
+        sync_id: sync_id.clone(),
+        relationships: Vec::new(),
+    };
+    writer.write_records(RELATIONSHIPS_FILE, &header, "relationships", &found)?;
     writer.write_json(
         CONNECTION_FILE,
         &ConnectionManifest {
