@@ -3,20 +3,12 @@
 
 mod common;
 
-use common::{Recorder, call, demo_project, exercise_analytics_tools, lore_in};
-use rmcp::ServiceExt;
-use rmcp::transport::TokioChildProcess;
+use common::{call, demo_project, exercise_analytics_tools, lore_in, stdio_client};
 
 #[tokio::test]
 async fn stdio_server_answers_the_analytics_tools() {
     let (_dir, root) = demo_project();
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_lore"));
-    command
-        .arg("--project-dir")
-        .arg(&root)
-        .args(["mcp", "stdio"]);
-    let transport = TokioChildProcess::new(command).unwrap();
-    let client = Recorder::default().serve(transport).await.unwrap();
+    let client = stdio_client(&root).await;
     let info = client.peer_info().unwrap();
     let server_info = info.server_info.clone().expect("server info");
     assert_eq!(server_info.name, "lore");
@@ -28,15 +20,7 @@ async fn stdio_server_answers_the_analytics_tools() {
 #[tokio::test]
 async fn a_scan_from_another_process_is_seen_on_the_next_call() {
     let (_dir, root) = demo_project();
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_lore"));
-    command
-        .arg("--project-dir")
-        .arg(&root)
-        .args(["mcp", "stdio"]);
-    let client = Recorder::default()
-        .serve(TokioChildProcess::new(command).unwrap())
-        .await
-        .unwrap();
+    let client = stdio_client(&root).await;
     let ask = || async {
         call(
             &client,

@@ -126,11 +126,7 @@ impl DictionaryBuilder {
             let index = self.columns.len() as u32;
             self.columns.push(DictionaryColumn {
                 is_view,
-                table: TableRef {
-                    catalog: table.catalog.clone(),
-                    db: table.db.clone(),
-                    name: table.name.clone(),
-                },
+                table: table.table_ref(),
                 column: column.name.clone(),
                 distinct_count: column.distinct_count,
             });
@@ -241,12 +237,7 @@ impl Dictionary {
     ) -> Dictionary {
         let mut builder = DictionaryBuilder::new();
         for table in &profile.tables {
-            let table_ref = TableRef {
-                catalog: table.catalog.clone(),
-                db: table.db.clone(),
-                name: table.name.clone(),
-            };
-            builder.add_table(table, is_view(&table_ref));
+            builder.add_table(table, is_view(&table.table_ref()));
         }
         builder.finish()
     }

@@ -104,11 +104,7 @@ impl LoadedSnapshot {
             let mut builder = DictionaryBuilder::new();
             let header: ProfileArtifact =
                 snapshot::read_records(&profile_path, "tables", |table: TableProfile| {
-                    let key = TableRef {
-                        catalog: table.catalog.clone(),
-                        db: table.db.clone(),
-                        name: table.name.clone(),
-                    };
+                    let key = table.table_ref();
                     builder.add_table(&table, views.contains(&key));
                     let Some(&t) = positions.get(&key) else {
                         return;
@@ -148,11 +144,7 @@ impl LoadedSnapshot {
         let mut relationships_by_table: HashMap<TableRef, Vec<u32>> = HashMap::new();
         for (i, r) in relationships.iter().enumerate() {
             for end in [&r.from, &r.to] {
-                let key = TableRef {
-                    catalog: end.catalog.clone(),
-                    db: end.db.clone(),
-                    name: end.table.clone(),
-                };
+                let key = end.table_ref();
                 let list = relationships_by_table.entry(key).or_default();
                 if list.last() != Some(&(i as u32)) {
                     list.push(i as u32);
@@ -519,12 +511,7 @@ fn describe(
                 direction: direction.to_string(),
                 kind: r.kind,
                 columns: here.columns.clone(),
-                other_table: TableRef {
-                    catalog: there.catalog.clone(),
-                    db: there.db.clone(),
-                    name: there.table.clone(),
-                }
-                .display(),
+                other_table: there.table_ref().display(),
                 other_columns: there.columns.clone(),
                 confidence: r.confidence,
             })

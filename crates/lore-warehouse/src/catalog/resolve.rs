@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::schema::{SchemaTable, TableRef};
+use crate::schema::{SchemaTable, TableRef, qualified_name};
 
 /// Table positions by lower-cased name.
 pub type NameIndex = HashMap<String, Vec<u32>>;
@@ -58,15 +58,7 @@ impl TableQuery {
 
     /// The query as written, for messages.
     pub fn display(&self) -> String {
-        [
-            self.catalog.as_deref(),
-            self.db.as_deref(),
-            Some(self.name.as_str()),
-        ]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(".")
+        qualified_name(self.catalog.as_deref(), self.db.as_deref(), &self.name)
     }
 }
 
@@ -210,19 +202,9 @@ pub fn closest<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::TableKind;
 
     fn table(db: Option<&str>, name: &str) -> SchemaTable {
-        SchemaTable {
-            catalog: None,
-            db: db.map(str::to_string),
-            name: name.into(),
-            kind: TableKind::Table,
-            comment: None,
-            estimated_rows: None,
-            columns: Vec::new(),
-            foreign_keys: Vec::new(),
-        }
+        SchemaTable::named(db, name)
     }
 
     fn query(text: &str) -> TableQuery {

@@ -45,6 +45,29 @@ pub struct QueryResult {
     pub elapsed_ms: u64,
 }
 
+/// Rows as a connector fetched them: at most `max_rows + 1`, so cutting
+/// them to `max_rows` tells honestly whether more existed.
+pub(crate) struct Fetched {
+    pub headers: Vec<String>,
+    pub header_types: Option<Vec<String>>,
+    pub rows: Vec<Vec<serde_json::Value>>,
+}
+
+impl Fetched {
+    /// The result, cut at `max_rows`.
+    pub(crate) fn into_result(mut self, max_rows: usize, elapsed_ms: u64) -> QueryResult {
+        let truncated = self.rows.len() > max_rows;
+        self.rows.truncate(max_rows);
+        QueryResult {
+            headers: self.headers,
+            header_types: self.header_types,
+            rows: self.rows,
+            truncated,
+            elapsed_ms,
+        }
+    }
+}
+
 /// What a connection test learns about the server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -17,7 +17,7 @@ use rusqlite::{Connection, InterruptHandle, OpenFlags};
 
 use super::pool::Pool;
 use super::value::sqlite_to_json;
-use super::{QueryResult, ServerInfo};
+use super::{Fetched, QueryResult, ServerInfo};
 use crate::error::WarehouseError;
 
 /// Runs read-only queries against one SQLite file.
@@ -154,36 +154,6 @@ impl Drop for InterruptOnDrop {
     }
 }
 
-struct Fetched {
-    headers: Vec<String>,
-    decl_types: Vec<Option<String>>,
-    rows: Vec<Vec<serde_json::Value>>,
-    storage_types: Vec<Option<&'static str>>,
-}
-
-impl Fetched {
-    fn into_result(mut self, max_rows: usize, elapsed_ms: u64) -> QueryResult {
-        let truncated = self.rows.len() > max_rows;
-        self.rows.truncate(max_rows);
-        // A declared type when the column comes straight from a table, else
-        // the storage class seen in the data; omitted when neither is known.
-        let header_types: Vec<Option<String>> = self
-            .decl_types
-            .into_iter()
-            .zip(self.storage_types)
-            .map(|(declared, seen)| declared.or(seen.map(str::to_string)))
-            .collect();
-        let header_types = header_types.into_iter().collect::<Option<Vec<_>>>();
-        QueryResult {
-            headers: self.headers,
-            header_types,
-            rows: self.rows,
-            truncated,
-            elapsed_ms,
-        }
-    }
-}
-
 fn fetch(conn: &Connection, sql: &str, max_rows: usize) -> Result<Fetched, WarehouseError> {
     let mut stmt = conn.prepare(sql).map_err(classify)?;
     if !stmt.readonly() {
@@ -214,11 +184,17 @@ fn fetch(conn: &Connection, sql: &str, max_rows: usize) -> Result<Fetched, Wareh
         }
         rows.push(values);
     }
+    // A declared type when the column comes straight from a table, else
+    // the storage class seen in the data; omitted when neither is known.
+    let header_types = decl_types
+        .into_iter()
+        .zip(storage_types)
+        .map(|(declared, seen)| declared.or(seen.map(str::to_string)))
+        .collect::<Option<Vec<_>>>();
     Ok(Fetched {
         headers,
-        decl_types,
+        header_types,
         rows,
-        storage_types,
     })
 }
 

@@ -197,7 +197,7 @@ pub fn diff_tables(previous: &[SchemaTable], current: &[SchemaTable]) -> (Schema
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{DimensionType, TableKind};
+    use crate::schema::DimensionType;
 
     fn column(name: &str, native: &str) -> SchemaColumn {
         SchemaColumn {
@@ -214,14 +214,9 @@ mod tests {
 
     fn table(name: &str, columns: Vec<SchemaColumn>) -> SchemaTable {
         SchemaTable {
-            catalog: None,
-            db: None,
-            name: name.into(),
-            kind: TableKind::Table,
-            comment: None,
             estimated_rows: Some(1),
             columns,
-            foreign_keys: Vec::new(),
+            ..SchemaTable::named(None, name)
         }
     }
 

@@ -28,7 +28,7 @@ use super::introspect::{INTERNAL_MAX_ROWS, integer, text};
 use crate::connector::Connector;
 use crate::dialect::SqlDialect;
 use crate::error::WarehouseError;
-use crate::schema::{DimensionType, SchemaColumn, SchemaTable, TableKind};
+use crate::schema::{DimensionType, SchemaColumn, SchemaTable, TableKind, TableRef};
 
 /// Columns measured in one aggregate query (keeps every engine under its
 /// select-list limit).
@@ -120,6 +120,17 @@ pub struct ColumnProfile {
     /// Further distinct values, by decreasing frequency.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_values: Vec<String>,
+}
+
+impl TableProfile {
+    /// The profiled table's identity.
+    pub fn table_ref(&self) -> TableRef {
+        TableRef {
+            catalog: self.catalog.clone(),
+            db: self.db.clone(),
+            name: self.name.clone(),
+        }
+    }
 }
 
 impl ColumnProfile {
@@ -481,7 +492,6 @@ async fn frequent_values(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::TableKind;
 
     fn column(name: &str, normalized: &str) -> SchemaColumn {
         SchemaColumn {
@@ -497,16 +507,7 @@ mod tests {
     }
 
     fn table() -> SchemaTable {
-        SchemaTable {
-            catalog: None,
-            db: None,
-            name: "accounts".into(),
-            kind: TableKind::Table,
-            comment: None,
-            estimated_rows: None,
-            columns: Vec::new(),
-            foreign_keys: Vec::new(),
-        }
+        SchemaTable::named(None, "accounts")
     }
 
     #[test]

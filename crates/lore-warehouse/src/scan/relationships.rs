@@ -24,7 +24,7 @@ use super::introspect::integer;
 use super::profile::TableProfile;
 use crate::connector::Connector;
 use crate::dialect::SqlDialect;
-use crate::schema::{SchemaColumn, SchemaTable, TableKind};
+use crate::schema::{SchemaColumn, SchemaTable, TableKind, TableRef};
 
 /// Share of sampled child values that must exist in the parent.
 pub const MIN_COVERAGE: f64 = 0.95;
@@ -80,6 +80,17 @@ pub struct RelationshipEnd {
     pub table: String,
     /// Columns, paired in order with the other side's.
     pub columns: Vec<String>,
+}
+
+impl RelationshipEnd {
+    /// The table of this side.
+    pub fn table_ref(&self) -> TableRef {
+        TableRef {
+            catalog: self.catalog.clone(),
+            db: self.db.clone(),
+            name: self.table.clone(),
+        }
+    }
 }
 
 /// What the data said about an inferred relationship.
@@ -558,14 +569,8 @@ mod tests {
 
     fn table(name: &str, columns: Vec<SchemaColumn>) -> SchemaTable {
         SchemaTable {
-            catalog: None,
-            db: Some("public".into()),
-            name: name.into(),
-            kind: TableKind::Table,
-            comment: None,
-            estimated_rows: None,
             columns,
-            foreign_keys: Vec::new(),
+            ..SchemaTable::named(Some("public"), name)
         }
     }
 

@@ -29,16 +29,17 @@ pub struct TableRef {
 impl TableRef {
     /// The name agents write in SQL: `db.name`, or `name` alone.
     pub fn display(&self) -> String {
-        [
-            self.catalog.as_deref(),
-            self.db.as_deref(),
-            Some(self.name.as_str()),
-        ]
+        qualified_name(self.catalog.as_deref(), self.db.as_deref(), &self.name)
+    }
+}
+
+/// `catalog.db.name` with the absent parts left out.
+pub fn qualified_name(catalog: Option<&str>, db: Option<&str>, name: &str) -> String {
+    [catalog, db, Some(name)]
         .into_iter()
         .flatten()
         .collect::<Vec<_>>()
         .join(".")
-    }
 }
 
 /// What kind of relation a table is.
@@ -254,6 +255,23 @@ pub fn normalize_mysql_type(data_type: &str, column_type: &str) -> (&'static str
         _ => "other",
     };
     classify(normalized)
+}
+
+#[cfg(test)]
+impl SchemaTable {
+    /// An empty base table, for tests.
+    pub(crate) fn named(db: Option<&str>, name: &str) -> SchemaTable {
+        SchemaTable {
+            catalog: None,
+            db: db.map(str::to_string),
+            name: name.to_string(),
+            kind: TableKind::Table,
+            comment: None,
+            estimated_rows: None,
+            columns: Vec::new(),
+            foreign_keys: Vec::new(),
+        }
+    }
 }
 
 #[cfg(test)]

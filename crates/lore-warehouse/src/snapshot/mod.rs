@@ -492,19 +492,9 @@ pub fn prune(dir: &Path, keep: usize) -> Result<Vec<String>, SnapshotError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::TableKind;
 
     fn table(db: Option<&str>, name: &str) -> SchemaTable {
-        SchemaTable {
-            catalog: None,
-            db: db.map(str::to_string),
-            name: name.into(),
-            kind: TableKind::Table,
-            comment: None,
-            estimated_rows: None,
-            columns: Vec::new(),
-            foreign_keys: Vec::new(),
-        }
+        SchemaTable::named(db, name)
     }
 
     #[test]

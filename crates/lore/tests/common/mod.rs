@@ -67,6 +67,30 @@ impl ClientHandler for Recorder {
 
 pub type Client = RunningService<RoleClient, Recorder>;
 
+/// An MCP client of a `lore mcp stdio` process serving the project at `root`.
+pub async fn stdio_client(root: &Path) -> Client {
+    use rmcp::ServiceExt;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_lore"));
+    command
+        .arg("--project-dir")
+        .arg(root)
+        .args(["mcp", "stdio"]);
+    let transport = rmcp::transport::TokioChildProcess::new(command).unwrap();
+    Recorder::default().serve(transport).await.unwrap()
+}
+
+/// Asserts that calling `tool` with `arguments` is a JSON-RPC InvalidParams error.
+pub async fn assert_invalid_params(client: &Client, tool: &'static str, arguments: Value) {
+    match call(client, tool, arguments.clone()).await {
+        Err(ServiceError::McpError(e)) => assert_eq!(
+            e.code,
+            rmcp::model::ErrorCode::INVALID_PARAMS,
+            "{tool} {arguments}: {e:?}"
+        ),
+        other => panic!("{tool} {arguments}: expected InvalidParams, got {other:?}"),
+    }
+}
+
 /// Calls a tool with JSON arguments.
 pub async fn call(
     client: &Client,
@@ -225,16 +249,7 @@ pub async fn exercise_analytics_tools(client: &Client) {
         serde_json::json!({"connectionId": "warehouse", "sql": "SELECT 1", "maxRows": "ten"}),
         serde_json::json!({"connectionId": "", "sql": "SELECT 1"}),
     ] {
-        match call(client, "sql_execution", bad.clone()).await {
-            Err(ServiceError::McpError(e)) => {
-                assert_eq!(
-                    e.code,
-                    rmcp::model::ErrorCode::INVALID_PARAMS,
-                    "{bad}: {e:?}"
-                )
-            }
-            other => panic!("{bad}: expected InvalidParams, got {other:?}"),
-        }
+        assert_invalid_params(client, "sql_execution", bad).await;
     }
 }
 
@@ -343,15 +358,6 @@ async fn exercise_catalog_tools(client: &Client) {
         } else {
             "entity_details"
         };
-        match call(client, tool, bad.clone()).await {
-            Err(ServiceError::McpError(e)) => {
-                assert_eq!(
-                    e.code,
-                    rmcp::model::ErrorCode::INVALID_PARAMS,
-                    "{bad}: {e:?}"
-                )
-            }
-            other => panic!("{bad}: expected InvalidParams, got {other:?}"),
-        }
+        assert_invalid_params(client, tool, bad).await;
     }
 }

@@ -26,7 +26,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder};
 
 use super::pool::Pool;
-use super::{QueryResult, ServerInfo};
+use super::{Fetched, QueryResult, ServerInfo};
 use crate::error::WarehouseError;
 
 /// How long opening a session may take.
@@ -243,26 +243,6 @@ impl MysqlConnector {
     }
 }
 
-struct Fetched {
-    headers: Vec<String>,
-    header_types: Vec<String>,
-    rows: Vec<Vec<serde_json::Value>>,
-}
-
-impl Fetched {
-    fn into_result(mut self, max_rows: usize, elapsed_ms: u64) -> QueryResult {
-        let truncated = self.rows.len() > max_rows;
-        self.rows.truncate(max_rows);
-        QueryResult {
-            headers: self.headers,
-            header_types: Some(self.header_types),
-            rows: self.rows,
-            truncated,
-            elapsed_ms,
-        }
-    }
-}
-
 async fn fetch(
     conn: &mut Conn,
     settings: &str,
@@ -294,7 +274,7 @@ async fn fetch(
     }
     Ok(Fetched {
         headers: columns.iter().map(|c| c.name_str().into_owned()).collect(),
-        header_types: columns.iter().map(value::type_name).collect(),
+        header_types: Some(columns.iter().map(value::type_name).collect()),
         rows,
     })
 }

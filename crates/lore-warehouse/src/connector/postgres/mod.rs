@@ -25,7 +25,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::{CancelToken, Client, NoTls};
 
 use super::pool::Pool;
-use super::{QueryResult, ServerInfo};
+use super::{Fetched, QueryResult, ServerInfo};
 use crate::error::WarehouseError;
 
 /// How long opening a session may take.
@@ -235,26 +235,6 @@ impl Drop for CancelOnDrop {
     }
 }
 
-struct Fetched {
-    headers: Vec<String>,
-    header_types: Vec<String>,
-    rows: Vec<Vec<serde_json::Value>>,
-}
-
-impl Fetched {
-    fn into_result(mut self, max_rows: usize, elapsed_ms: u64) -> QueryResult {
-        let truncated = self.rows.len() > max_rows;
-        self.rows.truncate(max_rows);
-        QueryResult {
-            headers: self.headers,
-            header_types: Some(self.header_types),
-            rows: self.rows,
-            truncated,
-            elapsed_ms,
-        }
-    }
-}
-
 async fn fetch(
     client: &mut Client,
     sql: &str,
@@ -277,10 +257,12 @@ async fn fetch(
     transaction.rollback().await?;
     Ok(Fetched {
         headers: columns.iter().map(|c| c.name().to_string()).collect(),
-        header_types: columns
-            .iter()
-            .map(|c| c.type_().name().to_string())
-            .collect(),
+        header_types: Some(
+            columns
+                .iter()
+                .map(|c| c.type_().name().to_string())
+                .collect(),
+        ),
         rows: decoded,
     })
 }

@@ -54,6 +54,19 @@ pub(crate) async fn rows(
     Ok(connector.run(sql, INTERNAL_MAX_ROWS).await?.rows)
 }
 
+/// Rows grouped by a key taken from each row (a table's name or id).
+pub(crate) fn group_rows<K: Eq + std::hash::Hash>(
+    rows: Vec<Vec<Value>>,
+    key: impl Fn(&[Value]) -> K,
+) -> std::collections::HashMap<K, Vec<Vec<Value>>> {
+    let mut grouped: std::collections::HashMap<K, Vec<Vec<Value>>> =
+        std::collections::HashMap::new();
+    for row in rows {
+        grouped.entry(key(&row)).or_default().push(row);
+    }
+    grouped
+}
+
 /// A text cell (`None` for NULL and empty strings).
 pub(crate) fn text(value: &Value) -> Option<String> {
     match value {

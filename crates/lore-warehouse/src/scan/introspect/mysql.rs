@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::{CHUNK_TABLES, ScanScope, integer, rows, text, text_or_empty};
+use super::{CHUNK_TABLES, ScanScope, group_rows, integer, rows, text, text_or_empty};
 use crate::connector::Connector;
 use crate::dialect::SqlDialect;
 use crate::error::WarehouseError;
@@ -70,7 +70,7 @@ pub(super) async fn introspect(
                 .collect::<Vec<_>>()
                 .join(" OR ")
         };
-        let mut columns = group_by_table(
+        let mut columns = group_rows(
             rows(
                 connector,
                 &format!(
@@ -80,9 +80,9 @@ pub(super) async fn introspect(
                     filter("table_schema", "table_name")
                 ),
             )
-            .await?,
+            .await?, |r| (text_or_empty(&r[0]), text_or_empty(&r[1])),
         );
-        let mut keys = group_by_table(
+        let mut keys = group_rows(
             rows(
                 connector,
                 &format!(
@@ -95,6 +95,7 @@ pub(super) async fn introspect(
                 ),
             )
             .await?,
+            |r| (text_or_empty(&r[0]), text_or_empty(&r[1])),
         );
         for row in chunk {
             let schema = text_or_empty(&row[0]);
@@ -164,17 +165,4 @@ pub(super) async fn introspect(
         }
     }
     Ok(tables)
-}
-
-fn group_by_table(
-    rows: Vec<Vec<serde_json::Value>>,
-) -> HashMap<(String, String), Vec<Vec<serde_json::Value>>> {
-    let mut grouped: HashMap<(String, String), Vec<Vec<serde_json::Value>>> = HashMap::new();
-    for row in rows {
-        grouped
-            .entry((text_or_empty(&row[0]), text_or_empty(&row[1])))
-            .or_default()
-            .push(row);
-    }
-    grouped
 }

@@ -4,9 +4,7 @@
 //! primary keys, single-column unique constraints and indexes, foreign keys
 //! with their target schema, and `reltuples` estimates.
 
-use std::collections::HashMap;
-
-use super::{CHUNK_TABLES, ScanScope, integer, rows, text, text_or_empty, truthy};
+use super::{CHUNK_TABLES, ScanScope, group_rows, integer, rows, text, text_or_empty, truthy};
 use crate::connector::Connector;
 use crate::dialect::SqlDialect;
 use crate::error::WarehouseError;
@@ -49,7 +47,7 @@ pub(super) async fn introspect(
             .map(|oid| oid.to_string())
             .collect::<Vec<_>>()
             .join(", ");
-        let mut columns = group_by_oid(
+        let mut columns = group_rows(
             rows(
                 connector,
                 &format!(
@@ -62,9 +60,9 @@ pub(super) async fn introspect(
                      ORDER BY a.attrelid, a.attnum"
                 ),
             )
-            .await?,
+            .await?, |r| integer(&r[0]).unwrap_or_default(),
         );
-        let mut constraints = group_by_oid(
+        let mut constraints = group_rows(
             rows(
                 connector,
                 &format!(
@@ -80,9 +78,9 @@ pub(super) async fn introspect(
                      ORDER BY con.conrelid, con.conname, k.ord"
                 ),
             )
-            .await?,
+            .await?, |r| integer(&r[0]).unwrap_or_default(),
         );
-        let unique = group_by_oid(
+        let unique = group_rows(
             rows(
                 connector,
                 &format!(
@@ -93,6 +91,7 @@ pub(super) async fn introspect(
                 ),
             )
             .await?,
+            |r| integer(&r[0]).unwrap_or_default(),
         );
         for row in chunk {
             let oid = integer(&row[0]).unwrap_or_default();
@@ -166,15 +165,4 @@ pub(super) async fn introspect(
         }
     }
     Ok(tables)
-}
-
-fn group_by_oid(rows: Vec<Vec<serde_json::Value>>) -> HashMap<i64, Vec<Vec<serde_json::Value>>> {
-    let mut grouped: HashMap<i64, Vec<Vec<serde_json::Value>>> = HashMap::new();
-    for row in rows {
-        grouped
-            .entry(integer(&row[0]).unwrap_or_default())
-            .or_default()
-            .push(row);
-    }
-    grouped
 }

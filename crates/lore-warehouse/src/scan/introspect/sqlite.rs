@@ -6,9 +6,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
-use super::{CHUNK_TABLES, integer, rows, text, text_or_empty, truthy};
+use super::{CHUNK_TABLES, group_rows, integer, rows, text, text_or_empty, truthy};
 use crate::connector::Connector;
 use crate::dialect::SqlDialect;
 use crate::error::WarehouseError;
@@ -30,7 +28,7 @@ pub(super) async fn introspect(connector: &Connector) -> Result<Vec<SchemaTable>
             .map(|n| SqlDialect::Sqlite.quote_literal(n))
             .collect::<Vec<_>>()
             .join(", ");
-        let mut columns = group_by_table(
+        let mut columns = group_rows(
             rows(
                 connector,
                 &format!(
@@ -40,8 +38,9 @@ pub(super) async fn introspect(connector: &Connector) -> Result<Vec<SchemaTable>
                 ),
             )
             .await?,
+            |r| text_or_empty(&r[0]),
         );
-        let mut foreign_keys = group_by_table(
+        let mut foreign_keys = group_rows(
             rows(
                 connector,
                 &format!(
@@ -51,8 +50,9 @@ pub(super) async fn introspect(connector: &Connector) -> Result<Vec<SchemaTable>
                 ),
             )
             .await?,
+            |r| text_or_empty(&r[0]),
         );
-        let unique = group_by_table(
+        let unique = group_rows(
             rows(
                 connector,
                 &format!(
@@ -62,7 +62,7 @@ pub(super) async fn introspect(connector: &Connector) -> Result<Vec<SchemaTable>
                      GROUP BY m.name, il.name HAVING count(*) = 1"
                 ),
             )
-            .await?,
+            .await?, |r| text_or_empty(&r[0]),
         );
         for row in chunk {
             let name = text_or_empty(&row[1]);
@@ -133,15 +133,6 @@ pub(super) async fn introspect(connector: &Connector) -> Result<Vec<SchemaTable>
         }
     }
     Ok(tables)
-}
-
-/// Rows grouped by their first cell (the table name).
-fn group_by_table(rows: Vec<Vec<Value>>) -> HashMap<String, Vec<Vec<Value>>> {
-    let mut grouped: HashMap<String, Vec<Vec<Value>>> = HashMap::new();
-    for row in rows {
-        grouped.entry(text_or_empty(&row[0])).or_default().push(row);
-    }
-    grouped
 }
 
 /// Row counts from `sqlite_stat1` when `ANALYZE` has run.
