@@ -117,12 +117,17 @@ pub const STARTER_CONFIG: &str = r#"# Lore project configuration. `lore config s
 #   driver: sqlite | postgres | mysql
 #   SQLite takes `path` (absolute or relative to this file);
 #   server drivers take `url`, written as a literal, env:VAR or file:PATH.
+#   Give Lore a database user that can only read.
 connections: {}
 #  warehouse:
 #    driver: sqlite
 #    path: data/warehouse.db
 #    description: Company data warehouse
 #    statement_timeout_ms: 30000
+#  analytics:
+#    driver: postgres
+#    url: env:ANALYTICS_DATABASE_URL   # postgres://user:pass@host:5432/db?sslmode=verify-full
+#    schemas: [public]                 # what `lore scan` reads (default: all non-system schemas)
 
 mcp:
   host: 127.0.0.1

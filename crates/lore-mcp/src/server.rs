@@ -41,6 +41,7 @@ impl LoreServer {
     pub fn for_project(project: &Project) -> LoreServer {
         let warehouses = Arc::new(Warehouses::for_project(project));
         let catalog = Arc::new(Catalog::new(&project.root));
+        catalog.warm(warehouses.ids());
         let mut registry = ToolRegistry::new();
         register_analytics_tools(&mut registry, warehouses, catalog);
         LoreServer::new(registry)

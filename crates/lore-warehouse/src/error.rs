@@ -86,6 +86,19 @@ pub enum WarehouseError {
         /// What failed.
         message: String,
     },
+    /// TLS could not be set up as the connection's url asks (the server
+    /// offers none, its certificate is not trusted, a CA file is unusable).
+    #[error("connection `{id}` ({driver} server at {target}): {message}")]
+    Tls {
+        /// Connection id.
+        id: String,
+        /// Driver name.
+        driver: &'static str,
+        /// `host:port` (never the URL).
+        target: String,
+        /// What failed and what to change.
+        message: String,
+    },
     /// The server refused the credentials or the database name.
     #[error(
         "the {driver} server of connection `{id}` refused the login: {message}; fix the user, password or database in the connection's url"
@@ -124,6 +137,7 @@ impl HasErrorCode for WarehouseError {
             WarehouseError::Config(_)
             | WarehouseError::InvalidUrl { .. }
             | WarehouseError::DatabaseMissing { .. }
+            | WarehouseError::Tls { .. }
             | WarehouseError::LoginRefused { .. } => ErrorCode::ConfigError,
             WarehouseError::InvalidRequest { .. } => ErrorCode::InvalidRequest,
             WarehouseError::Unreachable { .. } | WarehouseError::Upstream { .. } => {

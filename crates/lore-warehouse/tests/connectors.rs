@@ -317,3 +317,105 @@ async fn server_info_reports_version_and_read_only_sessions() {
         assert!(info.version.starts_with(product), "{info:?}");
     }
 }
+
+/// The connector at `url` (in place of the scratch database's own).
+fn connector_at(db: &ScratchDb, dir: &std::path::Path, url: String) -> std::sync::Arc<Connector> {
+    let project = db.project(dir, "w", |c| {
+        c.url = Some(lore_core::config::Secret::new(url));
+        c.statement_timeout_ms = Some(5000);
+    });
+    Warehouses::for_project(&project).get("w").unwrap().1
+}
+
+#[tokio::test]
+async fn postgres_speaks_tls_as_sslmode_asks() {
+    let Some(db) = common::postgres("postgres_speaks_tls_as_sslmode_asks").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let encrypted = |params: &str| {
+        let conn = connector_at(&db, dir.path(), db.url_with(params));
+        async move { conn.server_info().await.map(|info| info.encrypted) }
+    };
+    assert_eq!(encrypted("sslmode=disable").await.unwrap(), Some(false));
+    // A mode the driver does not know is refused before connecting.
+    let err = encrypted("sslmode=sometimes").await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::ConfigError, "{err}");
+    assert!(err.to_string().contains("verify-full"), "{err}");
+    // A CA file that does not exist is named.
+    let err = encrypted("sslmode=verify-ca&sslrootcert=no-such-ca.pem")
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::ConfigError, "{err}");
+    assert!(err.to_string().contains("no-such-ca.pem"), "{err}");
+
+    if db.text("SHOW ssl").await.as_deref() != Some("on") {
+        // The default (prefer) falls back to plain text; require fails clearly.
+        assert_eq!(encrypted("").await.unwrap(), Some(false));
+        let err = encrypted("sslmode=require").await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::ConfigError, "{err}");
+        assert!(err.to_string().contains("does not offer TLS"), "{err}");
+        eprintln!("notice: the PostgreSQL server has ssl off; verified TLS modes not exercised");
+        return;
+    }
+    // The default, like libpq's, is `prefer`: TLS when the server offers it.
+    assert_eq!(encrypted("").await.unwrap(), Some(true));
+    assert_eq!(encrypted("sslmode=require").await.unwrap(), Some(true));
+    // Queries run over TLS like any other (and stay read-only).
+    let conn = connector_at(&db, dir.path(), db.url_with("sslmode=require"));
+    let result = conn.run("SELECT 40 + 2 AS answer", 10).await.unwrap();
+    assert_eq!(result.rows, vec![vec![json!(42)]]);
+
+    // A server certificate no public authority signed (a test server's
+    // self-signed one) fails verification with advice.
+    let server_cert = db.text("SHOW ssl_cert_file").await.unwrap();
+    let public_ca = db.text("SHOW ssl_ca_file").await.unwrap_or_default();
+    if public_ca.is_empty() {
+        let err = encrypted("sslmode=verify-full").await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::ConfigError, "{err}");
+        let message = err.to_string();
+        assert!(message.contains("sslrootcert"), "{message}");
+        assert!(!message.contains("password"), "{message}");
+    }
+    // Naming the server's own certificate as the CA trusts exactly it.
+    if std::fs::read(&server_cert).is_ok() {
+        let pinned = format!("sslmode=verify-ca&sslrootcert={server_cert}");
+        assert_eq!(encrypted(&pinned).await.unwrap(), Some(true));
+    } else {
+        eprintln!("notice: {server_cert} is not readable; pinned certificate not exercised");
+    }
+}
+
+#[tokio::test]
+async fn mysql_speaks_tls_as_ssl_mode_asks() {
+    let Some(db) = common::mysql("mysql_speaks_tls_as_ssl_mode_asks").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let encrypted = |params: &str| {
+        let conn = connector_at(&db, dir.path(), db.url_with(params));
+        async move { conn.server_info().await.map(|info| info.encrypted) }
+    };
+    assert_eq!(encrypted("ssl-mode=DISABLED").await.unwrap(), Some(false));
+    let err = encrypted("ssl-mode=SOMETIMES").await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::ConfigError, "{err}");
+    assert!(err.to_string().contains("VERIFY_IDENTITY"), "{err}");
+    let has_tls = db.text("SELECT @@have_ssl").await.as_deref() == Some("YES");
+    // The default is PREFERRED: TLS when the server offers it.
+    assert_eq!(encrypted("").await.unwrap(), Some(has_tls));
+    if has_tls {
+        assert_eq!(encrypted("ssl-mode=REQUIRED").await.unwrap(), Some(true));
+    } else {
+        // Demanding TLS from a server without it is a clear error (the
+        // driver's own parameter too, which used to abort the process).
+        for params in ["ssl-mode=REQUIRED", "require_ssl=true"] {
+            let err = encrypted(params).await.unwrap_err();
+            assert_eq!(err.code(), ErrorCode::ConfigError, "{params}: {err}");
+            assert!(
+                err.to_string().contains("does not offer TLS"),
+                "{params}: {err}"
+            );
+        }
+        eprintln!("notice: the MySQL/MariaDB server has no TLS; encrypted sessions not exercised");
+    }
+}

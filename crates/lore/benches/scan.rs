@@ -124,12 +124,14 @@ async fn postgres_scratch(admin_url: &str) -> (tokio_postgres::Client, String, S
         .expect("connect to the PostgreSQL benchmark URL");
     tokio::spawn(connection);
     let name = format!("lore_bench_{}", std::process::id());
-    admin
-        .batch_execute(&format!(
-            "DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"
-        ))
-        .await
-        .unwrap();
+    // One statement per call: DROP/CREATE DATABASE refuse to run in the
+    // implicit transaction of a multi-statement batch.
+    for sql in [
+        format!("DROP DATABASE IF EXISTS {name}"),
+        format!("CREATE DATABASE {name}"),
+    ] {
+        admin.batch_execute(&sql).await.unwrap();
+    }
     let base = admin_url
         .rsplit_once('/')
         .map(|(b, _)| b)

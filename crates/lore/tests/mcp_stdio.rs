@@ -34,6 +34,10 @@ async fn a_scan_from_another_process_is_seen_on_the_next_call() {
     };
     let before = ask().await;
     assert_eq!(before["entities"][0]["error"]["code"], "table_not_found");
+    assert_eq!(
+        before["entities"][0]["error"]["command"],
+        "lore scan warehouse"
+    );
 
     rusqlite::Connection::open(root.join("data/warehouse.db"))
         .unwrap()

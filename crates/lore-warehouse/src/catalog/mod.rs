@@ -184,6 +184,9 @@ impl LoadedSnapshot {
 pub struct Catalog {
     root: PathBuf,
     cache: Mutex<HashMap<String, Arc<LoadedSnapshot>>>,
+    /// One gate per connection: a snapshot is loaded by one caller while
+    /// the others wait for it, never twice at once.
+    loading: Mutex<HashMap<String, Arc<Mutex<()>>>>,
 }
 
 impl Catalog {
@@ -192,7 +195,25 @@ impl Catalog {
         Catalog {
             root: root.to_path_buf(),
             cache: Mutex::new(HashMap::new()),
+            loading: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Loads the latest snapshot of each connection on a background
+    /// thread, so a server's first `entity_details` or `dictionary_search`
+    /// does not pay for it (a call that arrives meanwhile waits for the
+    /// load rather than starting another).
+    pub fn warm(self: &Arc<Self>, connection_ids: Vec<String>) {
+        let catalog = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("lore-catalog-warm".to_string())
+            .spawn(move || {
+                for id in connection_ids {
+                    // A broken snapshot is reported by the call that needs it.
+                    let _ = catalog.latest(&id);
+                }
+            });
+        drop(spawned);
     }
 
     /// The newest snapshot of `connection_id`, or `None` before its first
@@ -207,6 +228,18 @@ impl Catalog {
         };
         if let Some(cached) = self.cached(connection_id)
             && cached.manifest.sync_id == sync_id
+        {
+            return Ok(Some(cached));
+        }
+        let gate = self
+            .loading
+            .lock()
+            .ok()
+            .map(|mut gates| Arc::clone(gates.entry(connection_id.to_string()).or_default()));
+        let _loading = gate.as_ref().map(|gate| gate.lock());
+        // Someone else may have loaded it while this caller waited.
+        if let Some(cached) = self.cached(connection_id)
+            && cached.manifest.sync_id >= sync_id
         {
             return Ok(Some(cached));
         }
@@ -425,16 +458,16 @@ pub fn entity_details(
                     EntityError {
                         code: EntityErrorCode::TableNotFound,
                         message: format!(
-                            "no table `{requested}` in the scan of `{connection_id}` taken {}; {}",
+                            "no table `{requested}` in the scan of `{connection_id}` taken {}; {}if the table is newer than the scan, run `lore scan {connection_id}` and ask again",
                             snapshot.manifest.extracted_at,
                             if candidates.is_empty() {
-                                format!("search with discover_data, or run `lore scan {connection_id}` if the table is newer than the scan")
+                                ""
                             } else {
-                                "did you mean one of the candidates?".to_string()
+                                "did you mean one of the candidates? "
                             }
                         ),
                         candidates,
-                        command: None,
+                        command: Some(format!("lore scan {connection_id}")),
                     },
                 ),
             }

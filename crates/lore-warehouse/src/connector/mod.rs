@@ -15,6 +15,7 @@ mod mysql;
 mod pool;
 mod postgres;
 mod sqlite;
+mod tls;
 pub mod value;
 
 use std::time::Duration;
@@ -76,6 +77,10 @@ pub struct ServerInfo {
     pub version: String,
     /// Whether Lore's sessions are held read-only by the database itself.
     pub read_only: bool,
+    /// Whether the session is encrypted (TLS); `None` when that does not
+    /// apply (an embedded file) or the server does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encrypted: Option<bool>,
 }
 
 /// A connection's way of running queries, one variant per driver.

@@ -120,6 +120,7 @@ impl SqliteConnector {
                 .map(|v| format!("SQLite {v}"))
                 .unwrap_or_else(|| "SQLite".to_string()),
             read_only: row.and_then(|r| r[1].as_i64()) == Some(1),
+            encrypted: None,
         })
     }
 }

@@ -166,6 +166,35 @@ impl ScratchDb {
         }
     }
 
+    /// The first column of the first row of `sql` as text, read with a
+    /// privileged session (not through Lore).
+    pub async fn text(&self, sql: &str) -> Option<String> {
+        match self.driver {
+            Driver::Postgres => {
+                let client = pg_client(&self.url).await;
+                client
+                    .query_one(sql, &[])
+                    .await
+                    .unwrap()
+                    .get::<_, Option<String>>(0)
+            }
+            Driver::Mysql => {
+                use mysql_async::prelude::Queryable;
+                let mut conn = mysql_async::Conn::from_url(&self.url).await.unwrap();
+                let value: Option<Option<String>> = conn.query_first(sql).await.unwrap();
+                let _ = conn.disconnect().await;
+                value.flatten()
+            }
+            Driver::Sqlite => unreachable!(),
+        }
+    }
+
+    /// This database's url with query parameters added (`"sslmode=require"`).
+    pub fn url_with(&self, params: &str) -> String {
+        let separator = if self.url.contains('?') { '&' } else { '?' };
+        format!("{}{separator}{params}", self.url)
+    }
+
     /// A project in `dir` whose connection `id` is this database, with
     /// `edit` applied to its configuration.
     pub fn project(

@@ -103,13 +103,18 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
                         }
                         if !json {
                             println!(
-                                "{}  {id}: {} in {elapsed_ms} ms, {}",
+                                "{}  {id}: {} in {elapsed_ms} ms, {}{}",
                                 if info.read_only { "ok  " } else { "FAIL" },
                                 info.version,
                                 if info.read_only {
                                     "sessions are read-only"
                                 } else {
                                     "sessions are NOT read-only"
+                                },
+                                match info.encrypted {
+                                    Some(true) => ", encrypted (TLS)",
+                                    Some(false) => ", not encrypted",
+                                    None => "",
                                 }
                             );
                         }

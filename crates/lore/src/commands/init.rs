@@ -19,6 +19,7 @@ pub fn run(args: InitArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
         None => cwd,
     };
     let report = init_project(&root, STARTER_CONFIG)?;
+    let root = root.canonicalize().unwrap_or(root);
     for path in &report.created {
         println!("created  {}", path.display());
     }
@@ -26,7 +27,7 @@ pub fn run(args: InitArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
         println!("kept     {}", path.display());
     }
     println!(
-        "\nProject ready at {}. Add a connection to lore.yaml, then try:\n  lore sql -c <connection> \"SELECT 1\"\n  lore mcp serve",
+        "\nProject ready at {}\nAdd a connection to lore.yaml, then try:\n  lore connection test\n  lore scan\n  lore entity <table>\n  lore sql -c <connection> \"SELECT 1\"\n  lore mcp serve",
         root.display()
     );
     Ok(())

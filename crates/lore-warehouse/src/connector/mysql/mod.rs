@@ -14,18 +14,24 @@
 //! result cut at the row cap discards its session too, so the next caller
 //! never waits for unread rows.
 //!
-//! Connections are made without TLS in this version.
+//! TLS follows MySQL's `ssl-mode` (default `PREFERRED`: TLS when the
+//! server offers it): `DISABLED`, `PREFERRED`, `REQUIRED` (certificate
+//! unchecked), `VERIFY_CA`, `VERIFY_IDENTITY`, with `ssl-ca=` naming a CA
+//! file; the driver's own `require_ssl` / `verify_ca` / `verify_identity`
+//! parameters work too. See [`super::tls`].
 
 mod value;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use lore_core::config::Secret;
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, OptsBuilder};
+use mysql_async::{Conn, Opts, OptsBuilder, SslOpts};
 
 use super::pool::Pool;
+use super::tls::{self, TlsMode};
 use super::{Fetched, QueryResult, ServerInfo};
 use crate::error::WarehouseError;
 
@@ -47,6 +53,11 @@ pub struct MysqlConnector {
     project_dir: PathBuf,
     timeout: Duration,
     pool: Pool<Session>,
+    /// Set once a `PREFERRED` connection found the server without TLS, so
+    /// later sessions connect in plain text at once.
+    server_without_tls: AtomicBool,
+    /// Whether the newest session is encrypted.
+    encrypted: AtomicBool,
 }
 
 impl std::fmt::Debug for MysqlConnector {
@@ -74,6 +85,8 @@ impl MysqlConnector {
             project_dir,
             timeout,
             pool: Pool::new(max_sessions),
+            server_without_tls: AtomicBool::new(false),
+            encrypted: AtomicBool::new(false),
         }
     }
 
@@ -82,58 +95,148 @@ impl MysqlConnector {
         self.timeout
     }
 
-    fn opts(&self) -> Result<Opts, WarehouseError> {
+    /// The driver's options and the TLS mode the url asks for.
+    fn opts(&self) -> Result<(Opts, TlsMode), WarehouseError> {
         let url = self
             .url
             .resolve(&format!("connection `{}` url", self.id), &self.project_dir)?;
-        let opts = Opts::from_url(&url).map_err(|e| WarehouseError::InvalidUrl {
+        let invalid = |reason: String| WarehouseError::InvalidUrl {
             id: self.id.clone(),
             driver: "mysql",
-            reason: match e {
+            reason,
+        };
+        let (rest, taken) = tls::take_params(&url, &["ssl_mode", "sslmode", "ssl_ca"]);
+        let mut mode = None;
+        let mut ca_file = None;
+        for (key, value) in taken {
+            if key == "ssl_ca" {
+                ca_file = Some(PathBuf::from(value));
+            } else {
+                mode = Some(TlsMode::parse(&value).ok_or_else(|| {
+                    invalid(format!(
+                        "ssl-mode `{value}` is not one of DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY"
+                    ))
+                })?);
+            }
+        }
+        let opts = Opts::from_url(&rest).map_err(|e| {
+            invalid(match e {
                 // Never echo a parameter's value: it could be a secret.
                 mysql_async::UrlError::InvalidParamValue { param, .. } => {
                     format!("invalid value for parameter `{param}`")
                 }
                 other => other.to_string(),
-            },
+            })
         })?;
-        Ok(OptsBuilder::from_opts(opts).into())
+        // The driver's own parameters (`require_ssl=true` …) stand when no
+        // ssl-mode is given.
+        if mode.is_none() && opts.ssl_opts().is_some() {
+            return Ok((opts, TlsMode::VerifyFull));
+        }
+        let mut mode = mode.unwrap_or(TlsMode::Prefer);
+        if mode == TlsMode::Require && ca_file.is_some() {
+            mode = TlsMode::VerifyCa;
+        }
+        let ssl = match mode {
+            TlsMode::Disable => None,
+            _ if mode == TlsMode::Prefer && self.server_without_tls.load(Ordering::Relaxed) => None,
+            _ => {
+                let mut ssl = SslOpts::default()
+                    .with_danger_accept_invalid_certs(!mode.verifies())
+                    .with_danger_skip_domain_validation(mode != TlsMode::VerifyFull);
+                if let Some(path) = &ca_file {
+                    let (path, _) =
+                        tls::read_ca_file(path, &self.project_dir).map_err(|message| {
+                            WarehouseError::Tls {
+                                id: self.id.clone(),
+                                driver: "mysql",
+                                target: format!("{}:{}", opts.ip_or_hostname(), opts.tcp_port()),
+                                message,
+                            }
+                        })?;
+                    ssl = ssl
+                        .with_root_certs(vec![path.into()])
+                        .with_disable_built_in_roots(true);
+                }
+                Some(ssl)
+            }
+        };
+        Ok((OptsBuilder::from_opts(opts).ssl_opts(ssl).into(), mode))
     }
 
     fn target(opts: &Opts) -> String {
         format!("{}:{}", opts.ip_or_hostname(), opts.tcp_port())
     }
 
-    async fn connect(&self, opts: &Opts) -> Result<Conn, WarehouseError> {
-        match tokio::time::timeout(CONNECT_TIMEOUT, Conn::new(opts.clone())).await {
-            Ok(Ok(conn)) => Ok(conn),
-            Ok(Err(mysql_async::Error::Server(e)))
-                if matches!(e.code, 1044 | 1045 | 1049 | 1698) =>
-            {
+    async fn connect(&self, opts: &Opts, mode: TlsMode) -> Result<Conn, WarehouseError> {
+        let mut attempt = tokio::time::timeout(CONNECT_TIMEOUT, Conn::new(opts.clone())).await;
+        // PREFERRED: a server without TLS is spoken to in plain text.
+        if mode == TlsMode::Prefer
+            && matches!(
+                attempt,
+                Ok(Err(mysql_async::Error::Driver(
+                    mysql_async::DriverError::NoClientSslFlagFromServer
+                )))
+            )
+        {
+            self.server_without_tls.store(true, Ordering::Relaxed);
+            let plain: Opts = OptsBuilder::from_opts(opts.clone()).ssl_opts(None).into();
+            attempt = tokio::time::timeout(CONNECT_TIMEOUT, Conn::new(plain)).await;
+        }
+        let unreachable = |message: String| WarehouseError::Unreachable {
+            id: self.id.clone(),
+            driver: "mysql",
+            target: Self::target(opts),
+            message,
+        };
+        match attempt {
+            Ok(Ok(conn)) => {
+                let encrypted = opts.ssl_opts().is_some()
+                    && !(mode == TlsMode::Prefer && self.server_without_tls.load(Ordering::Relaxed));
+                self.encrypted.store(encrypted, Ordering::Relaxed);
+                Ok(conn)
+            }
+            Ok(Err(mysql_async::Error::Server(e))) if matches!(e.code, 1044 | 1045 | 1049 | 1698) => {
                 Err(WarehouseError::LoginRefused {
                     id: self.id.clone(),
                     driver: "mysql",
                     message: e.message,
                 })
             }
-            Ok(Err(e)) => Err(WarehouseError::Unreachable {
-                id: self.id.clone(),
-                driver: "mysql",
-                target: Self::target(opts),
-                message: e.to_string(),
-            }),
-            Err(_) => Err(WarehouseError::Unreachable {
-                id: self.id.clone(),
-                driver: "mysql",
-                target: Self::target(opts),
-                message: format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
-            }),
+            Ok(Err(mysql_async::Error::Driver(mysql_async::DriverError::NoClientSslFlagFromServer))) => {
+                Err(WarehouseError::Tls {
+                    id: self.id.clone(),
+                    driver: "mysql",
+                    target: Self::target(opts),
+                    message: "the server does not offer TLS, but the url's ssl-mode demands it; enable TLS on the server, or use ssl-mode=PREFERRED or DISABLED".to_string(),
+                })
+            }
+            Ok(Err(e)) => {
+                let message = e.to_string();
+                let lower = message.to_ascii_lowercase();
+                if opts.ssl_opts().is_some()
+                    && (lower.contains("tls") || lower.contains("certificate") || lower.contains("handshake"))
+                {
+                    let settings = tls::TlsSettings { mode, root_cert: None };
+                    return Err(WarehouseError::Tls {
+                        id: self.id.clone(),
+                        driver: "mysql",
+                        target: Self::target(opts),
+                        message: tls::explain_failure(&message, &settings, "ssl-ca", "ssl-mode=REQUIRED"),
+                    });
+                }
+                Err(unreachable(message))
+            }
+            Err(_) => Err(unreachable(format!(
+                "no answer within {} s",
+                CONNECT_TIMEOUT.as_secs()
+            ))),
         }
     }
 
     async fn open_session(&self) -> Result<Session, WarehouseError> {
-        let opts = self.opts()?;
-        let mut conn = self.connect(&opts).await?;
+        let (opts, mode) = self.opts()?;
+        let mut conn = self.connect(&opts, mode).await?;
         let version: Option<String> = conn
             .query_first("SELECT VERSION()")
             .await
@@ -204,8 +307,8 @@ impl MysqlConnector {
 
     /// Stops a runaway statement from a separate session (best effort).
     async fn kill_query(&self, connection_id: u32) {
-        if let Ok(opts) = self.opts()
-            && let Ok(mut conn) = self.connect(&opts).await
+        if let Ok((opts, mode)) = self.opts()
+            && let Ok(mut conn) = self.connect(&opts, mode).await
         {
             let _ = conn.query_drop(format!("KILL QUERY {connection_id}")).await;
             let _ = conn.disconnect().await;
@@ -239,6 +342,7 @@ impl MysqlConnector {
         Ok(ServerInfo {
             version: format!("{name} {}", version.split('-').next().unwrap_or(&version)),
             read_only: row.and_then(|r| r[1].as_i64()) == Some(1),
+            encrypted: Some(self.encrypted.load(Ordering::Relaxed)),
         })
     }
 }

@@ -10,9 +10,9 @@
 //! the cap. A query that outlives its timeout, or whose caller goes away,
 //! is cancelled on the server and its session discarded.
 //!
-//! Connections are made without TLS in this version: a URL that demands it
-//! (`sslmode=require`) is refused with a clear message instead of failing
-//! obscurely.
+//! TLS follows libpq's `sslmode` (default `prefer`): `disable`, `allow` /
+//! `prefer` (TLS when offered), `require` (TLS, certificate unchecked unless
+//! `sslrootcert` names a CA), `verify-ca`, `verify-full`; see [`super::tls`].
 
 mod value;
 
@@ -23,8 +23,10 @@ use lore_core::config::Secret;
 use tokio_postgres::config::SslMode;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{CancelToken, Client, NoTls};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::pool::Pool;
+use super::tls::{self, TlsMode, TlsSettings};
 use super::{Fetched, QueryResult, ServerInfo};
 use crate::error::WarehouseError;
 
@@ -40,7 +42,7 @@ pub struct PostgresConnector {
     url: Secret,
     project_dir: PathBuf,
     timeout: Duration,
-    pool: Pool<Client>,
+    pool: Pool<Session>,
 }
 
 impl PostgresConnector {
@@ -67,29 +69,53 @@ impl PostgresConnector {
         self.timeout
     }
 
-    fn config(&self) -> Result<tokio_postgres::Config, WarehouseError> {
+    /// The driver's configuration and the TLS the url asks for. `sslmode`
+    /// and `sslrootcert` are read here, because the driver knows neither
+    /// `verify-ca` nor `verify-full`.
+    fn config(&self) -> Result<(tokio_postgres::Config, TlsSettings), WarehouseError> {
         let url = self
             .url
             .resolve(&format!("connection `{}` url", self.id), &self.project_dir)?;
-        let mut config: tokio_postgres::Config =
-            url.parse()
-                .map_err(|e: tokio_postgres::Error| WarehouseError::InvalidUrl {
-                    id: self.id.clone(),
-                    driver: "postgres",
-                    reason: e.to_string(),
-                })?;
-        if config.get_ssl_mode() == SslMode::Require {
-            return Err(WarehouseError::InvalidUrl {
-                id: self.id.clone(),
-                driver: "postgres",
-                reason: "sslmode=require asks for TLS, which this build of Lore does not speak yet; use sslmode=prefer or disable, or reach the server through a local tunnel".to_string(),
-            });
+        let invalid = |reason: String| WarehouseError::InvalidUrl {
+            id: self.id.clone(),
+            driver: "postgres",
+            reason,
+        };
+        let (rest, taken) = tls::take_params(&url, &["sslmode", "sslrootcert"]);
+        let mut settings = TlsSettings {
+            mode: TlsMode::Prefer,
+            root_cert: None,
+        };
+        for (key, value) in taken {
+            if key == "sslmode" {
+                settings.mode = TlsMode::parse(&value)
+                    .filter(|_| !value.contains('_'))
+                    .ok_or_else(|| {
+                        invalid(format!(
+                            "sslmode `{value}` is not one of disable, allow, prefer, require, verify-ca, verify-full"
+                        ))
+                    })?;
+            } else if value != "system" {
+                settings.root_cert = Some(PathBuf::from(value));
+            }
         }
+        // As in libpq: naming a CA with sslmode=require verifies the chain.
+        if settings.mode == TlsMode::Require && settings.root_cert.is_some() {
+            settings.mode = TlsMode::VerifyCa;
+        }
+        let mut config: tokio_postgres::Config = rest
+            .parse()
+            .map_err(|e: tokio_postgres::Error| invalid(e.to_string()))?;
+        config.ssl_mode(match settings.mode {
+            TlsMode::Disable => SslMode::Disable,
+            TlsMode::Prefer => SslMode::Prefer,
+            TlsMode::Require | TlsMode::VerifyCa | TlsMode::VerifyFull => SslMode::Require,
+        });
         config.application_name("lore");
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
-        Ok(config)
+        Ok((config, settings))
     }
 
     fn target(config: &tokio_postgres::Config) -> String {
@@ -103,12 +129,41 @@ impl PostgresConnector {
         format!("{host}:{port}")
     }
 
-    async fn open_session(&self) -> Result<Client, WarehouseError> {
-        let config = self.config()?;
-        let connected = tokio::time::timeout(CONNECT_TIMEOUT, config.connect(NoTls)).await;
-        let (client, connection) = match connected {
-            Ok(Ok(pair)) => pair,
-            Ok(Err(e)) => return Err(self.connect_error(&config, e)),
+    async fn open_session(&self) -> Result<Session, WarehouseError> {
+        let (config, settings) = self.config()?;
+        let tls = match settings.mode {
+            TlsMode::Disable => None,
+            _ => Some(MakeRustlsConnect::new(
+                tls::client_config(&settings, &self.project_dir).map_err(|message| {
+                    WarehouseError::Tls {
+                        id: self.id.clone(),
+                        driver: "postgres",
+                        target: Self::target(&config),
+                        message,
+                    }
+                })?,
+            )),
+        };
+        let connected = tokio::time::timeout(CONNECT_TIMEOUT, async {
+            // The connection task ends when the client is dropped.
+            match &tls {
+                None => config.connect(NoTls).await.map(|(client, connection)| {
+                    tokio::spawn(connection);
+                    client
+                }),
+                Some(tls) => config
+                    .connect(tls.clone())
+                    .await
+                    .map(|(client, connection)| {
+                        tokio::spawn(connection);
+                        client
+                    }),
+            }
+        })
+        .await;
+        let client = match connected {
+            Ok(Ok(client)) => client,
+            Ok(Err(e)) => return Err(self.connect_error(&config, &settings, e)),
             Err(_) => {
                 return Err(WarehouseError::Unreachable {
                     id: self.id.clone(),
@@ -118,10 +173,6 @@ impl PostgresConnector {
                 });
             }
         };
-        // The connection task ends when the client is dropped.
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
         let setup = format!(
             "SET default_transaction_read_only = on; SET statement_timeout = {}; SET TIME ZONE 'UTC'",
             self.timeout.as_millis()
@@ -130,12 +181,13 @@ impl PostgresConnector {
             .batch_execute(&setup)
             .await
             .map_err(|e| classify(e, self.timeout))?;
-        Ok(client)
+        Ok(Session { client, tls })
     }
 
     fn connect_error(
         &self,
         config: &tokio_postgres::Config,
+        settings: &TlsSettings,
         e: tokio_postgres::Error,
     ) -> WarehouseError {
         if let Some(db) = e.as_db_error() {
@@ -155,6 +207,14 @@ impl PostgresConnector {
                 message: db.message().to_string(),
             };
         }
+        if let Some(message) = tls_failure(&e, settings) {
+            return WarehouseError::Tls {
+                id: self.id.clone(),
+                driver: "postgres",
+                target: Self::target(config),
+                message,
+            };
+        }
         WarehouseError::Unreachable {
             id: self.id.clone(),
             driver: "postgres",
@@ -172,8 +232,10 @@ impl PostgresConnector {
     ) -> Result<QueryResult, WarehouseError> {
         let work = async {
             let mut lease = self.pool.acquire(|| self.open_session()).await?;
-            let client = lease.session();
-            let mut cancel = CancelOnDrop(Some(client.cancel_token()));
+            let session = lease.session();
+            let mut cancel =
+                CancelOnDrop(Some((session.client.cancel_token(), session.tls.clone())));
+            let client = &mut session.client;
             let started = Instant::now();
             let outcome = fetch(client, sql, max_rows).await;
             cancel.0 = None;
@@ -204,7 +266,8 @@ impl PostgresConnector {
     pub(crate) async fn server_info(&self) -> Result<ServerInfo, WarehouseError> {
         let result = self
             .run(
-                "SELECT version(), current_setting('transaction_read_only')",
+                "SELECT version(), current_setting('transaction_read_only'), \
+                 (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid())",
                 1,
             )
             .await?;
@@ -215,24 +278,56 @@ impl PostgresConnector {
                 .map(|v| v.split(" on ").next().unwrap_or(v).to_string())
                 .unwrap_or_else(|| "PostgreSQL".to_string()),
             read_only: row.and_then(|r| r[1].as_str()) == Some("on"),
+            encrypted: row.and_then(|r| r[2].as_bool()),
         })
     }
 }
 
+/// One open session, and the TLS it was opened with (cancel requests go
+/// over the same kind of connection: a server that demands TLS refuses
+/// plain ones).
+struct Session {
+    client: Client,
+    tls: Option<MakeRustlsConnect>,
+}
+
 /// Sends a cancel request for the running query if the query future is
 /// dropped before it finishes (timeout, cancelled MCP request).
-struct CancelOnDrop(Option<CancelToken>);
+struct CancelOnDrop(Option<(CancelToken, Option<MakeRustlsConnect>)>);
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        if let Some(token) = self.0.take()
+        if let Some((token, tls)) = self.0.take()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
             runtime.spawn(async move {
-                let _ = token.cancel_query(NoTls).await;
+                let _ = match tls {
+                    None => token.cancel_query(NoTls).await,
+                    Some(tls) => token.cancel_query(tls).await,
+                };
             });
         }
     }
+}
+
+/// The user-facing reason when `e` is a TLS failure, with what to change.
+fn tls_failure(e: &tokio_postgres::Error, settings: &TlsSettings) -> Option<String> {
+    let mut chain = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(inner) = source {
+        chain.push_str(": ");
+        chain.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    if chain.contains("server does not support TLS") {
+        return Some(
+            "the server does not offer TLS, but the url's sslmode demands it; enable ssl on the server, or use sslmode=prefer or disable"
+                .to_string(),
+        );
+    }
+    let lower = chain.to_ascii_lowercase();
+    (lower.contains("tls") || lower.contains("certificate") || lower.contains("handshake"))
+        .then(|| tls::explain_failure(&chain, settings, "sslrootcert", "sslmode=require"))
 }
 
 async fn fetch(
