@@ -1,0 +1,279 @@
+//! How compiled SQL is spelled for each engine: identifier quoting, time
+//! truncation, null-safe equality and the aggregates that differ.
+//!
+//! SQLite, PostgreSQL and MySQL/MariaDB are executed in tests; DuckDB,
+//! Snowflake and BigQuery are rendered for use elsewhere and tested as text.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::SemanticError;
+
+/// A SQL dialect the planner renders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// SQLite (dates stored as ISO-8601 text).
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+    /// MySQL and MariaDB.
+    Mysql,
+    /// DuckDB.
+    Duckdb,
+    /// Snowflake.
+    Snowflake,
+    /// Google BigQuery (Standard SQL).
+    Bigquery,
+}
+
+/// A time granularity of a dimension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Granularity {
+    /// The calendar day.
+    Day,
+    /// The ISO week, starting on Monday.
+    Week,
+    /// The calendar month.
+    Month,
+    /// The calendar quarter.
+    Quarter,
+    /// The calendar year.
+    Year,
+}
+
+impl Granularity {
+    /// All granularities, for messages.
+    pub const ALL: [Granularity; 5] = [
+        Granularity::Day,
+        Granularity::Week,
+        Granularity::Month,
+        Granularity::Quarter,
+        Granularity::Year,
+    ];
+
+    /// The granularity's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Granularity::Day => "day",
+            Granularity::Week => "week",
+            Granularity::Month => "month",
+            Granularity::Quarter => "quarter",
+            Granularity::Year => "year",
+        }
+    }
+
+    /// Parses a granularity name (case-insensitive).
+    pub fn parse(name: &str) -> Option<Granularity> {
+        Granularity::ALL
+            .into_iter()
+            .find(|g| g.as_str().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+impl Dialect {
+    /// Parses a dialect or driver name.
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        match name.to_ascii_lowercase().as_str() {
+            "sqlite" => Some(Dialect::Sqlite),
+            "postgres" | "postgresql" => Some(Dialect::Postgres),
+            "mysql" | "mariadb" => Some(Dialect::Mysql),
+            "duckdb" => Some(Dialect::Duckdb),
+            "snowflake" => Some(Dialect::Snowflake),
+            "bigquery" => Some(Dialect::Bigquery),
+            _ => None,
+        }
+    }
+
+    /// The dialect's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "sqlite",
+            Dialect::Postgres => "postgres",
+            Dialect::Mysql => "mysql",
+            Dialect::Duckdb => "duckdb",
+            Dialect::Snowflake => "snowflake",
+            Dialect::Bigquery => "bigquery",
+        }
+    }
+
+    /// An identifier, quoted, with embedded quote characters doubled
+    /// (backticks for MySQL and BigQuery, double quotes elsewhere).
+    pub fn quote(self, name: &str) -> String {
+        let q = match self {
+            Dialect::Mysql | Dialect::Bigquery => '`',
+            _ => '"',
+        };
+        let mut out = String::with_capacity(name.len() + 2);
+        out.push(q);
+        for c in name.chars() {
+            if c == q {
+                out.push(q);
+            }
+            out.push(c);
+        }
+        out.push(q);
+        out
+    }
+
+    /// A table name as written in a model (`schema.table`, or `table`),
+    /// each part quoted.
+    pub fn quote_table(self, name: &str) -> String {
+        name.split('.')
+            .map(|part| self.quote(part.trim_matches(|c| c == '"' || c == '`')))
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+
+    /// `expr` truncated to the start of its `granularity` period.
+    pub fn time_trunc(self, expr: &str, granularity: Granularity) -> String {
+        let g = granularity.as_str();
+        match self {
+            Dialect::Postgres | Dialect::Duckdb => format!("date_trunc('{g}', {expr})"),
+            Dialect::Snowflake => format!("DATE_TRUNC('{}', {expr})", g.to_ascii_uppercase()),
+            Dialect::Bigquery => {
+                let part = match granularity {
+                    Granularity::Week => "ISOWEEK".to_string(),
+                    other => other.as_str().to_ascii_uppercase(),
+                };
+                format!("DATE_TRUNC(CAST({expr} AS DATE), {part})")
+            }
+            Dialect::Sqlite => match granularity {
+                Granularity::Day => format!("date({expr})"),
+                Granularity::Week => format!(
+                    "date({expr}, '-' || ((CAST(strftime('%w', {expr}) AS INTEGER) + 6) % 7) || ' days')"
+                ),
+                Granularity::Month => format!("strftime('%Y-%m-01', {expr})"),
+                Granularity::Quarter => format!(
+                    "printf('%s-%02d-01', strftime('%Y', {expr}), ((CAST(strftime('%m', {expr}) AS INTEGER) - 1) / 3) * 3 + 1)"
+                ),
+                Granularity::Year => format!("strftime('%Y-01-01', {expr})"),
+            },
+            Dialect::Mysql => match granularity {
+                Granularity::Day => format!("DATE({expr})"),
+                Granularity::Week => {
+                    format!("DATE_SUB(DATE({expr}), INTERVAL WEEKDAY({expr}) DAY)")
+                }
+                Granularity::Month => format!("CAST(DATE_FORMAT({expr}, '%Y-%m-01') AS DATE)"),
+                Granularity::Quarter => {
+                    format!("MAKEDATE(YEAR({expr}), 1) + INTERVAL (QUARTER({expr}) - 1) QUARTER")
+                }
+                Granularity::Year => format!("MAKEDATE(YEAR({expr}), 1)"),
+            },
+        }
+    }
+
+    /// `a` equals `b`, where two NULLs are equal (joining aggregated rows
+    /// on dimensions that may be NULL).
+    pub fn null_safe_eq(self, a: &str, b: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!("{a} IS {b}"),
+            Dialect::Mysql => format!("{a} <=> {b}"),
+            Dialect::Bigquery => format!("({a} = {b} OR ({a} IS NULL AND {b} IS NULL))"),
+            _ => format!("{a} IS NOT DISTINCT FROM {b}"),
+        }
+    }
+
+    /// The set union that removes duplicates.
+    pub fn union_distinct(self) -> &'static str {
+        match self {
+            Dialect::Bigquery => "UNION DISTINCT",
+            _ => "UNION",
+        }
+    }
+
+    /// The continuous percentile `p` (0–1) of `expr`, as an aggregate.
+    pub fn percentile(self, expr: &str, p: f64) -> Result<String, SemanticError> {
+        match self {
+            Dialect::Postgres | Dialect::Snowflake => Ok(format!(
+                "percentile_cont({p}) WITHIN GROUP (ORDER BY {expr})"
+            )),
+            Dialect::Duckdb => Ok(format!("quantile_cont({expr}, {p})")),
+            Dialect::Sqlite | Dialect::Mysql | Dialect::Bigquery => {
+                Err(SemanticError::Unsupported {
+                    message: format!(
+                        "median and percentile are not aggregates in {}; query them with sql_execution (window functions), or use a measure such as avg",
+                        self.as_str()
+                    ),
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_quoted_per_engine() {
+        assert_eq!(
+            Dialect::Postgres.quote("order \"items\""),
+            "\"order \"\"items\"\"\""
+        );
+        assert_eq!(Dialect::Mysql.quote("a`b"), "`a``b`");
+        assert_eq!(
+            Dialect::Bigquery.quote_table("sales.orders"),
+            "`sales`.`orders`"
+        );
+        assert_eq!(Dialect::Sqlite.quote_table("orders"), "\"orders\"");
+    }
+
+    #[test]
+    fn time_truncation_is_rendered_for_every_engine() {
+        assert_eq!(
+            Dialect::Postgres.time_trunc("x", Granularity::Month),
+            "date_trunc('month', x)"
+        );
+        assert_eq!(
+            Dialect::Duckdb.time_trunc("x", Granularity::Week),
+            "date_trunc('week', x)"
+        );
+        assert_eq!(
+            Dialect::Snowflake.time_trunc("x", Granularity::Quarter),
+            "DATE_TRUNC('QUARTER', x)"
+        );
+        assert_eq!(
+            Dialect::Bigquery.time_trunc("x", Granularity::Week),
+            "DATE_TRUNC(CAST(x AS DATE), ISOWEEK)"
+        );
+        assert_eq!(
+            Dialect::Mysql.time_trunc("x", Granularity::Year),
+            "MAKEDATE(YEAR(x), 1)"
+        );
+        assert_eq!(
+            Dialect::Sqlite.time_trunc("x", Granularity::Month),
+            "strftime('%Y-%m-01', x)"
+        );
+    }
+
+    #[test]
+    fn sqlite_time_truncation_gives_period_starts() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let at = "'2025-08-14 13:45:00'"; // a Thursday in Q3
+        let expect = [
+            (Granularity::Day, "2025-08-14"),
+            (Granularity::Week, "2025-08-11"),
+            (Granularity::Month, "2025-08-01"),
+            (Granularity::Quarter, "2025-07-01"),
+            (Granularity::Year, "2025-01-01"),
+        ];
+        for (granularity, start) in expect {
+            let sql = format!("SELECT {}", Dialect::Sqlite.time_trunc(at, granularity));
+            let got: String = conn.query_row(&sql, [], |r| r.get(0)).unwrap();
+            assert_eq!(got, start, "{granularity:?}");
+        }
+    }
+
+    #[test]
+    fn percentiles_are_refused_where_the_engine_has_no_aggregate() {
+        assert!(
+            Dialect::Postgres
+                .percentile("x", 0.5)
+                .unwrap()
+                .contains("WITHIN GROUP")
+        );
+        let err = Dialect::Sqlite.percentile("x", 0.5).unwrap_err();
+        assert!(err.to_string().contains("sql_execution"), "{err}");
+    }
+}

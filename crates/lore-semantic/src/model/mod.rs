@@ -1,0 +1,360 @@
+//! The semantic model: sources with grain, typed columns, joins, measures
+//! and segments, loaded from `semantic-layer/<connection>/*.yaml` and
+//! validated as a whole.
+//!
+//! The YAML format (one source per file, or a list):
+//!
+//! ```yaml
+//! name: orders
+//! description: Paid order facts        # or descriptions: {user, ai, dbt, db}
+//! table: public.orders                 # exactly one of table | sql
+//! grain: [id]
+//! columns:
+//!   - { name: id, type: number }
+//!   - { name: amount_cents, type: number }
+//!   - { name: amount, type: number, expr: "amount_cents / 100.0" }
+//!   - { name: created_at, type: time }
+//! joins:
+//!   - { to: customers, "on": "customer_id = customers.id", relationship: many_to_one }
+//! measures:
+//!   - { name: revenue, expr: "sum(amount)", filter: "status = 'paid'" }
+//! segments:
+//!   - { name: paid, expr: "status = 'paid'" }
+//! ```
+
+pub mod expr;
+mod load;
+mod validate;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+pub use expr::SqlExpr;
+pub use load::{load_dir, load_sources};
+
+use crate::error::ModelIssue;
+
+/// The type of a column, as dimensions see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnType {
+    /// Text.
+    String,
+    /// A number.
+    Number,
+    /// A date or timestamp (granularities apply).
+    Time,
+    /// True or false.
+    Boolean,
+}
+
+/// Who may see a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// Listed and queryable.
+    #[default]
+    Public,
+    /// Queryable, not listed by default.
+    Internal,
+    /// Only usable inside the model (joins, measure expressions).
+    Hidden,
+}
+
+/// How many rows of the target a row of the source matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cardinality {
+    /// Many source rows to one target row (orders → customers).
+    ManyToOne,
+    /// One source row to many target rows (customers → orders).
+    OneToMany,
+    /// One to one.
+    OneToOne,
+}
+
+impl Cardinality {
+    /// The same join seen from the other side.
+    pub fn reversed(self) -> Cardinality {
+        match self {
+            Cardinality::ManyToOne => Cardinality::OneToMany,
+            Cardinality::OneToMany => Cardinality::ManyToOne,
+            Cardinality::OneToOne => Cardinality::OneToOne,
+        }
+    }
+}
+
+/// Descriptions by origin; the first present of user, ai, dbt, db wins.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Descriptions {
+    /// Written by a person.
+    pub user: Option<String>,
+    /// Written by an agent.
+    pub ai: Option<String>,
+    /// From dbt.
+    pub dbt: Option<String>,
+    /// From the database's comments.
+    pub db: Option<String>,
+}
+
+impl Descriptions {
+    /// The description to show: `description` (a person's), else by
+    /// priority user > ai > dbt > db.
+    pub fn pick(
+        description: Option<&String>,
+        descriptions: Option<&Descriptions>,
+    ) -> Option<String> {
+        description
+            .or_else(|| {
+                descriptions.and_then(|d| {
+                    d.user
+                        .as_ref()
+                        .or(d.ai.as_ref())
+                        .or(d.dbt.as_ref())
+                        .or(d.db.as_ref())
+                })
+            })
+            .cloned()
+    }
+}
+
+/// A column as written in YAML.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ColumnSpec {
+    /// Column name (the physical name unless `expr` computes it).
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub column_type: ColumnType,
+    /// A SQL expression over the source's other columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expr: Option<String>,
+    /// Who may see it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Visibility>,
+    /// `time` marks the source's main time column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// A person's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Descriptions by origin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descriptions: Option<Descriptions>,
+}
+
+/// A join as written in YAML.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JoinSpec {
+    /// The target source.
+    pub to: String,
+    /// The condition: this source's columns unqualified (or qualified with
+    /// its name), the target's qualified with its name or alias.
+    pub on: String,
+    /// Rows of the target per row of this source.
+    pub relationship: Cardinality,
+    /// Another name for the target through this join.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+}
+
+/// A measure as written in YAML.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasureSpec {
+    /// Measure name.
+    pub name: String,
+    /// An aggregate over the source's columns (`sum(amount)`), or an
+    /// expression over other measures of the model (`revenue / orders`).
+    pub expr: String,
+    /// Only rows matching this condition count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+    /// A person's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Descriptions by origin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descriptions: Option<Descriptions>,
+}
+
+/// A segment (a named filter) as written in YAML.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SegmentSpec {
+    /// Segment name.
+    pub name: String,
+    /// The condition over the source's columns.
+    pub expr: String,
+    /// What it selects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A source as written in YAML.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceSpec {
+    /// Source name, unique in the connection's model.
+    pub name: String,
+    /// A person's description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Descriptions by origin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descriptions: Option<Descriptions>,
+    /// The table (`schema.table` or `table`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    /// Or a query whose rows are the source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<String>,
+    /// The columns that identify one row.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grain: Vec<String>,
+    /// Typed columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<ColumnSpec>,
+    /// Joins to other sources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joins: Vec<JoinSpec>,
+    /// Aggregates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measures: Vec<MeasureSpec>,
+    /// Named filters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<SegmentSpec>,
+}
+
+/// A validated column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub column_type: ColumnType,
+    /// The computing expression, if any.
+    pub expr: Option<SqlExpr>,
+    /// Visibility.
+    pub visibility: Visibility,
+    /// The description shown to agents.
+    pub description: Option<String>,
+}
+
+/// A validated join, from the source that declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Join {
+    /// Index of the target source.
+    pub target: usize,
+    /// The name the target is reached by (its alias, else its name).
+    pub name: String,
+    /// The condition.
+    pub on: SqlExpr,
+    /// Rows of the target per row of the declaring source.
+    pub cardinality: Cardinality,
+}
+
+/// A validated measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measure {
+    /// Name.
+    pub name: String,
+    /// The aggregate, or an expression over other measures.
+    pub expr: SqlExpr,
+    /// Whether `expr` combines other measures instead of aggregating.
+    pub derived: bool,
+    /// Row condition.
+    pub filter: Option<SqlExpr>,
+    /// The description shown to agents.
+    pub description: Option<String>,
+}
+
+/// A validated segment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    /// Name.
+    pub name: String,
+    /// The condition.
+    pub expr: SqlExpr,
+    /// What it selects.
+    pub description: Option<String>,
+}
+
+/// Where a source's rows come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Relation {
+    /// A table, `schema.table` or `table`.
+    Table(String),
+    /// A query.
+    Sql(String),
+}
+
+/// A validated source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    /// Name.
+    pub name: String,
+    /// The description shown to agents.
+    pub description: Option<String>,
+    /// Where its rows come from.
+    pub relation: Relation,
+    /// The columns that identify one row (may be empty).
+    pub grain: Vec<String>,
+    /// Columns.
+    pub columns: Vec<Column>,
+    /// Joins it declares.
+    pub joins: Vec<Join>,
+    /// Measures.
+    pub measures: Vec<Measure>,
+    /// Segments.
+    pub segments: Vec<Segment>,
+    /// The file it was read from.
+    pub file: PathBuf,
+    /// The source as written (for `sl_read_source`).
+    pub spec: SourceSpec,
+}
+
+impl Source {
+    /// The column named `name`.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    /// The measure named `name`.
+    pub fn measure(&self, name: &str) -> Option<&Measure> {
+        self.measures.iter().find(|m| m.name == name)
+    }
+
+    /// The segment named `name`.
+    pub fn segment(&self, name: &str) -> Option<&Segment> {
+        self.segments.iter().find(|s| s.name == name)
+    }
+}
+
+/// A connection's whole semantic model.
+#[derive(Debug, Clone, Default)]
+pub struct SemanticModel {
+    /// Sources, in file order.
+    pub sources: Vec<Source>,
+    /// Problems that do not stop queries (a source no join reaches).
+    pub warnings: Vec<ModelIssue>,
+    by_name: HashMap<String, usize>,
+}
+
+impl SemanticModel {
+    /// The index of the source named `name`.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The source named `name`.
+    pub fn source(&self, name: &str) -> Option<&Source> {
+        self.index_of(name).map(|i| &self.sources[i])
+    }
+
+    /// Source names, sorted.
+    pub fn source_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.sources.iter().map(|s| s.name.clone()).collect();
+        names.sort();
+        names
+    }
+}

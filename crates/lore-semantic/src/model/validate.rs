@@ -1,0 +1,414 @@
+//! Building a model from parsed specs, collecting every problem with its
+//! file, source and field rather than stopping at the first.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use super::expr::{SqlExpr, is_aggregate};
+use super::{
+    Column, Descriptions, Join, Measure, Relation, Segment, SemanticModel, Source, SourceSpec,
+};
+use crate::error::{ModelIssue, SemanticError};
+
+struct Issues(Vec<ModelIssue>);
+
+impl Issues {
+    fn add(
+        &mut self,
+        file: &std::path::Path,
+        source: &str,
+        field: Option<String>,
+        message: String,
+    ) {
+        self.0.push(ModelIssue {
+            file: file.to_path_buf(),
+            source: (!source.is_empty()).then(|| source.to_string()),
+            field,
+            message,
+        });
+    }
+}
+
+/// Validates `specs` and builds the model, or lists every error.
+pub(super) fn build(specs: Vec<(PathBuf, SourceSpec)>) -> Result<SemanticModel, SemanticError> {
+    let mut issues = Issues(Vec::new());
+    let mut by_name: HashMap<String, usize> = HashMap::new();
+    let mut kept = Vec::new();
+    for (file, spec) in specs {
+        if spec.name.trim().is_empty() {
+            issues.add(
+                &file,
+                "",
+                Some("name".into()),
+                "a source needs a name".into(),
+            );
+            continue;
+        }
+        if let Some(&first) = by_name.get(&spec.name) {
+            let (other, _): &(PathBuf, SourceSpec) = &kept[first];
+            issues.add(
+                &file,
+                &spec.name,
+                Some("name".into()),
+                format!(
+                    "duplicate source name (also defined in {})",
+                    other.display()
+                ),
+            );
+            continue;
+        }
+        by_name.insert(spec.name.clone(), kept.len());
+        kept.push((file, spec));
+    }
+
+    let mut sources = Vec::with_capacity(kept.len());
+    for (file, spec) in &kept {
+        sources.push(build_source(file, spec, &by_name, &kept, &mut issues));
+    }
+    check_derived_measures(&sources, &by_name, &mut issues);
+    if !issues.0.is_empty() {
+        return Err(SemanticError::InvalidModel { issues: issues.0 });
+    }
+    let warnings = disconnected(&sources);
+    Ok(SemanticModel {
+        sources,
+        warnings,
+        by_name,
+    })
+}
+
+fn parse(
+    text: &str,
+    file: &std::path::Path,
+    source: &str,
+    field: String,
+    issues: &mut Issues,
+) -> Option<SqlExpr> {
+    match SqlExpr::parse(text) {
+        Ok(expr) => Some(expr),
+        Err(message) => {
+            issues.add(file, source, Some(field), message);
+            None
+        }
+    }
+}
+
+fn build_source(
+    file: &std::path::Path,
+    spec: &SourceSpec,
+    by_name: &HashMap<String, usize>,
+    all: &[(PathBuf, SourceSpec)],
+    issues: &mut Issues,
+) -> Source {
+    let name = spec.name.as_str();
+    let relation = match (&spec.table, &spec.sql) {
+        (Some(table), None) if !table.trim().is_empty() => Relation::Table(table.clone()),
+        (None, Some(sql)) if !sql.trim().is_empty() => Relation::Sql(sql.clone()),
+        (Some(_), Some(_)) => {
+            issues.add(
+                file,
+                name,
+                Some("table".into()),
+                "give either `table` or `sql`, not both".into(),
+            );
+            Relation::Table(String::new())
+        }
+        _ => {
+            issues.add(
+                file,
+                name,
+                Some("table".into()),
+                "a source needs `table` (schema.table) or `sql`".into(),
+            );
+            Relation::Table(String::new())
+        }
+    };
+
+    let mut seen = HashSet::new();
+    let mut columns = Vec::new();
+    for (i, c) in spec.columns.iter().enumerate() {
+        if !seen.insert(c.name.as_str()) {
+            issues.add(
+                file,
+                name,
+                Some(format!("columns[{i}].name")),
+                format!("duplicate column `{}`", c.name),
+            );
+        }
+        let expr = c
+            .expr
+            .as_deref()
+            .and_then(|e| parse(e, file, name, format!("columns.{}.expr", c.name), issues));
+        columns.push(Column {
+            name: c.name.clone(),
+            column_type: c.column_type,
+            expr,
+            visibility: c.visibility.unwrap_or_default(),
+            description: Descriptions::pick(c.description.as_ref(), c.descriptions.as_ref()),
+        });
+    }
+    let has_column = |col: &str| spec.columns.iter().any(|c| c.name == col);
+    for g in &spec.grain {
+        if !has_column(g) {
+            issues.add(
+                file,
+                name,
+                Some("grain".into()),
+                format!("grain column `{g}` is not among the source's columns"),
+            );
+        }
+    }
+
+    // Column references in an expression over this source only.
+    let check_own = |expr: &SqlExpr, field: String, issues: &mut Issues, measures_ok: bool| {
+        for parts in expr.references() {
+            let col = match parts.as_slice() {
+                [col] => col,
+                [src, col] if src == name => col,
+                _ => {
+                    issues.add(file, name, Some(field.clone()), format!(
+                        "`{}` is not a column of `{name}`; expressions here use the source's own columns",
+                        parts.join(".")
+                    ));
+                    continue;
+                }
+            };
+            let is_measure = measures_ok && spec.measures.iter().any(|m| &m.name == col);
+            if !has_column(col) && !is_measure {
+                issues.add(
+                    file,
+                    name,
+                    Some(field.clone()),
+                    format!("unknown column `{col}` (declare it under columns)"),
+                );
+            }
+        }
+    };
+
+    let mut measures = Vec::new();
+    let mut seen = HashSet::new();
+    for m in &spec.measures {
+        if !seen.insert(m.name.as_str()) {
+            issues.add(
+                file,
+                name,
+                Some(format!("measures.{}", m.name)),
+                "duplicate measure name".into(),
+            );
+        }
+        let field = format!("measures.{}.expr", m.name);
+        let Some(expr) = parse(&m.expr, file, name, field.clone(), issues) else {
+            continue;
+        };
+        let derived = !is_aggregate(&expr);
+        if derived {
+            // An expression over measures: every reference must be one.
+            for parts in expr.references() {
+                let known = match parts.as_slice() {
+                    [m] => spec.measures.iter().any(|x| &x.name == m),
+                    [s, m] => by_name
+                        .get(s)
+                        .is_some_and(|&i| all[i].1.measures.iter().any(|x| &x.name == m)),
+                    _ => false,
+                };
+                if !known {
+                    issues.add(file, name, Some(field.clone()), format!(
+                        "`{}` is not a measure; a measure aggregates columns (sum(x), count(*), count_distinct(x), avg, min, max, median, percentile(x, p)) or combines other measures",
+                        parts.join(".")
+                    ));
+                }
+            }
+        } else {
+            check_own(&expr, field, issues, false);
+        }
+        let filter = m
+            .filter
+            .as_deref()
+            .and_then(|f| parse(f, file, name, format!("measures.{}.filter", m.name), issues));
+        if let Some(f) = &filter {
+            check_own(f, format!("measures.{}.filter", m.name), issues, false);
+        }
+        measures.push(Measure {
+            name: m.name.clone(),
+            expr,
+            derived,
+            filter,
+            description: Descriptions::pick(m.description.as_ref(), m.descriptions.as_ref()),
+        });
+    }
+
+    let mut segments = Vec::new();
+    for s in &spec.segments {
+        let field = format!("segments.{}.expr", s.name);
+        if let Some(expr) = parse(&s.expr, file, name, field.clone(), issues) {
+            check_own(&expr, field, issues, false);
+            segments.push(Segment {
+                name: s.name.clone(),
+                expr,
+                description: s.description.clone(),
+            });
+        }
+    }
+
+    let mut joins = Vec::new();
+    for (i, j) in spec.joins.iter().enumerate() {
+        let Some(&target) = by_name.get(&j.to) else {
+            issues.add(
+                file,
+                name,
+                Some(format!("joins[{i}].to")),
+                format!(
+                    "no source `{}` to join to; sources: {}",
+                    j.to,
+                    sorted(by_name.keys())
+                ),
+            );
+            continue;
+        };
+        let Some(on) = parse(&j.on, file, name, format!("joins[{i}].on"), issues) else {
+            continue;
+        };
+        let reach = j.alias.clone().unwrap_or_else(|| j.to.clone());
+        let target_spec = &all[target].1;
+        for parts in on.references() {
+            let ok = match parts.as_slice() {
+                [col] => has_column(col),
+                [src, col] if src == name && src != &reach => has_column(col),
+                [src, col] if src == &reach => target_spec.columns.iter().any(|c| &c.name == col),
+                _ => false,
+            };
+            if !ok {
+                issues.add(file, name, Some(format!("joins[{i}].on")), format!(
+                    "`{}` is not a column of `{name}` (unqualified) or of `{reach}` (qualified with `{reach}.`)",
+                    parts.join(".")
+                ));
+            }
+        }
+        joins.push(Join {
+            target,
+            name: reach,
+            on,
+            cardinality: j.relationship,
+        });
+    }
+
+    Source {
+        name: spec.name.clone(),
+        description: Descriptions::pick(spec.description.as_ref(), spec.descriptions.as_ref()),
+        relation,
+        grain: spec.grain.clone(),
+        columns,
+        joins,
+        measures,
+        segments,
+        file: file.to_path_buf(),
+        spec: spec.clone(),
+    }
+}
+
+fn sorted<'a>(names: impl Iterator<Item = &'a String>) -> String {
+    let mut names: Vec<&String> = names.collect();
+    names.sort();
+    names
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Derived measures must not refer to themselves, directly or not.
+fn check_derived_measures(
+    sources: &[Source],
+    by_name: &HashMap<String, usize>,
+    issues: &mut Issues,
+) {
+    let key = |s: usize, m: &str| format!("{}.{m}", sources[s].name);
+    let mut edges: HashMap<String, Vec<String>> = HashMap::new();
+    for (si, source) in sources.iter().enumerate() {
+        for m in source.measures.iter().filter(|m| m.derived) {
+            let targets = m
+                .expr
+                .references()
+                .into_iter()
+                .filter_map(|parts| match parts.as_slice() {
+                    [n] => Some(key(si, n)),
+                    [s, n] => by_name.get(s).map(|&i| key(i, n)),
+                    _ => None,
+                })
+                .collect();
+            edges.insert(key(si, &m.name), targets);
+        }
+    }
+    let mut reported = HashSet::new();
+    for start in edges.keys() {
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        while let Some((node, path)) = stack.pop() {
+            for next in edges.get(&node).into_iter().flatten() {
+                if next == start {
+                    let (source, measure) = start.split_once('.').unwrap_or((start, ""));
+                    if reported.insert(start.clone())
+                        && let Some(s) = sources.iter().find(|s| s.name == source)
+                    {
+                        issues.0.push(ModelIssue {
+                            file: s.file.clone(),
+                            source: Some(source.to_string()),
+                            field: Some(format!("measures.{measure}.expr")),
+                            message: format!(
+                                "derived measures form a cycle: {} -> {start}",
+                                path.join(" -> ")
+                            ),
+                        });
+                    }
+                } else if !path.contains(next) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+}
+
+/// Warnings for sources that no join connects to the largest group.
+fn disconnected(sources: &[Source]) -> Vec<ModelIssue> {
+    if sources.len() < 2 {
+        return Vec::new();
+    }
+    let mut group: Vec<usize> = (0..sources.len()).collect();
+    fn find(group: &mut [usize], i: usize) -> usize {
+        let mut root = i;
+        while group[root] != root {
+            root = group[root];
+        }
+        group[i] = root;
+        root
+    }
+    for (i, s) in sources.iter().enumerate() {
+        for j in &s.joins {
+            let (a, b) = (find(&mut group, i), find(&mut group, j.target));
+            group[a] = b;
+        }
+    }
+    let roots: Vec<usize> = (0..sources.len()).map(|i| find(&mut group, i)).collect();
+    let mut sizes: HashMap<usize, usize> = HashMap::new();
+    for r in &roots {
+        *sizes.entry(*r).or_default() += 1;
+    }
+    let Some((&main, _)) = sizes
+        .iter()
+        .max_by_key(|(root, n)| (**n, std::cmp::Reverse(**root)))
+    else {
+        return Vec::new();
+    };
+    sources
+        .iter()
+        .zip(&roots)
+        .filter(|(_, r)| **r != main)
+        .map(|(s, _)| ModelIssue {
+            file: s.file.clone(),
+            source: Some(s.name.clone()),
+            field: Some("joins".into()),
+            message: "no join connects this source to the rest of the model; its measures cannot be combined with other sources' dimensions".into(),
+        })
+        .collect()
+}

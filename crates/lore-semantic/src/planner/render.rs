@@ -1,0 +1,636 @@
+//! Turning a resolved query into SQL text for one dialect.
+
+use std::collections::HashMap;
+
+use sqlparser::ast::{
+    BinaryOperator, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
+};
+
+use super::paths::{JoinGraph, Step};
+use super::{CompiledQuery, GroupPlan, OutputColumn, Resolved};
+use crate::dialect::Dialect;
+use crate::error::SemanticError;
+use crate::model::expr::{AGGREGATES, raw, rewrite};
+use crate::model::{Cardinality, Relation, SemanticModel};
+
+/// The sources one aggregating CTE joins, with their aliases.
+struct Tree {
+    root: usize,
+    /// Steps in the order they are joined.
+    steps: Vec<Step>,
+    alias: HashMap<usize, String>,
+}
+
+impl Tree {
+    fn build(
+        model: &SemanticModel,
+        graph: &JoinGraph,
+        root: usize,
+        needed: &[usize],
+    ) -> Result<Tree, SemanticError> {
+        let mut tree = Tree {
+            root,
+            steps: Vec::new(),
+            alias: HashMap::from([(root, "t0".to_string())]),
+        };
+        for &target in needed {
+            for step in graph.path(model, root, target)? {
+                if !tree.alias.contains_key(&step.to) {
+                    tree.alias.insert(step.to, format!("t{}", tree.alias.len()));
+                    tree.steps.push(step);
+                }
+            }
+        }
+        Ok(tree)
+    }
+
+    fn alias(&self, source: usize) -> &str {
+        self.alias.get(&source).map(String::as_str).unwrap_or("t0")
+    }
+
+    fn fans(&self) -> Option<&Step> {
+        self.steps
+            .iter()
+            .find(|s| s.cardinality == Cardinality::OneToMany)
+    }
+}
+
+struct Renderer<'a> {
+    model: &'a SemanticModel,
+    dialect: Dialect,
+}
+
+impl Renderer<'_> {
+    fn q(&self, name: &str) -> String {
+        self.dialect.quote(name)
+    }
+
+    /// A column of `source` read through `alias`; computed columns expand.
+    fn column(
+        &self,
+        source: usize,
+        column: &str,
+        alias: &str,
+        depth: usize,
+    ) -> Result<String, SemanticError> {
+        let src = &self.model.sources[source];
+        match src.column(column).and_then(|c| c.expr.as_ref()) {
+            Some(expr) if depth < 8 => {
+                let sql = self.expr(&expr.ast, None, &mut |parts| match parts {
+                    [c] => self.column(source, c, alias, depth + 1),
+                    [s, c] if s == &src.name => self.column(source, c, alias, depth + 1),
+                    _ => Err(SemanticError::query(format!(
+                        "computed column `{}.{column}` refers to `{}`, which is not a column of `{}`",
+                        src.name,
+                        parts.join("."),
+                        src.name
+                    ))),
+                })?;
+                Ok(format!("({sql})"))
+            }
+            Some(_) => Err(SemanticError::query(format!(
+                "computed column `{}.{column}` refers to itself",
+                src.name
+            ))),
+            None => Ok(format!("{alias}.{}", self.q(column))),
+        }
+    }
+
+    /// An expression with references resolved by `resolve`; when
+    /// `aggregates` is set, aggregate calls are rendered for the dialect
+    /// with the measure's row filter (SQL) applied inside them.
+    fn expr(
+        &self,
+        expr: &Expr,
+        aggregates: Option<Option<&str>>,
+        resolve: &mut dyn FnMut(&[String]) -> Result<String, SemanticError>,
+    ) -> Result<String, SemanticError> {
+        let out = rewrite(expr, |e| {
+            match e {
+                Expr::Identifier(ident) => {
+                    *e = raw(resolve(std::slice::from_ref(&ident.value))?);
+                }
+                Expr::CompoundIdentifier(parts) => {
+                    let parts: Vec<String> = parts.iter().map(|p| p.value.clone()).collect();
+                    *e = raw(resolve(&parts)?);
+                }
+                Expr::Function(f) if aggregates.is_some() => {
+                    let name = f.name.to_string().to_ascii_lowercase();
+                    if AGGREGATES.contains(&name.as_str()) {
+                        let filter = aggregates.flatten();
+                        *e = raw(self.aggregate(&name, &f.args, filter)?);
+                    }
+                }
+                _ => {}
+            }
+            Ok::<(), SemanticError>(())
+        })?;
+        Ok(out.to_string())
+    }
+
+    fn aggregate(
+        &self,
+        name: &str,
+        args: &FunctionArguments,
+        filter: Option<&str>,
+    ) -> Result<String, SemanticError> {
+        let (list, distinct) = match args {
+            FunctionArguments::List(list) => (
+                list.args
+                    .iter()
+                    .map(|a| match a {
+                        FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => "*".to_string(),
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => e.to_string(),
+                        other => other.to_string(),
+                    })
+                    .collect::<Vec<_>>(),
+                matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct)),
+            ),
+            _ => (Vec::new(), false),
+        };
+        let Some(first) = list.first() else {
+            return Err(SemanticError::query(format!("{name}() needs an argument")));
+        };
+        let arg = match filter {
+            Some(f) if first == "*" => format!("CASE WHEN {f} THEN 1 END"),
+            Some(f) => format!("CASE WHEN {f} THEN {first} END"),
+            None => first.clone(),
+        };
+        let distinct = if distinct || name == "count_distinct" {
+            "DISTINCT "
+        } else {
+            ""
+        };
+        Ok(match name {
+            "count" | "count_distinct" => format!("COUNT({distinct}{arg})"),
+            "median" => self.dialect.percentile(&arg, 0.5)?,
+            "percentile" => {
+                let p: f64 = list
+                    .get(1)
+                    .and_then(|p| p.trim().parse().ok())
+                    .ok_or_else(|| SemanticError::query("percentile(column, p) needs p as a number between 0 and 1 (or 0 and 100)"))?;
+                let p = if p > 1.0 { p / 100.0 } else { p };
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(SemanticError::query(
+                        "percentile p must be between 0 and 1 (or 0 and 100)",
+                    ));
+                }
+                self.dialect.percentile(&arg, p)?
+            }
+            other => format!("{}({distinct}{arg})", other.to_ascii_uppercase()),
+        })
+    }
+
+    fn relation(&self, source: usize, alias: &str) -> String {
+        match &self.model.sources[source].relation {
+            Relation::Table(table) => format!("{} {alias}", self.dialect.quote_table(table)),
+            Relation::Sql(sql) => format!("({}) {alias}", sql.trim().trim_end_matches(';')),
+        }
+    }
+
+    /// `FROM root LEFT JOIN … ON …` for a tree.
+    fn joins_clause(&self, tree: &Tree) -> Result<String, SemanticError> {
+        let mut sql = format!("FROM {}", self.relation(tree.root, "t0"));
+        for step in &tree.steps {
+            let join = &self.model.sources[step.declared_by].joins[step.join];
+            let declarer = step.declared_by;
+            let target = join.target;
+            let (decl_alias, target_alias) = (
+                tree.alias(declarer).to_string(),
+                tree.alias(target).to_string(),
+            );
+            let decl_name = self.model.sources[declarer].name.clone();
+            let on = self.expr(&join.on.ast, None, &mut |parts| match parts {
+                [c] => self.column(declarer, c, &decl_alias, 0),
+                [s, c] if *s == join.name => self.column(target, c, &target_alias, 0),
+                [s, c] if *s == decl_name => self.column(declarer, c, &decl_alias, 0),
+                _ => Err(SemanticError::query(format!(
+                    "join condition refers to unknown `{}`",
+                    parts.join(".")
+                ))),
+            })?;
+            sql.push_str(&format!(
+                "\n  LEFT JOIN {} ON {on}",
+                self.relation(step.to, tree.alias(step.to))
+            ));
+        }
+        Ok(sql)
+    }
+
+    fn where_clause(&self, r: &Resolved, tree: &Tree) -> Result<String, SemanticError> {
+        let mut conditions = Vec::new();
+        for f in &r.row_filters {
+            let sql = self.expr(&f.expr.ast, None, &mut |parts| match (parts, f.home) {
+                ([c], Some(home)) => self.column(home, c, tree.alias(home), 0),
+                ([s, c], _) => {
+                    let si = self
+                        .model
+                        .index_of(s)
+                        .ok_or_else(|| SemanticError::query(format!("no source `{s}`")))?;
+                    self.column(si, c, tree.alias(si), 0)
+                }
+                _ => Err(SemanticError::query(format!(
+                    "filter `{}`: qualify `{}` with its source",
+                    f.expr.text,
+                    parts.join(".")
+                ))),
+            })?;
+            conditions.push(format!("({sql})"));
+        }
+        Ok(if conditions.is_empty() {
+            String::new()
+        } else {
+            format!("\n  WHERE {}", conditions.join(" AND "))
+        })
+    }
+
+    fn dimension(&self, r: &Resolved, i: usize, tree: &Tree) -> Result<String, SemanticError> {
+        let d = &r.dims[i];
+        let col = self.column(d.source, &d.column, tree.alias(d.source), 0)?;
+        Ok(match d.granularity {
+            Some(g) => self.dialect.time_trunc(&col, g),
+            None => col,
+        })
+    }
+
+    fn measure(&self, r: &Resolved, j: usize, alias: &str) -> Result<String, SemanticError> {
+        let b = &r.bases[j];
+        let own = |parts: &[String]| -> Result<String, SemanticError> {
+            match parts {
+                [c] => self.column(b.source, c, alias, 0),
+                [s, c] if *s == self.model.sources[b.source].name => {
+                    self.column(b.source, c, alias, 0)
+                }
+                _ => Err(SemanticError::query(format!(
+                    "measure `{}` reads `{}`, which is not a column of `{}`",
+                    b.output,
+                    parts.join("."),
+                    self.model.sources[b.source].name
+                ))),
+            }
+        };
+        let filter = match &b.filter {
+            Some(f) => Some(self.expr(&f.ast, None, &mut |p| own(p))?),
+            None => None,
+        };
+        self.expr(&b.expr.ast, Some(filter.as_deref()), &mut |p| own(p))
+    }
+
+    /// A derived measure over the aggregated columns `m<j>` / `x<k>`.
+    fn derived(&self, r: &Resolved, k: usize, depth: usize) -> Result<String, SemanticError> {
+        let d = &r.derived[k];
+        let refs = &d.refs;
+        let out = rewrite(&d.expr.ast, |e| {
+            match e {
+                Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
+                    let key = match e {
+                        Expr::Identifier(i) => i.value.clone(),
+                        Expr::CompoundIdentifier(p) => p
+                            .iter()
+                            .map(|x| x.value.clone())
+                            .collect::<Vec<_>>()
+                            .join("."),
+                        _ => unreachable!("matched above"),
+                    };
+                    let target = refs
+                        .iter()
+                        .find(|(k, _)| *k == key)
+                        .map(|(_, t)| *t)
+                        .ok_or_else(|| SemanticError::query(format!("`{key}` is not a measure")))?;
+                    *e = raw(match target {
+                        Ok(j) => self.q(&format!("m{j}")),
+                        Err(_) if depth > 16 => {
+                            return Err(SemanticError::query("derived measures nest too deeply"));
+                        }
+                        Err(other) => format!("({})", self.derived(r, other, depth + 1)?),
+                    });
+                }
+                Expr::BinaryOp {
+                    left,
+                    op: BinaryOperator::Divide,
+                    right,
+                } => {
+                    *e = raw(format!("({left}) * 1.0 / NULLIF({right}, 0)"));
+                }
+                _ => {}
+            }
+            Ok::<(), SemanticError>(())
+        })?;
+        Ok(out.to_string())
+    }
+}
+
+fn path_text(model: &SemanticModel, tree: &Tree) -> Vec<String> {
+    // One line per leaf: the chain of steps from the root.
+    let mut parent: HashMap<usize, usize> = HashMap::new();
+    for s in &tree.steps {
+        parent.insert(s.to, s.from);
+    }
+    let leaves: Vec<usize> = tree
+        .steps
+        .iter()
+        .map(|s| s.to)
+        .filter(|to| !tree.steps.iter().any(|s| s.from == *to))
+        .collect();
+    leaves
+        .into_iter()
+        .map(|leaf| {
+            let mut chain = vec![leaf];
+            while let Some(&p) = parent.get(chain.last().unwrap_or(&leaf)) {
+                chain.push(p);
+            }
+            chain.reverse();
+            chain
+                .iter()
+                .map(|&i| model.sources[i].name.clone())
+                .collect::<Vec<_>>()
+                .join(" -> ")
+        })
+        .collect()
+}
+
+/// Renders `r` as SQL for `dialect`.
+pub(crate) fn render(
+    model: &SemanticModel,
+    r: &Resolved,
+    dialect: Dialect,
+) -> Result<CompiledQuery, SemanticError> {
+    let renderer = Renderer { model, dialect };
+    let q = |name: &str| dialect.quote(name);
+    let graph = JoinGraph::new(model);
+    let mut needed: Vec<usize> = Vec::new();
+    for s in r
+        .dims
+        .iter()
+        .map(|d| d.source)
+        .chain(r.row_filters.iter().flat_map(|f| f.sources.iter().copied()))
+    {
+        if !needed.contains(&s) {
+            needed.push(s);
+        }
+    }
+
+    // Measure groups by source, in the order measures were asked for.
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (j, b) in r.bases.iter().enumerate() {
+        match groups.iter_mut().find(|(s, _)| *s == b.source) {
+            Some((_, members)) => members.push(j),
+            None => groups.push((b.source, vec![j])),
+        }
+    }
+    let ndims = r.dims.len();
+    let dim_cols: Vec<String> = (0..ndims).map(|i| q(&format!("d{i}"))).collect();
+    let group_by = if ndims == 0 {
+        String::new()
+    } else {
+        format!(
+            "\n  GROUP BY {}",
+            (1..=ndims)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+
+    let mut ctes = Vec::new();
+    let mut plan = Vec::new();
+    let mut notes = Vec::new();
+    if groups.is_empty() {
+        // Dimensions only: their distinct combinations.
+        let root = needed[0];
+        let tree = Tree::build(model, &graph, root, &needed)?;
+        let mut select = Vec::new();
+        for (i, col) in dim_cols.iter().enumerate() {
+            select.push(format!("{} AS {col}", renderer.dimension(r, i, &tree)?));
+        }
+        ctes.push(format!(
+            "g0 AS (\n  SELECT DISTINCT {}\n  {}{}\n)",
+            select.join(", "),
+            renderer.joins_clause(&tree)?,
+            renderer.where_clause(r, &tree)?
+        ));
+        plan.push(GroupPlan {
+            source: model.sources[root].name.clone(),
+            measures: Vec::new(),
+            joins: path_text(model, &tree),
+            strategy: "direct",
+        });
+    }
+    for (g, (root, members)) in groups.iter().enumerate() {
+        let tree = Tree::build(model, &graph, *root, &needed)?;
+        let source = &model.sources[*root];
+        let from = renderer.joins_clause(&tree)?;
+        let filter = renderer.where_clause(r, &tree)?;
+        let mut dims_sql = Vec::new();
+        for i in 0..ndims {
+            dims_sql.push(renderer.dimension(r, i, &tree)?);
+        }
+        let fan = tree.fans().copied();
+        let strategy = if let Some(step) = fan {
+            if source.grain.is_empty() {
+                return Err(SemanticError::query(format!(
+                    "`{}` must be aggregated across the one-to-many join {} -> {}, which needs its grain: declare `grain` (the columns that identify one row) on source `{}`",
+                    source.name,
+                    model.sources[step.from].name,
+                    model.sources[step.to].name,
+                    source.name
+                )));
+            }
+            let mut keys = Vec::new();
+            for (i, g) in source.grain.iter().enumerate() {
+                keys.push(format!(
+                    "{} AS {}",
+                    renderer.column(*root, g, "t0", 0)?,
+                    q(&format!("k{i}"))
+                ));
+            }
+            for (i, d) in dims_sql.iter().enumerate() {
+                keys.push(format!("{d} AS {}", dim_cols[i]));
+            }
+            ctes.push(format!(
+                "k{g} AS (\n  SELECT DISTINCT {}\n  {from}{filter}\n)",
+                keys.join(", ")
+            ));
+            let on: Vec<String> = source
+                .grain
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    Ok(format!(
+                        "{} = k.{}",
+                        renderer.column(*root, c, "t0", 0)?,
+                        q(&format!("k{i}"))
+                    ))
+                })
+                .collect::<Result<_, SemanticError>>()?;
+            let mut select: Vec<String> =
+                dim_cols.iter().map(|d| format!("k.{d} AS {d}")).collect();
+            for &j in members {
+                select.push(format!(
+                    "{} AS {}",
+                    renderer.measure(r, j, "t0")?,
+                    q(&format!("m{j}"))
+                ));
+            }
+            ctes.push(format!(
+                "g{g} AS (\n  SELECT {}\n  FROM k{g} k\n  JOIN {} ON {}{group_by}\n)",
+                select.join(", "),
+                renderer.relation(*root, "t0"),
+                on.join(" AND ")
+            ));
+            let fanned: Vec<String> = r
+                .dims
+                .iter()
+                .filter(|d| tree.steps.iter().any(|s| s.to == d.source))
+                .map(|d| d.output.clone())
+                .collect();
+            notes.push(format!(
+                "{} is one-to-many from `{}`, so `{}` measures ({}) were computed once per `{}` row ({}) in each group instead of once per joined row: no double counting{}.",
+                format_args!("{} -> {}", model.sources[step.from].name, model.sources[step.to].name),
+                source.name,
+                source.name,
+                members.iter().map(|&j| r.bases[j].output.clone()).collect::<Vec<_>>().join(", "),
+                source.name,
+                source.grain.join(", "),
+                if fanned.is_empty() { String::new() } else { format!(" (grouped by {})", fanned.join(", ")) }
+            ));
+            "distinct_keys"
+        } else {
+            let mut select: Vec<String> = dims_sql
+                .iter()
+                .enumerate()
+                .map(|(i, d)| format!("{d} AS {}", dim_cols[i]))
+                .collect();
+            for &j in members {
+                select.push(format!(
+                    "{} AS {}",
+                    renderer.measure(r, j, "t0")?,
+                    q(&format!("m{j}"))
+                ));
+            }
+            ctes.push(format!(
+                "g{g} AS (\n  SELECT {}\n  {from}{filter}{group_by}\n)",
+                select.join(", ")
+            ));
+            "direct"
+        };
+        plan.push(GroupPlan {
+            source: source.name.clone(),
+            measures: members.iter().map(|&j| r.bases[j].output.clone()).collect(),
+            joins: path_text(model, &tree),
+            strategy,
+        });
+    }
+    if groups.len() > 1 {
+        notes.push(format!(
+            "Measures of {} were aggregated separately and then joined on the dimensions, so no source's rows multiply another's (chasm trap).",
+            groups.iter().map(|(s, _)| format!("`{}`", model.sources[*s].name)).collect::<Vec<_>>().join(", ")
+        ));
+    }
+
+    // Combine the groups.
+    let ngroups = ctes.iter().filter(|c| c.starts_with('g')).count();
+    let mut result_cols: Vec<String> = Vec::new();
+    let from = if ngroups == 1 {
+        result_cols.extend(dim_cols.iter().cloned());
+        "g0".to_string()
+    } else if ndims == 0 {
+        (0..ngroups)
+            .map(|g| format!("g{g}"))
+            .collect::<Vec<_>>()
+            .join(" CROSS JOIN ")
+    } else {
+        let spine = (0..ngroups)
+            .map(|g| format!("SELECT {} FROM g{g}", dim_cols.join(", ")))
+            .collect::<Vec<_>>()
+            .join(&format!("\n  {}\n  ", dialect.union_distinct()));
+        ctes.push(format!("spine AS (\n  {spine}\n)"));
+        result_cols.extend(dim_cols.iter().map(|d| format!("s.{d} AS {d}")));
+        let mut from = "spine s".to_string();
+        for g in 0..ngroups {
+            let on: Vec<String> = dim_cols
+                .iter()
+                .map(|d| dialect.null_safe_eq(&format!("s.{d}"), &format!("g{g}.{d}")))
+                .collect();
+            from.push_str(&format!("\n  LEFT JOIN g{g} ON {}", on.join(" AND ")));
+        }
+        from
+    };
+    for j in 0..r.bases.len() {
+        result_cols.push(q(&format!("m{j}")));
+    }
+    for k in 0..r.derived.len() {
+        result_cols.push(format!(
+            "{} AS {}",
+            renderer.derived(r, k, 0)?,
+            q(&format!("x{k}"))
+        ));
+    }
+    if result_cols.is_empty() {
+        result_cols.push("1 AS one".into());
+    }
+    ctes.push(format!(
+        "result AS (\n  SELECT {}\n  FROM {from}\n)",
+        result_cols.join(", ")
+    ));
+
+    // Final projection, HAVING, order and limit.
+    let mut columns = Vec::new();
+    let mut select = Vec::new();
+    let mut internal: HashMap<String, String> = HashMap::new();
+    for (i, d) in r.dims.iter().enumerate() {
+        select.push(format!("{} AS {}", dim_cols[i], q(&d.output)));
+        columns.push(OutputColumn {
+            name: d.output.clone(),
+            kind: "dimension",
+        });
+        internal.insert(d.output.clone(), dim_cols[i].clone());
+    }
+    for m in &r.measure_order {
+        let (name, col) = match m {
+            Ok(j) => (r.bases[*j].output.clone(), q(&format!("m{j}"))),
+            Err(k) => (r.derived[*k].output.clone(), q(&format!("x{k}"))),
+        };
+        select.push(format!("{col} AS {}", q(&name)));
+        columns.push(OutputColumn {
+            name: name.clone(),
+            kind: "measure",
+        });
+        internal.insert(name, col);
+    }
+    let mut having = Vec::new();
+    for (expr, refs) in &r.having {
+        let sql = renderer.expr(&expr.ast, None, &mut |parts| {
+            let key = parts.join(".");
+            match refs.iter().find(|(k, _)| *k == key).map(|(_, t)| *t) {
+                Some(Ok(j)) => Ok(q(&format!("m{j}"))),
+                Some(Err(k)) => Ok(q(&format!("x{k}"))),
+                None => Err(SemanticError::query(format!("`{key}` is not a measure"))),
+            }
+        })?;
+        having.push(format!("({sql})"));
+    }
+    let mut sql = format!(
+        "WITH {}\nSELECT {}\nFROM result",
+        ctes.join(",\n"),
+        select.join(", ")
+    );
+    if !having.is_empty() {
+        sql.push_str(&format!("\nWHERE {}", having.join(" AND ")));
+    }
+    if !r.order.is_empty() {
+        let terms: Vec<String> = r
+            .order
+            .iter()
+            .map(|(field, desc)| format!("{}{}", q(field), if *desc { " DESC" } else { "" }))
+            .collect();
+        sql.push_str(&format!("\nORDER BY {}", terms.join(", ")));
+    }
+    sql.push_str(&format!("\nLIMIT {}", r.limit));
+    Ok(CompiledQuery {
+        sql,
+        columns,
+        notes,
+        plan,
+    })
+}

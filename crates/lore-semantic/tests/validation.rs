@@ -1,0 +1,203 @@
+//! Model validation names file, source and field for every problem, and
+//! queries that cannot be answered say why and what to ask instead.
+
+use std::path::PathBuf;
+
+use lore_core::error::{ErrorCode, HasErrorCode};
+use lore_semantic::SemanticError;
+use lore_semantic::dialect::Dialect;
+use lore_semantic::model::{SemanticModel, load_sources};
+use lore_semantic::planner::compile;
+use lore_semantic::query::SemanticQuery;
+use serde_json::json;
+
+fn load(files: &[(&str, &str)]) -> Result<SemanticModel, SemanticError> {
+    load_sources(
+        files
+            .iter()
+            .map(|(f, t)| (PathBuf::from(f), t.to_string()))
+            .collect(),
+    )
+}
+
+fn issues(files: &[(&str, &str)]) -> Vec<String> {
+    match load(files) {
+        Err(SemanticError::InvalidModel { issues }) => {
+            issues.iter().map(|i| i.to_string()).collect()
+        }
+        other => panic!("expected an invalid model, got {other:?}"),
+    }
+}
+
+#[test]
+fn every_model_error_is_reported_with_its_location() {
+    let found = issues(&[
+        (
+            "orders.yaml",
+            r#"
+name: orders
+table: orders
+grain: [id, missing_grain]
+columns:
+  - { name: id, type: number }
+  - { name: customer_id, type: number }
+  - { name: amount, type: number }
+joins:
+  - { to: customer, "on": "customer_id = customer.id", relationship: many_to_one }
+  - { to: products, "on": "product_id = products.id", relationship: many_to_one }
+measures:
+  - { name: revenue, expr: "sum(amount" }
+  - { name: total, expr: "sum(amount)" }
+  - { name: total, expr: "count(*)" }
+  - { name: plain, expr: "amount" }
+  - { name: typo, expr: "sum(amont)" }
+"#,
+        ),
+        (
+            "products.yaml",
+            "name: products\ntable: products\ncolumns:\n  - { name: id, type: number }\n",
+        ),
+        ("dupe.yaml", "name: products\nsql: SELECT 1 AS id\n"),
+    ]);
+    let all = found.join("\n");
+    for expected in [
+        "orders.yaml: source `orders`, grain: grain column `missing_grain`",
+        "orders.yaml: source `orders`, joins[0].to: no source `customer`",
+        "orders.yaml: source `orders`, joins[1].on: `product_id` is not a column",
+        "orders.yaml: source `orders`, measures.revenue.expr: `sum(amount` does not parse",
+        "orders.yaml: source `orders`, measures.total: duplicate measure name",
+        "orders.yaml: source `orders`, measures.plain.expr: `amount` is not a measure",
+        "orders.yaml: source `orders`, measures.typo.expr: unknown column `amont`",
+        "dupe.yaml: source `products`, name: duplicate source name (also defined in products.yaml)",
+    ] {
+        assert!(all.contains(expected), "missing `{expected}` in:\n{all}");
+    }
+    assert_eq!(
+        load(&[("x.yaml", "name: x\ntable: x\n")])
+            .err()
+            .map(|e| e.code()),
+        None,
+        "a minimal source is valid"
+    );
+}
+
+#[test]
+fn derived_measure_cycles_are_errors() {
+    let found = issues(&[(
+        "a.yaml",
+        "name: a\ntable: a\ncolumns:\n  - { name: x, type: number }\nmeasures:\n  - { name: p, expr: \"q + 1\" }\n  - { name: q, expr: \"p * 2\" }\n",
+    )]);
+    assert!(
+        found
+            .iter()
+            .any(|i| i.contains("cycle") && i.contains("a.p")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_source_no_join_reaches_is_a_warning_not_an_error() {
+    let model = load(&[
+        ("a.yaml", "name: a\ntable: a\ncolumns:\n  - { name: b_id, type: number }\njoins:\n  - { to: b, \"on\": \"b_id = b.id\", relationship: many_to_one }\n"),
+        ("b.yaml", "name: b\ntable: b\ncolumns:\n  - { name: id, type: number }\n"),
+        ("lonely.yaml", "name: lonely\ntable: lonely\n"),
+    ])
+    .unwrap();
+    assert_eq!(model.warnings.len(), 1);
+    assert_eq!(model.warnings[0].source.as_deref(), Some("lonely"));
+}
+
+const MODEL: &str = r#"
+- name: accounts
+  table: accounts
+  grain: [id]
+  columns:
+    - { name: id, type: number }
+    - { name: segment, type: string }
+    - { name: created_at, type: time }
+  measures:
+    - { name: count, expr: "count(*)" }
+- name: users
+  table: users
+  columns:
+    - { name: id, type: number }
+    - { name: account_id, type: number }
+    - { name: manager_account_id, type: number }
+  joins:
+    - { to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }
+    - { to: accounts, alias: managed, "on": "manager_account_id = managed.id", relationship: many_to_one }
+  measures:
+    - { name: count, expr: "count(*)" }
+- name: events
+  table: events
+  columns:
+    - { name: user_id, type: number }
+    - { name: kind, type: string }
+  joins:
+    - { to: users, "on": "user_id = users.id", relationship: many_to_one }
+  measures:
+    - { name: event_count, expr: "count(*)" }
+"#;
+
+fn query_error(query: serde_json::Value) -> SemanticError {
+    let model = load(&[("m.yaml", MODEL)]).unwrap();
+    let query: SemanticQuery = serde_json::from_value(query).unwrap();
+    compile(&model, &query, Dialect::Postgres).unwrap_err()
+}
+
+#[test]
+fn query_errors_say_what_to_ask_instead() {
+    let e = query_error(json!({"measures": ["acounts.count"]}));
+    assert_eq!(e.code(), ErrorCode::InvalidRequest);
+    match &e {
+        SemanticError::InvalidQuery { candidates, .. } => assert!(
+            candidates.contains(&"accounts.count".to_string()),
+            "{candidates:?}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let e = query_error(json!({"measures": ["count"]}));
+    assert!(e.to_string().contains("several sources"), "{e}");
+
+    let e = query_error(
+        json!({"measures": ["accounts.count"], "dimensions": [{"field": "accounts.created_at", "granularity": "fortnight"}]}),
+    );
+    assert!(
+        e.to_string().contains("day, week, month, quarter, year"),
+        "{e}"
+    );
+    let e = query_error(
+        json!({"measures": ["accounts.count"], "dimensions": [{"field": "accounts.segment", "granularity": "month"}]}),
+    );
+    assert!(e.to_string().contains("not a time column"), "{e}");
+
+    let e = query_error(
+        json!({"measures": ["accounts.count"], "dimensions": ["accounts.segment"],
+                              "filters": ["accounts.count > 3 OR accounts.segment = 'smb'"]}),
+    );
+    assert!(e.to_string().contains("mixes columns and measures"), "{e}");
+
+    let e = query_error(json!({"measures": ["accounts.count"], "include_empty": true}));
+    assert_eq!(e.code(), ErrorCode::UnsupportedOperation);
+}
+
+#[test]
+fn two_equally_short_join_paths_are_ambiguous_and_listed() {
+    let e = query_error(json!({"measures": ["users.count"], "dimensions": ["accounts.segment"]}));
+    match &e {
+        SemanticError::AmbiguousPath { alternatives, .. } => {
+            assert_eq!(alternatives.len(), 2, "{alternatives:?}");
+            assert!(
+                alternatives.iter().any(|a| a.contains("as managed")),
+                "{alternatives:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_fanned_out_source_without_grain_is_asked_to_declare_one() {
+    let e = query_error(json!({"measures": ["users.count"], "dimensions": ["events.kind"]}));
+    assert!(e.to_string().contains("declare `grain`"), "{e}");
+}
