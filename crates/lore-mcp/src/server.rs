@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use lore_core::project::Project;
+use lore_semantic::model::ModelCache;
 use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 use rmcp::model::{
@@ -43,7 +44,8 @@ impl LoreServer {
         let catalog = Arc::new(Catalog::new(&project.root));
         catalog.warm(warehouses.ids());
         let mut registry = ToolRegistry::new();
-        register_analytics_tools(&mut registry, warehouses, catalog);
+        let models = Arc::new(ModelCache::new(&project.root.join("semantic-layer")));
+        register_analytics_tools(&mut registry, warehouses, catalog, models);
         LoreServer::new(registry)
     }
 

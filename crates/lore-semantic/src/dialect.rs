@@ -167,7 +167,6 @@ impl Dialect {
     /// on dimensions that may be NULL).
     pub fn null_safe_eq(self, a: &str, b: &str) -> String {
         match self {
-            Dialect::Sqlite => format!("{a} IS {b}"),
             Dialect::Mysql => format!("{a} <=> {b}"),
             Dialect::Bigquery => format!("({a} = {b} OR ({a} IS NULL AND {b} IS NULL))"),
             _ => format!("{a} IS NOT DISTINCT FROM {b}"),

@@ -54,7 +54,7 @@ pub enum SemanticError {
         issues: Vec<ModelIssue>,
     },
     /// The query is malformed or names something the model lacks.
-    #[error("{message}")]
+    #[error("{message}{}", if candidates.is_empty() { String::new() } else { format!("; did you mean: {}", candidates.join(", ")) })]
     InvalidQuery {
         /// What is wrong and how to fix it.
         message: String,

@@ -8,6 +8,8 @@ use lore_semantic::dialect::Dialect;
 use lore_semantic::model::{SemanticModel, load_sources};
 use lore_semantic::planner::compile;
 use lore_semantic::query::SemanticQuery;
+use lore_warehouse::dialect::SqlDialect;
+use lore_warehouse::guard::check_read_only;
 use rusqlite::Connection;
 use serde_json::json;
 
@@ -144,6 +146,10 @@ impl Fixture {
         let query: SemanticQuery = serde_json::from_value(query).unwrap();
         let compiled =
             compile(&self.model, &query, Dialect::Sqlite).unwrap_or_else(|e| panic!("{e}"));
+        // What the planner writes must pass the guard sql_execution uses.
+        check_read_only(&compiled.sql, SqlDialect::Sqlite).unwrap_or_else(|e| {
+            panic!("the guard refused the compiled SQL: {e}\n{}", compiled.sql)
+        });
         (rows(&self.conn, &compiled.sql), compiled.sql)
     }
 
@@ -413,10 +419,17 @@ fn every_dialect_renders_the_chasm_query_in_its_own_spelling() {
             [
                 "\"tickets\" t0",
                 "strftime('%Y-%m-01', t0.\"opened_at\")",
-                " IS g1.",
+                "IS NOT DISTINCT FROM",
             ],
         ),
     ];
+    for (dialect, guard) in [
+        (Dialect::Sqlite, SqlDialect::Sqlite),
+        (Dialect::Postgres, SqlDialect::Postgres),
+        (Dialect::Mysql, SqlDialect::Mysql),
+    ] {
+        check_read_only(&sql(dialect), guard).unwrap_or_else(|e| panic!("{dialect:?}: {e}"));
+    }
     for (dialect, fragments) in expect {
         let text = sql(dialect);
         for fragment in fragments {

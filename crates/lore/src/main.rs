@@ -40,6 +40,9 @@ enum Command {
     Entity(commands::entity::EntityArgs),
     /// Find which column holds a value (what dictionary_search answers).
     Dictionary(commands::dictionary::DictionaryArgs),
+    /// The semantic layer: list, read and validate models, run semantic queries.
+    #[command(subcommand)]
+    Sl(commands::sl::SlCommand),
     /// Serve the MCP tools (stdio or Streamable HTTP).
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         }
         Command::Entity(args) => commands::entity::run(args, cli.project_dir.as_deref()),
         Command::Dictionary(args) => commands::dictionary::run(args, cli.project_dir.as_deref()),
+        Command::Sl(command) => commands::sl::run(command, cli.project_dir.as_deref()),
         Command::Mcp(command) => commands::mcp::run(command, cli.project_dir.as_deref()),
         Command::Config(command) => commands::config::run(command, cli.project_dir.as_deref()),
     };

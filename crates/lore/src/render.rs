@@ -27,7 +27,7 @@ pub fn table(result: &QueryResult) -> String {
     let noun = if n == 1 { "row" } else { "rows" };
     if result.truncated {
         out.push_str(&format!(
-            "({n} {noun}, truncated: more rows exist; raise --max-rows or add a LIMIT)\n"
+            "({n} {noun}, truncated: more rows exist; raise the limit or narrow the query)\n"
         ));
     } else {
         out.push_str(&format!("({n} {noun})\n"));

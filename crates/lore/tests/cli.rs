@@ -439,3 +439,90 @@ fn ctrl_c_during_a_scan_leaves_no_snapshot() {
         .unwrap_or(0);
     assert_eq!(leftovers, 0, "no snapshot and no unfinished folder");
 }
+
+#[test]
+fn the_semantic_layer_is_usable_from_the_terminal() {
+    let (_dir, root) = demo_project();
+    let validate = lore_in(&root, &["sl", "validate"]);
+    assert!(validate.status.success(), "{}", stderr(&validate));
+    assert!(
+        stdout(&validate).starts_with("ok: 9 sources"),
+        "{}",
+        stdout(&validate)
+    );
+
+    let list = lore_in(&root, &["sl", "list"]);
+    assert!(stdout(&list).contains("mrr, arr"), "{}", stdout(&list));
+    let read = lore_in(&root, &["sl", "read", "invoices"]);
+    assert!(stdout(&read).contains("name: revenue"), "{}", stdout(&read));
+
+    let query = lore_in(
+        &root,
+        &[
+            "sl",
+            "query",
+            "-m",
+            "invoices.revenue",
+            "-d",
+            "accounts.segment",
+            "-d",
+            "invoices.issued_at:year",
+            "-s",
+            "invoices.usd",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(query.status.success(), "{}", stderr(&query));
+    let out: serde_json::Value = serde_json::from_slice(&query.stdout).unwrap();
+    assert_eq!(
+        out["headers"],
+        serde_json::json!([
+            "accounts.segment",
+            "invoices.issued_at.year",
+            "invoices.revenue"
+        ])
+    );
+    assert_eq!(out["rowCount"], 6, "3 segments × 2 years: {out}");
+    let oracle = lore_in(
+        &root,
+        &[
+            "sql",
+            "-c",
+            "warehouse",
+            "--format",
+            "json",
+            "SELECT SUM(total_cents) / 100.0 AS r FROM invoices WHERE status = 'paid' AND currency = 'USD'",
+        ],
+    );
+    let oracle: serde_json::Value = serde_json::from_slice(&oracle.stdout).unwrap();
+    let total: f64 = out["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[2].as_f64().unwrap())
+        .sum();
+    let expected = oracle["rows"][0][0].as_f64().unwrap();
+    assert!((total - expected).abs() < 0.01, "{total} vs {expected}");
+
+    let sql = lore_in(
+        &root,
+        &["sl", "query", "-m", "subscriptions.arr", "--format", "sql"],
+    );
+    assert!(stdout(&sql).starts_with("WITH"), "{}", stdout(&sql));
+
+    // A broken edit is reported with file, source and field; nothing runs.
+    std::fs::write(
+        root.join("semantic-layer/warehouse/plans.yaml"),
+        "name: plans\ntable: plans\ngrain: [id]\ncolumns:\n  - { name: tier, type: string }\n",
+    )
+    .unwrap();
+    let broken = lore_in(&root, &["sl", "validate"]);
+    assert!(!broken.status.success());
+    let message = stderr(&broken);
+    assert!(
+        message.contains("plans.yaml: source `plans`, grain: grain column `id`")
+            && message.contains("[config_error]"),
+        "{message}"
+    );
+}

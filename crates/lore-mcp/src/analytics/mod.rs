@@ -7,10 +7,12 @@
 mod connection_list;
 mod dictionary_search;
 mod entity_details;
+mod semantic;
 mod sql_execution;
 
 use std::sync::Arc;
 
+use lore_semantic::model::ModelCache;
 use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 
@@ -19,15 +21,21 @@ pub use connection_list::{
 };
 pub use dictionary_search::{DictionarySearch, DictionarySearchInput, DictionarySearchOutput};
 pub use entity_details::{EntityDetails, EntityDetailsInput, EntityDetailsOutput};
+pub use semantic::{
+    PlannedSemanticQuery, SlQuery, SlQueryInput, SlQueryOutput, SlReadSource, SlReadSourceInput,
+    SlReadSourceOutput, plan_semantic_query,
+};
 pub use sql_execution::{SqlExecution, SqlExecutionInput, SqlExecutionOutput};
 
 use crate::toolkit::ToolRegistry;
 
-/// Registers the analytics tools over the project's warehouses and catalog.
+/// Registers the analytics tools over the project's warehouses, catalog
+/// and semantic models.
 pub fn register_analytics_tools(
     registry: &mut ToolRegistry,
     warehouses: Arc<Warehouses>,
     catalog: Arc<Catalog>,
+    models: Arc<ModelCache>,
 ) {
     registry
         .register(ConnectionList {
@@ -41,6 +49,14 @@ pub fn register_analytics_tools(
         .register(DictionarySearch {
             warehouses: Arc::clone(&warehouses),
             catalog,
+        })
+        .register(SlReadSource {
+            warehouses: Arc::clone(&warehouses),
+            models: Arc::clone(&models),
+        })
+        .register(SlQuery {
+            warehouses: Arc::clone(&warehouses),
+            models,
         })
         .register(SqlExecution { warehouses });
 }

@@ -22,6 +22,7 @@
 //!   - { name: paid, expr: "status = 'paid'" }
 //! ```
 
+mod cache;
 pub mod expr;
 mod load;
 mod validate;
@@ -31,6 +32,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+pub use cache::ModelCache;
 pub use expr::SqlExpr;
 pub use load::{load_dir, load_sources};
 
@@ -314,6 +316,16 @@ pub struct Source {
 }
 
 impl Source {
+    /// The source as YAML, in the model file format.
+    pub fn to_yaml(&self) -> String {
+        let mut yaml = serde_saphyr::to_string(&self.spec)
+            .unwrap_or_else(|e| format!("# cannot render: {e}\n"));
+        if !yaml.ends_with('\n') {
+            yaml.push('\n');
+        }
+        yaml
+    }
+
     /// The column named `name`.
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)

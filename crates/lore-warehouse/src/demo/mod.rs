@@ -29,6 +29,49 @@ pub const DEMO_CONNECTION_ID: &str = "warehouse";
 /// Where the demo database lives inside a demo project.
 pub const DEMO_DATABASE_PATH: &str = "data/warehouse.db";
 
+/// The hand-written semantic model of the demo warehouse, as
+/// `(file name, YAML)`: written to `semantic-layer/warehouse/`.
+pub const DEMO_SEMANTIC_MODEL: [(&str, &str); 9] = [
+    ("accounts.yaml", include_str!("semantic/accounts.yaml")),
+    ("plans.yaml", include_str!("semantic/plans.yaml")),
+    (
+        "subscriptions.yaml",
+        include_str!("semantic/subscriptions.yaml"),
+    ),
+    ("invoices.yaml", include_str!("semantic/invoices.yaml")),
+    (
+        "invoice_lines.yaml",
+        include_str!("semantic/invoice_lines.yaml"),
+    ),
+    ("payments.yaml", include_str!("semantic/payments.yaml")),
+    (
+        "support_tickets.yaml",
+        include_str!("semantic/support_tickets.yaml"),
+    ),
+    ("users.yaml", include_str!("semantic/users.yaml")),
+    (
+        "product_events.yaml",
+        include_str!("semantic/product_events.yaml"),
+    ),
+];
+
+/// Writes the demo's semantic model into `root/semantic-layer/warehouse/`,
+/// leaving files that already exist (perhaps edited) as they are. Returns
+/// the files written.
+pub fn write_demo_semantic_model(root: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let dir = root.join("semantic-layer").join(DEMO_CONNECTION_ID);
+    std::fs::create_dir_all(&dir)?;
+    let mut written = Vec::new();
+    for (name, text) in DEMO_SEMANTIC_MODEL {
+        let path = dir.join(name);
+        if !path.exists() {
+            std::fs::write(&path, text)?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
 /// Why the demo warehouse could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {

@@ -44,6 +44,17 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
             database.display()
         );
     }
+    let written = lore_warehouse::demo::write_demo_semantic_model(&root)
+        .context("cannot write the demo's semantic model")?;
+    if !written.is_empty() {
+        eprintln!(
+            "Wrote the semantic model ({} sources) to {}",
+            written.len(),
+            root.join("semantic-layer")
+                .join(DEMO_CONNECTION_ID)
+                .display()
+        );
+    }
     let project = super::load_project(Some(&root))?;
     let snapshots = lore_warehouse::snapshot::snapshots_dir(&root, DEMO_CONNECTION_ID);
     let scanned = lore_warehouse::snapshot::latest_sync_id(&snapshots)

@@ -10,6 +10,7 @@ pub mod init;
 pub mod mcp;
 pub mod scan;
 pub mod shutdown;
+pub mod sl;
 pub mod sql;
 
 use std::path::Path;

@@ -241,6 +241,7 @@ pub async fn exercise_analytics_tools(client: &Client) {
     );
 
     exercise_catalog_tools(client).await;
+    exercise_semantic_tools(client).await;
 
     // Input that does not fit the schema is a JSON-RPC InvalidParams error.
     for bad in [
@@ -360,4 +361,147 @@ async fn exercise_catalog_tools(client: &Client) {
         };
         assert_invalid_params(client, tool, bad).await;
     }
+}
+
+/// Rounds the numbers of rows to cents, so sums added in another order compare equal.
+fn cents(rows: &Value) -> Vec<Vec<String>> {
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            row.as_array()
+                .unwrap()
+                .iter()
+                .map(|v| match v.as_f64() {
+                    Some(f) => format!("{f:.2}"),
+                    None => v.to_string(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// sl_read_source and sl_query on the demo's semantic model.
+async fn exercise_semantic_tools(client: &Client) {
+    let source = call(
+        client,
+        "sl_read_source",
+        serde_json::json!({"connectionId": "warehouse", "sourceName": "invoices"}),
+    )
+    .await
+    .unwrap()
+    .structured_content
+    .unwrap();
+    assert!(
+        source["yaml"].as_str().unwrap().contains("revenue"),
+        "{source}"
+    );
+    assert!(
+        source["measures"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("invoices.revenue")),
+        "{source}"
+    );
+    let missing = call(
+        client,
+        "sl_read_source",
+        serde_json::json!({"connectionId": "warehouse", "sourceName": "invoice"}),
+    )
+    .await
+    .unwrap();
+    let error = error_of(&missing);
+    assert_eq!(error["code"], "not_found");
+    assert!(
+        error["message"].as_str().unwrap().contains("invoices"),
+        "{error}"
+    );
+
+    // The one connection is found without connectionId; the numbers are
+    // the ones hand-written SQL gives.
+    let answer = call(
+        client,
+        "sl_query",
+        serde_json::json!({"measures": ["invoices.revenue"], "dimensions": ["accounts.segment"],
+                           "order_by": [{"field": "invoices.revenue", "direction": "desc"}], "limit": 2,
+                           "include": ["sql", "plan"]}),
+    )
+    .await
+    .unwrap();
+    assert_ne!(answer.is_error, Some(true), "{answer:?}");
+    let out = answer.structured_content.unwrap();
+    assert_eq!(
+        out["headers"],
+        serde_json::json!(["accounts.segment", "invoices.revenue"])
+    );
+    assert_eq!(out["rowCount"], 2);
+    assert_eq!(out["truncated"], true, "three segments, limit 2");
+    assert!(out["sql"].as_str().unwrap().starts_with("WITH"), "{out}");
+    assert_eq!(out["plan"][0]["strategy"], "direct");
+    let oracle = call(
+        client,
+        "sql_execution",
+        serde_json::json!({"connectionId": "warehouse", "sql":
+            "SELECT a.segment, SUM(CASE WHEN i.status = 'paid' THEN i.total_cents / 100.0 END) AS r \
+             FROM invoices i JOIN accounts a ON a.id = i.account_id GROUP BY 1 ORDER BY r DESC LIMIT 2"}),
+    )
+    .await
+    .unwrap()
+    .structured_content
+    .unwrap();
+    assert_eq!(cents(&out["rows"]), cents(&oracle["rows"]));
+
+    // A fan-out join is handled and explained.
+    let fan = call(
+        client,
+        "sl_query",
+        serde_json::json!({"connectionId": "warehouse", "measures": ["invoices.revenue"],
+                           "dimensions": ["invoice_lines.line_type"]}),
+    )
+    .await
+    .unwrap()
+    .structured_content
+    .unwrap();
+    assert!(
+        fan["notes"][0].as_str().unwrap().contains("one-to-many"),
+        "{fan}"
+    );
+
+    // Tickets per paying account by plan: two fact sources (chasm) and a
+    // one-to-many step from accounts to subscriptions (fan), in one call.
+    let ratio = call(
+        client,
+        "sl_query",
+        serde_json::json!({"measures": [{"expr": "support_tickets.tickets / subscriptions.paying_accounts", "name": "tickets_per_paying_account"}],
+                           "dimensions": ["plans.name"],
+                           "filters": ["subscriptions.status_normalized = 'active'"]}),
+    )
+    .await
+    .unwrap();
+    assert_ne!(ratio.is_error, Some(true), "{ratio:?}");
+    let ratio = ratio.structured_content.unwrap();
+    assert!(ratio["rowCount"].as_u64().unwrap() >= 3, "{ratio}");
+    let notes = ratio["notes"].to_string();
+    assert!(
+        notes.contains("chasm") && notes.contains("one-to-many"),
+        "{notes}"
+    );
+
+    // A typo is answered in-band with the names that exist.
+    let typo = call(
+        client,
+        "sl_query",
+        serde_json::json!({"measures": ["invoices.revenu"]}),
+    )
+    .await
+    .unwrap();
+    let error = error_of(&typo);
+    assert_eq!(error["code"], "invalid_request");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("invoices.revenu"),
+        "{error}"
+    );
 }

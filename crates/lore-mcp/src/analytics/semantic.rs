@@ -1,0 +1,421 @@
+//! `sl_read_source` and `sl_query`: the semantic layer of a connection.
+//! Agents read how a source is modelled, then ask for measures by
+//! dimensions and get rows computed by SQL the planner wrote (fan and chasm
+//! traps handled), checked by the same read-only guard as `sql_execution`.
+
+use std::sync::Arc;
+
+use lore_core::ErrorReport;
+use lore_core::config::Driver;
+use lore_core::error::{ErrorCode, HasErrorCode};
+use lore_semantic::dialect::Dialect;
+use lore_semantic::model::{ModelCache, SemanticModel};
+use lore_semantic::planner::{CompiledQuery, DEFAULT_LIMIT, GroupPlan, OutputColumn, compile};
+use lore_semantic::query::SemanticQuery;
+use lore_warehouse::execute::{MAX_ROWS_LIMIT, Warehouses};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+
+/// The dialect the planner writes for a connection's driver.
+fn dialect(driver: Driver) -> Dialect {
+    match driver {
+        Driver::Sqlite => Dialect::Sqlite,
+        Driver::Postgres => Dialect::Postgres,
+        Driver::Mysql => Dialect::Mysql,
+    }
+}
+
+/// A connection's model, or an error saying how to create one.
+fn model_of(models: &ModelCache, connection: &str) -> Result<Arc<SemanticModel>, ErrorReport> {
+    let model = models.model(connection).map_err(|e| e.report())?;
+    if model.sources.is_empty() {
+        return Err(ErrorReport::new(
+            ErrorCode::NotFound,
+            format!(
+                "connection `{connection}` has no semantic model yet: describe its tables in {}/<source>.yaml (format in the README), or query with sql_execution",
+                models.dir(connection).display()
+            ),
+        ));
+    }
+    Ok(model)
+}
+
+/// A semantic query compiled for its connection and passed through the
+/// read-only guard, ready to run with `prepared.run(limit)`.
+pub struct PlannedSemanticQuery {
+    /// The connection it runs on.
+    pub connection_id: String,
+    /// The compiled SQL with notes and plan (its LIMIT is one more than
+    /// asked, so a cut result says `truncated`).
+    pub compiled: CompiledQuery,
+    /// The guarded statement.
+    pub prepared: lore_warehouse::execute::PreparedQuery,
+}
+
+/// Resolves the connection (the only one when `connection_id` is
+/// omitted), compiles `query` against its model and passes the SQL through
+/// the same guard as `sql_execution`. Shared by `sl_query` and `lore sl
+/// query`.
+pub fn plan_semantic_query(
+    warehouses: &Warehouses,
+    models: &ModelCache,
+    connection_id: Option<&str>,
+    mut query: SemanticQuery,
+) -> Result<PlannedSemanticQuery, ErrorReport> {
+    let connection_id = match connection_id {
+        Some(id) => id.to_string(),
+        None => match warehouses.ids().as_slice() {
+            [one] => one.clone(),
+            ids => {
+                return Err(ErrorReport::new(
+                    ErrorCode::InvalidRequest,
+                    format!(
+                        "the project has {} connections; pass connectionId (one of: {})",
+                        ids.len(),
+                        ids.join(", ")
+                    ),
+                ));
+            }
+        },
+    };
+    let (config, _) = warehouses.get(&connection_id).map_err(|e| e.report())?;
+    let dialect = dialect(config.driver);
+    let model = model_of(models, &connection_id)?;
+    let limit = query
+        .limit
+        .unwrap_or(DEFAULT_LIMIT)
+        .min(MAX_ROWS_LIMIT as u64);
+    query.limit = Some(limit + 1);
+    let compiled = compile(&model, &query, dialect).map_err(|e| e.report())?;
+    let prepared = warehouses
+        .prepare(&connection_id, &compiled.sql)
+        .map_err(|e| {
+            ErrorReport::new(
+                ErrorCode::Internal,
+                format!(
+                    "the compiled SQL did not pass the read-only guard ({}); this is a bug in Lore",
+                    e.report().message
+                ),
+            )
+        })?;
+    Ok(PlannedSemanticQuery {
+        connection_id,
+        compiled,
+        prepared,
+    })
+}
+
+/// Reads one source of the semantic layer.
+pub struct SlReadSource {
+    pub(super) warehouses: Arc<Warehouses>,
+    pub(super) models: Arc<ModelCache>,
+}
+
+/// Arguments of `sl_read_source`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlReadSourceInput {
+    /// Id of the connection, as returned by connection_list (e.g. "warehouse").
+    #[schemars(length(min = 1))]
+    pub connection_id: String,
+    /// The source to read, e.g. "invoices"; an unknown name lists the sources.
+    #[schemars(length(min = 1))]
+    pub source_name: String,
+}
+
+/// One source as modelled.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlReadSourceOutput {
+    /// The connection.
+    pub connection_id: String,
+    /// The source.
+    pub source_name: String,
+    /// The file it is defined in.
+    pub file: String,
+    /// The source in the model's YAML format: table or sql, grain, columns, joins, measures, segments.
+    pub yaml: String,
+    /// Its measures as `source.measure`, ready for sl_query.
+    pub measures: Vec<String>,
+    /// Its columns as `source.column`, usable as dimensions and in filters.
+    pub dimensions: Vec<String>,
+    /// Its segments as `source.segment`.
+    pub segments: Vec<String>,
+    /// Model warnings about this source (e.g. no join reaches it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl Tool for SlReadSource {
+    type Input = SlReadSourceInput;
+    type Output = SlReadSourceOutput;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "sl_read_source",
+        title: "Semantic Layer Read Source",
+        description: "Read how one source of a connection's semantic layer is modelled before querying it with sl_query: its table or SQL, grain, typed columns (dimensions), joins with their cardinality, approved measures with their definitions and filters, and segments. \
+The answer lists the names to use in sl_query (measures as source.measure, dimensions as source.column, segments as source.segment). An unknown sourceName is answered with the list of sources. \
+Example: {\"connectionId\":\"warehouse\",\"sourceName\":\"invoices\"}",
+        read_only: true,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    fn check_input(input: &SlReadSourceInput) -> Result<(), String> {
+        if input.connection_id.trim().is_empty() || input.source_name.trim().is_empty() {
+            return Err("connectionId and sourceName must not be empty".into());
+        }
+        Ok(())
+    }
+
+    async fn call(
+        &self,
+        input: SlReadSourceInput,
+        _ctx: ToolContext,
+    ) -> Result<SlReadSourceOutput, ErrorReport> {
+        self.warehouses
+            .get(&input.connection_id)
+            .map_err(|e| e.report())?;
+        let model = model_of(&self.models, &input.connection_id)?;
+        let Some(source) = model.source(&input.source_name) else {
+            return Err(ErrorReport::new(
+                ErrorCode::NotFound,
+                format!(
+                    "no source `{}` in the semantic layer of `{}`; sources: {}",
+                    input.source_name,
+                    input.connection_id,
+                    model.source_names().join(", ")
+                ),
+            ));
+        };
+        let root = self.warehouses.project_root();
+        let file = source
+            .file
+            .strip_prefix(root)
+            .unwrap_or(&source.file)
+            .display()
+            .to_string();
+        let name = &source.name;
+        Ok(SlReadSourceOutput {
+            connection_id: input.connection_id.clone(),
+            source_name: name.clone(),
+            file,
+            yaml: source.to_yaml(),
+            measures: source
+                .measures
+                .iter()
+                .map(|m| format!("{name}.{}", m.name))
+                .collect(),
+            dimensions: source
+                .columns
+                .iter()
+                .filter(|c| c.visibility != lore_semantic::model::Visibility::Hidden)
+                .map(|c| format!("{name}.{}", c.name))
+                .collect(),
+            segments: source
+                .segments
+                .iter()
+                .map(|s| format!("{name}.{}", s.name))
+                .collect(),
+            warnings: model
+                .warnings
+                .iter()
+                .filter(|w| w.source.as_deref() == Some(name))
+                .map(|w| w.message.clone())
+                .collect(),
+        })
+    }
+}
+
+/// Queries the semantic layer.
+pub struct SlQuery {
+    pub(super) warehouses: Arc<Warehouses>,
+    pub(super) models: Arc<ModelCache>,
+}
+
+/// What to include beyond the rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SlInclude {
+    /// The compiled SQL.
+    Sql,
+    /// How each measure group was computed.
+    Plan,
+}
+
+/// Arguments of `sl_query`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlQueryInput {
+    /// Id of the connection; may be omitted when the project has exactly one.
+    #[serde(default)]
+    pub connection_id: Option<String>,
+    /// The query: measures, dimensions, filters, segments, order_by, limit.
+    #[serde(flatten)]
+    pub query: SemanticQuery,
+    /// Extras to return: "sql" (the compiled SQL) and/or "plan" (how each measure group was computed).
+    #[serde(default)]
+    pub include: Vec<SlInclude>,
+}
+
+/// The rows of a semantic query.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlQueryOutput {
+    /// The connection queried.
+    pub connection_id: String,
+    /// Column names, in order: dimensions first, then measures.
+    pub headers: Vec<String>,
+    /// Whether each column is a dimension or a measure.
+    pub columns: Vec<SlColumn>,
+    /// Rows as arrays of values in header order.
+    pub rows: Vec<Vec<serde_json::Value>>,
+    /// Number of rows returned.
+    pub row_count: usize,
+    /// True when more rows existed than the limit.
+    pub truncated: bool,
+    /// Execution and fetch time in milliseconds.
+    pub elapsed_ms: u64,
+    /// How the planner kept the numbers right (fan and chasm traps), in plain words.
+    pub notes: Vec<String>,
+    /// The compiled SQL, when include has "sql".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sql: Option<String>,
+    /// Per measure source: measures, join paths and strategy (direct or distinct_keys), when include has "plan".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Vec<SlGroupPlan>>,
+}
+
+/// One output column.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SlColumn {
+    /// Column name.
+    pub name: String,
+    /// dimension or measure.
+    pub kind: String,
+}
+
+/// How one source's measures were computed.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlGroupPlan {
+    /// The source aggregated.
+    pub source: String,
+    /// Its measures in this query.
+    pub measures: Vec<String>,
+    /// Join paths taken, as "a -> b -> c".
+    pub joins: Vec<String>,
+    /// direct, or distinct_keys when a one-to-many join had to be neutralised.
+    pub strategy: String,
+}
+
+impl From<&OutputColumn> for SlColumn {
+    fn from(c: &OutputColumn) -> SlColumn {
+        SlColumn {
+            name: c.name.clone(),
+            kind: c.kind.to_string(),
+        }
+    }
+}
+
+impl From<&GroupPlan> for SlGroupPlan {
+    fn from(g: &GroupPlan) -> SlGroupPlan {
+        SlGroupPlan {
+            source: g.source.clone(),
+            measures: g.measures.clone(),
+            joins: g.joins.clone(),
+            strategy: g.strategy.to_string(),
+        }
+    }
+}
+
+impl Tool for SlQuery {
+    type Input = SlQueryInput;
+    type Output = SlQueryOutput;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "sl_query",
+        title: "Semantic Layer Query",
+        description: "Get approved metrics from the semantic layer instead of writing SQL: ask for measures by dimensions and Lore compiles correct SQL, runs it read-only and returns the rows. \
+Measures: \"source.measure\", a unique bare name, an inline aggregate (\"sum(invoices.amount)\", \"count_distinct(orders.customer_id)\"), or {\"expr\": \"invoices.revenue / accounts.count\", \"name\": \"revenue_per_account\"}. \
+Dimensions: \"source.column\" or {\"field\": \"source.column\", \"granularity\": \"month\"} (day, week, month, quarter, year; time columns only). \
+filters: SQL conditions over source.column (WHERE) or over measures (HAVING), e.g. \"accounts.segment = 'enterprise'\", \"invoices.revenue > 1000\". segments: [\"source.segment\"]. order_by: [{\"field\": \"invoices.revenue\", \"direction\": \"desc\"}] (also \"field desc\" or {\"id\", \"desc\"}). limit: default 1000. \
+Every measure is aggregated at its own grain, so one-to-many joins never inflate it (fan trap) and measures of several sources are combined on the shared dimensions (chasm trap); notes says when that happened. include: [\"sql\", \"plan\"] returns the compiled SQL and plan. Use sl_read_source to see a source's measures and columns. \
+Example: {\"measures\":[\"invoices.revenue\"],\"dimensions\":[\"accounts.segment\",{\"field\":\"invoices.issued_at\",\"granularity\":\"month\"}],\"filters\":[\"invoices.status = 'paid'\"],\"order_by\":[{\"field\":\"invoices.issued_at.month\",\"direction\":\"asc\"}]}",
+        read_only: true,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    fn check_input(input: &SlQueryInput) -> Result<(), String> {
+        if input
+            .connection_id
+            .as_deref()
+            .is_some_and(|c| c.trim().is_empty())
+        {
+            return Err(
+                "connectionId must not be empty; omit it when the project has one connection"
+                    .into(),
+            );
+        }
+        if input.query.measures.is_empty() && input.query.dimensions.is_empty() {
+            return Err("ask for at least one measure or dimension".into());
+        }
+        if input
+            .query
+            .limit
+            .is_some_and(|l| l == 0 || l > MAX_ROWS_LIMIT as u64)
+        {
+            return Err(format!("limit must be between 1 and {MAX_ROWS_LIMIT}"));
+        }
+        Ok(())
+    }
+
+    async fn call(
+        &self,
+        input: SlQueryInput,
+        ctx: ToolContext,
+    ) -> Result<SlQueryOutput, ErrorReport> {
+        ctx.progress(0.0, "Compiling query").await;
+        let limit = input
+            .query
+            .limit
+            .unwrap_or(DEFAULT_LIMIT)
+            .min(MAX_ROWS_LIMIT as u64);
+        ctx.progress(0.3, "Generating SQL").await;
+        let planned = plan_semantic_query(
+            &self.warehouses,
+            &self.models,
+            input.connection_id.as_deref(),
+            input.query,
+        )?;
+        let (connection_id, compiled, prepared) =
+            (planned.connection_id, planned.compiled, planned.prepared);
+        ctx.progress(0.6, "Executing").await;
+        let result = prepared.run(limit as usize).await.map_err(|e| e.report())?;
+        let row_count = result.rows.len();
+        ctx.progress(1.0, format!("Fetched {row_count} rows")).await;
+        Ok(SlQueryOutput {
+            connection_id,
+            headers: result.headers,
+            columns: compiled.columns.iter().map(SlColumn::from).collect(),
+            rows: result.rows,
+            row_count,
+            truncated: result.truncated,
+            elapsed_ms: result.elapsed_ms,
+            notes: compiled.notes.clone(),
+            sql: input
+                .include
+                .contains(&SlInclude::Sql)
+                .then(|| compiled.sql.clone()),
+            plan: input
+                .include
+                .contains(&SlInclude::Plan)
+                .then(|| compiled.plan.iter().map(SlGroupPlan::from).collect()),
+        })
+    }
+}

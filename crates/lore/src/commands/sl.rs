@@ -1,0 +1,245 @@
+//! `lore sl list|read|validate|query`: the semantic layer from a terminal,
+//! answering what `sl_read_source` and `sl_query` answer agents.
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use lore_core::error::HasErrorCode;
+use lore_mcp::analytics::plan_semantic_query;
+use lore_semantic::SemanticError;
+use lore_semantic::model::{ModelCache, SemanticModel};
+use lore_semantic::query::{DimensionRef, MeasureRef, OrderRef, SemanticQuery};
+use lore_warehouse::execute::Warehouses;
+
+use crate::render;
+
+/// `lore sl …` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum SlCommand {
+    /// List the sources of a connection's model with their measures.
+    List(SlTarget),
+    /// Print one source as YAML.
+    Read {
+        /// The source name.
+        source: String,
+        #[command(flatten)]
+        target: SlTarget,
+    },
+    /// Load the model and report every problem (exit 1 when there is one).
+    Validate(SlTarget),
+    /// Compile and run a semantic query.
+    Query(SlQueryArgs),
+}
+
+/// Which connection's model.
+#[derive(Debug, clap::Args)]
+pub struct SlTarget {
+    /// Connection id (default: the only connection).
+    #[arg(short = 'c', long = "connection", value_name = "ID")]
+    pub connection: Option<String>,
+}
+
+/// Output of `lore sl query`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum QueryFormat {
+    /// A text table, then the notes.
+    Table,
+    /// The rows, notes, SQL and plan as JSON.
+    Json,
+    /// Only the compiled SQL (nothing runs).
+    Sql,
+}
+
+/// Arguments of `lore sl query`.
+#[derive(Debug, clap::Args)]
+pub struct SlQueryArgs {
+    #[command(flatten)]
+    pub target: SlTarget,
+    /// A measure: source.measure, a bare name, or an aggregate like sum(source.column).
+    #[arg(short = 'm', long = "measure", value_name = "MEASURE")]
+    pub measures: Vec<String>,
+    /// A dimension: source.column, or source.column:month (day, week, month, quarter, year).
+    #[arg(short = 'd', long = "dimension", value_name = "DIMENSION")]
+    pub dimensions: Vec<String>,
+    /// A condition over source.column (WHERE) or a measure (HAVING).
+    #[arg(short = 'f', long = "filter", value_name = "CONDITION")]
+    pub filters: Vec<String>,
+    /// A segment: source.segment.
+    #[arg(short = 's', long = "segment", value_name = "SEGMENT")]
+    pub segments: Vec<String>,
+    /// Order by a dimension or measure, e.g. "invoices.revenue desc".
+    #[arg(short = 'o', long = "order-by", value_name = "FIELD")]
+    pub order_by: Vec<String>,
+    /// At most this many rows (default 1000).
+    #[arg(long)]
+    pub limit: Option<u64>,
+    /// The whole query as sl_query JSON instead of the flags above.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["measures", "dimensions", "filters", "segments", "order_by"])]
+    pub query: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: QueryFormat,
+}
+
+fn model(
+    project: &lore_core::project::Project,
+    connection: &str,
+) -> anyhow::Result<(ModelCache, std::sync::Arc<SemanticModel>)> {
+    let cache = ModelCache::new(&project.root.join("semantic-layer"));
+    let model = cache.model(connection).map_err(|e| explain(&e))?;
+    if model.sources.is_empty() {
+        bail!(
+            "connection `{connection}` has no semantic model: write sources in {}/<source>.yaml",
+            cache.dir(connection).display()
+        );
+    }
+    Ok((cache, model))
+}
+
+fn explain(error: &SemanticError) -> anyhow::Error {
+    match error {
+        SemanticError::InvalidModel { issues } => {
+            let lines: Vec<String> = issues.iter().map(|i| format!("  {i}")).collect();
+            anyhow::anyhow!(
+                "the semantic model has {} error(s) [{}]:\n{}",
+                issues.len(),
+                error.code(),
+                lines.join("\n")
+            )
+        }
+        other => super::coded(other),
+    }
+}
+
+pub fn run(command: SlCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    let project = super::load_project(project_dir)?;
+    match command {
+        SlCommand::List(target) => {
+            let connection = super::pick_connection(&project, target.connection.as_deref())?;
+            let (_, model) = model(&project, &connection)?;
+            let rows: Vec<Vec<String>> = model
+                .sources
+                .iter()
+                .map(|s| {
+                    vec![
+                        s.name.clone(),
+                        s.grain.join(", "),
+                        s.measures
+                            .iter()
+                            .map(|m| m.name.clone())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        s.columns.len().to_string(),
+                        s.joins
+                            .iter()
+                            .map(|j| j.name.clone())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ]
+                })
+                .collect();
+            let headers = ["source", "grain", "measures", "columns", "joins"].map(String::from);
+            print!("{}", render::grid(&headers, &rows));
+            for warning in &model.warnings {
+                eprintln!("warning: {warning}");
+            }
+            Ok(())
+        }
+        SlCommand::Read { source, target } => {
+            let connection = super::pick_connection(&project, target.connection.as_deref())?;
+            let (_, model) = model(&project, &connection)?;
+            let Some(found) = model.source(&source) else {
+                bail!(
+                    "no source `{source}`; sources: {}",
+                    model.source_names().join(", ")
+                );
+            };
+            println!("# {}", found.file.display());
+            print!("{}", found.to_yaml());
+            Ok(())
+        }
+        SlCommand::Validate(target) => {
+            let connection = super::pick_connection(&project, target.connection.as_deref())?;
+            let (cache, model) = model(&project, &connection)?;
+            for warning in &model.warnings {
+                eprintln!("warning: {warning}");
+            }
+            let measures: usize = model.sources.iter().map(|s| s.measures.len()).sum();
+            println!(
+                "ok: {} sources, {measures} measures in {}",
+                model.sources.len(),
+                cache.dir(&connection).display()
+            );
+            Ok(())
+        }
+        SlCommand::Query(args) => query(&project, args),
+    }
+}
+
+fn query(project: &lore_core::project::Project, args: SlQueryArgs) -> anyhow::Result<()> {
+    let query: SemanticQuery = match &args.query {
+        Some(json) => {
+            serde_json::from_str(json).context("--query is not a valid sl_query JSON object")?
+        }
+        None => SemanticQuery {
+            measures: args
+                .measures
+                .iter()
+                .cloned()
+                .map(MeasureRef::Name)
+                .collect(),
+            dimensions: args
+                .dimensions
+                .iter()
+                .map(|d| match d.rsplit_once(':') {
+                    Some((field, granularity)) => DimensionRef::Field {
+                        field: field.to_string(),
+                        granularity: Some(granularity.to_string()),
+                    },
+                    None => DimensionRef::Name(d.clone()),
+                })
+                .collect(),
+            filters: args.filters.clone(),
+            segments: args.segments.clone(),
+            order_by: args.order_by.iter().cloned().map(OrderRef::Name).collect(),
+            limit: args.limit,
+            include_empty: false,
+        },
+    };
+    let connection = match &args.target.connection {
+        Some(id) => Some(super::pick_connection(project, Some(id))?),
+        None => None,
+    };
+    let limit = query.limit.unwrap_or(lore_semantic::planner::DEFAULT_LIMIT) as usize;
+    let warehouses = Warehouses::for_project(project);
+    let models = ModelCache::new(&project.root.join("semantic-layer"));
+    let planned = plan_semantic_query(&warehouses, &models, connection.as_deref(), query)
+        .map_err(|e| anyhow::anyhow!("{} [{}]", e.message, e.code))?;
+    if matches!(args.format, QueryFormat::Sql) {
+        println!("{}", planned.compiled.sql);
+        return Ok(());
+    }
+    let result = super::block_on(planned.prepared.run(limit))?.map_err(|e| super::coded(&e))?;
+    match args.format {
+        QueryFormat::Json => {
+            let out = serde_json::json!({
+                "connectionId": planned.connection_id,
+                "headers": result.headers,
+                "rows": result.rows,
+                "rowCount": result.rows.len(),
+                "truncated": result.truncated,
+                "notes": planned.compiled.notes,
+                "sql": planned.compiled.sql,
+                "plan": planned.compiled.plan,
+            });
+            println!("{}", serde_json::to_string_pretty(&out)?);
+        }
+        _ => {
+            print!("{}", render::table(&result));
+            for note in &planned.compiled.notes {
+                eprintln!("note: {note}");
+            }
+        }
+    }
+    Ok(())
+}
