@@ -144,8 +144,9 @@ impl Dialect {
                     "date({expr}, '-' || ((CAST(strftime('%w', {expr}) AS INTEGER) + 6) % 7) || ' days')"
                 ),
                 Granularity::Month => format!("strftime('%Y-%m-01', {expr})"),
+                // printf would turn NULL into text: keep NULL as NULL.
                 Granularity::Quarter => format!(
-                    "printf('%s-%02d-01', strftime('%Y', {expr}), ((CAST(strftime('%m', {expr}) AS INTEGER) - 1) / 3) * 3 + 1)"
+                    "CASE WHEN {expr} IS NULL THEN NULL ELSE printf('%s-%02d-01', strftime('%Y', {expr}), ((CAST(strftime('%m', {expr}) AS INTEGER) - 1) / 3) * 3 + 1) END"
                 ),
                 Granularity::Year => format!("strftime('%Y-01-01', {expr})"),
             },
@@ -170,6 +171,16 @@ impl Dialect {
             Dialect::Mysql => format!("{a} <=> {b}"),
             Dialect::Bigquery => format!("({a} = {b} OR ({a} IS NULL AND {b} IS NULL))"),
             _ => format!("{a} IS NOT DISTINCT FROM {b}"),
+        }
+    }
+
+    /// `numerator / denominator` in floating point, NULL when the
+    /// denominator is 0 (MySQL keeps only a few decimals of a `DECIMAL`
+    /// quotient, so the numerator is made a double there).
+    pub fn ratio(self, numerator: &str, denominator: &str) -> String {
+        match self {
+            Dialect::Mysql => format!("({numerator}) * 1E0 / NULLIF({denominator}, 0)"),
+            _ => format!("({numerator}) * 1.0 / NULLIF({denominator}, 0)"),
         }
     }
 

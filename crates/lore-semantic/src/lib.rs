@@ -19,6 +19,7 @@
 
 pub mod dialect;
 pub mod error;
+pub mod generate;
 pub mod model;
 pub mod planner;
 pub mod query;

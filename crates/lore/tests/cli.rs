@@ -526,3 +526,53 @@ fn the_semantic_layer_is_usable_from_the_terminal() {
         "{message}"
     );
 }
+
+#[test]
+fn a_generated_model_is_queryable_and_regeneration_keeps_edits() {
+    let (_dir, root) = demo_project();
+    let dir = root.join("semantic-layer/warehouse");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let generated = lore_in(&root, &["sl", "generate"]);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    assert!(
+        stdout(&generated).contains("9 sources"),
+        "{}",
+        stdout(&generated)
+    );
+    let invoices = std::fs::read_to_string(dir.join("invoices.yaml")).unwrap();
+    assert!(invoices.contains("grain:\n- id"), "{invoices}");
+    assert!(invoices.contains("account_id = accounts.id"), "{invoices}");
+
+    let query = lore_in(
+        &root,
+        &[
+            "sl",
+            "query",
+            "-m",
+            "invoices.count",
+            "-d",
+            "accounts.segment",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(query.status.success(), "{}", stderr(&query));
+    let out: serde_json::Value = serde_json::from_slice(&query.stdout).unwrap();
+    let total: f64 = out["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[1].as_f64().unwrap())
+        .sum();
+    assert_eq!(total, 7944.0, "every invoice counted once: {out}");
+
+    std::fs::write(dir.join("plans.yaml"), "name: plans\ntable: plans\ngrain: [id]\ncolumns:\n  - { name: id, type: number }\n# mine\n").unwrap();
+    let again = lore_in(&root, &["sl", "generate"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stdout(&again).contains("kept"), "{}", stdout(&again));
+    assert!(
+        std::fs::read_to_string(dir.join("plans.yaml"))
+            .unwrap()
+            .contains("# mine")
+    );
+}

@@ -310,7 +310,7 @@ impl Renderer<'_> {
                     op: BinaryOperator::Divide,
                     right,
                 } => {
-                    *e = raw(format!("({left}) * 1.0 / NULLIF({right}, 0)"));
+                    *e = raw(self.dialect.ratio(&left.to_string(), &right.to_string()));
                 }
                 _ => {}
             }

@@ -29,6 +29,11 @@ pub enum SlCommand {
     Validate(SlTarget),
     /// Compile and run a semantic query.
     Query(SlQueryArgs),
+    /// Write a starting model from the latest scan (existing files are kept).
+    Generate {
+        /// Connection id (default: the only connection).
+        connection: Option<String>,
+    },
 }
 
 /// Which connection's model.
@@ -173,6 +178,101 @@ pub fn run(command: SlCommand, project_dir: Option<&Path>) -> anyhow::Result<()>
             Ok(())
         }
         SlCommand::Query(args) => query(&project, args),
+        SlCommand::Generate { connection } => generate(&project, connection.as_deref()),
+    }
+}
+
+fn generate(project: &lore_core::project::Project, connection: Option<&str>) -> anyhow::Result<()> {
+    use lore_semantic::generate::{
+        ColumnShape, LinkShape, TableShape, generate_sources, write_sources,
+    };
+    use lore_semantic::model::ColumnType;
+    use lore_warehouse::scan::relationships::{RelationshipKind, RelationshipStatus};
+    use lore_warehouse::schema::DimensionType;
+
+    let connection = super::pick_connection(project, connection)?;
+    let Some(snapshot) = lore_warehouse::catalog::Catalog::new(&project.root)
+        .latest(&connection)
+        .map_err(|e| super::coded(&e))?
+    else {
+        bail!("`{connection}` has not been scanned yet; run `lore scan {connection}` first");
+    };
+    let tables: Vec<TableShape> = snapshot
+        .tables
+        .iter()
+        .map(|t| TableShape {
+            db: t.db.clone(),
+            name: t.name.clone(),
+            comment: t.comment.clone(),
+            columns: t
+                .columns
+                .iter()
+                .map(|c| ColumnShape {
+                    name: c.name.clone(),
+                    column_type: match c.dimension_type {
+                        DimensionType::Time => ColumnType::Time,
+                        DimensionType::String => ColumnType::String,
+                        DimensionType::Number => ColumnType::Number,
+                        DimensionType::Boolean => ColumnType::Boolean,
+                    },
+                    comment: c.comment.clone(),
+                })
+                .collect(),
+            primary_key: t
+                .columns
+                .iter()
+                .filter(|c| c.primary_key)
+                .map(|c| c.name.clone())
+                .collect(),
+        })
+        .collect();
+    let links: Vec<LinkShape> = snapshot
+        .relationships
+        .iter()
+        .filter(|r| r.status == RelationshipStatus::Accepted)
+        .map(|r| LinkShape {
+            from: (r.from.db.clone(), r.from.table.clone()),
+            from_columns: r.from.columns.clone(),
+            to: (r.to.db.clone(), r.to.table.clone()),
+            to_columns: r.to.columns.clone(),
+            declared: r.kind == RelationshipKind::Formal,
+        })
+        .collect();
+    let (specs, skipped) = generate_sources(&tables, &links);
+    let models = ModelCache::new(&project.root.join("semantic-layer"));
+    let dir = models.dir(&connection);
+    let report = write_sources(&dir, &specs, &format!("scan {}", snapshot.manifest.sync_id))
+        .with_context(|| format!("cannot write the model in {}", dir.display()))?;
+    for path in &report.written {
+        println!("created  {}", path.display());
+    }
+    for path in &report.kept {
+        println!(
+            "kept     {} (exists; delete it to regenerate)",
+            path.display()
+        );
+    }
+    for note in &skipped {
+        eprintln!("note: {note}");
+    }
+    match models.model(&connection) {
+        Ok(model) => {
+            for warning in &model.warnings {
+                eprintln!("warning: {warning}");
+            }
+            println!(
+                "\n{} sources in {}. Try:\n  lore sl list\n  lore sl query -m {}.count",
+                model.sources.len(),
+                dir.display(),
+                model
+                    .sources
+                    .first()
+                    .map(|s| s.name.as_str())
+                    .unwrap_or("source")
+            );
+            Ok(())
+        }
+        Err(e) => Err(explain(&e)),
     }
 }
 

@@ -1,0 +1,271 @@
+//! The same semantic queries on SQLite, PostgreSQL and MySQL/MariaDB give
+//! the same rows, run the way `sl_query` runs them: compiled for the
+//! connection's dialect, checked by the guard, executed by the read-only
+//! connector. SQLite's answers are the reference (the correctness suite
+//! checks them against hand-written SQL).
+//!
+//! PostgreSQL and MariaDB run when `LORE_TEST_POSTGRES_URL` /
+//! `LORE_TEST_MYSQL_URL` are set (a scratch database is created and
+//! dropped); otherwise a notice is printed and they pass.
+
+use std::path::PathBuf;
+
+use lore_core::config::{ConnectionConfig, Driver, LoreConfig, Secret};
+use lore_core::project::Project;
+use lore_semantic::dialect::Dialect;
+use lore_semantic::model::{SemanticModel, load_sources};
+use lore_semantic::planner::compile;
+use lore_semantic::query::SemanticQuery;
+use lore_warehouse::execute::Warehouses;
+use serde_json::{Value, json};
+
+const DDL: &str = r#"
+CREATE TABLE plans (id INTEGER PRIMARY KEY, name VARCHAR(40), price_cents INTEGER);
+CREATE TABLE accounts (id INTEGER PRIMARY KEY, name VARCHAR(40), segment VARCHAR(40), plan_id INTEGER, created_at {ts});
+CREATE TABLE invoices (id INTEGER PRIMARY KEY, account_id INTEGER, amount_cents INTEGER, status VARCHAR(20), issued_at {ts});
+CREATE TABLE invoice_lines (id INTEGER PRIMARY KEY, invoice_id INTEGER, product VARCHAR(20), qty INTEGER);
+CREATE TABLE tickets (id INTEGER PRIMARY KEY, account_id INTEGER, priority VARCHAR(20), opened_at {ts});
+INSERT INTO plans VALUES (1, 'Starter', 1000), (2, 'Pro', 5000), (3, 'Unused', 9000);
+INSERT INTO accounts VALUES (1, 'Acme', 'smb', 1, '2024-01-10 00:00:00'), (2, 'Globex', 'enterprise', 2, '2024-02-11 00:00:00'), (3, 'Initech', 'smb', 2, '2024-03-12 00:00:00'), (4, 'Umbrella', 'enterprise', 2, '2024-05-01 00:00:00'), (5, 'Hooli', NULL, 1, '2024-06-01 00:00:00');
+INSERT INTO invoices VALUES (1, 1, 10000, 'paid', '2025-01-05 10:00:00'), (2, 1, 2500, 'open', '2025-02-07 09:00:00'), (3, 2, 50000, 'paid', '2025-01-20 12:00:00'), (4, 3, 7000, 'paid', '2025-04-01 08:00:00'), (5, 4, 12000, 'void', '2025-07-15 16:00:00'), (6, 2, 30000, 'paid', '2025-11-30 23:00:00');
+INSERT INTO invoice_lines VALUES (1, 1, 'seats', 5), (2, 1, 'storage', 1), (3, 1, 'seats', 2), (4, 3, 'seats', 40), (5, 3, 'support', 1), (6, 4, 'storage', 3), (7, 5, 'seats', 10), (8, 6, 'seats', 20), (9, 6, 'support', 2);
+INSERT INTO tickets VALUES (1, 1, 'high', '2025-01-02 00:00:00'), (2, 1, 'low', '2025-01-03 00:00:00'), (3, 1, 'high', '2025-02-01 00:00:00'), (4, 2, 'low', '2025-03-01 00:00:00'), (5, 4, 'high', '2025-03-05 00:00:00'), (6, 5, 'low', '2025-04-04 00:00:00')
+"#;
+
+const MODEL: &str = r#"
+- { name: plans, table: plans, grain: [id], columns: [{ name: id, type: number }, { name: name, type: string }] }
+- name: accounts
+  table: accounts
+  grain: [id]
+  columns: [{ name: id, type: number }, { name: name, type: string }, { name: segment, type: string }, { name: plan_id, type: number }, { name: created_at, type: time }]
+  joins: [{ to: plans, "on": "plan_id = plans.id", relationship: many_to_one }]
+  measures: [{ name: count, expr: "count(*)" }]
+  segments: [{ name: enterprise, expr: "segment = 'enterprise'" }]
+- name: invoices
+  table: invoices
+  grain: [id]
+  columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: amount_cents, type: number }, { name: amount, type: number, expr: "amount_cents / 100.0" }, { name: status, type: string }, { name: issued_at, type: time }]
+  joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
+  measures: [{ name: revenue, expr: "sum(amount)" }, { name: paid_revenue, expr: "sum(amount)", filter: "status = 'paid'" }, { name: invoice_count, expr: "count(*)" }]
+  segments: [{ name: paid, expr: "status = 'paid'" }]
+- name: invoice_lines
+  table: invoice_lines
+  grain: [id]
+  columns: [{ name: id, type: number }, { name: invoice_id, type: number }, { name: product, type: string }, { name: qty, type: number }]
+  joins: [{ to: invoices, "on": "invoice_id = invoices.id", relationship: many_to_one }]
+  measures: [{ name: units, expr: "sum(qty)" }]
+- name: tickets
+  table: tickets
+  grain: [id]
+  columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: priority, type: string }, { name: opened_at, type: time }]
+  joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
+  measures: [{ name: ticket_count, expr: "count(*)" }]
+"#;
+
+fn queries() -> Vec<Value> {
+    let mut all = vec![
+        json!({"measures": ["invoices.revenue"], "dimensions": ["invoices.status"]}),
+        json!({"measures": ["invoice_lines.units"], "dimensions": ["accounts.segment", "plans.name"]}),
+        json!({"measures": ["invoices.revenue"], "dimensions": ["invoice_lines.product"]}),
+        json!({"measures": ["accounts.count"], "filters": ["tickets.priority = 'high'"]}),
+        json!({"measures": ["invoices.revenue", "tickets.ticket_count"], "dimensions": ["accounts.segment"]}),
+        json!({"measures": ["invoices.revenue", "tickets.ticket_count", "accounts.count"]}),
+        json!({"measures": [{"expr": "tickets.ticket_count / accounts.count", "name": "per"}], "dimensions": ["plans.name"]}),
+        json!({"measures": ["count_distinct(invoices.account_id)"], "dimensions": ["invoice_lines.product"]}),
+        json!({"measures": ["invoices.paid_revenue"], "segments": ["accounts.enterprise"], "dimensions": ["accounts.name"]}),
+        json!({"measures": ["invoices.revenue"], "dimensions": ["accounts.name"], "filters": ["invoices.revenue > 100 AND invoices.status != 'void'"]}),
+        json!({"measures": ["invoices.revenue"], "dimensions": ["accounts.name"], "order_by": ["invoices.revenue desc"], "limit": 2}),
+        json!({"measures": ["accounts.count", "tickets.ticket_count"], "dimensions": ["tickets.priority"]}),
+    ];
+    for g in ["day", "week", "month", "quarter", "year"] {
+        all.push(
+            json!({"measures": ["invoices.invoice_count", "tickets.ticket_count"],
+                        "dimensions": [{"field": "invoices.issued_at", "granularity": g}]}),
+        );
+        all.push(json!({"measures": ["tickets.ticket_count"], "dimensions": [{"field": "tickets.opened_at", "granularity": g}]}));
+    }
+    all
+}
+
+/// A value as comparable text: numbers to 6 places, dates to the day.
+fn normal(v: &Value) -> String {
+    match v {
+        Value::Null => "∅".into(),
+        Value::Number(n) => format!("{:.6}", n.as_f64().unwrap_or(f64::NAN)),
+        Value::String(s) => match s.parse::<f64>() {
+            Ok(f) => format!("{f:.6}"),
+            Err(_) if s.len() >= 10 && s.as_bytes()[4] == b'-' && s.as_bytes()[7] == b'-' => {
+                s[..10].to_string()
+            }
+            Err(_) => s.clone(),
+        },
+        other => other.to_string(),
+    }
+}
+
+async fn answers(
+    project: &Project,
+    model: &SemanticModel,
+    dialect: Dialect,
+) -> Vec<Vec<Vec<String>>> {
+    let warehouses = Warehouses::for_project(project);
+    let mut out = Vec::new();
+    for q in queries() {
+        let query: SemanticQuery = serde_json::from_value(q.clone()).unwrap();
+        let compiled = compile(model, &query, dialect).unwrap();
+        let prepared = warehouses
+            .prepare("w", &compiled.sql)
+            .unwrap_or_else(|e| panic!("{dialect:?}: guard: {e}\n{}", compiled.sql));
+        let result = prepared
+            .run(1000)
+            .await
+            .unwrap_or_else(|e| panic!("{dialect:?}: {e}\n{q}\n{}", compiled.sql));
+        let mut rows: Vec<Vec<String>> = result
+            .rows
+            .iter()
+            .map(|r| r.iter().map(normal).collect())
+            .collect();
+        rows.sort();
+        out.push(rows);
+    }
+    out
+}
+
+fn project(
+    dir: &std::path::Path,
+    driver: Driver,
+    edit: impl FnOnce(&mut ConnectionConfig),
+) -> Project {
+    let mut connection = ConnectionConfig::new(driver);
+    edit(&mut connection);
+    let mut config = LoreConfig::default();
+    config.connections.insert("w".into(), connection);
+    Project {
+        root: dir.to_path_buf(),
+        config,
+        warnings: Vec::new(),
+    }
+}
+
+fn ddl(ts: &str) -> Vec<String> {
+    DDL.replace("{ts}", ts)
+        .split(";\n")
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+async fn reference(dir: &std::path::Path, model: &SemanticModel) -> Vec<Vec<Vec<String>>> {
+    let db = dir.join("w.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(&ddl("TEXT").join(";\n")).unwrap();
+    drop(conn);
+    let project = project(dir, Driver::Sqlite, |c| {
+        c.path = Some(db.display().to_string())
+    });
+    answers(&project, model, Dialect::Sqlite).await
+}
+
+fn model() -> SemanticModel {
+    load_sources(vec![(PathBuf::from("m.yaml"), MODEL.to_string())]).unwrap()
+}
+
+fn url_with_database(url: &str, database: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map(|(b, q)| (b, Some(q)))
+        .unwrap_or((url, None));
+    let start = base.find("://").map(|i| i + 3).unwrap_or(0);
+    let end = base[start..]
+        .find('/')
+        .map(|i| start + i)
+        .unwrap_or(base.len());
+    format!(
+        "{}/{database}{}",
+        &base[..end],
+        query.map(|q| format!("?{q}")).unwrap_or_default()
+    )
+}
+
+#[tokio::test]
+async fn postgres_gives_the_same_rows_as_sqlite() {
+    let Ok(admin_url) = std::env::var("LORE_TEST_POSTGRES_URL") else {
+        eprintln!(
+            "notice: postgres_gives_the_same_rows_as_sqlite skipped: set LORE_TEST_POSTGRES_URL"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let model = model();
+    let want = reference(dir.path(), &model).await;
+    let name = format!("lore_sl_{}", std::process::id());
+    let (admin, conn) = tokio_postgres::connect(&admin_url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+        .await
+        .unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let url = url_with_database(&admin_url, &name);
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    for statement in ddl("TIMESTAMP") {
+        client.batch_execute(&statement).await.unwrap();
+    }
+    drop(client);
+    let project = project(dir.path(), Driver::Postgres, |c| {
+        c.url = Some(Secret::new(url.clone()))
+    });
+    let got = answers(&project, &model, Dialect::Postgres).await;
+    drop(project);
+    let _ = admin
+        .batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
+        .await;
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "query {i}: {}", queries()[i]);
+    }
+}
+
+#[tokio::test]
+async fn mysql_gives_the_same_rows_as_sqlite() {
+    use mysql_async::prelude::Queryable;
+    let Ok(admin_url) = std::env::var("LORE_TEST_MYSQL_URL") else {
+        eprintln!("notice: mysql_gives_the_same_rows_as_sqlite skipped: set LORE_TEST_MYSQL_URL");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let model = model();
+    let want = reference(dir.path(), &model).await;
+    let name = format!("lore_sl_{}", std::process::id());
+    let mut admin = mysql_async::Conn::from_url(&admin_url).await.unwrap();
+    admin
+        .query_drop(format!("DROP DATABASE IF EXISTS {name}"))
+        .await
+        .unwrap();
+    admin
+        .query_drop(format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let url = url_with_database(&admin_url, &name);
+    let mut conn = mysql_async::Conn::from_url(&url).await.unwrap();
+    for statement in ddl("DATETIME") {
+        conn.query_drop(statement).await.unwrap();
+    }
+    let _ = conn.disconnect().await;
+    let project = project(dir.path(), Driver::Mysql, |c| {
+        c.url = Some(Secret::new(url.clone()))
+    });
+    let got = answers(&project, &model, Dialect::Mysql).await;
+    let _ = admin.query_drop(format!("DROP DATABASE {name}")).await;
+    let _ = admin.disconnect().await;
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "query {i}: {}", queries()[i]);
+    }
+}
