@@ -20,7 +20,8 @@ use crate::toolkit::ToolRegistry;
 
 const INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
 Start with connection_list to see the warehouses. Never guess table or column names: read them with entity_details, and find which column holds a value the user named with dictionary_search (a miss there is not proof of absence). \
-Then query with sql_execution (read-only: writes are refused). \
+For metrics, prefer the semantic layer when the connection has one: sl_read_source shows a source's approved measures and dimensions, and sl_query computes them with correct joins (no double counting). \
+Otherwise query with sql_execution (read-only: writes are refused). \
 Prefer aggregates and LIMIT over pulling raw rows; results say truncated: true when capped. \
 Errors come back as JSON {code, message, retryable}: fix the input for codes like invalid_sql or read_only_violation, retry only when retryable is true.";
 
@@ -28,6 +29,15 @@ Errors come back as JSON {code, message, retryable}: fix the input for codes lik
 #[derive(Clone)]
 pub struct LoreServer {
     registry: Arc<ToolRegistry>,
+    warm_up: Option<Arc<WarmUp>>,
+}
+
+/// Loads the catalog once, after the first client finished its handshake
+/// (so start-up answers first and the first catalog call finds it loaded).
+struct WarmUp {
+    catalog: Arc<Catalog>,
+    connections: Vec<String>,
+    started: std::sync::Once,
 }
 
 impl LoreServer {
@@ -35,6 +45,7 @@ impl LoreServer {
     pub fn new(registry: ToolRegistry) -> LoreServer {
         LoreServer {
             registry: Arc::new(registry),
+            warm_up: None,
         }
     }
 
@@ -42,11 +53,18 @@ impl LoreServer {
     pub fn for_project(project: &Project) -> LoreServer {
         let warehouses = Arc::new(Warehouses::for_project(project));
         let catalog = Arc::new(Catalog::new(&project.root));
-        catalog.warm(warehouses.ids());
+        let warm_up = WarmUp {
+            catalog: Arc::clone(&catalog),
+            connections: warehouses.ids(),
+            started: std::sync::Once::new(),
+        };
         let mut registry = ToolRegistry::new();
         let models = Arc::new(ModelCache::new(&project.root.join("semantic-layer")));
         register_analytics_tools(&mut registry, warehouses, catalog, models);
-        LoreServer::new(registry)
+        LoreServer {
+            warm_up: Some(Arc::new(warm_up)),
+            ..LoreServer::new(registry)
+        }
     }
 
     /// The `tools/list` entries.
@@ -56,6 +74,14 @@ impl LoreServer {
 }
 
 impl ServerHandler for LoreServer {
+    async fn on_initialized(&self, _context: rmcp::service::NotificationContext<RoleServer>) {
+        if let Some(warm_up) = &self.warm_up {
+            warm_up
+                .started
+                .call_once(|| warm_up.catalog.warm(warm_up.connections.clone()));
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder().enable_tools().build();
         InitializeResult::new(capabilities)

@@ -36,8 +36,8 @@ pub struct SemanticQuery {
     /// At most this many rows (default 1000).
     #[serde(default)]
     pub limit: Option<u64>,
-    /// Also return dimension values that have no rows (not supported yet:
-    /// `true` is refused rather than ignored).
+    /// Also list dimension values that have no rows (every value of each
+    /// dimension in its own source, combined; measures are empty there).
     #[serde(default)]
     pub include_empty: bool,
 }

@@ -365,6 +365,90 @@ fn the_plan_explains_fan_and_chasm_handling() {
 }
 
 #[test]
+fn include_empty_lists_dimension_values_without_rows() {
+    let f = fixture();
+    // Without it, a plan no account is on does not appear.
+    f.check(
+        json!({"measures": ["tickets.ticket_count"], "dimensions": ["plans.name"]}),
+        "SELECT p.name, COUNT(*) FROM tickets t JOIN accounts a ON a.id = t.account_id JOIN plans p ON p.id = a.plan_id GROUP BY 1",
+        false,
+    );
+    f.check(
+        json!({"measures": ["tickets.ticket_count"], "dimensions": ["plans.name"], "include_empty": true}),
+        "SELECT p.name, c.n FROM plans p LEFT JOIN \
+         (SELECT a.plan_id, COUNT(*) n FROM tickets t JOIN accounts a ON a.id = t.account_id GROUP BY 1) c ON c.plan_id = p.id",
+        false,
+    );
+    // Filters on the dimension's own source narrow its values.
+    f.check(
+        json!({"measures": ["invoices.revenue"], "dimensions": ["plans.name"], "include_empty": true,
+               "filters": ["plans.name != 'Pro'"]}),
+        "SELECT p.name, c.r FROM plans p LEFT JOIN \
+         (SELECT a.plan_id, SUM(i.amount_cents / 100.0) r FROM invoices i JOIN accounts a ON a.id = i.account_id GROUP BY 1) c \
+         ON c.plan_id = p.id WHERE p.name != 'Pro'",
+        false,
+    );
+    // Two dimensions: every combination of their values.
+    let (rows, _) = f.semantic(json!({"measures": ["accounts.count"], "dimensions": ["plans.name", "tickets.priority"], "include_empty": true}));
+    assert_eq!(
+        rows.len(),
+        3 * 2 + 1,
+        "3 plans × 2 priorities, plus accounts without tickets: {rows:?}"
+    );
+}
+
+#[test]
+fn filters_on_both_sides_of_a_one_to_many_join() {
+    let f = fixture();
+    // Accounts (one side) with high tickets (many side), by their segment.
+    f.check(
+        json!({"measures": ["accounts.count"], "dimensions": ["accounts.segment"], "filters": ["tickets.priority = 'high'", "accounts.name != 'Umbrella'"]}),
+        "SELECT segment, COUNT(*) FROM accounts WHERE name != 'Umbrella' AND id IN (SELECT account_id FROM tickets WHERE priority = 'high') GROUP BY 1",
+        false,
+    );
+    // Tickets (many side) of enterprise accounts (one side).
+    f.check(
+        json!({"measures": ["tickets.ticket_count"], "dimensions": ["tickets.priority"], "filters": ["accounts.segment = 'enterprise'"]}),
+        "SELECT t.priority, COUNT(*) FROM tickets t JOIN accounts a ON a.id = t.account_id WHERE a.segment = 'enterprise' GROUP BY 1",
+        false,
+    );
+}
+
+#[test]
+fn inline_aggregates_of_every_kind() {
+    let f = fixture();
+    f.check(
+        json!({"measures": ["sum(invoices.amount_cents)", "avg(invoices.amount_cents)", "min(invoices.issued_at)",
+                            "max(invoices.amount_cents)", "count(invoices.id)", "count_distinct(invoices.status)"],
+               "dimensions": ["accounts.segment"]}),
+        "SELECT a.segment, SUM(i.amount_cents), AVG(i.amount_cents), MIN(i.issued_at), MAX(i.amount_cents), COUNT(i.id), COUNT(DISTINCT i.status) \
+         FROM invoices i LEFT JOIN accounts a ON a.id = i.account_id GROUP BY 1",
+        false,
+    );
+}
+
+#[test]
+fn a_derived_query_measure_over_model_measures_of_one_source() {
+    fixture().check(
+        json!({"measures": ["invoices.paid_revenue", {"expr": "invoices.paid_revenue / invoices.revenue", "name": "paid_share"}],
+               "dimensions": ["accounts.segment"]}),
+        "SELECT a.segment, SUM(CASE WHEN i.status = 'paid' THEN i.amount_cents / 100.0 END), \
+                SUM(CASE WHEN i.status = 'paid' THEN i.amount_cents / 100.0 END) * 1.0 / NULLIF(SUM(i.amount_cents / 100.0), 0) \
+         FROM invoices i LEFT JOIN accounts a ON a.id = i.account_id GROUP BY 1",
+        false,
+    );
+}
+
+#[test]
+fn a_dimension_only_query_lists_distinct_values() {
+    fixture().check(
+        json!({"dimensions": ["accounts.segment", "plans.name"]}),
+        "SELECT DISTINCT a.segment, p.name FROM accounts a LEFT JOIN plans p ON p.id = a.plan_id",
+        false,
+    );
+}
+
+#[test]
 fn every_dialect_renders_the_chasm_query_in_its_own_spelling() {
     let f = fixture();
     let query: SemanticQuery = serde_json::from_value(json!({

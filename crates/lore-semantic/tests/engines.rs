@@ -76,6 +76,10 @@ fn queries() -> Vec<Value> {
         json!({"measures": ["invoices.revenue"], "dimensions": ["accounts.name"], "filters": ["invoices.revenue > 100 AND invoices.status != 'void'"]}),
         json!({"measures": ["invoices.revenue"], "dimensions": ["accounts.name"], "order_by": ["invoices.revenue desc"], "limit": 2}),
         json!({"measures": ["accounts.count", "tickets.ticket_count"], "dimensions": ["tickets.priority"]}),
+        json!({"measures": ["tickets.ticket_count"], "dimensions": ["plans.name"], "include_empty": true}),
+        json!({"measures": ["accounts.count"], "dimensions": ["plans.name", "tickets.priority"], "include_empty": true}),
+        json!({"measures": ["sum(invoices.amount_cents)", "avg(invoices.amount_cents)", "count_distinct(invoices.status)"], "dimensions": ["accounts.segment"]}),
+        json!({"dimensions": ["accounts.segment", "plans.name"]}),
     ];
     for g in ["day", "week", "month", "quarter", "year"] {
         all.push(
@@ -87,13 +91,15 @@ fn queries() -> Vec<Value> {
     all
 }
 
-/// A value as comparable text: numbers to 6 places, dates to the day.
+/// A value as comparable text: numbers to 4 places (MySQL gives the
+/// quotients of its DECIMAL arithmetic, such as AVG of integers, 4 decimals),
+/// dates to the day.
 fn normal(v: &Value) -> String {
     match v {
         Value::Null => "∅".into(),
-        Value::Number(n) => format!("{:.6}", n.as_f64().unwrap_or(f64::NAN)),
+        Value::Number(n) => format!("{:.4}", n.as_f64().unwrap_or(f64::NAN)),
         Value::String(s) => match s.parse::<f64>() {
-            Ok(f) => format!("{f:.6}"),
+            Ok(f) => format!("{f:.4}"),
             Err(_) if s.len() >= 10 && s.as_bytes()[4] == b'-' && s.as_bytes()[7] == b'-' => {
                 s[..10].to_string()
             }

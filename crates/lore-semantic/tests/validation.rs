@@ -131,7 +131,7 @@ const MODEL: &str = r#"
 - name: events
   table: events
   columns:
-    - { name: user_id, type: number }
+    - { name: user_id, type: number, visibility: hidden }
     - { name: kind, type: string }
   joins:
     - { to: users, "on": "user_id = users.id", relationship: many_to_one }
@@ -177,8 +177,17 @@ fn query_errors_say_what_to_ask_instead() {
     );
     assert!(e.to_string().contains("mixes columns and measures"), "{e}");
 
-    let e = query_error(json!({"measures": ["accounts.count"], "include_empty": true}));
+    let model = load(&[("m.yaml", MODEL)]).unwrap();
+    let median: SemanticQuery =
+        serde_json::from_value(json!({"measures": ["median(accounts.id)"]})).unwrap();
+    let e = compile(&model, &median, Dialect::Sqlite).unwrap_err();
     assert_eq!(e.code(), ErrorCode::UnsupportedOperation);
+    assert!(
+        compile(&model, &median, Dialect::Postgres)
+            .unwrap()
+            .sql
+            .contains("percentile_cont(0.5)")
+    );
 }
 
 #[test]

@@ -70,6 +70,23 @@ async fn main() {
         call(&client, grouped_sql).await;
         grouped.push(started.elapsed());
     }
+    // The same question through the semantic layer, and the chasm-trap
+    // question the reference system refuses.
+    let revenue = serde_json::json!({"measures": ["invoices.revenue"],
+        "dimensions": ["accounts.segment", {"field": "invoices.issued_at", "granularity": "year"}]});
+    let per_account = serde_json::json!({
+        "measures": [{"expr": "support_tickets.tickets / subscriptions.paying_accounts", "name": "per_account"}],
+        "dimensions": ["plans.name"], "filters": ["subscriptions.status_normalized = 'active'"]});
+    let mut semantic = Vec::new();
+    let mut chasm = Vec::new();
+    for _ in 0..(calls / 20).max(10) {
+        let started = Instant::now();
+        call_tool(&client, "sl_query", revenue.clone()).await;
+        semantic.push(started.elapsed());
+        let started = Instant::now();
+        call_tool(&client, "sl_query", per_account.clone()).await;
+        chasm.push(started.elapsed());
+    }
     client.cancel().await.unwrap();
 
     println!("{}", machine());
@@ -85,6 +102,14 @@ async fn main() {
         (
             "sql_execution paid revenue by segment and year (7.9k invoices ⋈ 1.2k accounts)",
             grouped,
+        ),
+        (
+            "sl_query invoices.revenue by accounts.segment and year (same question)",
+            semantic,
+        ),
+        (
+            "sl_query tickets per paying account by plan (chasm + fan, 3.2k tickets, 1.2k subscriptions)",
+            chasm,
         ),
     ] {
         println!("{}", row(name, samples));

@@ -137,6 +137,8 @@ pub(crate) struct Resolved {
     pub having: Vec<(SqlExpr, MeasureRefs)>,
     pub order: Vec<(String, bool)>,
     pub limit: u64,
+    /// List every value of each dimension, even without rows.
+    pub include_empty: bool,
 }
 
 /// Compiles `query` against `model` for `dialect`.
@@ -434,11 +436,6 @@ fn resolve(model: &SemanticModel, query: &SemanticQuery) -> Result<Resolved, Sem
             "ask for at least one measure or dimension",
         ));
     }
-    if query.include_empty {
-        return Err(SemanticError::Unsupported {
-            message: "include_empty is not supported yet; omit it (only dimension values that have rows are returned)".into(),
-        });
-    }
     let mut r = Resolver {
         model,
         bases: Vec::new(),
@@ -472,6 +469,12 @@ fn resolve(model: &SemanticModel, query: &SemanticQuery) -> Result<Resolved, Sem
                 ),
             });
         };
+        if column.visibility == crate::model::Visibility::Hidden {
+            return Err(SemanticError::query(format!(
+                "dimension `{field}` is hidden in the model (it serves joins and measures); group by a public column, or make it public in {}",
+                model.sources[si].file.display()
+            )));
+        }
         let granularity = match granularity {
             None => None,
             Some(g) => {
@@ -724,5 +727,6 @@ fn resolve(model: &SemanticModel, query: &SemanticQuery) -> Result<Resolved, Sem
         having,
         order,
         limit,
+        include_empty: query.include_empty,
     })
 }

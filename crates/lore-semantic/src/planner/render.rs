@@ -218,8 +218,16 @@ impl Renderer<'_> {
     }
 
     fn where_clause(&self, r: &Resolved, tree: &Tree) -> Result<String, SemanticError> {
+        self.where_clause_of(r.row_filters.iter().collect(), tree)
+    }
+
+    fn where_clause_of(
+        &self,
+        filters: Vec<&super::RowFilter>,
+        tree: &Tree,
+    ) -> Result<String, SemanticError> {
         let mut conditions = Vec::new();
-        for f in &r.row_filters {
+        for f in filters {
             let sql = self.expr(&f.expr.ast, None, &mut |parts| match (parts, f.home) {
                 ([c], Some(home)) => self.column(home, c, tree.alias(home), 0),
                 ([s, c], _) => {
@@ -528,10 +536,40 @@ pub(crate) fn render(
         ));
     }
 
+    // With include_empty, every value of each dimension (from its own
+    // source, under the filters on that source alone) joins the spine.
+    let mut universes = Vec::new();
+    if r.include_empty && ndims > 0 {
+        for (i, d) in r.dims.iter().enumerate() {
+            let tree = Tree::build(model, &graph, d.source, &[])?;
+            let own: Vec<&super::RowFilter> = r
+                .row_filters
+                .iter()
+                .filter(|f| f.sources.iter().all(|s| *s == d.source))
+                .collect();
+            ctes.push(format!(
+                "v{i} AS (\n  SELECT DISTINCT {} AS {}\n  FROM {}{}\n)",
+                renderer.dimension(r, i, &tree)?,
+                dim_cols[i],
+                renderer.relation(d.source, "t0"),
+                renderer.where_clause_of(own, &tree)?
+            ));
+            universes.push(format!("v{i}"));
+        }
+        notes.push(format!(
+            "include_empty: every value of {} is listed, with empty measures where no rows match.",
+            r.dims
+                .iter()
+                .map(|d| d.output.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+
     // Combine the groups.
     let ngroups = ctes.iter().filter(|c| c.starts_with('g')).count();
     let mut result_cols: Vec<String> = Vec::new();
-    let from = if ngroups == 1 {
+    let from = if ngroups == 1 && universes.is_empty() {
         result_cols.extend(dim_cols.iter().cloned());
         "g0".to_string()
     } else if ndims == 0 {
@@ -540,10 +578,22 @@ pub(crate) fn render(
             .collect::<Vec<_>>()
             .join(" CROSS JOIN ")
     } else {
-        let spine = (0..ngroups)
+        let mut parts: Vec<String> = (0..ngroups)
             .map(|g| format!("SELECT {} FROM g{g}", dim_cols.join(", ")))
-            .collect::<Vec<_>>()
-            .join(&format!("\n  {}\n  ", dialect.union_distinct()));
+            .collect();
+        if !universes.is_empty() {
+            let cols: Vec<String> = dim_cols
+                .iter()
+                .enumerate()
+                .map(|(i, d)| format!("v{i}.{d}"))
+                .collect();
+            parts.push(format!(
+                "SELECT {} FROM {}",
+                cols.join(", "),
+                universes.join(" CROSS JOIN ")
+            ));
+        }
+        let spine = parts.join(&format!("\n  {}\n  ", dialect.union_distinct()));
         ctes.push(format!("spine AS (\n  {spine}\n)"));
         result_cols.extend(dim_cols.iter().map(|d| format!("s.{d} AS {d}")));
         let mut from = "spine s".to_string();
