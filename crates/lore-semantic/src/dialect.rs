@@ -199,14 +199,14 @@ impl Dialect {
                 "percentile_cont({p}) WITHIN GROUP (ORDER BY {expr})"
             )),
             Dialect::Duckdb => Ok(format!("quantile_cont({expr}, {p})")),
-            Dialect::Sqlite | Dialect::Mysql | Dialect::Bigquery => {
-                Err(SemanticError::Unsupported {
-                    message: format!(
-                        "median and percentile are not aggregates in {}; query them with sql_execution (window functions), or use a measure such as avg",
-                        self.as_str()
-                    ),
-                })
-            }
+            // SQLite's percentile extension (built into Lore's SQLite).
+            Dialect::Sqlite => Ok(format!("percentile_cont({expr}, {p})")),
+            Dialect::Mysql | Dialect::Bigquery => Err(SemanticError::Unsupported {
+                message: format!(
+                    "median and percentile are not aggregates in {}; query them with sql_execution (window functions), or use a measure such as avg",
+                    self.as_str()
+                ),
+            }),
         }
     }
 }
@@ -283,7 +283,7 @@ mod tests {
                 .unwrap()
                 .contains("WITHIN GROUP")
         );
-        let err = Dialect::Sqlite.percentile("x", 0.5).unwrap_err();
+        let err = Dialect::Mysql.percentile("x", 0.5).unwrap_err();
         assert!(err.to_string().contains("sql_execution"), "{err}");
     }
 }

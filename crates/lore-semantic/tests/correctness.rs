@@ -72,6 +72,7 @@ const MODEL: &str = r#"
     - { name: issued_at, type: time }
   joins:
     - { to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }
+    - { to: accounts, alias: payer, "on": "account_id = payer.id", relationship: many_to_one }
   measures:
     - { name: revenue, expr: "sum(amount)" }
     - { name: paid_revenue, expr: "sum(amount)", filter: "status = 'paid'" }
@@ -435,6 +436,31 @@ fn a_derived_query_measure_over_model_measures_of_one_source() {
         "SELECT a.segment, SUM(CASE WHEN i.status = 'paid' THEN i.amount_cents / 100.0 END), \
                 SUM(CASE WHEN i.status = 'paid' THEN i.amount_cents / 100.0 END) * 1.0 / NULLIF(SUM(i.amount_cents / 100.0), 0) \
          FROM invoices i LEFT JOIN accounts a ON a.id = i.account_id GROUP BY 1",
+        false,
+    );
+}
+
+#[test]
+fn median_and_percentiles_interpolate_like_percentile_cont() {
+    // Invoice amounts 25, 70, 100, 120, 300, 500: the median is halfway
+    // between 100 and 120; the 90th percentile 400 (between 300 and 500).
+    fixture().check(
+        json!({"measures": ["median(invoices.amount)", "percentile(invoices.amount, 0.9)", "percentile(invoices.amount, 90)"]}),
+        "SELECT 110.0, 400.0, 400.0",
+        false,
+    );
+}
+
+#[test]
+fn an_aliased_join_is_a_second_role_of_its_target() {
+    // `payer` reaches accounts through its own join; `accounts` keeps the
+    // default one, so neither is ambiguous.
+    fixture().check(
+        json!({"measures": ["invoices.revenue"], "dimensions": ["payer.segment", "accounts.name"],
+               "filters": ["payer.segment != 'enterprise'"]}),
+        "SELECT p.segment, a.name, SUM(i.amount_cents / 100.0) FROM invoices i \
+         JOIN accounts a ON a.id = i.account_id JOIN accounts p ON p.id = i.account_id \
+         WHERE p.segment != 'enterprise' GROUP BY 1, 2",
         false,
     );
 }

@@ -123,8 +123,10 @@ const MODEL: &str = r#"
     - { name: id, type: number }
     - { name: account_id, type: number }
     - { name: manager_account_id, type: number }
+    - { name: billing_account_id, type: number }
   joins:
     - { to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }
+    - { to: accounts, "on": "billing_account_id = accounts.id", relationship: many_to_one }
     - { to: accounts, alias: managed, "on": "manager_account_id = managed.id", relationship: many_to_one }
   measures:
     - { name: count, expr: "count(*)" }
@@ -180,7 +182,7 @@ fn query_errors_say_what_to_ask_instead() {
     let model = load(&[("m.yaml", MODEL)]).unwrap();
     let median: SemanticQuery =
         serde_json::from_value(json!({"measures": ["median(accounts.id)"]})).unwrap();
-    let e = compile(&model, &median, Dialect::Sqlite).unwrap_err();
+    let e = compile(&model, &median, Dialect::Mysql).unwrap_err();
     assert_eq!(e.code(), ErrorCode::UnsupportedOperation);
     assert!(
         compile(&model, &median, Dialect::Postgres)
@@ -197,12 +199,32 @@ fn two_equally_short_join_paths_are_ambiguous_and_listed() {
         SemanticError::AmbiguousPath { alternatives, .. } => {
             assert_eq!(alternatives.len(), 2, "{alternatives:?}");
             assert!(
-                alternatives.iter().any(|a| a.contains("as managed")),
+                alternatives
+                    .iter()
+                    .any(|a| a.contains("billing_account_id")),
                 "{alternatives:?}"
+            );
+            assert!(
+                !alternatives.iter().any(|a| a.contains("managed")),
+                "an alias is not a default path: {alternatives:?}"
             );
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn an_alias_names_its_own_join_path() {
+    let model = load(&[("m.yaml", MODEL)]).unwrap();
+    let query: SemanticQuery = serde_json::from_value(
+        json!({"measures": ["users.count"], "dimensions": ["managed.segment"]}),
+    )
+    .unwrap();
+    let sql = compile(&model, &query, Dialect::Postgres).unwrap().sql;
+    assert!(
+        sql.contains("t0.\"manager_account_id\" = t1.\"id\""),
+        "{sql}"
+    );
 }
 
 #[test]

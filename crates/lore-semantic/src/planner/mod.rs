@@ -89,7 +89,10 @@ pub(crate) type MeasureRefs = Vec<(String, MeasureId)>;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Dim {
     pub output: String,
+    /// The source the column belongs to.
     pub source: usize,
+    /// The node it is reached as: the source, or an alias of it.
+    pub node: usize,
     pub column: String,
     pub granularity: Option<Granularity>,
 }
@@ -121,6 +124,7 @@ pub(crate) struct RowFilter {
     pub expr: SqlExpr,
     /// The source unqualified columns belong to (segments), if any.
     pub home: Option<usize>,
+    /// The nodes (sources or aliases) its columns are read from.
     pub sources: Vec<usize>,
 }
 
@@ -451,7 +455,7 @@ fn resolve(model: &SemanticModel, query: &SemanticQuery) -> Result<Resolved, Sem
                 "dimension `{field}`: write it as source.column"
             )));
         };
-        let Some(si) = model.index_of(s) else {
+        let Some((node, si)) = paths::node_named(model, s) else {
             return Err(SemanticError::InvalidQuery {
                 message: format!("dimension `{field}`: no source `{s}`"),
                 candidates: candidates(model.source_names().into_iter(), s),
@@ -500,6 +504,7 @@ fn resolve(model: &SemanticModel, query: &SemanticQuery) -> Result<Resolved, Sem
         dims.push(Dim {
             output,
             source: si,
+            node,
             column: c.to_string(),
             granularity,
         });
@@ -580,9 +585,9 @@ fn resolve(model: &SemanticModel, query: &SemanticQuery) -> Result<Resolved, Sem
             for reference in part.references() {
                 let key = reference.join(".");
                 let column_source = match reference.as_slice() {
-                    [s, c] => model
-                        .index_of(s)
-                        .filter(|&si| model.sources[si].column(c).is_some()),
+                    [s, c] => paths::node_named(model, s)
+                        .filter(|&(_, si)| model.sources[si].column(c).is_some())
+                        .map(|(node, _)| node),
                     _ => None,
                 };
                 if let Some(si) = column_source {

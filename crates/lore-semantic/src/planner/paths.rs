@@ -2,6 +2,11 @@
 //! source to every source a dimension or filter needs. Fewer joins win;
 //! among equally long routes, fewer one-to-many steps win; routes still
 //! tied are ambiguous and reported with their alternatives.
+//!
+//! A join with an `alias` is a second role of its target (an account as
+//! `managed` beside the account a user belongs to): it is not used for the
+//! target's own name, only when a query names the alias. Paths reach nodes:
+//! a source (its index) or an alias (`sources.len() + k`, see [`alias_joins`]).
 
 use std::collections::{BinaryHeap, HashMap};
 
@@ -21,11 +26,39 @@ pub struct Step {
     pub join: usize,
     /// Rows of `to` per row of `from`.
     pub cardinality: Cardinality,
+    /// The node reached: `to`, or the alias node of an aliased join.
+    pub to_node: usize,
+}
+
+/// The model's aliased joins as `(alias, declaring source, join index,
+/// target)`, in a fixed order; alias `k` is node `sources.len() + k`.
+pub fn alias_joins(model: &SemanticModel) -> Vec<(String, usize, usize, usize)> {
+    let mut out = Vec::new();
+    for (s, source) in model.sources.iter().enumerate() {
+        for (j, join) in source.joins.iter().enumerate() {
+            if join.name != model.sources[join.target].name {
+                out.push((join.name.clone(), s, j, join.target));
+            }
+        }
+    }
+    out
+}
+
+/// The node of `name`: a source, else an alias; with the source it reads.
+pub fn node_named(model: &SemanticModel, name: &str) -> Option<(usize, usize)> {
+    if let Some(i) = model.index_of(name) {
+        return Some((i, i));
+    }
+    alias_joins(model)
+        .iter()
+        .position(|(alias, ..)| alias == name)
+        .map(|k| (model.sources.len() + k, alias_joins(model)[k].3))
 }
 
 /// The joins of a model as a graph walked in both directions.
 pub struct JoinGraph {
     edges: Vec<Vec<Step>>,
+    aliases: Vec<(String, usize, usize, usize)>,
 }
 
 /// Cost of a step: a join counts 100, a one-to-many join one more.
@@ -39,12 +72,16 @@ impl JoinGraph {
         let mut edges = vec![Vec::new(); model.sources.len()];
         for (s, source) in model.sources.iter().enumerate() {
             for (j, join) in source.joins.iter().enumerate() {
+                if join.name != model.sources[join.target].name {
+                    continue; // an alias: reached only by its name
+                }
                 edges[s].push(Step {
                     from: s,
                     to: join.target,
                     declared_by: s,
                     join: j,
                     cardinality: join.cardinality,
+                    to_node: join.target,
                 });
                 if join.target != s {
                     edges[join.target].push(Step {
@@ -53,11 +90,47 @@ impl JoinGraph {
                         declared_by: s,
                         join: j,
                         cardinality: join.cardinality.reversed(),
+                        to_node: s,
                     });
                 }
             }
         }
-        JoinGraph { edges }
+        JoinGraph {
+            edges,
+            aliases: alias_joins(model),
+        }
+    }
+
+    /// The source a node reads.
+    pub fn source_of(&self, node: usize) -> usize {
+        match node.checked_sub(self.edges.len()) {
+            Some(k) => self.aliases[k].3,
+            None => node,
+        }
+    }
+
+    /// The cheapest path from source `from` to `node`: to an alias node,
+    /// the path to its declaring source and then the aliased join.
+    pub fn path_to_node(
+        &self,
+        model: &SemanticModel,
+        from: usize,
+        node: usize,
+    ) -> Result<Vec<Step>, SemanticError> {
+        let Some(k) = node.checked_sub(self.edges.len()) else {
+            return self.path(model, from, node);
+        };
+        let (_, declarer, join, target) = self.aliases[k].clone();
+        let mut steps = self.path(model, from, declarer)?;
+        steps.push(Step {
+            from: declarer,
+            to: target,
+            declared_by: declarer,
+            join,
+            cardinality: model.sources[declarer].joins[join].cardinality,
+            to_node: node,
+        });
+        Ok(steps)
     }
 
     /// The cheapest path from `from` to `to` (empty when they are the same
@@ -109,11 +182,7 @@ impl JoinGraph {
                     let mut names = vec![name(from)];
                     names.extend(p.iter().map(|s| {
                         let join = &model.sources[s.declared_by].joins[s.join];
-                        if join.name != model.sources[join.target].name && s.to == join.target {
-                            format!("{} (as {})", name(s.to), join.name)
-                        } else {
-                            name(s.to)
-                        }
+                        format!("{} (on {})", name(s.to), join.on.text)
                     }));
                     names.join(" -> ")
                 })

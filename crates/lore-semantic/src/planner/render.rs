@@ -34,9 +34,10 @@ impl Tree {
             alias: HashMap::from([(root, "t0".to_string())]),
         };
         for &target in needed {
-            for step in graph.path(model, root, target)? {
-                if !tree.alias.contains_key(&step.to) {
-                    tree.alias.insert(step.to, format!("t{}", tree.alias.len()));
+            for step in graph.path_to_node(model, root, target)? {
+                if !tree.alias.contains_key(&step.to_node) {
+                    tree.alias
+                        .insert(step.to_node, format!("t{}", tree.alias.len()));
                     tree.steps.push(step);
                 }
             }
@@ -195,10 +196,19 @@ impl Renderer<'_> {
             let join = &self.model.sources[step.declared_by].joins[step.join];
             let declarer = step.declared_by;
             let target = join.target;
-            let (decl_alias, target_alias) = (
-                tree.alias(declarer).to_string(),
-                tree.alias(target).to_string(),
-            );
+            // The declaring side is the step's start, or its end when the
+            // join is walked backwards.
+            let (decl_alias, target_alias) = if step.from == declarer && step.to_node != declarer {
+                (
+                    tree.alias(step.from).to_string(),
+                    tree.alias(step.to_node).to_string(),
+                )
+            } else {
+                (
+                    tree.alias(step.to_node).to_string(),
+                    tree.alias(step.from).to_string(),
+                )
+            };
             let decl_name = self.model.sources[declarer].name.clone();
             let on = self.expr(&join.on.ast, None, &mut |parts| match parts {
                 [c] => self.column(declarer, c, &decl_alias, 0),
@@ -211,7 +221,7 @@ impl Renderer<'_> {
             })?;
             sql.push_str(&format!(
                 "\n  LEFT JOIN {} ON {on}",
-                self.relation(step.to, tree.alias(step.to))
+                self.relation(step.to, tree.alias(step.to_node))
             ));
         }
         Ok(sql)
@@ -231,11 +241,9 @@ impl Renderer<'_> {
             let sql = self.expr(&f.expr.ast, None, &mut |parts| match (parts, f.home) {
                 ([c], Some(home)) => self.column(home, c, tree.alias(home), 0),
                 ([s, c], _) => {
-                    let si = self
-                        .model
-                        .index_of(s)
+                    let (node, si) = super::paths::node_named(self.model, s)
                         .ok_or_else(|| SemanticError::query(format!("no source `{s}`")))?;
-                    self.column(si, c, tree.alias(si), 0)
+                    self.column(si, c, tree.alias(node), 0)
                 }
                 _ => Err(SemanticError::query(format!(
                     "filter `{}`: qualify `{}` with its source",
@@ -254,7 +262,7 @@ impl Renderer<'_> {
 
     fn dimension(&self, r: &Resolved, i: usize, tree: &Tree) -> Result<String, SemanticError> {
         let d = &r.dims[i];
-        let col = self.column(d.source, &d.column, tree.alias(d.source), 0)?;
+        let col = self.column(d.source, &d.column, tree.alias(d.node), 0)?;
         Ok(match d.granularity {
             Some(g) => self.dialect.time_trunc(&col, g),
             None => col,
@@ -370,7 +378,7 @@ pub(crate) fn render(
     for s in r
         .dims
         .iter()
-        .map(|d| d.source)
+        .map(|d| d.node)
         .chain(r.row_filters.iter().flat_map(|f| f.sources.iter().copied()))
     {
         if !needed.contains(&s) {
@@ -405,7 +413,7 @@ pub(crate) fn render(
     let mut notes = Vec::new();
     if groups.is_empty() {
         // Dimensions only: their distinct combinations.
-        let root = needed[0];
+        let root = graph.source_of(needed[0]);
         let tree = Tree::build(model, &graph, root, &needed)?;
         let mut select = Vec::new();
         for (i, col) in dim_cols.iter().enumerate() {
@@ -489,7 +497,7 @@ pub(crate) fn render(
             let fanned: Vec<String> = r
                 .dims
                 .iter()
-                .filter(|d| tree.steps.iter().any(|s| s.to == d.source))
+                .filter(|d| tree.steps.iter().any(|s| s.to_node == d.node))
                 .map(|d| d.output.clone())
                 .collect();
             notes.push(format!(
@@ -541,11 +549,15 @@ pub(crate) fn render(
     let mut universes = Vec::new();
     if r.include_empty && ndims > 0 {
         for (i, d) in r.dims.iter().enumerate() {
-            let tree = Tree::build(model, &graph, d.source, &[])?;
+            let tree = Tree {
+                root: d.source,
+                steps: Vec::new(),
+                alias: HashMap::from([(d.node, "t0".to_string())]),
+            };
             let own: Vec<&super::RowFilter> = r
                 .row_filters
                 .iter()
-                .filter(|f| f.sources.iter().all(|s| *s == d.source))
+                .filter(|f| f.sources.iter().all(|s| *s == d.node))
                 .collect();
             ctes.push(format!(
                 "v{i} AS (\n  SELECT DISTINCT {} AS {}\n  FROM {}{}\n)",
