@@ -441,6 +441,19 @@ pub(crate) fn render(
         for i in 0..ndims {
             dims_sql.push(renderer.dimension(r, i, &tree)?);
         }
+        // `aggregate AS "m<j>"` for each measure of the group, over `t0`.
+        let measure_columns = |members: &[usize]| -> Result<Vec<String>, SemanticError> {
+            members
+                .iter()
+                .map(|&j| {
+                    Ok(format!(
+                        "{} AS {}",
+                        renderer.measure(r, j, "t0")?,
+                        q(&format!("m{j}"))
+                    ))
+                })
+                .collect()
+        };
         let fan = tree.fans().copied();
         let strategy = if let Some(step) = fan {
             if source.grain.is_empty() {
@@ -481,13 +494,7 @@ pub(crate) fn render(
                 .collect::<Result<_, SemanticError>>()?;
             let mut select: Vec<String> =
                 dim_cols.iter().map(|d| format!("k.{d} AS {d}")).collect();
-            for &j in members {
-                select.push(format!(
-                    "{} AS {}",
-                    renderer.measure(r, j, "t0")?,
-                    q(&format!("m{j}"))
-                ));
-            }
+            select.extend(measure_columns(members)?);
             ctes.push(format!(
                 "g{g} AS (\n  SELECT {}\n  FROM k{g} k\n  JOIN {} ON {}{group_by}\n)",
                 select.join(", "),
@@ -501,9 +508,8 @@ pub(crate) fn render(
                 .map(|d| d.output.clone())
                 .collect();
             notes.push(format!(
-                "{} is one-to-many from `{}`, so `{}` measures ({}) were computed once per `{}` row ({}) in each group instead of once per joined row: no double counting{}.",
+                "The join {} is one-to-many and would repeat `{}` rows, so its measures ({}) were computed once per `{}` row ({}) in each group: no double counting{}.",
                 format_args!("{} -> {}", model.sources[step.from].name, model.sources[step.to].name),
-                source.name,
                 source.name,
                 members.iter().map(|&j| r.bases[j].output.clone()).collect::<Vec<_>>().join(", "),
                 source.name,
@@ -517,13 +523,7 @@ pub(crate) fn render(
                 .enumerate()
                 .map(|(i, d)| format!("{d} AS {}", dim_cols[i]))
                 .collect();
-            for &j in members {
-                select.push(format!(
-                    "{} AS {}",
-                    renderer.measure(r, j, "t0")?,
-                    q(&format!("m{j}"))
-                ));
-            }
+            select.extend(measure_columns(members)?);
             ctes.push(format!(
                 "g{g} AS (\n  SELECT {}\n  {from}{filter}{group_by}\n)",
                 select.join(", ")
