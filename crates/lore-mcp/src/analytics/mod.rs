@@ -22,8 +22,8 @@ pub use connection_list::{
 pub use dictionary_search::{DictionarySearch, DictionarySearchInput, DictionarySearchOutput};
 pub use entity_details::{EntityDetails, EntityDetailsInput, EntityDetailsOutput};
 pub use semantic::{
-    PlannedSemanticQuery, SlQuery, SlQueryInput, SlQueryOutput, SlReadSource, SlReadSourceInput,
-    SlReadSourceOutput, plan_semantic_query,
+    ExecutedSemanticQuery, PlannedSemanticQuery, SlQuery, SlQueryInput, SlQueryOutput,
+    SlReadSource, SlReadSourceInput, SlReadSourceOutput, plan_semantic_query,
 };
 pub use sql_execution::{SqlExecution, SqlExecutionInput, SqlExecutionOutput};
 

@@ -43,15 +43,42 @@ fn model_of(models: &ModelCache, connection: &str) -> Result<Arc<SemanticModel>,
 }
 
 /// A semantic query compiled for its connection and passed through the
-/// read-only guard, ready to run with `prepared.run(limit)`.
+/// read-only guard, ready to [`run`](PlannedSemanticQuery::run).
 pub struct PlannedSemanticQuery {
     /// The connection it runs on.
     pub connection_id: String,
     /// The compiled SQL with notes and plan (its LIMIT is one more than
     /// asked, so a cut result says `truncated`).
     pub compiled: CompiledQuery,
-    /// The guarded statement.
-    pub prepared: lore_warehouse::execute::PreparedQuery,
+    prepared: lore_warehouse::execute::PreparedQuery,
+    /// Rows asked for (the query's limit, at most `MAX_ROWS_LIMIT`).
+    limit: usize,
+}
+
+/// A semantic query and its rows.
+pub struct ExecutedSemanticQuery {
+    /// The connection it ran on.
+    pub connection_id: String,
+    /// The compiled SQL with notes and plan.
+    pub compiled: CompiledQuery,
+    /// At most the asked rows; `truncated` when more existed.
+    pub result: lore_warehouse::execute::QueryResult,
+}
+
+impl PlannedSemanticQuery {
+    /// Runs the statement.
+    pub async fn run(self) -> Result<ExecutedSemanticQuery, ErrorReport> {
+        let result = self
+            .prepared
+            .run(self.limit)
+            .await
+            .map_err(|e| e.report())?;
+        Ok(ExecutedSemanticQuery {
+            connection_id: self.connection_id,
+            compiled: self.compiled,
+            result,
+        })
+    }
 }
 
 /// Resolves the connection (the only one when `connection_id` is
@@ -104,6 +131,7 @@ pub fn plan_semantic_query(
         connection_id,
         compiled,
         prepared,
+        limit: limit as usize,
     })
 }
 
@@ -381,11 +409,6 @@ Example: {\"measures\":[\"invoices.revenue\"],\"dimensions\":[\"accounts.segment
         ctx: ToolContext,
     ) -> Result<SlQueryOutput, ErrorReport> {
         ctx.progress(0.0, "Compiling query").await;
-        let limit = input
-            .query
-            .limit
-            .unwrap_or(DEFAULT_LIMIT)
-            .min(MAX_ROWS_LIMIT as u64);
         ctx.progress(0.3, "Generating SQL").await;
         let planned = plan_semantic_query(
             &self.warehouses,
@@ -393,10 +416,12 @@ Example: {\"measures\":[\"invoices.revenue\"],\"dimensions\":[\"accounts.segment
             input.connection_id.as_deref(),
             input.query,
         )?;
-        let (connection_id, compiled, prepared) =
-            (planned.connection_id, planned.compiled, planned.prepared);
         ctx.progress(0.6, "Executing").await;
-        let result = prepared.run(limit as usize).await.map_err(|e| e.report())?;
+        let ExecutedSemanticQuery {
+            connection_id,
+            compiled,
+            result,
+        } = planned.run().await?;
         let row_count = result.rows.len();
         ctx.progress(1.0, format!("Fetched {row_count} rows")).await;
         Ok(SlQueryOutput {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use super::load::is_model_file;
 use super::{SemanticModel, load_dir};
 use crate::error::SemanticError;
 
@@ -57,12 +58,7 @@ fn fingerprint(dir: &Path) -> Fingerprint {
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| {
-            e.path()
-                .extension()
-                .and_then(|x| x.to_str())
-                .is_some_and(|x| x.eq_ignore_ascii_case("yaml") || x.eq_ignore_ascii_case("yml"))
-        })
+        .filter(|e| is_model_file(&e.path()))
         .filter_map(|e| {
             let meta = e.metadata().ok()?;
             Some((e.path(), meta.len(), meta.modified().ok()))

@@ -26,11 +26,7 @@ pub fn load_dir(dir: &Path) -> Result<SemanticModel, SemanticError> {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        let is_yaml = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
-        if is_yaml && path.is_file() {
+        if is_model_file(&path) && path.is_file() {
             files.push(path);
         }
     }
@@ -46,6 +42,13 @@ pub fn load_dir(dir: &Path) -> Result<SemanticModel, SemanticError> {
         texts.push((path, text));
     }
     load_sources(texts)
+}
+
+/// Whether `path` names a model file (`*.yaml` or `*.yml`).
+pub(super) fn is_model_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
 }
 
 /// Parses and validates sources from `(file, text)` pairs.

@@ -350,9 +350,18 @@ pub struct SemanticModel {
     /// Problems that do not stop queries (a source no join reaches).
     pub warnings: Vec<ModelIssue>,
     by_name: HashMap<String, usize>,
+    /// The joins as a graph, built on first use and kept with the model
+    /// (cached models are compiled against many times).
+    join_graph: std::sync::OnceLock<crate::planner::paths::JoinGraph>,
 }
 
 impl SemanticModel {
+    /// The model's join graph.
+    pub(crate) fn join_graph(&self) -> &crate::planner::paths::JoinGraph {
+        self.join_graph
+            .get_or_init(|| crate::planner::paths::JoinGraph::new(self))
+    }
+
     /// The index of the source named `name`.
     pub fn index_of(&self, name: &str) -> Option<usize> {
         self.by_name.get(name).copied()

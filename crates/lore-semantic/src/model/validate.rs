@@ -74,6 +74,7 @@ pub(super) fn build(specs: Vec<(PathBuf, SourceSpec)>) -> Result<SemanticModel, 
         sources,
         warnings,
         by_name,
+        join_graph: Default::default(),
     })
 }
 

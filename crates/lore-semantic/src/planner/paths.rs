@@ -6,7 +6,7 @@
 //! A join with an `alias` is a second role of its target (an account as
 //! `managed` beside the account a user belongs to): it is not used for the
 //! target's own name, only when a query names the alias. Paths reach nodes:
-//! a source (its index) or an alias (`sources.len() + k`, see [`alias_joins`]).
+//! a source (its index) or an alias (`sources.len() + k`, in declaration order).
 
 use std::collections::{BinaryHeap, HashMap};
 
@@ -32,7 +32,7 @@ pub struct Step {
 
 /// The model's aliased joins as `(alias, declaring source, join index,
 /// target)`, in a fixed order; alias `k` is node `sources.len() + k`.
-pub fn alias_joins(model: &SemanticModel) -> Vec<(String, usize, usize, usize)> {
+fn alias_joins(model: &SemanticModel) -> Vec<(String, usize, usize, usize)> {
     let mut out = Vec::new();
     for (s, source) in model.sources.iter().enumerate() {
         for (j, join) in source.joins.iter().enumerate() {
@@ -44,18 +44,9 @@ pub fn alias_joins(model: &SemanticModel) -> Vec<(String, usize, usize, usize)> 
     out
 }
 
-/// The node of `name`: a source, else an alias; with the source it reads.
-pub fn node_named(model: &SemanticModel, name: &str) -> Option<(usize, usize)> {
-    if let Some(i) = model.index_of(name) {
-        return Some((i, i));
-    }
-    alias_joins(model)
-        .iter()
-        .position(|(alias, ..)| alias == name)
-        .map(|k| (model.sources.len() + k, alias_joins(model)[k].3))
-}
-
-/// The joins of a model as a graph walked in both directions.
+/// The joins of a model as a graph walked in both directions. Built once
+/// per model ([`SemanticModel::join_graph`]).
+#[derive(Debug, Clone)]
 pub struct JoinGraph {
     edges: Vec<Vec<Step>>,
     aliases: Vec<(String, usize, usize, usize)>,
@@ -99,6 +90,17 @@ impl JoinGraph {
             edges,
             aliases: alias_joins(model),
         }
+    }
+
+    /// The node of `name`: a source, else an alias; with the source it reads.
+    pub fn node_named(&self, model: &SemanticModel, name: &str) -> Option<(usize, usize)> {
+        if let Some(i) = model.index_of(name) {
+            return Some((i, i));
+        }
+        self.aliases
+            .iter()
+            .position(|(alias, ..)| alias == name)
+            .map(|k| (self.edges.len() + k, self.aliases[k].3))
     }
 
     /// The source a node reads.

@@ -241,7 +241,10 @@ impl Renderer<'_> {
             let sql = self.expr(&f.expr.ast, None, &mut |parts| match (parts, f.home) {
                 ([c], Some(home)) => self.column(home, c, tree.alias(home), 0),
                 ([s, c], _) => {
-                    let (node, si) = super::paths::node_named(self.model, s)
+                    let (node, si) = self
+                        .model
+                        .join_graph()
+                        .node_named(self.model, s)
                         .ok_or_else(|| SemanticError::query(format!("no source `{s}`")))?;
                     self.column(si, c, tree.alias(node), 0)
                 }
@@ -373,7 +376,7 @@ pub(crate) fn render(
 ) -> Result<CompiledQuery, SemanticError> {
     let renderer = Renderer { model, dialect };
     let q = |name: &str| dialect.quote(name);
-    let graph = JoinGraph::new(model);
+    let graph = model.join_graph();
     let mut needed: Vec<usize> = Vec::new();
     for s in r
         .dims
@@ -414,7 +417,7 @@ pub(crate) fn render(
     if groups.is_empty() {
         // Dimensions only: their distinct combinations.
         let root = graph.source_of(needed[0]);
-        let tree = Tree::build(model, &graph, root, &needed)?;
+        let tree = Tree::build(model, graph, root, &needed)?;
         let mut select = Vec::new();
         for (i, col) in dim_cols.iter().enumerate() {
             select.push(format!("{} AS {col}", renderer.dimension(r, i, &tree)?));
@@ -433,7 +436,7 @@ pub(crate) fn render(
         });
     }
     for (g, (root, members)) in groups.iter().enumerate() {
-        let tree = Tree::build(model, &graph, *root, &needed)?;
+        let tree = Tree::build(model, graph, *root, &needed)?;
         let source = &model.sources[*root];
         let from = renderer.joins_clause(&tree)?;
         let filter = renderer.where_clause(r, &tree)?;
@@ -579,7 +582,8 @@ pub(crate) fn render(
     }
 
     // Combine the groups.
-    let ngroups = ctes.iter().filter(|c| c.starts_with('g')).count();
+    // A dimension-only query has one group too (`g0`, its distinct values).
+    let ngroups = groups.len().max(1);
     let mut result_cols: Vec<String> = Vec::new();
     let from = if ngroups == 1 && universes.is_empty() {
         result_cols.extend(dim_cols.iter().cloned());
@@ -627,9 +631,6 @@ pub(crate) fn render(
             renderer.derived(r, k, 0)?,
             q(&format!("x{k}"))
         ));
-    }
-    if result_cols.is_empty() {
-        result_cols.push("1 AS one".into());
     }
     ctes.push(format!(
         "result AS (\n  SELECT {}\n  FROM {from}\n)",

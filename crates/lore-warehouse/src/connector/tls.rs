@@ -39,7 +39,8 @@ pub(crate) enum TlsMode {
 }
 
 impl TlsMode {
-    /// The mode for a `sslmode` (PostgreSQL) or `ssl-mode` (MySQL) value.
+    /// The mode for a MySQL `ssl-mode` value, in any case, with `_` or `-`
+    /// (libpq's names are accepted too).
     pub(crate) fn parse(value: &str) -> Option<TlsMode> {
         match value.to_ascii_lowercase().replace('_', "-").as_str() {
             "disable" | "disabled" | "false" => Some(TlsMode::Disable),
@@ -47,6 +48,19 @@ impl TlsMode {
             "require" | "required" | "true" => Some(TlsMode::Require),
             "verify-ca" => Some(TlsMode::VerifyCa),
             "verify-full" | "verify-identity" => Some(TlsMode::VerifyFull),
+            _ => None,
+        }
+    }
+
+    /// The mode for a libpq `sslmode` value, spelled exactly as libpq
+    /// spells it (PostgreSQL URLs are shared with other libpq clients).
+    pub(crate) fn parse_libpq(value: &str) -> Option<TlsMode> {
+        match value {
+            "disable" => Some(TlsMode::Disable),
+            "allow" | "prefer" => Some(TlsMode::Prefer),
+            "require" => Some(TlsMode::Require),
+            "verify-ca" => Some(TlsMode::VerifyCa),
+            "verify-full" => Some(TlsMode::VerifyFull),
             _ => None,
         }
     }
@@ -327,6 +341,16 @@ mod tests {
         assert_eq!(TlsMode::parse("prefer"), Some(TlsMode::Prefer));
         assert_eq!(TlsMode::parse("DISABLED"), Some(TlsMode::Disable));
         assert_eq!(TlsMode::parse("sometimes"), None);
+        assert_eq!(
+            TlsMode::parse_libpq("verify-full"),
+            Some(TlsMode::VerifyFull)
+        );
+        assert_eq!(
+            TlsMode::parse_libpq("verify_full"),
+            None,
+            "libpq spells it with a hyphen"
+        );
+        assert_eq!(TlsMode::parse_libpq("REQUIRED"), None);
     }
 
     #[test]

@@ -310,7 +310,6 @@ fn query(project: &lore_core::project::Project, args: SlQueryArgs) -> anyhow::Re
         Some(id) => Some(super::pick_connection(project, Some(id))?),
         None => None,
     };
-    let limit = query.limit.unwrap_or(lore_semantic::planner::DEFAULT_LIMIT) as usize;
     let warehouses = Warehouses::for_project(project);
     let models = ModelCache::new(&project.root.join("semantic-layer"));
     let planned = plan_semantic_query(&warehouses, &models, connection.as_deref(), query)
@@ -319,24 +318,26 @@ fn query(project: &lore_core::project::Project, args: SlQueryArgs) -> anyhow::Re
         println!("{}", planned.compiled.sql);
         return Ok(());
     }
-    let result = super::block_on(planned.prepared.run(limit))?.map_err(|e| super::coded(&e))?;
+    let executed = super::block_on(planned.run())?
+        .map_err(|e| anyhow::anyhow!("{} [{}]", e.message, e.code))?;
+    let (result, compiled) = (executed.result, executed.compiled);
     match args.format {
         QueryFormat::Json => {
             let out = serde_json::json!({
-                "connectionId": planned.connection_id,
+                "connectionId": executed.connection_id,
                 "headers": result.headers,
                 "rows": result.rows,
                 "rowCount": result.rows.len(),
                 "truncated": result.truncated,
-                "notes": planned.compiled.notes,
-                "sql": planned.compiled.sql,
-                "plan": planned.compiled.plan,
+                "notes": compiled.notes,
+                "sql": compiled.sql,
+                "plan": compiled.plan,
             });
             println!("{}", serde_json::to_string_pretty(&out)?);
         }
         _ => {
             print!("{}", render::table(&result));
-            for note in &planned.compiled.notes {
+            for note in &compiled.notes {
                 eprintln!("note: {note}");
             }
         }

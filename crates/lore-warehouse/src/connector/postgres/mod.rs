@@ -88,9 +88,7 @@ impl PostgresConnector {
         };
         for (key, value) in taken {
             if key == "sslmode" {
-                settings.mode = TlsMode::parse(&value)
-                    .filter(|_| !value.contains('_'))
-                    .ok_or_else(|| {
+                settings.mode = TlsMode::parse_libpq(&value).ok_or_else(|| {
                         invalid(format!(
                             "sslmode `{value}` is not one of disable, allow, prefer, require, verify-ca, verify-full"
                         ))

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::connector::Connector;
 use crate::error::WarehouseError;
-use crate::schema::SchemaTable;
+use crate::schema::{ForeignKey, SchemaTable};
 
 /// Tables whose columns and keys are read in one query.
 pub(crate) const CHUNK_TABLES: usize = 500;
@@ -87,6 +87,20 @@ pub(crate) fn integer(value: &Value) -> Option<i64> {
         Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)),
         Value::String(s) => s.parse().ok(),
         _ => None,
+    }
+}
+
+/// A foreign-key column pair from a row whose cells 2 to 6 are the
+/// constraint name, the column, and the target schema, table and column
+/// (the shape both the PostgreSQL and the MySQL introspection queries use).
+pub(crate) fn foreign_key(row: &[Value]) -> ForeignKey {
+    ForeignKey {
+        from_column: text_or_empty(&row[3]),
+        to_catalog: None,
+        to_db: text(&row[4]),
+        to_table: text_or_empty(&row[5]),
+        to_column: text_or_empty(&row[6]),
+        constraint_name: text(&row[2]),
     }
 }
 

@@ -8,11 +8,11 @@
 
 use std::collections::HashMap;
 
-use super::{CHUNK_TABLES, ScanScope, group_rows, integer, rows, text, text_or_empty};
+use super::{CHUNK_TABLES, ScanScope, foreign_key, group_rows, integer, rows, text, text_or_empty};
 use crate::connector::Connector;
 use crate::dialect::SqlDialect;
 use crate::error::WarehouseError;
-use crate::schema::{ForeignKey, SchemaColumn, SchemaTable, TableKind, normalize_mysql_type};
+use crate::schema::{SchemaColumn, SchemaTable, TableKind, normalize_mysql_type};
 
 const SYSTEM_DATABASES: &str = "'mysql', 'information_schema', 'performance_schema', 'sys'";
 
@@ -133,14 +133,7 @@ pub(super) async fn introspect(
                 .remove(&key)
                 .unwrap_or_default()
                 .into_iter()
-                .map(|k| ForeignKey {
-                    from_column: text_or_empty(&k[3]),
-                    to_catalog: None,
-                    to_db: text(&k[4]),
-                    to_table: text_or_empty(&k[5]),
-                    to_column: text_or_empty(&k[6]),
-                    constraint_name: text(&k[2]),
-                })
+                .map(|k| foreign_key(&k))
                 .collect();
             let kind = if text_or_empty(&row[2]) == "VIEW" {
                 TableKind::View

@@ -4,11 +4,13 @@
 //! primary keys, single-column unique constraints and indexes, foreign keys
 //! with their target schema, and `reltuples` estimates.
 
-use super::{CHUNK_TABLES, ScanScope, group_rows, integer, rows, text, text_or_empty, truthy};
+use super::{
+    CHUNK_TABLES, ScanScope, foreign_key, group_rows, integer, rows, text, text_or_empty, truthy,
+};
 use crate::connector::Connector;
 use crate::dialect::SqlDialect;
 use crate::error::WarehouseError;
-use crate::schema::{ForeignKey, SchemaColumn, SchemaTable, TableKind, normalize_postgres_type};
+use crate::schema::{SchemaColumn, SchemaTable, TableKind, normalize_postgres_type};
 
 fn scope_filter(scope: &ScanScope) -> String {
     match &scope.schemas {
@@ -131,14 +133,7 @@ pub(super) async fn introspect(
             let foreign_keys = table_constraints
                 .iter()
                 .filter(|c| text_or_empty(&c[1]) == "f")
-                .map(|c| ForeignKey {
-                    from_column: text_or_empty(&c[3]),
-                    to_catalog: None,
-                    to_db: text(&c[4]),
-                    to_table: text_or_empty(&c[5]),
-                    to_column: text_or_empty(&c[6]),
-                    constraint_name: text(&c[2]),
-                })
+                .map(|c| foreign_key(c))
                 .collect();
             let kind = match text_or_empty(&row[3]).as_str() {
                 "v" | "m" => TableKind::View,

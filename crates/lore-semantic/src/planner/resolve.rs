@@ -1,0 +1,595 @@
+//! Resolving a query against a model: which measures, dimensions,
+//! filters (row conditions or conditions on measures), segments and
+//! orderings it means, with candidates when a name is not found.
+
+use super::{BaseMeasure, DEFAULT_LIMIT, DerivedMeasure, Dim, MeasureId, Resolved, RowFilter};
+use crate::error::SemanticError;
+use crate::model::SemanticModel;
+use crate::model::expr::{SqlExpr, is_aggregate};
+use crate::query::{MeasureRef, SemanticQuery, parse_granularity};
+
+fn candidates(all: impl Iterator<Item = String>, asked: &str) -> Vec<String> {
+    let asked_lower = asked.to_ascii_lowercase();
+    let tail = asked_lower
+        .rsplit('.')
+        .next()
+        .unwrap_or(&asked_lower)
+        .to_string();
+    let mut found: Vec<String> = all
+        .filter(|c| {
+            let lower = c.to_ascii_lowercase();
+            lower.contains(&tail) || tail.contains(lower.rsplit('.').next().unwrap_or(&lower))
+        })
+        .collect();
+    found.sort();
+    found.truncate(8);
+    found
+}
+
+struct Resolver<'a> {
+    model: &'a SemanticModel,
+    bases: Vec<BaseMeasure>,
+    derived: Vec<DerivedMeasure>,
+}
+
+impl<'a> Resolver<'a> {
+    fn all_measures(&self) -> impl Iterator<Item = String> + '_ {
+        self.model.sources.iter().flat_map(|s| {
+            s.measures
+                .iter()
+                .map(move |m| format!("{}.{}", s.name, m.name))
+        })
+    }
+
+    /// The model measure `name` (`source.measure` or a unique bare name).
+    fn find_model_measure(
+        &self,
+        name: &str,
+        home: Option<usize>,
+    ) -> Result<Option<(usize, usize)>, SemanticError> {
+        if let Some((s, m)) = name.split_once('.') {
+            return Ok(self.model.index_of(s).and_then(|si| {
+                self.model.sources[si]
+                    .measures
+                    .iter()
+                    .position(|x| x.name == m)
+                    .map(|mi| (si, mi))
+            }));
+        }
+        if let Some(si) = home
+            && let Some(mi) = self.model.sources[si]
+                .measures
+                .iter()
+                .position(|x| x.name == name)
+        {
+            return Ok(Some((si, mi)));
+        }
+        let hits: Vec<(usize, usize)> = self
+            .model
+            .sources
+            .iter()
+            .enumerate()
+            .filter_map(|(si, s)| {
+                s.measures
+                    .iter()
+                    .position(|x| x.name == name)
+                    .map(|mi| (si, mi))
+            })
+            .collect();
+        match hits.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(*one)),
+            many => Err(SemanticError::InvalidQuery {
+                message: format!(
+                    "measure `{name}` exists in several sources; qualify it as source.measure"
+                ),
+                candidates: many
+                    .iter()
+                    .map(|(s, m)| {
+                        format!(
+                            "{}.{}",
+                            self.model.sources[*s].name, self.model.sources[*s].measures[*m].name
+                        )
+                    })
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Adds model measure (source, index) under `output`, returning its
+    /// reference; derived model measures pull in what they use.
+    fn add_model_measure(
+        &mut self,
+        si: usize,
+        mi: usize,
+        output: String,
+        visible: bool,
+        depth: usize,
+    ) -> Result<MeasureId, SemanticError> {
+        if depth > 16 {
+            return Err(SemanticError::query("derived measures nest too deeply"));
+        }
+        let measure = &self.model.sources[si].measures[mi];
+        if !measure.derived {
+            if let Some(i) = self.bases.iter().position(|b| {
+                b.source == si && b.expr == measure.expr && b.filter == measure.filter
+            }) {
+                if visible && !self.bases[i].visible {
+                    self.bases[i].visible = true;
+                    self.bases[i].output = output;
+                }
+                return Ok(Ok(i));
+            }
+            self.bases.push(BaseMeasure {
+                output,
+                source: si,
+                expr: measure.expr.clone(),
+                filter: measure.filter.clone(),
+                visible,
+            });
+            return Ok(Ok(self.bases.len() - 1));
+        }
+        let mut refs = Vec::new();
+        for parts in measure.expr.references() {
+            let key = parts.join(".");
+            let Some((rs, rm)) = self.find_model_measure(&key, Some(si))? else {
+                return Err(SemanticError::query(format!(
+                    "measure `{}` refers to unknown measure `{key}`",
+                    measure.name
+                )));
+            };
+            let hidden = format!(
+                "{}.{}",
+                self.model.sources[rs].name, self.model.sources[rs].measures[rm].name
+            );
+            let r = self.add_model_measure(rs, rm, hidden, false, depth + 1)?;
+            refs.push((key, r));
+        }
+        self.derived.push(DerivedMeasure {
+            output,
+            expr: measure.expr.clone(),
+            refs,
+            visible,
+        });
+        Ok(Err(self.derived.len() - 1))
+    }
+
+    /// An inline aggregate over `source.column` references of one source.
+    fn add_inline(&mut self, text: &str, expr: SqlExpr) -> Result<MeasureId, SemanticError> {
+        let mut source = None;
+        for parts in expr.references() {
+            let [s, c] = parts.as_slice() else {
+                return Err(SemanticError::query(format!(
+                    "in `{text}`, qualify columns with their source (`{}` → source.{})",
+                    parts.join("."),
+                    parts.join(".")
+                )));
+            };
+            let Some(si) = self.model.index_of(s) else {
+                return Err(SemanticError::InvalidQuery {
+                    message: format!("in `{text}`, `{s}` is not a source"),
+                    candidates: candidates(self.model.source_names().into_iter(), s),
+                });
+            };
+            if self.model.sources[si].column(c).is_none() {
+                return Err(SemanticError::InvalidQuery {
+                    message: format!("in `{text}`, `{s}` has no column `{c}`"),
+                    candidates: candidates(
+                        self.model.sources[si]
+                            .columns
+                            .iter()
+                            .map(|x| format!("{s}.{}", x.name)),
+                        c,
+                    ),
+                });
+            }
+            if source.is_some_and(|x| x != si) {
+                return Err(SemanticError::query(format!(
+                    "`{text}` aggregates columns of several sources; an inline aggregate reads one source (combine measures of different sources with {{\"expr\", \"name\"}})"
+                )));
+            }
+            source = Some(si);
+        }
+        let Some(si) = source else {
+            return Err(SemanticError::query(format!(
+                "`{text}` names no column; use a source's measure (e.g. `orders.count`) or count(source.id)"
+            )));
+        };
+        self.bases.push(BaseMeasure {
+            output: text.to_string(),
+            source: si,
+            expr,
+            filter: None,
+            visible: true,
+        });
+        Ok(Ok(self.bases.len() - 1))
+    }
+
+    /// A requested measure by name or inline aggregate.
+    fn measure_by_text(&mut self, text: &str, visible: bool) -> Result<MeasureId, SemanticError> {
+        let text = text.trim();
+        if let Some((si, mi)) = self.find_model_measure(text, None)? {
+            return self.add_model_measure(si, mi, text.to_string(), visible, 0);
+        }
+        let parsed = SqlExpr::parse(text).map_err(SemanticError::query)?;
+        if is_aggregate(&parsed) {
+            return self.add_inline(text, parsed);
+        }
+        Err(SemanticError::InvalidQuery {
+            message: format!(
+                "no measure `{text}`; name a model measure (source.measure), an aggregate such as sum(source.column), or {{\"expr\", \"name\"}} over measures"
+            ),
+            candidates: candidates(self.all_measures(), text),
+        })
+    }
+
+    /// The measure an output name or reference means, among those already
+    /// requested, else a model measure (added hidden).
+    fn measure_ref(&mut self, key: &str) -> Result<Option<MeasureId>, SemanticError> {
+        if let Some(i) = self.bases.iter().position(|b| b.visible && b.output == key) {
+            return Ok(Some(Ok(i)));
+        }
+        if let Some(i) = self
+            .derived
+            .iter()
+            .position(|d| d.visible && d.output == key)
+        {
+            return Ok(Some(Err(i)));
+        }
+        // A bare name matching the measure part of a requested output.
+        let bare: Vec<usize> = self
+            .bases
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.visible && b.output.rsplit('.').next() == Some(key))
+            .map(|(i, _)| i)
+            .collect();
+        if let [one] = bare.as_slice() {
+            return Ok(Some(Ok(*one)));
+        }
+        match self.find_model_measure(key, None)? {
+            Some((si, mi)) => Ok(Some(self.add_model_measure(
+                si,
+                mi,
+                key.to_string(),
+                false,
+                0,
+            )?)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Splits `a AND b AND c` into its conjuncts.
+fn conjuncts(expr: &sqlparser::ast::Expr, out: &mut Vec<sqlparser::ast::Expr>) {
+    use sqlparser::ast::{BinaryOperator, Expr};
+    match expr {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            conjuncts(left, out);
+            conjuncts(right, out);
+        }
+        Expr::Nested(inner)
+            if matches!(
+                **inner,
+                Expr::BinaryOp {
+                    op: BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
+            conjuncts(inner, out)
+        }
+        other => out.push(other.clone()),
+    }
+}
+
+pub(super) fn resolve(
+    model: &SemanticModel,
+    query: &SemanticQuery,
+) -> Result<Resolved, SemanticError> {
+    if query.measures.is_empty() && query.dimensions.is_empty() {
+        return Err(SemanticError::query(
+            "ask for at least one measure or dimension",
+        ));
+    }
+    let mut r = Resolver {
+        model,
+        bases: Vec::new(),
+        derived: Vec::new(),
+    };
+
+    // Dimensions.
+    let mut dims = Vec::new();
+    for d in &query.dimensions {
+        let (field, granularity) = d.parts();
+        let Some((s, c)) = field.split_once('.') else {
+            return Err(SemanticError::query(format!(
+                "dimension `{field}`: write it as source.column"
+            )));
+        };
+        let Some((node, si)) = model.join_graph().node_named(model, s) else {
+            return Err(SemanticError::InvalidQuery {
+                message: format!("dimension `{field}`: no source `{s}`"),
+                candidates: candidates(model.source_names().into_iter(), s),
+            });
+        };
+        let Some(column) = model.sources[si].column(c) else {
+            return Err(SemanticError::InvalidQuery {
+                message: format!("dimension `{field}`: `{s}` has no column `{c}`"),
+                candidates: candidates(
+                    model.sources[si]
+                        .columns
+                        .iter()
+                        .map(|x| format!("{s}.{}", x.name)),
+                    c,
+                ),
+            });
+        };
+        if column.visibility == crate::model::Visibility::Hidden {
+            return Err(SemanticError::query(format!(
+                "dimension `{field}` is hidden in the model (it serves joins and measures); group by a public column, or make it public in {}",
+                model.sources[si].file.display()
+            )));
+        }
+        let granularity = match granularity {
+            None => None,
+            Some(g) => {
+                let g = parse_granularity(g)
+                    .map_err(|m| SemanticError::query(format!("dimension `{field}`: {m}")))?;
+                if column.column_type != crate::model::ColumnType::Time {
+                    return Err(SemanticError::query(format!(
+                        "dimension `{field}` is not a time column, so it takes no granularity"
+                    )));
+                }
+                Some(g)
+            }
+        };
+        let output = match granularity {
+            Some(g) => format!("{field}.{}", g.as_str()),
+            None => field.to_string(),
+        };
+        if dims.iter().any(|x: &Dim| x.output == output) {
+            return Err(SemanticError::query(format!(
+                "dimension `{output}` is asked for twice"
+            )));
+        }
+        dims.push(Dim {
+            output,
+            source: si,
+            node,
+            column: c.to_string(),
+            granularity,
+        });
+    }
+
+    // Measures.
+    let mut measure_order = Vec::new();
+    for m in &query.measures {
+        let reference = match m {
+            MeasureRef::Name(text) => r.measure_by_text(text, true)?,
+            MeasureRef::Derived { expr, name } => {
+                let parsed = SqlExpr::parse(expr).map_err(SemanticError::query)?;
+                if is_aggregate(&parsed) {
+                    let base = r.add_inline(expr, parsed)?;
+                    if let Ok(i) = base {
+                        r.bases[i].output = name.clone();
+                    }
+                    base
+                } else {
+                    let mut refs = Vec::new();
+                    for parts in parsed.references() {
+                        let key = parts.join(".");
+                        let Some(found) = r.measure_ref(&key)? else {
+                            return Err(SemanticError::InvalidQuery {
+                                message: format!(
+                                    "in `{name}`, `{key}` is not a measure of this query or the model"
+                                ),
+                                candidates: candidates(r.all_measures(), &key),
+                            });
+                        };
+                        refs.push((key, found));
+                    }
+                    r.derived.push(DerivedMeasure {
+                        output: name.clone(),
+                        expr: parsed,
+                        refs,
+                        visible: true,
+                    });
+                    Err(r.derived.len() - 1)
+                }
+            }
+        };
+        let output = match reference {
+            Ok(i) => r.bases[i].output.clone(),
+            Err(i) => r.derived[i].output.clone(),
+        };
+        if dims.iter().any(|d| d.output == output)
+            || measure_order.iter().any(|x: &MeasureId| {
+                let o = match x {
+                    Ok(i) => &r.bases[*i].output,
+                    Err(i) => &r.derived[*i].output,
+                };
+                o == &output
+            })
+        {
+            return Err(SemanticError::query(format!(
+                "`{output}` is asked for twice"
+            )));
+        }
+        measure_order.push(reference);
+    }
+
+    // Filters: conditions over columns (WHERE) or over measures (HAVING).
+    let mut row_filters = Vec::new();
+    let mut having = Vec::new();
+    for text in &query.filters {
+        let parsed =
+            SqlExpr::parse(text).map_err(|m| SemanticError::query(format!("filter {m}")))?;
+        let mut parts = Vec::new();
+        conjuncts(&parsed.ast, &mut parts);
+        for part in parts {
+            let part = SqlExpr {
+                text: part.to_string(),
+                ast: part,
+            };
+            let mut sources = Vec::new();
+            let mut measures = Vec::new();
+            for reference in part.references() {
+                let key = reference.join(".");
+                let column_source = match reference.as_slice() {
+                    [s, c] => model
+                        .join_graph()
+                        .node_named(model, s)
+                        .filter(|&(_, si)| model.sources[si].column(c).is_some())
+                        .map(|(node, _)| node),
+                    _ => None,
+                };
+                if let Some(si) = column_source {
+                    if !sources.contains(&si) {
+                        sources.push(si);
+                    }
+                } else if let Some(found) = r.measure_ref(&key)? {
+                    measures.push((key, found));
+                } else {
+                    return Err(SemanticError::InvalidQuery {
+                        message: format!(
+                            "filter `{text}`: `{key}` is neither a column (source.column) nor a measure"
+                        ),
+                        candidates: candidates(
+                            model.sources.iter().flat_map(|s| {
+                                s.columns
+                                    .iter()
+                                    .map(move |c| format!("{}.{}", s.name, c.name))
+                            }),
+                            &key,
+                        ),
+                    });
+                }
+            }
+            match (sources.is_empty(), measures.is_empty()) {
+                (false, false) => {
+                    return Err(SemanticError::query(format!(
+                        "filter `{}` mixes columns and measures in one condition (an OR across a row condition and an aggregate cannot be split); write them as separate filters joined by AND",
+                        part.text
+                    )));
+                }
+                (_, false) => having.push((part, measures)),
+                _ => row_filters.push(RowFilter {
+                    expr: part,
+                    home: None,
+                    sources,
+                }),
+            }
+        }
+    }
+    for text in &query.segments {
+        let Some((s, name)) = text.split_once('.') else {
+            return Err(SemanticError::query(format!(
+                "segment `{text}`: write it as source.segment"
+            )));
+        };
+        let segment = model
+            .index_of(s)
+            .and_then(|si| model.sources[si].segment(name).map(|seg| (si, seg)));
+        let Some((si, seg)) = segment else {
+            return Err(SemanticError::InvalidQuery {
+                message: format!("no segment `{text}`"),
+                candidates: candidates(
+                    model.sources.iter().flat_map(|s| {
+                        s.segments
+                            .iter()
+                            .map(move |g| format!("{}.{}", s.name, g.name))
+                    }),
+                    text,
+                ),
+            });
+        };
+        row_filters.push(RowFilter {
+            expr: seg.expr.clone(),
+            home: Some(si),
+            sources: vec![si],
+        });
+    }
+
+    // Ordering.
+    let mut order = Vec::new();
+    for o in &query.order_by {
+        let (field, desc) = o.parts();
+        let known = dims.iter().any(|d| d.output == field)
+            || r.bases.iter().any(|b| b.visible && b.output == field)
+            || r.derived.iter().any(|d| d.visible && d.output == field);
+        let field = if known {
+            field
+        } else {
+            // A dimension without its granularity, or a bare measure name.
+            let by_dim: Vec<&Dim> = dims
+                .iter()
+                .filter(|d| format!("{}.{}", model.sources[d.source].name, d.column) == field)
+                .collect();
+            let by_measure: Vec<String> = r
+                .bases
+                .iter()
+                .filter(|b| b.visible)
+                .map(|b| b.output.clone())
+                .chain(
+                    r.derived
+                        .iter()
+                        .filter(|d| d.visible)
+                        .map(|d| d.output.clone()),
+                )
+                .filter(|o| o.rsplit('.').next() == Some(field.as_str()))
+                .collect();
+            match (by_dim.as_slice(), by_measure.as_slice()) {
+                ([d], []) => d.output.clone(),
+                ([], [m]) => m.clone(),
+                _ => {
+                    return Err(SemanticError::InvalidQuery {
+                        message: format!(
+                            "order_by `{field}` is not a dimension or measure of this query"
+                        ),
+                        candidates: dims
+                            .iter()
+                            .map(|d| d.output.clone())
+                            .chain(
+                                r.bases
+                                    .iter()
+                                    .filter(|b| b.visible)
+                                    .map(|b| b.output.clone()),
+                            )
+                            .chain(
+                                r.derived
+                                    .iter()
+                                    .filter(|d| d.visible)
+                                    .map(|d| d.output.clone()),
+                            )
+                            .collect(),
+                    });
+                }
+            }
+        };
+        order.push((field, desc));
+    }
+    if order.is_empty() {
+        order = dims.iter().map(|d| (d.output.clone(), false)).collect();
+    }
+
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
+    if limit == 0 {
+        return Err(SemanticError::query("limit must be at least 1"));
+    }
+    Ok(Resolved {
+        dims,
+        bases: r.bases,
+        derived: r.derived,
+        measure_order,
+        row_filters,
+        having,
+        order,
+        limit,
+        include_empty: query.include_empty,
+    })
+}
