@@ -1,0 +1,108 @@
+//! Lore's versioned knowledge store.
+//!
+//! The store is a transaction log. Every change (storing, updating or
+//! deleting an entry, relating or unrelating two nodes, undoing an earlier
+//! change) is one transaction with a strictly increasing `tx_id`, and
+//! writes new *versions* of rows instead of overwriting them. So:
+//!
+//! - **history** is exact: every version an entry or triple ever had, and
+//!   the transaction that wrote it;
+//! - **as-of reads** see the state right after any transaction, with the
+//!   same code that reads the current state;
+//! - **undo** reverts one transaction by writing a new one that restores
+//!   the rows it changed, refusing (unless forced) when a later transaction
+//!   touched the same rows.
+//!
+//! Entries are knowledge items (memory notes now; wiki pages and documents
+//! later) and triples are graph edges `subject —predicate→ object`.
+//! [`KnowledgeStore`] is the interface; [`SqliteStore`] implements it on one
+//! SQLite file that several processes can share safely.
+//!
+//! ```
+//! use lore_store::{Durability, KnowledgeStore, NewEntry, SqliteStore};
+//! # let dir = tempfile::tempdir().unwrap();
+//! let store = SqliteStore::open(&dir.path().join("store.db"), Durability::Process).unwrap();
+//! let written = store
+//!     .store("cli", NewEntry { topic: "deployment".into(), content: "Blue-green deploys.".into(), ..Default::default() })
+//!     .unwrap();
+//! assert_eq!(written.value.version, 1);
+//! ```
+
+mod cursor;
+pub mod error;
+pub mod model;
+mod sqlite;
+
+pub use error::StoreError;
+pub use model::*;
+pub use sqlite::{Durability, SCHEMA_VERSION, SqliteStore};
+
+/// Everything Lore does with its knowledge store. Implementations must make
+/// every write one atomic transaction, safe against concurrent writers in
+/// other processes.
+pub trait KnowledgeStore: Send + Sync {
+    /// The newest committed transaction (0 for an empty store).
+    fn head(&self) -> Result<TxId, StoreError>;
+
+    /// Stores a new entry.
+    fn store(&self, actor: &str, entry: NewEntry) -> Result<Written<Entry>, StoreError>;
+
+    /// Stores several entries in one transaction: all or none.
+    fn store_batch(
+        &self,
+        actor: &str,
+        entries: Vec<NewEntry>,
+    ) -> Result<(TxId, Vec<Entry>), StoreError>;
+
+    /// Changes an entry, writing its next version (nothing when nothing
+    /// changes).
+    fn update(
+        &self,
+        actor: &str,
+        id: &str,
+        patch: EntryPatch,
+    ) -> Result<Written<Entry>, StoreError>;
+
+    /// Deletes an entry (`e-…`) or triple (`t-…`) by writing a tombstone
+    /// version; history keeps every earlier version.
+    fn delete(&self, actor: &str, id: &str) -> Result<TxId, StoreError>;
+
+    /// Relates two nodes; relating an existing relation again changes only
+    /// what differs (confidence, properties).
+    fn relate(&self, actor: &str, triple: NewTriple) -> Result<Written<Triple>, StoreError>;
+
+    /// Removes the relation `subject —predicate→ object`; returns its id and
+    /// the transaction.
+    fn unrelate(
+        &self,
+        actor: &str,
+        subject: &str,
+        predicate: &str,
+        object: &str,
+    ) -> Result<(String, TxId), StoreError>;
+
+    /// Reverts one transaction as a new transaction.
+    fn undo(&self, actor: &str, tx_id: TxId, force: bool) -> Result<UndoResult, StoreError>;
+
+    /// One entry or triple (as JSON), now or as of a transaction.
+    fn get(&self, id: &str, as_of_tx_id: Option<TxId>) -> Result<serde_json::Value, StoreError>;
+
+    /// Finds entries.
+    fn query(&self, query: &EntryQuery) -> Result<Page<Entry>, StoreError>;
+
+    /// Lists triples.
+    fn list_triples(&self, query: &TripleQuery) -> Result<Page<Triple>, StoreError>;
+
+    /// Walks the graph from a node.
+    fn query_graph(&self, query: &GraphQuery) -> Result<GraphResult, StoreError>;
+
+    /// Lists transactions.
+    fn history(&self, query: &HistoryQuery) -> Result<Page<HistoryItem>, StoreError>;
+
+    /// What each transaction after `after` changed, oldest first: the
+    /// change feed behind subscriptions.
+    fn changes_since(&self, after: TxId, limit: usize) -> Result<Vec<TxChanges>, StoreError>;
+
+    /// Verifies the file and counts what it holds.
+    fn check(&self) -> Result<StoreHealth, StoreError>;
+}

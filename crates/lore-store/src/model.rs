@@ -1,0 +1,401 @@
+//! What the store holds and what its operations take and return.
+//!
+//! Every type here is part of a public contract (the `memory` toolset and
+//! `lore memory` print them), so field names never change; new fields may
+//! be added.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::StoreError;
+
+/// A transaction id: positive, strictly increasing, never reused.
+pub type TxId = i64;
+
+/// What kind of knowledge an entry is. Memory notes come from agents and
+/// users; wiki pages and documents are written by later toolsets through the
+/// same store, so they share history, undo and as-of reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// A remembered fact.
+    Note,
+    /// A wiki page.
+    Wiki,
+    /// An ingested document.
+    Document,
+}
+
+impl EntryKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Note => "note",
+            EntryKind::Wiki => "wiki",
+            EntryKind::Document => "document",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(text: &str) -> Option<EntryKind> {
+        match text {
+            "note" => Some(EntryKind::Note),
+            "wiki" => Some(EntryKind::Wiki),
+            "document" => Some(EntryKind::Document),
+            _ => None,
+        }
+    }
+}
+
+/// One version of a knowledge entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Entry {
+    /// Stable id such as `e-42`.
+    pub id: String,
+    /// What the entry is about; `query` matches it by prefix (`deployment`
+    /// finds `deployment rollback`).
+    pub topic: String,
+    /// The remembered text.
+    pub content: String,
+    /// How sure the writer was, 0 to 1.
+    pub confidence: f64,
+    /// Lower-case labels.
+    pub tags: Vec<String>,
+    /// Where the fact came from (a URL, a file, a person), if given.
+    pub source: Option<String>,
+    /// note, wiki or document.
+    pub kind: EntryKind,
+    /// When the entry was first stored (ISO-8601 UTC).
+    pub recorded_at: String,
+    /// When this version was written (ISO-8601 UTC).
+    pub updated_at: String,
+    /// 1 for the first version, +1 for every change; pass it as
+    /// `expected_version` to update safely.
+    pub version: i64,
+    /// The transaction that wrote this version.
+    pub tx_id: TxId,
+    /// True only for the tombstone version a delete writes (seen in history).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub deleted: bool,
+}
+
+/// One version of a graph triple `subject —predicate→ object`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Triple {
+    /// Stable id such as `t-7`; pass it to `delete` to remove the relation.
+    pub id: String,
+    /// The node the relation starts from.
+    pub subject: String,
+    /// The relation's name, e.g. `depends_on`.
+    pub predicate: String,
+    /// The node the relation points to.
+    pub object: String,
+    /// How sure the writer was, 0 to 1.
+    pub confidence: f64,
+    /// Free-form attributes of the relation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub properties: Option<serde_json::Map<String, serde_json::Value>>,
+    /// 1 for the first version, +1 for every change.
+    pub version: i64,
+    /// The transaction that wrote this version.
+    pub tx_id: TxId,
+    /// True only for the tombstone version a delete writes (seen in history).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub deleted: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// One committed transaction of the log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Transaction {
+    /// The transaction's id.
+    pub tx_id: TxId,
+    /// When it committed (ISO-8601 UTC).
+    pub at: String,
+    /// Who wrote it: `mcp`, `cli`, or the name a caller gave.
+    pub actor: String,
+    /// store, update, delete, relate, unrelate or undo.
+    pub kind: String,
+    /// One line saying what changed.
+    pub summary: String,
+    /// For an undo: the transaction it reverted.
+    pub reverts_tx_id: Option<TxId>,
+    /// The entries and triples it changed (at most [`CHANGED_IDS_CAP`]).
+    pub changed_ids: Vec<String>,
+    /// True when `changed_ids` was cut at the cap.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub changed_ids_truncated: bool,
+}
+
+/// How many changed ids a transaction record lists before it is cut.
+pub const CHANGED_IDS_CAP: usize = 100;
+
+/// Input of [`crate::KnowledgeStore::store`].
+#[derive(Debug, Clone, Default)]
+pub struct NewEntry {
+    /// Required, at most 200 characters.
+    pub topic: String,
+    /// Required, at most 64 KiB.
+    pub content: String,
+    /// 0 to 1; 1 when not given.
+    pub confidence: Option<f64>,
+    /// Labels; trimmed, lower-cased, duplicates dropped.
+    pub tags: Vec<String>,
+    /// Where the fact came from.
+    pub source: Option<String>,
+    /// note when not given.
+    pub kind: Option<EntryKind>,
+}
+
+/// Input of [`crate::KnowledgeStore::update`]: the fields to change.
+#[derive(Debug, Clone, Default)]
+pub struct EntryPatch {
+    /// New topic.
+    pub topic: Option<String>,
+    /// New content.
+    pub content: Option<String>,
+    /// New confidence.
+    pub confidence: Option<f64>,
+    /// New tags (replace the old ones).
+    pub tags: Option<Vec<String>>,
+    /// New source.
+    pub source: Option<String>,
+    /// Refuse with `conflict` unless the current version is this one.
+    pub expected_version: Option<i64>,
+}
+
+/// Input of [`crate::KnowledgeStore::relate`].
+#[derive(Debug, Clone, Default)]
+pub struct NewTriple {
+    /// The start node.
+    pub subject: String,
+    /// The relation.
+    pub predicate: String,
+    /// The end node.
+    pub object: String,
+    /// 0 to 1; 1 when not given.
+    pub confidence: Option<f64>,
+    /// Free-form attributes.
+    pub properties: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// Filters of [`crate::KnowledgeStore::query`].
+#[derive(Debug, Clone, Default)]
+pub struct EntryQuery {
+    /// Words to find in topic, content and tags (ranked by relevance).
+    pub text: Option<String>,
+    /// Topic prefix, case-insensitive, on a word boundary.
+    pub topic: Option<String>,
+    /// Every one of these tags must be present.
+    pub tags: Vec<String>,
+    /// Only entries at least this confident.
+    pub min_confidence: Option<f64>,
+    /// Only entries of this kind.
+    pub kind: Option<EntryKind>,
+    /// Page size (default 20, at most 200).
+    pub limit: Option<usize>,
+    /// From a previous page's `next_cursor`.
+    pub cursor: Option<String>,
+    /// Read the state as it was right after this transaction.
+    pub as_of_tx_id: Option<TxId>,
+}
+
+/// Filters of [`crate::KnowledgeStore::list_triples`].
+#[derive(Debug, Clone, Default)]
+pub struct TripleQuery {
+    /// Only triples with this subject.
+    pub subject: Option<String>,
+    /// Only triples with this predicate.
+    pub predicate: Option<String>,
+    /// Only triples with this object.
+    pub object: Option<String>,
+    /// Page size (default 20, at most 200).
+    pub limit: Option<usize>,
+    /// From a previous page's `next_cursor`.
+    pub cursor: Option<String>,
+    /// Read the state as it was right after this transaction.
+    pub as_of_tx_id: Option<TxId>,
+}
+
+/// One page of a read, pinned to one transaction.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Page<T> {
+    /// The items of this page.
+    pub items: Vec<T>,
+    /// Pass it back as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+    /// The state read: every page of one listing reads the same state.
+    pub as_of_tx_id: TxId,
+}
+
+/// Which way [`crate::KnowledgeStore::query_graph`] follows relations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// From subject to object.
+    Out,
+    /// From object to subject.
+    In,
+    /// Both ways.
+    #[default]
+    Both,
+}
+
+/// Input of [`crate::KnowledgeStore::query_graph`].
+#[derive(Debug, Clone, Default)]
+pub struct GraphQuery {
+    /// The node to start from.
+    pub node: String,
+    /// Follow only this predicate.
+    pub predicate: Option<String>,
+    /// Which way to follow relations.
+    pub direction: Direction,
+    /// Hops from the start node (default 1, at most 5).
+    pub depth: Option<usize>,
+    /// Most edges to return (default 100, at most 1000).
+    pub limit: Option<usize>,
+    /// Read the graph as it was right after this transaction.
+    pub as_of_tx_id: Option<TxId>,
+}
+
+/// A node reached by a graph walk.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct GraphNode {
+    /// The node's name.
+    pub id: String,
+    /// Hops from the start node (0 for the start node).
+    pub depth: usize,
+}
+
+/// What a graph walk found.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct GraphResult {
+    /// Every node reached, nearest first.
+    pub nodes: Vec<GraphNode>,
+    /// Every relation followed.
+    pub edges: Vec<Triple>,
+    /// The state read.
+    pub as_of_tx_id: TxId,
+    /// True when `limit` cut the walk short.
+    pub truncated: bool,
+}
+
+/// Input of [`crate::KnowledgeStore::history`].
+#[derive(Debug, Clone, Default)]
+pub struct HistoryQuery {
+    /// Only transactions that changed this entry or triple.
+    pub id: Option<String>,
+    /// Only transactions after this one, oldest first (the polling path).
+    pub since_tx_id: Option<TxId>,
+    /// Page size (default 20, at most 200).
+    pub limit: Option<usize>,
+    /// From a previous page's `next_cursor`.
+    pub cursor: Option<String>,
+    /// Only transactions up to this one (pins a listing; newest first).
+    pub as_of_tx_id: Option<TxId>,
+}
+
+/// One transaction in a history listing; for a per-id history, `state` is
+/// what the entry or triple looked like right after it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HistoryItem {
+    /// The transaction.
+    #[serde(flatten)]
+    pub transaction: Transaction,
+    /// For `history {id}`: the version this transaction wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<serde_json::Value>,
+}
+
+/// What an undo did.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct UndoResult {
+    /// The transaction that was reverted.
+    pub undone_tx_id: TxId,
+    /// The new transaction that reverted it.
+    pub tx_id: TxId,
+    /// The entries and triples it restored.
+    pub changed_ids: Vec<String>,
+}
+
+/// A write's result: the version written and its transaction.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Written<T> {
+    /// The version now current (for a no-op, the unchanged current one).
+    pub value: T,
+    /// The transaction that wrote it (for a no-op, the one that last did).
+    pub tx_id: TxId,
+    /// False when the request changed nothing, so no transaction was written.
+    pub changed: bool,
+}
+
+/// How a row changed in a transaction, for change notifications.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeType {
+    /// Created, changed or restored.
+    Upsert,
+    /// Deleted (a tombstone was written).
+    Delete,
+}
+
+/// Everything one transaction changed: what change feeds publish.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TxChanges {
+    /// The transaction.
+    pub tx_id: TxId,
+    /// Changed entry ids with how they changed.
+    pub entries: Vec<(String, ChangeType)>,
+    /// Changed triple ids with how they changed.
+    pub triples: Vec<(String, ChangeType)>,
+}
+
+/// Limits every text field must respect.
+pub(crate) mod limits {
+    pub const TOPIC_CHARS: usize = 200;
+    pub const CONTENT_BYTES: usize = 64 * 1024;
+    pub const TAGS: usize = 32;
+    pub const TAG_CHARS: usize = 64;
+    pub const SOURCE_CHARS: usize = 1000;
+    pub const NODE_CHARS: usize = 500;
+    pub const PAGE_DEFAULT: usize = 20;
+    pub const PAGE_MAX: usize = 200;
+    pub const GRAPH_DEPTH_DEFAULT: usize = 1;
+    pub const GRAPH_DEPTH_MAX: usize = 5;
+    pub const GRAPH_LIMIT_DEFAULT: usize = 100;
+    pub const GRAPH_LIMIT_MAX: usize = 1000;
+}
+
+/// A page size within bounds.
+pub(crate) fn page_size(limit: Option<usize>) -> Result<usize, StoreError> {
+    match limit {
+        None => Ok(limits::PAGE_DEFAULT),
+        Some(0) => Err(StoreError::Invalid("limit must be at least 1".to_string())),
+        Some(n) if n > limits::PAGE_MAX => Err(StoreError::Invalid(format!(
+            "limit must be at most {}; page with next_cursor for more",
+            limits::PAGE_MAX
+        ))),
+        Some(n) => Ok(n),
+    }
+}
+
+/// The result of [`crate::KnowledgeStore::check`].
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct StoreHealth {
+    /// SQLite's integrity check found nothing wrong.
+    pub integrity_ok: bool,
+    /// The schema version of the file.
+    pub schema_version: i64,
+    /// The newest transaction.
+    pub head_tx_id: TxId,
+    /// Current (not deleted) entries.
+    pub entries: i64,
+    /// Current (not deleted) triples.
+    pub triples: i64,
+    /// Transactions whose rows are missing: always 0 unless the file was
+    /// damaged (a committed transaction is whole or absent).
+    pub transactions_without_rows: i64,
+}

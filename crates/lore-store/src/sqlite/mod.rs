@@ -1,0 +1,248 @@
+//! The SQLite backend: one database file in WAL mode (`.lore/store.db`).
+//!
+//! - Writes run in `BEGIN IMMEDIATE` transactions, so writers in any
+//!   number of processes queue on SQLite's lock (waiting up to the busy
+//!   timeout) and never interleave; a transaction id is SQLite's
+//!   `AUTOINCREMENT` key, unique and increasing across processes.
+//! - `synchronous = NORMAL` in WAL mode: a committed transaction survives
+//!   the process being killed at any point; an uncommitted one leaves
+//!   nothing. (Only a power loss can drop the newest commits; set
+//!   [`Durability::Full`] to fsync every commit.)
+//! - Readers use their own connections and never block the writer.
+
+mod read;
+mod schema;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+pub use schema::SCHEMA_VERSION;
+
+use crate::KnowledgeStore;
+use crate::error::StoreError;
+use crate::model::*;
+
+/// How hard a commit presses data to disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Survives a killed process (WAL, `synchronous = NORMAL`).
+    #[default]
+    Process,
+    /// Also survives a power loss (`synchronous = FULL`), at a cost per commit.
+    Full,
+}
+
+/// How long a writer waits for another process's write before giving up
+/// with the retryable `timeout` code.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Idle reader connections kept open.
+const IDLE_READERS: usize = 8;
+
+/// The knowledge store on one SQLite file.
+pub struct SqliteStore {
+    path: PathBuf,
+    durability: Durability,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed, with its folder) the store at `path` and
+    /// brings its schema up to date.
+    pub fn open(path: &Path, durability: Durability) -> Result<SqliteStore, StoreError> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                StoreError::Unavailable(format!("cannot create {}: {}", parent.display(), e.kind()))
+            })?;
+        }
+        let mut writer = open_connection(path, durability)?;
+        schema::migrate(&mut writer)?;
+        Ok(SqliteStore {
+            path: path.to_path_buf(),
+            durability,
+            writer: Mutex::new(writer),
+            readers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `f` on the write connection.
+    fn with_writer<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut conn = self
+            .writer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut conn)
+    }
+
+    /// Runs `f` on a reader connection from the pool (opening one if all
+    /// are busy).
+    fn with_reader<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let pooled = self
+            .readers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .pop();
+        let conn = match pooled {
+            Some(conn) => conn,
+            None => open_connection(&self.path, self.durability)?,
+        };
+        let result = f(&conn);
+        let mut idle = self
+            .readers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if idle.len() < IDLE_READERS {
+            idle.push(conn);
+        }
+        result
+    }
+}
+
+fn open_connection(path: &Path, durability: Durability) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| {
+        StoreError::Unavailable(format!(
+            "cannot open the knowledge store {}: {}",
+            path.display(),
+            match e.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::NotADatabase) =>
+                    "the file is not a Lore store".to_string(),
+                _ => "check the path and its permissions".to_string(),
+            }
+        ))
+    })?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::Unavailable(format!(
+            "the knowledge store {} cannot use write-ahead logging (got {mode}); put it on a local disk",
+            path.display()
+        )));
+    }
+    let synchronous = match durability {
+        Durability::Process => "NORMAL",
+        Durability::Full => "FULL",
+    };
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous = {synchronous}; PRAGMA foreign_keys = ON;"
+    ))?;
+    conn.set_prepared_statement_cache_capacity(64);
+    Ok(conn)
+}
+
+impl KnowledgeStore for SqliteStore {
+    fn head(&self) -> Result<TxId, StoreError> {
+        self.with_reader(read::head)
+    }
+
+    fn store(&self, actor: &str, entry: NewEntry) -> Result<Written<Entry>, StoreError> {
+        let mut written = self.store_batch(actor, vec![entry])?;
+        let entry = written
+            .1
+            .pop()
+            .ok_or_else(|| StoreError::Unavailable("the store wrote no entry".to_string()))?;
+        Ok(Written {
+            value: entry,
+            tx_id: written.0,
+            changed: true,
+        })
+    }
+
+    fn store_batch(
+        &self,
+        actor: &str,
+        entries: Vec<NewEntry>,
+    ) -> Result<(TxId, Vec<Entry>), StoreError> {
+        let entries = entries
+            .into_iter()
+            .map(write::EntryState::from_new)
+            .collect::<Result<Vec<_>, _>>()?;
+        self.with_writer(|conn| write::store_entries(conn, actor, entries))
+    }
+
+    fn update(
+        &self,
+        actor: &str,
+        id: &str,
+        patch: EntryPatch,
+    ) -> Result<Written<Entry>, StoreError> {
+        self.with_writer(|conn| write::update_entry(conn, actor, id, patch))
+    }
+
+    fn delete(&self, actor: &str, id: &str) -> Result<TxId, StoreError> {
+        self.with_writer(|conn| write::delete(conn, actor, id))
+    }
+
+    fn relate(&self, actor: &str, triple: NewTriple) -> Result<Written<Triple>, StoreError> {
+        self.with_writer(|conn| write::relate(conn, actor, triple))
+    }
+
+    fn unrelate(
+        &self,
+        actor: &str,
+        subject: &str,
+        predicate: &str,
+        object: &str,
+    ) -> Result<(String, TxId), StoreError> {
+        self.with_writer(|conn| write::unrelate(conn, actor, subject, predicate, object))
+    }
+
+    fn undo(&self, actor: &str, tx_id: TxId, force: bool) -> Result<UndoResult, StoreError> {
+        self.with_writer(|conn| write::undo(conn, actor, tx_id, force))
+    }
+
+    fn get(&self, id: &str, as_of_tx_id: Option<TxId>) -> Result<serde_json::Value, StoreError> {
+        self.with_reader(|conn| read::get(conn, id, as_of_tx_id))
+    }
+
+    fn query(&self, query: &EntryQuery) -> Result<Page<Entry>, StoreError> {
+        self.with_reader(|conn| read::query_entries(conn, query))
+    }
+
+    fn list_triples(&self, query: &TripleQuery) -> Result<Page<Triple>, StoreError> {
+        self.with_reader(|conn| read::list_triples(conn, query))
+    }
+
+    fn query_graph(&self, query: &GraphQuery) -> Result<GraphResult, StoreError> {
+        self.with_reader(|conn| read::query_graph(conn, query))
+    }
+
+    fn history(&self, query: &HistoryQuery) -> Result<Page<HistoryItem>, StoreError> {
+        self.with_reader(|conn| read::history(conn, query))
+    }
+
+    fn changes_since(&self, after: TxId, limit: usize) -> Result<Vec<TxChanges>, StoreError> {
+        self.with_reader(|conn| read::changes_since(conn, after, limit))
+    }
+
+    fn check(&self) -> Result<StoreHealth, StoreError> {
+        self.with_reader(read::check)
+    }
+}

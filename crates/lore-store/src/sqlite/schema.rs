@@ -1,0 +1,120 @@
+//! The store's schema, as numbered migrations applied in order inside one
+//! write transaction each (so a crash mid-migration leaves the previous
+//! version intact).
+//!
+//! Versioned rows: every change of an entry or triple writes a new row
+//! valid from the transaction that wrote it (`from_tx`) until the
+//! transaction that replaced it (`to_tx`, [`OPEN`] while current). A read
+//! "as of" transaction X sees the rows with `from_tx <= X < to_tx`; a read
+//! of the current state is the same query with X = the newest transaction.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::StoreError;
+
+/// `to_tx` of a version that is still current.
+pub(crate) const OPEN: i64 = i64::MAX;
+
+/// Every migration, in order; index + 1 is the schema version.
+const MIGRATIONS: &[&str] = &[
+    // 1: the transaction log, entries, tags, full text, triples.
+    r#"
+CREATE TABLE transactions (
+    tx_id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    at            TEXT    NOT NULL,
+    actor         TEXT    NOT NULL,
+    kind          TEXT    NOT NULL,
+    summary       TEXT    NOT NULL,
+    reverts_tx_id INTEGER REFERENCES transactions(tx_id)
+);
+CREATE INDEX transactions_reverts ON transactions(reverts_tx_id) WHERE reverts_tx_id IS NOT NULL;
+
+CREATE TABLE entry_versions (
+    vid         INTEGER PRIMARY KEY,
+    id          TEXT    NOT NULL,
+    version     INTEGER NOT NULL,
+    from_tx     INTEGER NOT NULL REFERENCES transactions(tx_id),
+    to_tx       INTEGER NOT NULL,
+    deleted     INTEGER NOT NULL,
+    kind        TEXT    NOT NULL,
+    topic       TEXT    NOT NULL,
+    topic_key   TEXT    NOT NULL,
+    content     TEXT    NOT NULL,
+    confidence  REAL    NOT NULL,
+    tags        TEXT    NOT NULL,
+    source      TEXT,
+    recorded_at TEXT    NOT NULL,
+    updated_at  TEXT    NOT NULL,
+    UNIQUE (id, version)
+);
+CREATE INDEX entry_versions_valid ON entry_versions(to_tx, from_tx);
+CREATE INDEX entry_versions_topic ON entry_versions(topic_key, to_tx);
+CREATE INDEX entry_versions_from  ON entry_versions(from_tx);
+
+CREATE TABLE entry_tags (
+    tag TEXT    NOT NULL,
+    vid INTEGER NOT NULL REFERENCES entry_versions(vid),
+    PRIMARY KEY (tag, vid)
+) WITHOUT ROWID;
+
+CREATE VIRTUAL TABLE entry_text USING fts5(
+    topic, content, tags,
+    content = 'entry_versions', content_rowid = 'vid',
+    tokenize = 'porter unicode61'
+);
+
+CREATE TABLE triple_versions (
+    vid         INTEGER PRIMARY KEY,
+    id          TEXT    NOT NULL,
+    version     INTEGER NOT NULL,
+    from_tx     INTEGER NOT NULL REFERENCES transactions(tx_id),
+    to_tx       INTEGER NOT NULL,
+    deleted     INTEGER NOT NULL,
+    subject     TEXT    NOT NULL,
+    predicate   TEXT    NOT NULL,
+    object      TEXT    NOT NULL,
+    confidence  REAL    NOT NULL,
+    properties  TEXT,
+    UNIQUE (id, version)
+);
+CREATE INDEX triple_versions_subject ON triple_versions(subject, to_tx);
+CREATE INDEX triple_versions_object  ON triple_versions(object, to_tx);
+CREATE INDEX triple_versions_valid   ON triple_versions(to_tx, from_tx);
+CREATE INDEX triple_versions_from    ON triple_versions(from_tx);
+"#,
+];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the database to [`SCHEMA_VERSION`]; refuses a newer one.
+pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+             version    INTEGER PRIMARY KEY,
+             applied_at TEXT NOT NULL
+         )",
+    )?;
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let current: i64 = tx.query_row(
+            "SELECT coalesce(max(version), 0) FROM schema_migrations",
+            [],
+            |row| row.get(0),
+        )?;
+        if current > SCHEMA_VERSION {
+            return Err(StoreError::Unavailable(format!(
+                "the knowledge store was written by a newer Lore (schema {current}, this build knows {SCHEMA_VERSION}); upgrade lore"
+            )));
+        }
+        if current == SCHEMA_VERSION {
+            return Ok(());
+        }
+        tx.execute_batch(MIGRATIONS[current as usize])?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
+            rusqlite::params![current + 1, lore_core::time::UtcMillis::now().to_iso()],
+        )?;
+        tx.commit()?;
+    }
+}

@@ -1,0 +1,822 @@
+//! Writes: each public function here is one `BEGIN IMMEDIATE` transaction
+//! that either commits whole or leaves nothing (a dropped
+//! `rusqlite::Transaction` rolls back).
+
+use lore_core::time::UtcMillis;
+use rusqlite::{Connection, OptionalExtension, Transaction as SqlTx, TransactionBehavior, params};
+
+use super::read::{ENTRY_COLUMNS, TRIPLE_COLUMNS, entry_from_row, triple_from_row};
+use super::schema::OPEN;
+use crate::error::StoreError;
+use crate::model::limits;
+use crate::model::*;
+
+/// The fields of an entry version, validated and normalised.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct EntryState {
+    pub kind: EntryKind,
+    pub topic: String,
+    pub content: String,
+    pub confidence: f64,
+    pub tags: Vec<String>,
+    pub source: Option<String>,
+}
+
+impl EntryState {
+    pub fn from_new(entry: NewEntry) -> Result<EntryState, StoreError> {
+        Ok(EntryState {
+            kind: entry.kind.unwrap_or(EntryKind::Note),
+            topic: check_topic(&entry.topic)?,
+            content: check_content(&entry.content)?,
+            confidence: check_confidence(entry.confidence)?,
+            tags: normalise_tags(&entry.tags)?,
+            source: check_source(entry.source)?,
+        })
+    }
+
+    fn of(entry: &Entry) -> EntryState {
+        EntryState {
+            kind: entry.kind,
+            topic: entry.topic.clone(),
+            content: entry.content.clone(),
+            confidence: entry.confidence,
+            tags: entry.tags.clone(),
+            source: entry.source.clone(),
+        }
+    }
+}
+
+fn check_topic(topic: &str) -> Result<String, StoreError> {
+    let topic = topic.trim();
+    if topic.is_empty() {
+        return Err(StoreError::Invalid(
+            "topic must not be empty: name what the entry is about, e.g. \"deployment\""
+                .to_string(),
+        ));
+    }
+    if topic.chars().count() > limits::TOPIC_CHARS {
+        return Err(StoreError::Invalid(format!(
+            "topic is longer than {} characters; keep it a short subject and put details in content",
+            limits::TOPIC_CHARS
+        )));
+    }
+    Ok(topic.to_string())
+}
+
+fn check_content(content: &str) -> Result<String, StoreError> {
+    if content.trim().is_empty() {
+        return Err(StoreError::Invalid(
+            "content must not be empty: state the fact to remember".to_string(),
+        ));
+    }
+    if content.len() > limits::CONTENT_BYTES {
+        return Err(StoreError::Invalid(format!(
+            "content is {} bytes, more than the {} allowed; split it into several entries",
+            content.len(),
+            limits::CONTENT_BYTES
+        )));
+    }
+    Ok(content.to_string())
+}
+
+fn check_confidence(confidence: Option<f64>) -> Result<f64, StoreError> {
+    match confidence {
+        None => Ok(1.0),
+        Some(c) if (0.0..=1.0).contains(&c) => Ok(c),
+        Some(c) => Err(StoreError::Invalid(format!(
+            "confidence must be between 0 and 1, got {c}"
+        ))),
+    }
+}
+
+fn check_source(source: Option<String>) -> Result<Option<String>, StoreError> {
+    match source.map(|s| s.trim().to_string()) {
+        Some(s) if s.is_empty() => Ok(None),
+        Some(s) if s.chars().count() > limits::SOURCE_CHARS => Err(StoreError::Invalid(format!(
+            "source is longer than {} characters",
+            limits::SOURCE_CHARS
+        ))),
+        other => Ok(other),
+    }
+}
+
+/// Trimmed, lower-cased, deduplicated tags in first-seen order.
+pub(crate) fn normalise_tags(tags: &[String]) -> Result<Vec<String>, StoreError> {
+    let mut out: Vec<String> = Vec::new();
+    for tag in tags {
+        let tag = tag.trim().to_lowercase();
+        if tag.is_empty() {
+            return Err(StoreError::Invalid(
+                "tags must not be empty strings".to_string(),
+            ));
+        }
+        if tag.chars().count() > limits::TAG_CHARS {
+            return Err(StoreError::Invalid(format!(
+                "tag `{}…` is longer than {} characters",
+                tag.chars().take(20).collect::<String>(),
+                limits::TAG_CHARS
+            )));
+        }
+        if !out.contains(&tag) {
+            out.push(tag);
+        }
+    }
+    if out.len() > limits::TAGS {
+        return Err(StoreError::Invalid(format!(
+            "at most {} tags per entry, got {}",
+            limits::TAGS,
+            out.len()
+        )));
+    }
+    Ok(out)
+}
+
+fn check_node(field: &str, value: &str) -> Result<String, StoreError> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(StoreError::Invalid(format!("{field} must not be empty")));
+    }
+    if value.chars().count() > limits::NODE_CHARS {
+        return Err(StoreError::Invalid(format!(
+            "{field} is longer than {} characters",
+            limits::NODE_CHARS
+        )));
+    }
+    Ok(value.to_string())
+}
+
+/// `text` cut to `max` characters with an ellipsis.
+fn clip(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= max {
+        line
+    } else {
+        format!("{}…", line.chars().take(max).collect::<String>())
+    }
+}
+
+fn begin(conn: &mut Connection) -> Result<SqlTx<'_>, StoreError> {
+    Ok(conn.transaction_with_behavior(TransactionBehavior::Immediate)?)
+}
+
+/// Appends the transaction record and returns its id.
+fn log_transaction(
+    tx: &SqlTx<'_>,
+    actor: &str,
+    kind: &str,
+    summary: &str,
+    reverts: Option<TxId>,
+) -> Result<(TxId, String), StoreError> {
+    let at = UtcMillis::now().to_iso();
+    tx.prepare_cached(
+        "INSERT INTO transactions (at, actor, kind, summary, reverts_tx_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![at, actor, kind, summary, reverts])?;
+    Ok((tx.last_insert_rowid(), at))
+}
+
+fn next_vid(tx: &SqlTx<'_>, table: &str) -> Result<i64, StoreError> {
+    Ok(tx
+        .prepare_cached(&format!("SELECT coalesce(max(vid), 0) + 1 FROM {table}"))?
+        .query_row([], |row| row.get(0))?)
+}
+
+/// The current version of an entry (a tombstone included).
+fn current_entry(tx: &SqlTx<'_>, id: &str) -> Result<Option<Entry>, StoreError> {
+    Ok(tx
+        .prepare_cached(&format!(
+            "SELECT {ENTRY_COLUMNS} FROM entry_versions ev WHERE id = ?1 AND to_tx = ?2"
+        ))?
+        .query_row(params![id, OPEN], entry_from_row)
+        .optional()?)
+}
+
+fn current_triple(tx: &SqlTx<'_>, id: &str) -> Result<Option<Triple>, StoreError> {
+    Ok(tx
+        .prepare_cached(&format!(
+            "SELECT {TRIPLE_COLUMNS} FROM triple_versions tv WHERE id = ?1 AND to_tx = ?2"
+        ))?
+        .query_row(params![id, OPEN], triple_from_row)
+        .optional()?)
+}
+
+/// A live entry or a `not_found` that says how to get a deleted one back.
+fn live_entry(tx: &SqlTx<'_>, id: &str) -> Result<Entry, StoreError> {
+    match current_entry(tx, id)? {
+        Some(entry) if !entry.deleted => Ok(entry),
+        Some(entry) => Err(StoreError::NotFound(format!(
+            "entry {id} was deleted in transaction {0}; undo it with undo {{\"tx_id\": {0}}} to restore it",
+            entry.tx_id
+        ))),
+        None => Err(StoreError::NotFound(format!(
+            "no entry with id {id}; find ids with query"
+        ))),
+    }
+}
+
+/// Writes a new entry version, closing the current one if any.
+#[allow(clippy::too_many_arguments)]
+fn write_entry_version(
+    tx: &SqlTx<'_>,
+    vid: i64,
+    id: &str,
+    version: i64,
+    tx_id: TxId,
+    state: &EntryState,
+    deleted: bool,
+    recorded_at: &str,
+    updated_at: &str,
+) -> Result<Entry, StoreError> {
+    if version > 1 {
+        tx.prepare_cached("UPDATE entry_versions SET to_tx = ?1 WHERE id = ?2 AND to_tx = ?3")?
+            .execute(params![tx_id, id, OPEN])?;
+    }
+    let tags_json = serde_json::to_string(&state.tags).unwrap_or_else(|_| "[]".to_string());
+    tx.prepare_cached(
+        "INSERT INTO entry_versions (vid, id, version, from_tx, to_tx, deleted, kind, topic, topic_key,
+             content, confidence, tags, source, recorded_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?
+    .execute(params![
+        vid,
+        id,
+        version,
+        tx_id,
+        OPEN,
+        deleted,
+        state.kind.as_str(),
+        state.topic,
+        state.topic.to_lowercase(),
+        state.content,
+        state.confidence,
+        tags_json,
+        state.source,
+        recorded_at,
+        updated_at
+    ])?;
+    if !deleted {
+        tx.prepare_cached(
+            "INSERT INTO entry_text (rowid, topic, content, tags) VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![vid, state.topic, state.content, tags_json])?;
+        let mut insert_tag =
+            tx.prepare_cached("INSERT INTO entry_tags (tag, vid) VALUES (?1, ?2)")?;
+        for tag in &state.tags {
+            insert_tag.execute(params![tag, vid])?;
+        }
+    }
+    Ok(Entry {
+        id: id.to_string(),
+        topic: state.topic.clone(),
+        content: state.content.clone(),
+        confidence: state.confidence,
+        tags: state.tags.clone(),
+        source: state.source.clone(),
+        kind: state.kind,
+        recorded_at: recorded_at.to_string(),
+        updated_at: updated_at.to_string(),
+        version,
+        tx_id,
+        deleted,
+    })
+}
+
+/// The fields of a triple version.
+#[derive(Debug, Clone, PartialEq)]
+struct TripleState {
+    subject: String,
+    predicate: String,
+    object: String,
+    confidence: f64,
+    properties: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl TripleState {
+    fn of(triple: &Triple) -> TripleState {
+        TripleState {
+            subject: triple.subject.clone(),
+            predicate: triple.predicate.clone(),
+            object: triple.object.clone(),
+            confidence: triple.confidence,
+            properties: triple.properties.clone(),
+        }
+    }
+}
+
+fn write_triple_version(
+    tx: &SqlTx<'_>,
+    vid: i64,
+    id: &str,
+    version: i64,
+    tx_id: TxId,
+    state: &TripleState,
+    deleted: bool,
+) -> Result<Triple, StoreError> {
+    if version > 1 {
+        tx.prepare_cached("UPDATE triple_versions SET to_tx = ?1 WHERE id = ?2 AND to_tx = ?3")?
+            .execute(params![tx_id, id, OPEN])?;
+    }
+    let properties = state
+        .properties
+        .as_ref()
+        .map(|p| serde_json::Value::Object(p.clone()).to_string());
+    tx.prepare_cached(
+        "INSERT INTO triple_versions (vid, id, version, from_tx, to_tx, deleted, subject, predicate, object, confidence, properties)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        vid,
+        id,
+        version,
+        tx_id,
+        OPEN,
+        deleted,
+        state.subject,
+        state.predicate,
+        state.object,
+        state.confidence,
+        properties
+    ])?;
+    Ok(Triple {
+        id: id.to_string(),
+        subject: state.subject.clone(),
+        predicate: state.predicate.clone(),
+        object: state.object.clone(),
+        confidence: state.confidence,
+        properties: state.properties.clone(),
+        version,
+        tx_id,
+        deleted,
+    })
+}
+
+pub(crate) fn store_entries(
+    conn: &mut Connection,
+    actor: &str,
+    entries: Vec<EntryState>,
+) -> Result<(TxId, Vec<Entry>), StoreError> {
+    if entries.is_empty() {
+        return Err(StoreError::Invalid("nothing to store".to_string()));
+    }
+    let tx = begin(conn)?;
+    let first_vid = next_vid(&tx, "entry_versions")?;
+    let summary = match entries.as_slice() {
+        [one] => format!(
+            "stored e-{first_vid} \"{}\": {}",
+            clip(&one.topic, 60),
+            clip(&one.content, 80)
+        ),
+        many => format!("stored {} entries (e-{first_vid}…)", many.len()),
+    };
+    let (tx_id, at) = log_transaction(&tx, actor, "store", &summary, None)?;
+    let mut written = Vec::with_capacity(entries.len());
+    for (offset, state) in entries.iter().enumerate() {
+        let vid = first_vid + offset as i64;
+        let id = format!("e-{vid}");
+        written.push(write_entry_version(
+            &tx, vid, &id, 1, tx_id, state, false, &at, &at,
+        )?);
+    }
+    tx.commit()?;
+    Ok((tx_id, written))
+}
+
+pub(crate) fn update_entry(
+    conn: &mut Connection,
+    actor: &str,
+    id: &str,
+    patch: EntryPatch,
+) -> Result<Written<Entry>, StoreError> {
+    if patch.topic.is_none()
+        && patch.content.is_none()
+        && patch.confidence.is_none()
+        && patch.tags.is_none()
+        && patch.source.is_none()
+    {
+        return Err(StoreError::Invalid(
+            "nothing to update: give at least one of content, topic, confidence, tags".to_string(),
+        ));
+    }
+    let tx = begin(conn)?;
+    let current = live_entry(&tx, id)?;
+    if let Some(expected) = patch.expected_version
+        && expected != current.version
+    {
+        return Err(StoreError::Conflict {
+            message: format!(
+                "entry {id} is at version {} (changed in transaction {}), not the expected version {expected}; read it again and reapply your change",
+                current.version, current.tx_id
+            ),
+            ids: vec![id.to_string()],
+        });
+    }
+    let mut state = EntryState::of(&current);
+    if let Some(topic) = &patch.topic {
+        state.topic = check_topic(topic)?;
+    }
+    if let Some(content) = &patch.content {
+        state.content = check_content(content)?;
+    }
+    if patch.confidence.is_some() {
+        state.confidence = check_confidence(patch.confidence)?;
+    }
+    if let Some(tags) = &patch.tags {
+        state.tags = normalise_tags(tags)?;
+    }
+    if patch.source.is_some() {
+        state.source = check_source(patch.source)?;
+    }
+    if state == EntryState::of(&current) {
+        return Ok(Written {
+            tx_id: current.tx_id,
+            value: current,
+            changed: false,
+        });
+    }
+    let mut changed = Vec::new();
+    if state.topic != current.topic {
+        changed.push("topic");
+    }
+    if state.content != current.content {
+        changed.push("content");
+    }
+    if state.confidence != current.confidence {
+        changed.push("confidence");
+    }
+    if state.tags != current.tags {
+        changed.push("tags");
+    }
+    if state.source != current.source {
+        changed.push("source");
+    }
+    let summary = format!(
+        "updated {id} v{} ({}): {}",
+        current.version + 1,
+        changed.join(", "),
+        clip(&state.content, 80)
+    );
+    let (tx_id, at) = log_transaction(&tx, actor, "update", &summary, None)?;
+    let vid = next_vid(&tx, "entry_versions")?;
+    let entry = write_entry_version(
+        &tx,
+        vid,
+        id,
+        current.version + 1,
+        tx_id,
+        &state,
+        false,
+        &current.recorded_at,
+        &at,
+    )?;
+    tx.commit()?;
+    Ok(Written {
+        value: entry,
+        tx_id,
+        changed: true,
+    })
+}
+
+pub(crate) fn delete(conn: &mut Connection, actor: &str, id: &str) -> Result<TxId, StoreError> {
+    let tx = begin(conn)?;
+    let tx_id = if id.starts_with("t-") {
+        let triple = match current_triple(&tx, id)? {
+            Some(t) if !t.deleted => t,
+            Some(t) => {
+                return Err(StoreError::NotFound(format!(
+                    "triple {id} was already deleted in transaction {}",
+                    t.tx_id
+                )));
+            }
+            None => {
+                return Err(StoreError::NotFound(format!(
+                    "no triple with id {id}; find ids with query_graph"
+                )));
+            }
+        };
+        delete_triple(&tx, actor, &triple, "delete")?
+    } else if id.starts_with("e-") {
+        let entry = live_entry(&tx, id)?;
+        let summary = format!("deleted {id} \"{}\"", clip(&entry.topic, 60));
+        let (tx_id, at) = log_transaction(&tx, actor, "delete", &summary, None)?;
+        let vid = next_vid(&tx, "entry_versions")?;
+        write_entry_version(
+            &tx,
+            vid,
+            id,
+            entry.version + 1,
+            tx_id,
+            &EntryState::of(&entry),
+            true,
+            &entry.recorded_at,
+            &at,
+        )?;
+        tx_id
+    } else {
+        return Err(StoreError::NotFound(format!(
+            "`{id}` is not an entry id (e-…) or a triple id (t-…)"
+        )));
+    };
+    tx.commit()?;
+    Ok(tx_id)
+}
+
+fn delete_triple(
+    tx: &SqlTx<'_>,
+    actor: &str,
+    triple: &Triple,
+    kind: &str,
+) -> Result<TxId, StoreError> {
+    let summary = format!(
+        "removed {} {} —{}→ {}",
+        triple.id,
+        clip(&triple.subject, 40),
+        clip(&triple.predicate, 30),
+        clip(&triple.object, 40)
+    );
+    let (tx_id, _) = log_transaction(tx, actor, kind, &summary, None)?;
+    let vid = next_vid(tx, "triple_versions")?;
+    write_triple_version(
+        tx,
+        vid,
+        &triple.id,
+        triple.version + 1,
+        tx_id,
+        &TripleState::of(triple),
+        true,
+    )?;
+    Ok(tx_id)
+}
+
+/// The current version (a tombstone included) of the relation s—p→o.
+fn triple_by_spo(tx: &SqlTx<'_>, s: &str, p: &str, o: &str) -> Result<Option<Triple>, StoreError> {
+    Ok(tx
+        .prepare_cached(&format!(
+            "SELECT {TRIPLE_COLUMNS} FROM triple_versions tv
+             WHERE subject = ?1 AND to_tx = ?4 AND predicate = ?2 AND object = ?3
+             ORDER BY deleted LIMIT 1"
+        ))?
+        .query_row(params![s, p, o, OPEN], triple_from_row)
+        .optional()?)
+}
+
+pub(crate) fn relate(
+    conn: &mut Connection,
+    actor: &str,
+    triple: NewTriple,
+) -> Result<Written<Triple>, StoreError> {
+    let state = TripleState {
+        subject: check_node("subject", &triple.subject)?,
+        predicate: check_node("predicate", &triple.predicate)?,
+        object: check_node("object", &triple.object)?,
+        confidence: check_confidence(triple.confidence)?,
+        properties: triple.properties,
+    };
+    let tx = begin(conn)?;
+    let existing = triple_by_spo(&tx, &state.subject, &state.predicate, &state.object)?;
+    if let Some(current) = &existing
+        && !current.deleted
+        && TripleState::of(current) == state
+    {
+        return Ok(Written {
+            tx_id: current.tx_id,
+            value: current.clone(),
+            changed: false,
+        });
+    }
+    let vid = next_vid(&tx, "triple_versions")?;
+    let (id, version) = match &existing {
+        Some(current) => (current.id.clone(), current.version + 1),
+        None => (format!("t-{vid}"), 1),
+    };
+    let summary = format!(
+        "related {id} {} —{}→ {}",
+        clip(&state.subject, 40),
+        clip(&state.predicate, 30),
+        clip(&state.object, 40)
+    );
+    let (tx_id, _) = log_transaction(&tx, actor, "relate", &summary, None)?;
+    let written = write_triple_version(&tx, vid, &id, version, tx_id, &state, false)?;
+    tx.commit()?;
+    Ok(Written {
+        value: written,
+        tx_id,
+        changed: true,
+    })
+}
+
+pub(crate) fn unrelate(
+    conn: &mut Connection,
+    actor: &str,
+    subject: &str,
+    predicate: &str,
+    object: &str,
+) -> Result<(String, TxId), StoreError> {
+    let (s, p, o) = (
+        check_node("subject", subject)?,
+        check_node("predicate", predicate)?,
+        check_node("object", object)?,
+    );
+    let tx = begin(conn)?;
+    let triple = match triple_by_spo(&tx, &s, &p, &o)? {
+        Some(t) if !t.deleted => t,
+        _ => {
+            return Err(StoreError::NotFound(format!(
+                "no relation {s} —{p}→ {o}; see the node's relations with query_graph"
+            )));
+        }
+    };
+    let tx_id = delete_triple(&tx, actor, &triple, "unrelate")?;
+    tx.commit()?;
+    Ok((triple.id, tx_id))
+}
+
+/// One row an undo will restore.
+enum Restore {
+    Entry {
+        current: Entry,
+        target: Option<Entry>,
+    },
+    Triple {
+        current: Triple,
+        target: Option<Triple>,
+    },
+}
+
+pub(crate) fn undo(
+    conn: &mut Connection,
+    actor: &str,
+    undone: TxId,
+    force: bool,
+) -> Result<UndoResult, StoreError> {
+    let tx = begin(conn)?;
+    let record: Option<(String, String)> = tx
+        .prepare_cached("SELECT kind, summary FROM transactions WHERE tx_id = ?1")?
+        .query_row([undone], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    let Some((kind, summary)) = record else {
+        return Err(StoreError::NotFound(format!(
+            "no transaction {undone}; list transactions with history"
+        )));
+    };
+    let entry_ids = ids_written_by(&tx, "entry_versions", undone)?;
+    let triple_ids = ids_written_by(&tx, "triple_versions", undone)?;
+
+    // Later transactions that touched the same rows.
+    let mut conflicts: Vec<(String, TxId)> = Vec::new();
+    for (table, ids) in [
+        ("entry_versions", &entry_ids),
+        ("triple_versions", &triple_ids),
+    ] {
+        let mut later = tx.prepare_cached(&format!(
+            "SELECT min(from_tx) FROM {table} WHERE id = ?1 AND from_tx > ?2"
+        ))?;
+        for id in ids {
+            let next: Option<TxId> = later.query_row(params![id, undone], |row| row.get(0))?;
+            if let Some(next) = next {
+                conflicts.push((id.clone(), next));
+            }
+        }
+    }
+    if !conflicts.is_empty() && !force {
+        let reverted_by: Option<TxId> = tx
+            .prepare_cached("SELECT max(tx_id) FROM transactions WHERE reverts_tx_id = ?1")?
+            .query_row([undone], |row| row.get(0))?;
+        let listed = conflicts
+            .iter()
+            .take(20)
+            .map(|(id, t)| format!("{id} (transaction {t})"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let message = match reverted_by {
+            Some(by) if conflicts.iter().any(|(_, t)| *t == by) => format!(
+                "transaction {undone} was already undone by transaction {by}; undo {by} to redo it"
+            ),
+            _ => format!(
+                "transaction {undone} cannot be undone cleanly: later transactions changed the same rows: {listed}. Undo those first (newest first), or pass force: true to restore the state from before transaction {undone} anyway"
+            ),
+        };
+        return Err(StoreError::Conflict {
+            message,
+            ids: conflicts.into_iter().map(|(id, _)| id).collect(),
+        });
+    }
+
+    // What each row looked like before the undone transaction: the version
+    // it closed (to_tx = undone), or nothing if it created the row.
+    let mut plan = Vec::new();
+    for id in &entry_ids {
+        let current = current_entry(&tx, id)?.ok_or_else(|| missing(id))?;
+        let target = tx
+            .prepare_cached(&format!(
+                "SELECT {ENTRY_COLUMNS} FROM entry_versions ev WHERE id = ?1 AND to_tx = ?2"
+            ))?
+            .query_row(params![id, undone], entry_from_row)
+            .optional()?;
+        let unchanged = match &target {
+            Some(t) => {
+                t.deleted == current.deleted && EntryState::of(t) == EntryState::of(&current)
+            }
+            None => current.deleted,
+        };
+        if !unchanged {
+            plan.push(Restore::Entry { current, target });
+        }
+    }
+    for id in &triple_ids {
+        let current = current_triple(&tx, id)?.ok_or_else(|| missing(id))?;
+        let target = tx
+            .prepare_cached(&format!(
+                "SELECT {TRIPLE_COLUMNS} FROM triple_versions tv WHERE id = ?1 AND to_tx = ?2"
+            ))?
+            .query_row(params![id, undone], triple_from_row)
+            .optional()?;
+        let unchanged = match &target {
+            Some(t) => {
+                t.deleted == current.deleted && TripleState::of(t) == TripleState::of(&current)
+            }
+            None => current.deleted,
+        };
+        if !unchanged {
+            plan.push(Restore::Triple { current, target });
+        }
+    }
+    if plan.is_empty() {
+        return Err(StoreError::Invalid(format!(
+            "nothing to undo: the rows transaction {undone} changed already look as they did before it"
+        )));
+    }
+
+    let (tx_id, at) = log_transaction(
+        &tx,
+        actor,
+        "undo",
+        &format!(
+            "undo of transaction {undone} ({kind}: {})",
+            clip(&summary, 80)
+        ),
+        Some(undone),
+    )?;
+    let mut changed_ids = Vec::with_capacity(plan.len());
+    for restore in plan {
+        match restore {
+            Restore::Entry { current, target } => {
+                let vid = next_vid(&tx, "entry_versions")?;
+                let (state, deleted) = match &target {
+                    Some(t) => (EntryState::of(t), t.deleted),
+                    None => (EntryState::of(&current), true),
+                };
+                write_entry_version(
+                    &tx,
+                    vid,
+                    &current.id,
+                    current.version + 1,
+                    tx_id,
+                    &state,
+                    deleted,
+                    &current.recorded_at,
+                    &at,
+                )?;
+                changed_ids.push(current.id);
+            }
+            Restore::Triple { current, target } => {
+                let vid = next_vid(&tx, "triple_versions")?;
+                let (state, deleted) = match &target {
+                    Some(t) => (TripleState::of(t), t.deleted),
+                    None => (TripleState::of(&current), true),
+                };
+                write_triple_version(
+                    &tx,
+                    vid,
+                    &current.id,
+                    current.version + 1,
+                    tx_id,
+                    &state,
+                    deleted,
+                )?;
+                changed_ids.push(current.id);
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(UndoResult {
+        undone_tx_id: undone,
+        tx_id,
+        changed_ids,
+    })
+}
+
+fn missing(id: &str) -> StoreError {
+    StoreError::Unavailable(format!(
+        "the store has no current version of {id}; it may be damaged"
+    ))
+}
+
+fn ids_written_by(tx: &SqlTx<'_>, table: &str, tx_id: TxId) -> Result<Vec<String>, StoreError> {
+    let mut statement = tx.prepare_cached(&format!(
+        "SELECT id FROM {table} WHERE from_tx = ?1 ORDER BY vid"
+    ))?;
+    let ids = statement
+        .query_map([tx_id], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ids)
+}

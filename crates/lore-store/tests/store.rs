@@ -1,0 +1,665 @@
+//! The store's behaviour as its users see it: versions, history, as-of
+//! reads, undo and its conflicts, queries, pages and graph walks.
+
+use lore_store::*;
+
+fn open() -> (tempfile::TempDir, SqliteStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join(".lore/store.db"), Durability::Process).unwrap();
+    (dir, store)
+}
+
+fn note(topic: &str, content: &str) -> NewEntry {
+    NewEntry {
+        topic: topic.to_string(),
+        content: content.to_string(),
+        ..Default::default()
+    }
+}
+
+fn code(error: StoreError) -> &'static str {
+    use lore_core::error::HasErrorCode;
+    error.code().as_str()
+}
+
+#[test]
+fn every_change_is_a_new_version_with_its_own_transaction() {
+    let (_dir, store) = open();
+    let first = store
+        .store("test", note("deployment", "Blue-green deploys."))
+        .unwrap();
+    assert_eq!(first.value.id, "e-1");
+    assert_eq!(first.value.version, 1);
+    assert_eq!(first.value.confidence, 1.0);
+    let second = store
+        .update(
+            "test",
+            "e-1",
+            EntryPatch {
+                content: Some("Canary deploys.".into()),
+                expected_version: Some(1),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(second.changed);
+    assert_eq!(second.value.version, 2);
+    assert!(second.tx_id > first.tx_id);
+    assert_eq!(second.value.recorded_at, first.value.recorded_at);
+
+    // The old version is still readable as of its transaction.
+    let then = store.get("e-1", Some(first.tx_id)).unwrap();
+    assert_eq!(then["content"], "Blue-green deploys.");
+    let now = store.get("e-1", None).unwrap();
+    assert_eq!(now["content"], "Canary deploys.");
+}
+
+#[test]
+fn a_stale_expected_version_is_a_conflict_and_changes_nothing() {
+    let (_dir, store) = open();
+    store
+        .store("test", note("billing", "Invoices in cents."))
+        .unwrap();
+    store
+        .update(
+            "test",
+            "e-1",
+            EntryPatch {
+                confidence: Some(0.5),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let stale = store
+        .update(
+            "test",
+            "e-1",
+            EntryPatch {
+                content: Some("Invoices in dollars.".into()),
+                expected_version: Some(1),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+    assert!(stale.to_string().contains("version 2"), "{stale}");
+    assert_eq!(code(stale), "conflict");
+    assert_eq!(
+        store.get("e-1", None).unwrap()["content"],
+        "Invoices in cents."
+    );
+    assert_eq!(store.head().unwrap(), 2);
+}
+
+#[test]
+fn an_update_that_changes_nothing_writes_no_transaction() {
+    let (_dir, store) = open();
+    store
+        .store("test", note("billing", "Invoices in cents."))
+        .unwrap();
+    let same = store
+        .update(
+            "test",
+            "e-1",
+            EntryPatch {
+                content: Some("Invoices in cents.".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(!same.changed);
+    assert_eq!(same.value.version, 1);
+    assert_eq!(store.head().unwrap(), 1);
+}
+
+#[test]
+fn bad_input_is_refused_with_a_reason_and_writes_nothing() {
+    let (_dir, store) = open();
+    for (entry, needle) in [
+        (note("", "x"), "topic must not be empty"),
+        (note("t", "  "), "content must not be empty"),
+        (
+            NewEntry {
+                confidence: Some(1.5),
+                ..note("t", "x")
+            },
+            "between 0 and 1",
+        ),
+        (
+            NewEntry {
+                tags: vec!["".into()],
+                ..note("t", "x")
+            },
+            "tags must not be empty",
+        ),
+        (note(&"x".repeat(201), "x"), "longer than 200"),
+    ] {
+        let error = store.store("test", entry).unwrap_err();
+        assert!(error.to_string().contains(needle), "{error}");
+        assert_eq!(code(error), "invalid_request");
+    }
+    assert_eq!(store.head().unwrap(), 0);
+    let error = store.update(
+        "test",
+        "e-9",
+        EntryPatch {
+            content: Some("x".into()),
+            ..Default::default()
+        },
+    );
+    assert_eq!(code(error.unwrap_err()), "not_found");
+    let error = store
+        .update("test", "e-9", EntryPatch::default())
+        .unwrap_err();
+    assert!(error.to_string().contains("nothing to update"));
+}
+
+#[test]
+fn delete_writes_a_tombstone_that_history_and_as_of_reads_still_see_past() {
+    let (_dir, store) = open();
+    let stored = store
+        .store("test", note("oncall", "Page Ana first."))
+        .unwrap();
+    let deleted_in = store.delete("test", "e-1").unwrap();
+    assert_eq!(code(store.get("e-1", None).unwrap_err()), "not_found");
+    assert_eq!(
+        store.get("e-1", Some(stored.tx_id)).unwrap()["content"],
+        "Page Ana first."
+    );
+    let error = store
+        .update(
+            "test",
+            "e-1",
+            EntryPatch {
+                content: Some("x".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains(&format!("deleted in transaction {deleted_in}")),
+        "{error}"
+    );
+    assert_eq!(code(store.delete("test", "e-1").unwrap_err()), "not_found");
+
+    let history = store
+        .history(&HistoryQuery {
+            id: Some("e-1".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let kinds: Vec<_> = history
+        .items
+        .iter()
+        .map(|i| i.transaction.kind.as_str())
+        .collect();
+    assert_eq!(kinds, ["delete", "store"]);
+    assert_eq!(history.items[0].state.as_ref().unwrap()["deleted"], true);
+    assert_eq!(
+        history.items[1].state.as_ref().unwrap()["content"],
+        "Page Ana first."
+    );
+}
+
+#[test]
+fn undo_restores_the_state_before_a_transaction_as_a_new_transaction() {
+    let (_dir, store) = open();
+    store
+        .store("test", note("pricing", "Pro plan is 49 USD."))
+        .unwrap();
+    let bad = store
+        .update(
+            "test",
+            "e-1",
+            EntryPatch {
+                content: Some("Pro plan is 9 USD.".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let undo = store.undo("test", bad.tx_id, false).unwrap();
+    assert_eq!(undo.undone_tx_id, bad.tx_id);
+    assert_eq!(undo.changed_ids, ["e-1"]);
+    let now = store.get("e-1", None).unwrap();
+    assert_eq!(now["content"], "Pro plan is 49 USD.");
+    assert_eq!(now["version"], 3);
+
+    // Undoing it again is refused and names the undo; undoing the undo redoes.
+    let again = store.undo("test", bad.tx_id, false).unwrap_err();
+    assert!(
+        again
+            .to_string()
+            .contains(&format!("already undone by transaction {}", undo.tx_id)),
+        "{again}"
+    );
+    store.undo("test", undo.tx_id, false).unwrap();
+    assert_eq!(
+        store.get("e-1", None).unwrap()["content"],
+        "Pro plan is 9 USD."
+    );
+
+    // Undoing a store removes the entry; undoing a delete restores it.
+    let created = store.store("test", note("x", "temporary")).unwrap();
+    store.undo("test", created.tx_id, false).unwrap();
+    assert_eq!(
+        code(store.get(&created.value.id, None).unwrap_err()),
+        "not_found"
+    );
+    let gone = store.delete("test", "e-1").unwrap();
+    store.undo("test", gone, false).unwrap();
+    assert_eq!(
+        store.get("e-1", None).unwrap()["content"],
+        "Pro plan is 9 USD."
+    );
+}
+
+#[test]
+fn undo_over_later_changes_is_a_conflict_unless_forced() {
+    let (_dir, store) = open();
+    store
+        .store("test", note("sla", "Respond within 4 hours."))
+        .unwrap();
+    let first = store
+        .update(
+            "test",
+            "e-1",
+            EntryPatch {
+                content: Some("Respond within 2 hours.".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let later = store
+        .update(
+            "test",
+            "e-1",
+            EntryPatch {
+                confidence: Some(0.7),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let error = store.undo("test", first.tx_id, false).unwrap_err();
+    let StoreError::Conflict { ids, message } = &error else {
+        panic!("expected a conflict, got {error}");
+    };
+    assert_eq!(ids, &["e-1"]);
+    assert!(
+        message.contains(&format!("e-1 (transaction {})", later.tx_id)),
+        "{message}"
+    );
+    assert_eq!(store.head().unwrap(), later.tx_id);
+
+    let forced = store.undo("test", first.tx_id, true).unwrap();
+    let now = store.get("e-1", None).unwrap();
+    assert_eq!(now["content"], "Respond within 4 hours.");
+    assert_eq!(now["confidence"], 1.0);
+    assert_eq!(forced.changed_ids, ["e-1"]);
+    assert_eq!(
+        code(store.undo("test", 999, false).unwrap_err()),
+        "not_found"
+    );
+}
+
+#[test]
+fn query_filters_by_topic_prefix_tags_confidence_and_text() {
+    let (_dir, store) = open();
+    let entries = [
+        (
+            "deployment",
+            "Use blue-green deploys for zero-downtime releases.",
+            0.92,
+            vec!["ops"],
+        ),
+        (
+            "Deployment rollback",
+            "Rollback within 5 min if error rate exceeds 1%.",
+            0.85,
+            vec!["ops", "sre"],
+        ),
+        ("deployments-legacy", "Old Jenkins pipeline.", 0.3, vec![]),
+        ("deploymentx", "Not a subtopic.", 0.9, vec![]),
+        (
+            "billing",
+            "Amounts are stored in cents.",
+            0.99,
+            vec!["finance"],
+        ),
+    ];
+    for (topic, content, confidence, tags) in entries {
+        store
+            .store(
+                "test",
+                NewEntry {
+                    confidence: Some(confidence),
+                    tags: tags.into_iter().map(String::from).collect(),
+                    ..note(topic, content)
+                },
+            )
+            .unwrap();
+    }
+    let topics = |query: EntryQuery| -> Vec<String> {
+        store
+            .query(&query)
+            .unwrap()
+            .items
+            .into_iter()
+            .map(|e| e.topic)
+            .collect()
+    };
+    assert_eq!(
+        topics(EntryQuery {
+            topic: Some("deployment".into()),
+            ..Default::default()
+        }),
+        ["Deployment rollback", "deployment"]
+    );
+    assert_eq!(
+        topics(EntryQuery {
+            tags: vec!["OPS".into(), "sre".into()],
+            ..Default::default()
+        }),
+        ["Deployment rollback"]
+    );
+    assert_eq!(
+        topics(EntryQuery {
+            min_confidence: Some(0.95),
+            ..Default::default()
+        }),
+        ["billing"]
+    );
+    let found = topics(EntryQuery {
+        text: Some("how are amounts stored?".into()),
+        ..Default::default()
+    });
+    assert_eq!(found, ["billing"]);
+    let found = topics(EntryQuery {
+        text: Some("rollback error rate".into()),
+        ..Default::default()
+    });
+    assert_eq!(found[0], "Deployment rollback");
+    // FTS syntax in user text is just text.
+    store
+        .query(&EntryQuery {
+            text: Some("\"NEAR( AND *".into()),
+            ..Default::default()
+        })
+        .unwrap();
+}
+
+#[test]
+fn pages_read_one_state_even_while_others_write() {
+    let (_dir, store) = open();
+    for i in 0..25 {
+        store
+            .store("test", note("batch", &format!("fact {i}")))
+            .unwrap();
+    }
+    let first = store
+        .query(&EntryQuery {
+            limit: Some(10),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(first.items.len(), 10);
+    // Concurrent writes: new entries, an update, a delete.
+    store.store("test", note("batch", "new fact")).unwrap();
+    store.delete("test", "e-3").unwrap();
+    let mut seen: Vec<String> = first.items.iter().map(|e| e.content.clone()).collect();
+    let mut cursor = first.next_cursor;
+    while let Some(c) = cursor {
+        let page = store
+            .query(&EntryQuery {
+                limit: Some(10),
+                cursor: Some(c),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(page.as_of_tx_id, first.as_of_tx_id);
+        seen.extend(page.items.iter().map(|e| e.content.clone()));
+        cursor = page.next_cursor;
+    }
+    let expected: Vec<String> = (0..25).rev().map(|i| format!("fact {i}")).collect();
+    assert_eq!(seen, expected);
+    // A cursor replayed with other filters is refused.
+    let other = store
+        .query(&EntryQuery {
+            topic: Some("x".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(other.items.is_empty());
+    let first = store
+        .query(&EntryQuery {
+            limit: Some(2),
+            ..Default::default()
+        })
+        .unwrap();
+    let error = store
+        .query(&EntryQuery {
+            topic: Some("batch".into()),
+            cursor: first.next_cursor,
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(code(error), "invalid_request");
+}
+
+#[test]
+fn as_of_reads_see_exactly_the_state_after_a_transaction() {
+    let (_dir, store) = open();
+    let a = store.store("test", note("a", "one")).unwrap().tx_id;
+    let b = store.store("test", note("b", "two")).unwrap().tx_id;
+    store.delete("test", "e-1").unwrap();
+    let at = |tx| -> Vec<String> {
+        store
+            .query(&EntryQuery {
+                as_of_tx_id: Some(tx),
+                ..Default::default()
+            })
+            .unwrap()
+            .items
+            .into_iter()
+            .map(|e| e.id)
+            .collect()
+    };
+    assert_eq!(at(0), Vec::<String>::new());
+    assert_eq!(at(a), ["e-1"]);
+    assert_eq!(at(b), ["e-2", "e-1"]);
+    assert_eq!(at(store.head().unwrap()), ["e-2"]);
+    let future = store
+        .query(&EntryQuery {
+            as_of_tx_id: Some(99),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert!(future.to_string().contains("in the future"));
+}
+
+#[test]
+fn relating_twice_changes_nothing_and_graph_walks_handle_cycles() {
+    let (_dir, store) = open();
+    let rel = |s: &str, p: &str, o: &str| {
+        store
+            .relate(
+                "test",
+                NewTriple {
+                    subject: s.into(),
+                    predicate: p.into(),
+                    object: o.into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+    };
+    let first = rel("api", "depends_on", "db");
+    let again = rel("api", "depends_on", "db");
+    assert!(!again.changed);
+    assert_eq!(again.value.id, first.value.id);
+    rel("db", "depends_on", "disk");
+    rel("disk", "depends_on", "api"); // a cycle
+    rel("web", "calls", "api");
+
+    let walk = |node: &str, direction, depth, predicate: Option<&str>| {
+        store
+            .query_graph(&GraphQuery {
+                node: node.into(),
+                direction,
+                depth: Some(depth),
+                predicate: predicate.map(String::from),
+                ..Default::default()
+            })
+            .unwrap()
+    };
+    let out = walk("api", Direction::Out, 5, None);
+    let names: Vec<_> = out.nodes.iter().map(|n| (n.id.as_str(), n.depth)).collect();
+    assert_eq!(names, [("api", 0), ("db", 1), ("disk", 2)]);
+    assert_eq!(out.edges.len(), 3);
+    let near = walk("api", Direction::Both, 1, None);
+    assert_eq!(near.edges.len(), 3);
+    let calls = walk("api", Direction::In, 1, Some("calls"));
+    assert_eq!(calls.edges.len(), 1);
+    assert_eq!(calls.edges[0].subject, "web");
+
+    // Unrelating hides the edge now but not as of before.
+    let before = store.head().unwrap();
+    store.unrelate("test", "db", "depends_on", "disk").unwrap();
+    assert_eq!(walk("db", Direction::Out, 1, None).edges.len(), 0);
+    let past = store
+        .query_graph(&GraphQuery {
+            node: "db".into(),
+            direction: Direction::Out,
+            as_of_tx_id: Some(before),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(past.edges.len(), 1);
+    // Relating it again revives the same triple id.
+    let revived = rel("db", "depends_on", "disk");
+    assert_eq!(revived.value.version, 3);
+    let limited = store
+        .query_graph(&GraphQuery {
+            node: "api".into(),
+            depth: Some(5),
+            limit: Some(2),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(limited.truncated);
+    assert_eq!(limited.edges.len(), 2);
+}
+
+#[test]
+fn history_lists_newest_first_and_polls_oldest_first_since_a_transaction() {
+    let (_dir, store) = open();
+    for i in 0..5 {
+        store
+            .store("test", note("t", &format!("fact {i}")))
+            .unwrap();
+    }
+    let page = store
+        .history(&HistoryQuery {
+            limit: Some(2),
+            ..Default::default()
+        })
+        .unwrap();
+    let ids: Vec<_> = page.items.iter().map(|i| i.transaction.tx_id).collect();
+    assert_eq!(ids, [5, 4]);
+    let next = store
+        .history(&HistoryQuery {
+            limit: Some(2),
+            cursor: page.next_cursor,
+            ..Default::default()
+        })
+        .unwrap();
+    let ids: Vec<_> = next.items.iter().map(|i| i.transaction.tx_id).collect();
+    assert_eq!(ids, [3, 2]);
+    let polled = store
+        .history(&HistoryQuery {
+            since_tx_id: Some(3),
+            ..Default::default()
+        })
+        .unwrap();
+    let ids: Vec<_> = polled.items.iter().map(|i| i.transaction.tx_id).collect();
+    assert_eq!(ids, [4, 5]);
+    assert_eq!(polled.items[0].transaction.changed_ids, ["e-4"]);
+    assert!(polled.next_cursor.is_none());
+    let error = store
+        .history(&HistoryQuery {
+            id: Some("e-77".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(code(error), "not_found");
+}
+
+#[test]
+fn the_change_feed_reports_each_transaction_and_how_rows_changed() {
+    let (_dir, store) = open();
+    store.store("test", note("a", "one")).unwrap();
+    store
+        .relate(
+            "test",
+            NewTriple {
+                subject: "a".into(),
+                predicate: "is".into(),
+                object: "b".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    store.delete("test", "e-1").unwrap();
+    let feed = store.changes_since(1, 10).unwrap();
+    assert_eq!(
+        feed,
+        [
+            TxChanges {
+                tx_id: 2,
+                entries: vec![],
+                triples: vec![("t-1".into(), ChangeType::Upsert)]
+            },
+            TxChanges {
+                tx_id: 3,
+                entries: vec![("e-1".into(), ChangeType::Delete)],
+                triples: vec![]
+            },
+        ]
+    );
+    let health = store.check().unwrap();
+    assert!(health.integrity_ok);
+    assert_eq!(
+        (health.entries, health.triples, health.head_tx_id),
+        (0, 1, 3)
+    );
+}
+
+#[test]
+fn a_batch_is_one_transaction_and_a_bad_item_stores_nothing() {
+    let (_dir, store) = open();
+    let (tx, entries) = store
+        .store_batch("test", vec![note("a", "one"), note("b", "two")])
+        .unwrap();
+    assert_eq!(
+        entries.iter().map(|e| e.tx_id).collect::<Vec<_>>(),
+        [tx, tx]
+    );
+    let error = store
+        .store_batch("test", vec![note("c", "three"), note("", "bad")])
+        .unwrap_err();
+    assert_eq!(code(error), "invalid_request");
+    assert_eq!(store.head().unwrap(), tx);
+}
+
+#[test]
+fn a_file_that_is_not_a_store_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.db");
+    std::fs::write(
+        &path,
+        "this is not sqlite, just text that is long enough to look like a header",
+    )
+    .unwrap();
+    let error = SqliteStore::open(&path, Durability::Process).unwrap_err();
+    assert_eq!(code(error), "upstream_error");
+}
