@@ -5,6 +5,8 @@
 //!   errors, progress).
 //! - [`analytics`]: the analytics toolset (`connection_list`,
 //!   `entity_details`, `dictionary_search`, `sql_execution`).
+//! - [`memory`]: the memory toolset (eight tools over the knowledge store),
+//!   its resources with subscriptions, and its prompts.
 //! - [`server`]: the MCP handler, shared by both transports.
 //! - [`transport`]: stdio and Streamable HTTP (axum) with Host and Origin
 //!   checks and `/health`.
@@ -12,6 +14,7 @@
 //! Handlers are thin: parse, call a library crate, map the result or error.
 
 pub mod analytics;
+pub mod memory;
 pub mod server;
 pub mod toolkit;
 pub mod transport;

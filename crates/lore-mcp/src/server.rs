@@ -1,21 +1,30 @@
 //! The MCP server handler: answers `initialize`, `tools/list` and
-//! `tools/call` from a [`ToolRegistry`]. It is cheap to clone, so the HTTP
-//! transport can hand one to every session.
+//! `tools/call` from a [`ToolRegistry`], and the memory toolset's
+//! resources, subscriptions and prompts. It is cheap to clone; the HTTP
+//! transport gives every session its own [`LoreServer::for_session`] copy
+//! (sharing everything but the session's subscriptions).
 
 use std::sync::Arc;
 
 use lore_core::project::Project;
 use lore_semantic::model::ModelCache;
+use lore_store::KnowledgeStore;
 use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+    Implementation, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::analytics::register_analytics_tools;
+use crate::memory::MemoryService;
+use crate::memory::feed::Subscriptions;
+use crate::memory::{prompts, resources};
 use crate::toolkit::ToolRegistry;
 
 const INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
@@ -23,6 +32,7 @@ Start with connection_list to see the warehouses. Never guess table or column na
 For metrics, prefer the semantic layer when the connection has one: sl_read_source shows a source's approved measures and dimensions, and sl_query computes them with correct joins (no double counting). \
 Otherwise query with sql_execution (read-only: writes are refused). \
 Prefer aggregates and LIMIT over pulling raw rows; results say truncated: true when capped. \
+The memory tools (store, update, query, delete, relate, query_graph, undo, history) keep what you learn across sessions as versioned entries and relations: query before storing to avoid duplicates, and every write returns a tx_id that undo reverts. \
 Errors come back as JSON {code, message, retryable}: fix the input for codes like invalid_sql or read_only_violation, retry only when retryable is true.";
 
 /// Lore's MCP server.
@@ -30,6 +40,8 @@ Errors come back as JSON {code, message, retryable}: fix the input for codes lik
 pub struct LoreServer {
     registry: Arc<ToolRegistry>,
     warm_up: Option<Arc<WarmUp>>,
+    memory: Option<MemoryService>,
+    subscriptions: Arc<Subscriptions>,
 }
 
 /// Loads the catalog once, after the first client finished its handshake
@@ -46,6 +58,16 @@ impl LoreServer {
         LoreServer {
             registry: Arc::new(registry),
             warm_up: None,
+            memory: None,
+            subscriptions: Arc::default(),
+        }
+    }
+
+    /// A copy for a new session: same tools and store, no subscriptions.
+    pub fn for_session(&self) -> LoreServer {
+        LoreServer {
+            subscriptions: Arc::default(),
+            ..self.clone()
         }
     }
 
@@ -61,8 +83,11 @@ impl LoreServer {
         let mut registry = ToolRegistry::new();
         let models = Arc::new(ModelCache::new(&project.root.join("semantic-layer")));
         register_analytics_tools(&mut registry, warehouses, catalog, models);
+        let memory = MemoryService::new(project.state_dir().join("store.db"));
+        memory.register_tools(&mut registry);
         LoreServer {
             warm_up: Some(Arc::new(warm_up)),
+            memory: Some(memory),
             ..LoreServer::new(registry)
         }
     }
@@ -83,7 +108,16 @@ impl ServerHandler for LoreServer {
     }
 
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        let capabilities = if self.memory.is_some() {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_prompts()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
         InitializeResult::new(capabilities)
             .with_server_info(
                 Implementation::new("lore", env!("CARGO_PKG_VERSION")).with_title("Lore"),
@@ -112,5 +146,124 @@ impl ServerHandler for LoreServer {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.registry.descriptor(name)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let Some(memory) = &self.memory else {
+            return Ok(ListResourcesResult::default());
+        };
+        let head = memory.store.run(|s| s.head()).await.ok();
+        Ok(ListResourcesResult::with_all_items(resources::list(head)))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(match &self.memory {
+            Some(_) => ListResourceTemplatesResult::with_all_items(resources::templates()),
+            None => ListResourceTemplatesResult::default(),
+        })
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let memory = self
+            .memory
+            .as_ref()
+            .ok_or_else(|| unknown_resource(&request.uri))?;
+        match resources::read(&memory.store, &request.uri).await {
+            Ok(contents) => Ok(ReadResourceResult::new(vec![contents]).into()),
+            Err(resources::ReadError::UnknownUri(uri)) => Err(unknown_resource(&uri)),
+            Err(resources::ReadError::Report(report)) => Err(report_error(&report)),
+        }
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let memory = self
+            .memory
+            .as_ref()
+            .ok_or_else(|| unknown_resource(&request.uri))?;
+        if !resources::is_subscribable(&request.uri) {
+            return Err(unknown_resource(&request.uri));
+        }
+        self.subscriptions
+            .subscribe(request.uri, &memory.feed, context.peer.clone())
+            .await;
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscriptions.unsubscribe(&request.uri).await;
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(match &self.memory {
+            Some(_) => ListPromptsResult::with_all_items(prompts::list()),
+            None => ListPromptsResult::default(),
+        })
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        if self.memory.is_none() {
+            return Err(McpError::invalid_params(
+                format!("unknown prompt `{}`", request.name),
+                None,
+            ));
+        }
+        prompts::get(&request.name, &request.arguments.unwrap_or_default())
+            .map(GetPromptResponse::Complete)
+            .map_err(|e| McpError::invalid_params(e.to_string(), None))
+    }
+}
+
+/// MCP's "resource not found" (-32002), with the URIs that do exist.
+fn unknown_resource(uri: &str) -> McpError {
+    McpError::resource_not_found(
+        format!(
+            "no resource `{uri}`; resources/list shows {}, {} and {}",
+            resources::ENTRIES_URI,
+            resources::TRIPLES_URI,
+            resources::HISTORY_URI
+        ),
+        None,
+    )
+}
+
+/// A resource read's failure as a JSON-RPC error carrying the public
+/// `{code, message, retryable}` in its data.
+fn report_error(report: &lore_core::ErrorReport) -> McpError {
+    let data = serde_json::to_value(report).ok();
+    if report.code == lore_core::ErrorCode::InvalidRequest {
+        McpError::invalid_params(report.message.clone(), data)
+    } else {
+        McpError::internal_error(report.message.clone(), data)
     }
 }

@@ -94,7 +94,7 @@ pub fn http_router(
         .enforce_origin_validation()
         .with_cancellation_token(shutdown);
     let mcp: StreamableHttpService<LoreServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config);
+        StreamableHttpService::new(move || Ok(server.for_session()), Default::default(), config);
     let health = serde_json::json!({
         "status": "ok",
         "projectDir": settings.project_dir.display().to_string(),

@@ -84,14 +84,36 @@ fn every_tool_carries_the_polish_kit() {
 }
 
 #[test]
-fn read_only_tools_say_so() {
+fn annotations_say_honestly_what_each_tool_may_change() {
+    // (name, readOnly, destructive): only the memory toolset writes, and
+    // only delete and undo can remove what is there.
+    let writers = [
+        ("store", false),
+        ("update", false),
+        ("relate", false),
+        ("delete", true),
+        ("undo", true),
+    ];
     for tool in server().tools() {
         let annotations = tool.annotations.clone().unwrap();
-        assert_eq!(annotations.read_only_hint, Some(true), "{}", tool.name);
-        assert_eq!(
-            annotations.destructive_hint, None,
-            "{}: destructive is implied false for read-only tools",
-            tool.name
-        );
+        match writers.iter().find(|(name, _)| *name == tool.name) {
+            Some((_, destructive)) => {
+                assert_eq!(annotations.read_only_hint, Some(false), "{}", tool.name);
+                assert_eq!(
+                    annotations.destructive_hint,
+                    Some(*destructive),
+                    "{}",
+                    tool.name
+                );
+            }
+            None => {
+                assert_eq!(annotations.read_only_hint, Some(true), "{}", tool.name);
+                assert_eq!(
+                    annotations.destructive_hint, None,
+                    "{}: destructive is implied false for read-only tools",
+                    tool.name
+                );
+            }
+        }
     }
 }

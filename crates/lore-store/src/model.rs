@@ -187,7 +187,7 @@ pub struct NewTriple {
 pub struct EntryQuery {
     /// Words to find in topic, content and tags (ranked by relevance).
     pub text: Option<String>,
-    /// Topic prefix, case-insensitive, on a word boundary.
+    /// Topic prefix, case-insensitive (`deploy` finds `Deployment rollback`).
     pub topic: Option<String>,
     /// Every one of these tags must be present.
     pub tags: Vec<String>,

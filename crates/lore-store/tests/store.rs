@@ -319,7 +319,7 @@ fn query_filters_by_topic_prefix_tags_confidence_and_text() {
             vec!["ops", "sre"],
         ),
         ("deployments-legacy", "Old Jenkins pipeline.", 0.3, vec![]),
-        ("deploymentx", "Not a subtopic.", 0.9, vec![]),
+        ("release", "Not about deployment by topic.", 0.9, vec![]),
         (
             "billing",
             "Amounts are stored in cents.",

@@ -43,6 +43,9 @@ enum Command {
     /// The semantic layer: list, read and validate models, run semantic queries.
     #[command(subcommand)]
     Sl(commands::sl::SlCommand),
+    /// The knowledge memory: store, update, query, relate, history, undo.
+    #[command(subcommand)]
+    Memory(commands::memory::MemoryCommand),
     /// Serve the MCP tools (stdio or Streamable HTTP).
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Entity(args) => commands::entity::run(args, cli.project_dir.as_deref()),
         Command::Dictionary(args) => commands::dictionary::run(args, cli.project_dir.as_deref()),
         Command::Sl(command) => commands::sl::run(command, cli.project_dir.as_deref()),
+        Command::Memory(command) => commands::memory::run(command, cli.project_dir.as_deref()),
         Command::Mcp(command) => commands::mcp::run(command, cli.project_dir.as_deref()),
         Command::Config(command) => commands::config::run(command, cli.project_dir.as_deref()),
     };

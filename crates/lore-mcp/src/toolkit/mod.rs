@@ -68,6 +68,13 @@ pub trait Tool: Send + Sync + 'static {
         Ok(())
     }
 
+    /// The content blocks of a successful result, beside its
+    /// `structuredContent`. The default is the result as compact JSON text;
+    /// tools override it to give a human summary and embedded resources.
+    fn content(_output: &Self::Output, structured: &serde_json::Value) -> Vec<ContentBlock> {
+        vec![ContentBlock::text(structured.to_string())]
+    }
+
     /// Runs the tool.
     fn call(
         &self,
@@ -88,6 +95,18 @@ impl ToolContext {
         ToolContext {
             progress_token: ctx.meta.get_progress_token(),
             peer: ctx.peer.clone(),
+        }
+    }
+
+    /// Who is calling, for transaction logs: `mcp:<client name>` (the
+    /// name the client gave at initialisation), or `mcp`.
+    pub fn actor(&self) -> String {
+        match self.peer.peer_info() {
+            Some(info) if !info.client_info.name.trim().is_empty() => {
+                let name: String = info.client_info.name.trim().chars().take(60).collect();
+                format!("mcp:{name}")
+            }
+            _ => "mcp".to_string(),
         }
     }
 
@@ -140,7 +159,13 @@ impl<T: Tool> RegisteredTool for Registered<T> {
                 .map_err(|message| McpError::invalid_params(format!("{name}: {message}"), None))?;
             match self.tool.call(input, ctx).await {
                 Ok(output) => match serde_json::to_value(&output) {
-                    Ok(value) => Ok(CallToolResult::structured(value)),
+                    Ok(value) => {
+                        let mut result = CallToolResult::structured(value);
+                        if let Some(structured) = &result.structured_content {
+                            result.content = T::content(&output, structured);
+                        }
+                        Ok(result)
+                    }
                     Err(e) => Ok(error_result(&ErrorReport::new(
                         ErrorCode::Internal,
                         format!("{name} produced an unserializable result: {e}"),

@@ -68,8 +68,11 @@ impl SqliteStore {
                 StoreError::Unavailable(format!("cannot create {}: {}", parent.display(), e.kind()))
             })?;
         }
-        let mut writer = open_connection(path, durability)?;
-        schema::migrate(&mut writer)?;
+        let writer = retry_busy(|| {
+            let mut conn = open_connection(path, durability)?;
+            schema::migrate(&mut conn)?;
+            Ok(conn)
+        })?;
         Ok(SqliteStore {
             path: path.to_path_buf(),
             durability,
@@ -108,7 +111,7 @@ impl SqliteStore {
             .pop();
         let conn = match pooled {
             Some(conn) => conn,
-            None => open_connection(&self.path, self.durability)?,
+            None => retry_busy(|| open_connection(&self.path, self.durability))?,
         };
         let result = f(&conn);
         let mut idle = self
@@ -119,6 +122,21 @@ impl SqliteStore {
             idle.push(conn);
         }
         result
+    }
+}
+
+/// Runs `open` until it stops failing with `Busy` or the busy timeout
+/// passes. Two processes opening the same new file at once can meet a lock
+/// SQLite does not wait on by itself (switching to WAL, WAL recovery).
+fn retry_busy<T>(mut open: impl FnMut() -> Result<T, StoreError>) -> Result<T, StoreError> {
+    let started = std::time::Instant::now();
+    loop {
+        match open() {
+            Err(StoreError::Busy) if started.elapsed() < BUSY_TIMEOUT => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other,
+        }
     }
 }
 

@@ -198,8 +198,7 @@ pub(crate) fn query_entries(
     if let Some(topic) = &topic {
         let n = args.len();
         sql.push_str(&format!(
-            " AND ev.topic_key >= ?{a} AND ev.topic_key < ?{b}
-              AND (length(ev.topic_key) = length(?{a}) OR substr(ev.topic_key, length(?{a}) + 1, 1) IN (' ', '/', '.', ':', '-', '_'))",
+            " AND ev.topic_key >= ?{a} AND ev.topic_key < ?{b}",
             a = n + 1,
             b = n + 2
         ));

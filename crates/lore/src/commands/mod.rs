@@ -8,6 +8,7 @@ pub mod dictionary;
 pub mod entity;
 pub mod init;
 pub mod mcp;
+pub mod memory;
 pub mod scan;
 pub mod shutdown;
 pub mod sl;

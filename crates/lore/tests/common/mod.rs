@@ -36,6 +36,19 @@ pub fn demo_project() -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
+/// A fresh empty project made by `lore init`.
+pub fn empty_project() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    let output = lore().arg("init").arg(&root).output().unwrap();
+    assert!(
+        output.status.success(),
+        "lore init failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (dir, root)
+}
+
 /// Runs `lore --project-dir ROOT ARGS…`.
 pub fn lore_in(root: &Path, args: &[&str]) -> Output {
     lore()

@@ -1,0 +1,361 @@
+//! The store handle every memory surface shares, the change feed that
+//! turns committed transactions (from this process or any other) into
+//! events, and per-session resource subscriptions.
+//!
+//! The feed polls the store's newest transaction every
+//! [`POLL_INTERVAL`] and is woken at once by this process's own writes, so
+//! a write made by the CLI or a second server reaches subscribers within
+//! one poll interval, and this server's own writes immediately.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use lore_core::ErrorReport;
+use lore_core::error::HasErrorCode;
+use lore_store::{
+    ChangeType, Durability, KnowledgeStore, SqliteStore, StoreError, TxChanges, TxId,
+};
+use rmcp::model::{CustomNotification, ServerNotification};
+use rmcp::{Peer, RoleServer};
+use tokio::sync::{Mutex, Notify, broadcast};
+
+use super::resources::{ENTRIES_URI, HISTORY_URI, TRIPLES_URI};
+
+/// How often the feed looks for transactions written by other processes.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(150);
+
+/// How many changed ids one notification lists before it says it was cut.
+pub const NOTIFIED_IDS_CAP: usize = 50;
+
+/// The project's knowledge store, opened on first use (so a server that
+/// never touches memory never creates `.lore/store.db`, and start-up stays
+/// instant).
+pub struct StoreHandle {
+    path: PathBuf,
+    opened: OnceLock<Result<Arc<SqliteStore>, String>>,
+}
+
+impl StoreHandle {
+    /// A handle on the store file at `path`.
+    pub fn new(path: PathBuf) -> StoreHandle {
+        StoreHandle {
+            path,
+            opened: OnceLock::new(),
+        }
+    }
+
+    /// The open store, or why it cannot be opened.
+    pub fn get(&self) -> Result<Arc<SqliteStore>, ErrorReport> {
+        self.opened
+            .get_or_init(|| {
+                SqliteStore::open(&self.path, Durability::Process)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+            .map_err(|message| StoreError::Unavailable(message).report())
+    }
+
+    /// Runs a store operation on the blocking pool (a write may wait for
+    /// another process's lock) and maps its error to the public shape.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        op: impl FnOnce(&SqliteStore) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, ErrorReport> {
+        let store = self.get()?;
+        tokio::task::spawn_blocking(move || op(&store).map_err(|e| e.report()))
+            .await
+            .map_err(|_| {
+                ErrorReport::new(
+                    lore_core::ErrorCode::Internal,
+                    "the store operation was interrupted",
+                )
+            })?
+    }
+}
+
+/// Committed transactions as a stream of events.
+pub struct ChangeFeed {
+    store: Arc<StoreHandle>,
+    events: broadcast::Sender<Arc<TxChanges>>,
+    wake: Arc<Notify>,
+    started: tokio::sync::OnceCell<()>,
+}
+
+impl ChangeFeed {
+    /// A feed over `store`; it starts polling on the first subscription.
+    pub fn new(store: Arc<StoreHandle>) -> ChangeFeed {
+        ChangeFeed {
+            store,
+            events: broadcast::channel(1024).0,
+            wake: Arc::new(Notify::new()),
+            started: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    /// Tells the feed this process just committed (skips the poll wait).
+    pub fn committed(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Receives every transaction committed from now on. The first call
+    /// reads the newest transaction before it returns, so nothing committed
+    /// after it is missed.
+    pub async fn listen(&self) -> broadcast::Receiver<Arc<TxChanges>> {
+        let receiver = self.events.subscribe();
+        self.started
+            .get_or_init(|| async {
+                let seen = self.store.run(|s| s.head()).await.unwrap_or(0);
+                let store = Arc::clone(&self.store);
+                let events = self.events.clone();
+                let wake = Arc::clone(&self.wake);
+                tokio::spawn(poll(store, events, wake, seen));
+            })
+            .await;
+        receiver
+    }
+}
+
+async fn poll(
+    store: Arc<StoreHandle>,
+    events: broadcast::Sender<Arc<TxChanges>>,
+    wake: Arc<Notify>,
+    mut seen: TxId,
+) {
+    loop {
+        tokio::select! {
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(POLL_INTERVAL) => {}
+        }
+        if events.receiver_count() == 0 {
+            continue;
+        }
+        let after = seen;
+        let Ok(changes) = store.run(move |s| s.changes_since(after, 500)).await else {
+            continue;
+        };
+        for change in changes {
+            seen = change.tx_id;
+            let _ = events.send(Arc::new(change));
+        }
+    }
+}
+
+/// One session's resource subscriptions.
+pub struct Subscriptions {
+    /// Subscribed URIs. Notifications are sent while holding this lock and
+    /// unsubscribe removes under it, so once an unsubscribe is acknowledged
+    /// no notification for that URI can follow.
+    uris: Arc<Mutex<BTreeSet<String>>>,
+    started: tokio::sync::OnceCell<()>,
+}
+
+impl Default for Subscriptions {
+    fn default() -> Self {
+        Subscriptions {
+            uris: Arc::default(),
+            started: tokio::sync::OnceCell::new(),
+        }
+    }
+}
+
+impl Subscriptions {
+    /// Adds `uri`; the first subscription starts this session's sender.
+    pub async fn subscribe(&self, uri: String, feed: &ChangeFeed, peer: Peer<RoleServer>) {
+        self.started
+            .get_or_init(|| async {
+                let receiver = feed.listen().await;
+                tokio::spawn(send_notifications(Arc::clone(&self.uris), receiver, peer));
+            })
+            .await;
+        self.uris.lock().await.insert(uri);
+    }
+
+    /// Removes `uri`; returns whether it was subscribed.
+    pub async fn unsubscribe(&self, uri: &str) -> bool {
+        self.uris.lock().await.remove(uri)
+    }
+}
+
+async fn send_notifications(
+    uris: Arc<Mutex<BTreeSet<String>>>,
+    mut receiver: broadcast::Receiver<Arc<TxChanges>>,
+    peer: Peer<RoleServer>,
+) {
+    loop {
+        let notifications = match receiver.recv().await {
+            Ok(change) => {
+                let subscribed = uris.lock().await;
+                let mut out = Vec::new();
+                for uri in subscribed.iter() {
+                    out.extend(notifications_for(uri, &change));
+                }
+                drop(subscribed);
+                out
+            }
+            // Fell behind: tell every subscriber to re-read.
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                let subscribed = uris.lock().await;
+                subscribed
+                    .iter()
+                    .map(|uri| ResourceChange {
+                        uri: uri.clone(),
+                        tx_id: 0,
+                        change_type: ChangeType::Upsert,
+                        changed_ids: Vec::new(),
+                        truncated: true,
+                    })
+                    .collect()
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        for notification in notifications {
+            // Re-check under the lock: an unsubscribe acknowledged since
+            // the change arrived wins.
+            let subscribed = uris.lock().await;
+            if !subscribed.contains(&notification.uri) {
+                continue;
+            }
+            let sent = peer
+                .send_notification(ServerNotification::CustomNotification(
+                    CustomNotification::new(
+                        "notifications/resources/updated",
+                        Some(notification.to_params()),
+                    ),
+                ))
+                .await;
+            drop(subscribed);
+            if sent.is_err() {
+                return; // the session is gone
+            }
+        }
+    }
+}
+
+/// One `notifications/resources/updated`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceChange {
+    /// The subscribed URI.
+    pub uri: String,
+    /// The transaction that caused it (0 when the server fell behind and
+    /// the client should re-read).
+    pub tx_id: TxId,
+    /// upsert or delete.
+    pub change_type: ChangeType,
+    /// What changed, at most [`NOTIFIED_IDS_CAP`].
+    pub changed_ids: Vec<String>,
+    /// `changed_ids` was cut.
+    pub truncated: bool,
+}
+
+impl ResourceChange {
+    /// The notification's params: MCP's `uri` plus the fields of the
+    /// memory contract, repeated under `_meta` for SDKs that only keep
+    /// `uri` and `_meta`.
+    pub fn to_params(&self) -> serde_json::Value {
+        let fields = serde_json::json!({
+            "resource_uri": self.uri,
+            "tx_id": self.tx_id,
+            "change_type": self.change_type,
+            "changed_ids": self.changed_ids,
+            "changed_ids_truncated": self.truncated,
+        });
+        let mut params = fields.clone();
+        params["uri"] = serde_json::json!(self.uri);
+        params["_meta"] = fields;
+        params
+    }
+}
+
+/// The notifications a subscription to `uri` gets for one transaction:
+/// one per change type, only when the transaction touched what the URI
+/// shows. A URI with a query (`knowledge://entries?topic=x`) is notified
+/// for every change of its collection; `knowledge://entries/e-42` only
+/// for that entry.
+pub fn notifications_for(uri: &str, change: &TxChanges) -> Vec<ResourceChange> {
+    let path = uri.split('?').next().unwrap_or(uri);
+    let (rows, only): (Vec<(String, ChangeType)>, Option<&str>) = if path == HISTORY_URI {
+        (vec![(change.tx_id.to_string(), ChangeType::Upsert)], None)
+    } else if path == ENTRIES_URI {
+        (change.entries.clone(), None)
+    } else if path == TRIPLES_URI {
+        (change.triples.clone(), None)
+    } else if let Some(id) = path.strip_prefix(&format!("{ENTRIES_URI}/")) {
+        (change.entries.clone(), Some(id))
+    } else if let Some(id) = path.strip_prefix(&format!("{TRIPLES_URI}/")) {
+        (change.triples.clone(), Some(id))
+    } else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for change_type in [ChangeType::Upsert, ChangeType::Delete] {
+        let ids: Vec<String> = rows
+            .iter()
+            .filter(|(id, c)| *c == change_type && only.is_none_or(|o| o == id))
+            .map(|(id, _)| id.clone())
+            .collect();
+        if ids.is_empty() {
+            continue;
+        }
+        let truncated = ids.len() > NOTIFIED_IDS_CAP;
+        out.push(ResourceChange {
+            uri: uri.to_string(),
+            tx_id: change.tx_id,
+            change_type,
+            changed_ids: ids.into_iter().take(NOTIFIED_IDS_CAP).collect(),
+            truncated,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change() -> TxChanges {
+        TxChanges {
+            tx_id: 7,
+            entries: vec![
+                ("e-1".into(), ChangeType::Upsert),
+                ("e-2".into(), ChangeType::Delete),
+            ],
+            triples: vec![],
+        }
+    }
+
+    #[test]
+    fn a_transaction_notifies_only_the_resources_it_touched() {
+        let entries = notifications_for("knowledge://entries", &change());
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].changed_ids, ["e-1"]);
+        assert_eq!(entries[1].change_type, ChangeType::Delete);
+        assert!(notifications_for("knowledge://graph/triples", &change()).is_empty());
+        let one = notifications_for("knowledge://entries/e-2", &change());
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].change_type, ChangeType::Delete);
+        let history = notifications_for("knowledge://history/transactions", &change());
+        assert_eq!(history[0].changed_ids, ["7"]);
+    }
+
+    #[test]
+    fn a_large_transaction_is_cut_and_says_so() {
+        let big = TxChanges {
+            tx_id: 1,
+            entries: (0..80)
+                .map(|i| (format!("e-{i}"), ChangeType::Upsert))
+                .collect(),
+            triples: vec![],
+        };
+        let n = notifications_for("knowledge://entries", &big);
+        assert_eq!(n[0].changed_ids.len(), NOTIFIED_IDS_CAP);
+        assert!(n[0].truncated);
+        let params = n[0].to_params();
+        assert_eq!(params["uri"], "knowledge://entries");
+        assert_eq!(params["resource_uri"], "knowledge://entries");
+        assert_eq!(params["change_type"], "upsert");
+        assert_eq!(params["_meta"]["tx_id"], 1);
+    }
+}

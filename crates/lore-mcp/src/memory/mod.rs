@@ -1,0 +1,57 @@
+//! The `memory` toolset: a versioned knowledge memory over the project's
+//! knowledge store (`.lore/store.db`).
+//!
+//! - [`tools`]: `store`, `update`, `query`, `delete`, `relate`,
+//!   `query_graph`, `undo`, `history`.
+//! - [`resources`]: `knowledge://entries`, `knowledge://graph/triples`,
+//!   `knowledge://history/transactions`, paged and pinned to a transaction.
+//! - [`feed`]: the change feed (own writes at once, other processes' within
+//!   a poll interval) and per-session subscriptions.
+//! - [`prompts`]: ingest, retrieve, correct.
+
+pub mod feed;
+pub mod prompts;
+pub mod resources;
+pub mod tools;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::toolkit::ToolRegistry;
+use feed::{ChangeFeed, StoreHandle};
+use tools::Memory;
+
+/// The memory toolset's shared state: the store and its change feed.
+#[derive(Clone)]
+pub struct MemoryService {
+    /// The project's knowledge store.
+    pub store: Arc<StoreHandle>,
+    /// Its change feed.
+    pub feed: Arc<ChangeFeed>,
+}
+
+impl MemoryService {
+    /// The service over the store file at `path` (opened on first use).
+    pub fn new(path: PathBuf) -> MemoryService {
+        let store = Arc::new(StoreHandle::new(path));
+        let feed = Arc::new(ChangeFeed::new(Arc::clone(&store)));
+        MemoryService { store, feed }
+    }
+
+    /// Registers the eight memory tools.
+    pub fn register_tools(&self, registry: &mut ToolRegistry) {
+        let memory = Memory {
+            store: Arc::clone(&self.store),
+            feed: Arc::clone(&self.feed),
+        };
+        registry
+            .register(tools::Store(memory.clone()))
+            .register(tools::Update(memory.clone()))
+            .register(tools::Query(memory.clone()))
+            .register(tools::Delete(memory.clone()))
+            .register(tools::Relate(memory.clone()))
+            .register(tools::QueryGraph(memory.clone()))
+            .register(tools::Undo(memory.clone()))
+            .register(tools::History(memory));
+    }
+}

@@ -1,0 +1,441 @@
+//! `lore memory …`: the memory toolset from the terminal, on the same store
+//! (`.lore/store.db`) a running server uses, printing the same JSON the
+//! MCP tools return. Writes are logged with the actor `cli`, and servers
+//! subscribed to the store notify their clients of them.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use anyhow::Context;
+use lore_mcp::memory::tools::{
+    DeleteOutput, EntryOutput, HistoryOutput, QueryGraphOutput, QueryOutput, RelateOutput,
+    UndoOutput,
+};
+use lore_store::{
+    Direction, Durability, EntryPatch, EntryQuery, GraphQuery, HistoryQuery, KnowledgeStore,
+    NewEntry, NewTriple, SqliteStore, TxId,
+};
+use serde::Serialize;
+
+const ACTOR: &str = "cli";
+
+/// `lore memory` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum MemoryCommand {
+    /// Remember a fact (like the `store` tool).
+    Store(StoreArgs),
+    /// Change an entry, writing its next version (like `update`).
+    Update(UpdateArgs),
+    /// Find entries (like `query`).
+    Query(QueryArgs),
+    /// Delete an entry (e-…) or relation (t-…) (like `delete`).
+    Delete {
+        /// The id to delete.
+        id: String,
+    },
+    /// Relate two nodes (like `relate`).
+    Relate(RelateArgs),
+    /// Remove the relation subject —predicate→ object.
+    Unrelate(UnrelateArgs),
+    /// Walk the graph from a node (like `query_graph`).
+    Graph(GraphArgs),
+    /// List transactions (like `history`).
+    History(HistoryArgs),
+    /// Revert a transaction (like `undo`).
+    Undo(UndoArgs),
+    /// Store entries from a JSON Lines file (`-` for stdin), one
+    /// `{"topic","content","confidence","tags","source"}` object per line,
+    /// each its own transaction (or all in one with --atomic).
+    Import(ImportArgs),
+    /// Verify the store file and count what it holds.
+    Check,
+}
+
+/// Arguments of `lore memory store`.
+#[derive(Debug, clap::Args)]
+pub struct StoreArgs {
+    /// What the fact is about.
+    #[arg(long)]
+    pub topic: String,
+    /// The fact (`-` reads it from stdin).
+    #[arg(long)]
+    pub content: String,
+    /// 0 to 1 (default 1).
+    #[arg(long)]
+    pub confidence: Option<f64>,
+    /// A tag (repeatable).
+    #[arg(long = "tags", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Where the fact came from.
+    #[arg(long)]
+    pub source: Option<String>,
+}
+
+/// Arguments of `lore memory update`.
+#[derive(Debug, clap::Args)]
+pub struct UpdateArgs {
+    /// The entry's id (e-…).
+    #[arg(long)]
+    pub id: String,
+    /// New content (`-` reads it from stdin).
+    #[arg(long)]
+    pub content: Option<String>,
+    /// New topic.
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// New confidence.
+    #[arg(long)]
+    pub confidence: Option<f64>,
+    /// New tags, replacing the old ones (repeatable).
+    #[arg(long = "tags", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Refuse unless the entry is still at this version.
+    #[arg(long)]
+    pub expected_version: Option<i64>,
+}
+
+/// Arguments of `lore memory query`.
+#[derive(Debug, clap::Args)]
+pub struct QueryArgs {
+    /// Words to look for.
+    #[arg(long)]
+    pub text: Option<String>,
+    /// Topic prefix.
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// Required tag (repeatable).
+    #[arg(long = "tags", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Confidence floor.
+    #[arg(long)]
+    pub min_confidence: Option<f64>,
+    /// Page size (1-200).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// next_cursor of the previous page.
+    #[arg(long)]
+    pub cursor: Option<String>,
+    /// Read as of this transaction.
+    #[arg(long)]
+    pub as_of_tx_id: Option<TxId>,
+}
+
+/// Arguments of `lore memory relate`.
+#[derive(Debug, clap::Args)]
+pub struct RelateArgs {
+    /// Start node.
+    #[arg(long)]
+    pub subject: String,
+    /// Relation.
+    #[arg(long)]
+    pub predicate: String,
+    /// End node.
+    #[arg(long)]
+    pub object: String,
+    /// 0 to 1 (default 1).
+    #[arg(long)]
+    pub confidence: Option<f64>,
+}
+
+/// Arguments of `lore memory unrelate`.
+#[derive(Debug, clap::Args)]
+pub struct UnrelateArgs {
+    /// Start node.
+    #[arg(long)]
+    pub subject: String,
+    /// Relation.
+    #[arg(long)]
+    pub predicate: String,
+    /// End node.
+    #[arg(long)]
+    pub object: String,
+}
+
+/// Arguments of `lore memory graph`.
+#[derive(Debug, clap::Args)]
+pub struct GraphArgs {
+    /// The node to start from.
+    #[arg(long)]
+    pub node: String,
+    /// Follow only this predicate.
+    #[arg(long)]
+    pub predicate: Option<String>,
+    /// out, in or both.
+    #[arg(long, value_parser = ["out", "in", "both"], default_value = "both")]
+    pub direction: String,
+    /// Hops (1-5).
+    #[arg(long)]
+    pub depth: Option<usize>,
+    /// Most relations (1-1000).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Read as of this transaction.
+    #[arg(long)]
+    pub as_of_tx_id: Option<TxId>,
+}
+
+/// Arguments of `lore memory history`.
+#[derive(Debug, clap::Args)]
+pub struct HistoryArgs {
+    /// Only transactions that changed this id.
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Only transactions after this one, oldest first.
+    #[arg(long)]
+    pub since_tx_id: Option<TxId>,
+    /// Page size (1-200).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// next_cursor of the previous page.
+    #[arg(long)]
+    pub cursor: Option<String>,
+}
+
+/// Arguments of `lore memory undo`.
+#[derive(Debug, clap::Args)]
+pub struct UndoArgs {
+    /// The transaction to revert.
+    #[arg(long)]
+    pub tx_id: TxId,
+    /// Revert even over later changes to the same entries.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `lore memory import`.
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// The JSON Lines file, or `-` for stdin.
+    pub file: String,
+    /// Store every line in one transaction (all or nothing).
+    #[arg(long)]
+    pub atomic: bool,
+}
+
+/// One line of an import file.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImportLine {
+    topic: String,
+    content: String,
+    #[serde(default)]
+    confidence: Option<f64>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    source: Option<String>,
+}
+
+pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    let project = super::load_project(project_dir)?;
+    let store = SqliteStore::open(&project.state_dir().join("store.db"), Durability::Process)
+        .map_err(|e| super::coded(&e))?;
+    let coded = |e: lore_store::StoreError| super::coded(&e);
+    match command {
+        MemoryCommand::Store(args) => {
+            let entry = NewEntry {
+                topic: args.topic,
+                content: stdin_if_dash(args.content)?,
+                confidence: args.confidence,
+                tags: args.tags,
+                source: args.source,
+                kind: None,
+            };
+            let written = store.store(ACTOR, entry).map_err(coded)?;
+            print(&EntryOutput {
+                entry: written.value,
+                tx_id: written.tx_id,
+                changed: written.changed,
+            })
+        }
+        MemoryCommand::Update(args) => {
+            let patch = EntryPatch {
+                topic: args.topic,
+                content: args.content.map(stdin_if_dash).transpose()?,
+                confidence: args.confidence,
+                tags: (!args.tags.is_empty()).then_some(args.tags),
+                source: None,
+                expected_version: args.expected_version,
+            };
+            let written = store.update(ACTOR, args.id.trim(), patch).map_err(coded)?;
+            print(&EntryOutput {
+                entry: written.value,
+                tx_id: written.tx_id,
+                changed: written.changed,
+            })
+        }
+        MemoryCommand::Query(args) => {
+            let page = store
+                .query(&EntryQuery {
+                    text: args.text,
+                    topic: args.topic,
+                    tags: args.tags,
+                    min_confidence: args.min_confidence,
+                    kind: None,
+                    limit: args.limit,
+                    cursor: args.cursor,
+                    as_of_tx_id: args.as_of_tx_id,
+                })
+                .map_err(coded)?;
+            print(&QueryOutput {
+                items: page.items,
+                next_cursor: page.next_cursor,
+                as_of_tx_id: page.as_of_tx_id,
+            })
+        }
+        MemoryCommand::Delete { id } => {
+            let id = id.trim().to_string();
+            let tx_id = store.delete(ACTOR, &id).map_err(coded)?;
+            print(&DeleteOutput { id, tx_id })
+        }
+        MemoryCommand::Relate(args) => {
+            let written = store
+                .relate(
+                    ACTOR,
+                    NewTriple {
+                        subject: args.subject,
+                        predicate: args.predicate,
+                        object: args.object,
+                        confidence: args.confidence,
+                        properties: None,
+                    },
+                )
+                .map_err(coded)?;
+            print(&RelateOutput {
+                triple: written.value,
+                tx_id: written.tx_id,
+                changed: written.changed,
+            })
+        }
+        MemoryCommand::Unrelate(args) => {
+            let (id, tx_id) = store
+                .unrelate(ACTOR, &args.subject, &args.predicate, &args.object)
+                .map_err(coded)?;
+            print(&DeleteOutput { id, tx_id })
+        }
+        MemoryCommand::Graph(args) => {
+            let direction = match args.direction.as_str() {
+                "out" => Direction::Out,
+                "in" => Direction::In,
+                _ => Direction::Both,
+            };
+            let graph = store
+                .query_graph(&GraphQuery {
+                    node: args.node,
+                    predicate: args.predicate,
+                    direction,
+                    depth: args.depth,
+                    limit: args.limit,
+                    as_of_tx_id: args.as_of_tx_id,
+                })
+                .map_err(coded)?;
+            print(&QueryGraphOutput {
+                nodes: graph.nodes,
+                edges: graph.edges,
+                as_of_tx_id: graph.as_of_tx_id,
+                truncated: graph.truncated,
+            })
+        }
+        MemoryCommand::History(args) => {
+            let page = store
+                .history(&HistoryQuery {
+                    id: args.id,
+                    since_tx_id: args.since_tx_id,
+                    limit: args.limit,
+                    cursor: args.cursor,
+                    as_of_tx_id: None,
+                })
+                .map_err(coded)?;
+            print(&HistoryOutput {
+                items: page.items,
+                next_cursor: page.next_cursor,
+                as_of_tx_id: page.as_of_tx_id,
+            })
+        }
+        MemoryCommand::Undo(args) => {
+            let undone = store.undo(ACTOR, args.tx_id, args.force).map_err(coded)?;
+            print(&UndoOutput {
+                undone_tx_id: undone.undone_tx_id,
+                tx_id: undone.tx_id,
+                changed_ids: undone.changed_ids,
+            })
+        }
+        MemoryCommand::Import(args) => import(&store, &args),
+        MemoryCommand::Check => {
+            let health = store.check().map_err(coded)?;
+            print(&health)?;
+            if !health.integrity_ok {
+                anyhow::bail!("the store failed its integrity check [upstream_error]");
+            }
+            Ok(())
+        }
+    }
+}
+
+fn import(store: &SqliteStore, args: &ImportArgs) -> anyhow::Result<()> {
+    let reader: Box<dyn BufRead> = if args.file == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::io::BufReader::new(
+            std::fs::File::open(&args.file)
+                .with_context(|| format!("cannot read {}", args.file))?,
+        ))
+    };
+    let mut entries = Vec::new();
+    let mut stored = 0usize;
+    for (number, line) in reader.lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read {}", args.file))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed: ImportLine = serde_json::from_str(&line)
+            .map_err(|e| anyhow::anyhow!("{}:{}: {e} [invalid_request]", args.file, number + 1))?;
+        let entry = NewEntry {
+            topic: parsed.topic,
+            content: parsed.content,
+            confidence: parsed.confidence,
+            tags: parsed.tags,
+            source: parsed.source,
+            kind: None,
+        };
+        if args.atomic {
+            entries.push(entry);
+        } else {
+            // One transaction per line: an interrupted import keeps every
+            // line before the interruption and nothing half-written.
+            store
+                .store(ACTOR, entry)
+                .map_err(|e| anyhow::anyhow!("{}:{}: {e} [{}]", args.file, number + 1, code(&e)))?;
+            stored += 1;
+        }
+    }
+    let (stored, last_tx) = if args.atomic {
+        let count = entries.len();
+        let (tx, _) = store
+            .store_batch(ACTOR, entries)
+            .map_err(|e| super::coded(&e))?;
+        (count, tx)
+    } else {
+        (stored, store.head().map_err(|e| super::coded(&e))?)
+    };
+    print(&serde_json::json!({"stored": stored, "tx_id": last_tx}))
+}
+
+fn code(error: &lore_store::StoreError) -> &'static str {
+    use lore_core::error::HasErrorCode;
+    error.code().as_str()
+}
+
+fn stdin_if_dash(value: String) -> anyhow::Result<String> {
+    if value != "-" {
+        return Ok(value);
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).context("cannot read stdin")?;
+    Ok(text)
+}
+
+fn print(value: &impl Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
