@@ -350,10 +350,10 @@ fn query_filters_by_topic_prefix_tags_confidence_and_text() {
     };
     assert_eq!(
         topics(EntryQuery {
-            topic: Some("deployment".into()),
+            topic: Some("DEPLOY".into()),
             ..Default::default()
         }),
-        ["Deployment rollback", "deployment"]
+        ["deployments-legacy", "Deployment rollback", "deployment"]
     );
     assert_eq!(
         topics(EntryQuery {
