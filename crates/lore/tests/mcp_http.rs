@@ -6,7 +6,7 @@ mod common;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 
-use common::{Recorder, demo_project, exercise_analytics_tools, lore};
+use common::{Recorder, demo_project, empty_project, exercise_analytics_tools, lore, lore_in};
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 
@@ -46,6 +46,45 @@ fn start_server(root: &std::path::Path) -> Server {
     // Keep draining stderr so the server never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
     Server { child, url }
+}
+
+#[tokio::test]
+#[allow(deprecated)] // resources/subscribe: the protocol this server speaks
+async fn http_sessions_get_resource_updates_on_their_event_stream() {
+    let (_dir, root) = empty_project();
+    let server = start_server(&root);
+    let transport = StreamableHttpClientTransport::from_uri(server.url.clone());
+    let client = Recorder::default().serve(transport).await.unwrap();
+    client
+        .subscribe(rmcp::model::SubscribeRequestParams::new(
+            "knowledge://history/transactions",
+        ))
+        .await
+        .unwrap();
+    let out = lore_in(
+        &root,
+        &[
+            "memory",
+            "relate",
+            "--subject",
+            "a",
+            "--predicate",
+            "b",
+            "--object",
+            "c",
+        ],
+    );
+    assert!(out.status.success());
+    let mut updated = Vec::new();
+    for _ in 0..200 {
+        updated = client.service().updated.lock().unwrap().clone();
+        if !updated.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(updated, ["knowledge://history/transactions"]);
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@
 //! - an `inputSchema` and an `outputSchema` generated from the input and
 //!   output types (JSON Schema 2020-12, field docs become descriptions);
 //! - results as `structuredContent` plus a compact JSON text block for
-//!   text-only clients;
+//!   text-only clients (or the blocks a tool's [`Tool::content`] gives);
 //! - input that does not match the schema answered as JSON-RPC
 //!   `InvalidParams`, before the tool runs;
 //! - failures inside the tool answered in-band (`isError: true`) with a text

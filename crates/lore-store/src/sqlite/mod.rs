@@ -3,7 +3,8 @@
 //! - Writes run in `BEGIN IMMEDIATE` transactions, so writers in any
 //!   number of processes queue on SQLite's lock (waiting up to the busy
 //!   timeout) and never interleave; a transaction id is SQLite's
-//!   `AUTOINCREMENT` key, unique and increasing across processes.
+//!   integer key, unique and increasing across processes (transactions
+//!   are never deleted, so a key is never reused).
 //! - `synchronous = NORMAL` in WAL mode: a committed transaction survives
 //!   the process being killed at any point; an uncommitted one leaves
 //!   nothing. (Only a power loss can drop the newest commits; set
@@ -169,7 +170,7 @@ fn open_connection(path: &Path, durability: Durability) -> Result<Connection, St
         Durability::Full => "FULL",
     };
     conn.execute_batch(&format!(
-        "PRAGMA synchronous = {synchronous}; PRAGMA foreign_keys = ON;"
+        "PRAGMA synchronous = {synchronous}; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 10000;"
     ))?;
     conn.set_prepared_statement_cache_capacity(64);
     Ok(conn)

@@ -177,6 +177,11 @@ pub(crate) fn query_entries(
     let filters = fingerprint(&parts);
     let (as_of, offset) = start_page(conn, query.cursor.as_deref(), query.as_of_tx_id, filters)?;
 
+    // Text queries rank FTS matches. The others pick the page's version
+    // ids first, reading only indexes where they can (the topic index
+    // covers the validity columns), or walking the newest versions first
+    // when nothing narrows them; then they read just those rows.
+    let v = if text.is_some() { "ev" } else { "v" };
     let mut sql = String::new();
     let mut args: Vec<SqlValue> = Vec::new();
     if let Some(text) = text {
@@ -186,11 +191,10 @@ pub(crate) fn query_entries(
         ));
         args.push(SqlValue::Text(fts_query(text)?));
     } else {
-        // `+ev.to_tx`: walk the table newest-first instead of sorting the
-        // whole validity index; current rows are found at once.
         sql.push_str(&format!(
-            "SELECT {ENTRY_COLUMNS} FROM entry_versions ev
-             WHERE ?1 IS NULL AND ev.from_tx <= ?2 AND +ev.to_tx > ?2 AND ev.deleted = 0"
+            "SELECT {ENTRY_COLUMNS} FROM entry_versions ev WHERE ev.vid IN (
+               SELECT v.vid FROM entry_versions v
+               WHERE ?1 IS NULL AND v.from_tx <= ?2 AND +v.to_tx > ?2 AND v.deleted = 0"
         ));
         args.push(SqlValue::Null);
     }
@@ -198,7 +202,7 @@ pub(crate) fn query_entries(
     if let Some(topic) = &topic {
         let n = args.len();
         sql.push_str(&format!(
-            " AND ev.topic_key >= ?{a} AND ev.topic_key < ?{b}",
+            " AND {v}.topic_key >= ?{a} AND {v}.topic_key < ?{b}",
             a = n + 1,
             b = n + 2
         ));
@@ -208,30 +212,30 @@ pub(crate) fn query_entries(
     for tag in &tags {
         args.push(SqlValue::Text(tag.clone()));
         sql.push_str(&format!(
-            " AND ev.vid IN (SELECT vid FROM entry_tags WHERE tag = ?{})",
+            " AND {v}.vid IN (SELECT vid FROM entry_tags WHERE tag = ?{})",
             args.len()
         ));
     }
     if let Some(c) = query.min_confidence {
         args.push(SqlValue::Real(c));
-        sql.push_str(&format!(" AND ev.confidence >= ?{}", args.len()));
+        sql.push_str(&format!(" AND {v}.confidence >= ?{}", args.len()));
     }
     if let Some(kind) = query.kind {
         args.push(SqlValue::Text(kind.as_str().to_string()));
-        sql.push_str(&format!(" AND ev.kind = ?{}", args.len()));
+        sql.push_str(&format!(" AND {v}.kind = ?{}", args.len()));
     }
-    sql.push_str(if text.is_some() {
-        " ORDER BY bm25(entry_text, 3.0, 1.0, 2.0), ev.vid DESC"
-    } else {
-        " ORDER BY ev.vid DESC"
-    });
     args.push(SqlValue::Integer(limit as i64 + 1));
     args.push(SqlValue::Integer(offset));
-    sql.push_str(&format!(
-        " LIMIT ?{} OFFSET ?{}",
-        args.len() - 1,
-        args.len()
-    ));
+    let (l, o) = (args.len() - 1, args.len());
+    if text.is_some() {
+        sql.push_str(&format!(
+            " ORDER BY bm25(entry_text, 3.0, 1.0, 2.0), ev.vid DESC LIMIT ?{l} OFFSET ?{o}"
+        ));
+    } else {
+        sql.push_str(&format!(
+            " ORDER BY v.vid DESC LIMIT ?{l} OFFSET ?{o}) ORDER BY ev.vid DESC"
+        ));
+    }
 
     let mut statement = conn.prepare_cached(&sql)?;
     let mut items = statement
@@ -474,26 +478,45 @@ pub(crate) fn history(
             }
         }
     };
-    let id_filter = "AND (?4 IS NULL OR t.tx_id IN (SELECT from_tx FROM entry_versions WHERE id = ?4
-                                             UNION SELECT from_tx FROM triple_versions WHERE id = ?4))";
-    let sql = if since.is_some() {
-        format!(
-            "SELECT t.tx_id, t.at, t.actor, t.kind, t.summary, t.reverts_tx_id FROM transactions t
-             WHERE t.tx_id > ?1 AND ?2 >= 0 {id_filter} ORDER BY t.tx_id LIMIT ?3"
-        )
-    } else {
-        format!(
-            "SELECT t.tx_id, t.at, t.actor, t.kind, t.summary, t.reverts_tx_id FROM transactions t
-             WHERE t.tx_id < ?1 AND t.tx_id <= ?2 {id_filter} ORDER BY t.tx_id DESC LIMIT ?3"
-        )
+    let mut transactions = match id {
+        // One id: its versions name its transactions (a handful), so read
+        // those instead of filtering the whole log.
+        Some(id) => {
+            let mut statement = conn.prepare_cached(
+                "SELECT t.tx_id, t.at, t.actor, t.kind, t.summary, t.reverts_tx_id FROM transactions t
+                 WHERE t.tx_id IN (SELECT from_tx FROM entry_versions WHERE id = ?1
+                                   UNION SELECT from_tx FROM triple_versions WHERE id = ?1)",
+            )?;
+            let mut all = statement
+                .query_map([id], transaction_from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
+            if since.is_some() {
+                all.retain(|t| t.tx_id > position);
+                all.sort_by_key(|t| t.tx_id);
+            } else {
+                all.retain(|t| t.tx_id < position && t.tx_id <= as_of);
+                all.sort_by_key(|t| std::cmp::Reverse(t.tx_id));
+            }
+            all.truncate(limit + 1);
+            all
+        }
+        None => {
+            let sql = if since.is_some() {
+                "SELECT t.tx_id, t.at, t.actor, t.kind, t.summary, t.reverts_tx_id FROM transactions t
+                 WHERE t.tx_id > ?1 AND ?2 >= 0 ORDER BY t.tx_id LIMIT ?3"
+            } else {
+                "SELECT t.tx_id, t.at, t.actor, t.kind, t.summary, t.reverts_tx_id FROM transactions t
+                 WHERE t.tx_id < ?1 AND t.tx_id <= ?2 ORDER BY t.tx_id DESC LIMIT ?3"
+            };
+            let mut statement = conn.prepare_cached(sql)?;
+            statement
+                .query_map(
+                    params![position, as_of, limit as i64 + 1],
+                    transaction_from_row,
+                )?
+                .collect::<Result<Vec<_>, _>>()?
+        }
     };
-    let mut statement = conn.prepare_cached(&sql)?;
-    let mut transactions = statement
-        .query_map(
-            params![position, as_of, limit as i64 + 1, id],
-            transaction_from_row,
-        )?
-        .collect::<Result<Vec<_>, _>>()?;
     let more = transactions.len() > limit;
     transactions.truncate(limit);
     let next_cursor = match transactions.last() {

@@ -20,7 +20,7 @@ const MIGRATIONS: &[&str] = &[
     // 1: the transaction log, entries, tags, full text, triples.
     r#"
 CREATE TABLE transactions (
-    tx_id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    tx_id         INTEGER PRIMARY KEY,
     at            TEXT    NOT NULL,
     actor         TEXT    NOT NULL,
     kind          TEXT    NOT NULL,
@@ -44,11 +44,10 @@ CREATE TABLE entry_versions (
     tags        TEXT    NOT NULL,
     source      TEXT,
     recorded_at TEXT    NOT NULL,
-    updated_at  TEXT    NOT NULL,
-    UNIQUE (id, version)
+    updated_at  TEXT    NOT NULL
 );
-CREATE INDEX entry_versions_valid ON entry_versions(to_tx, from_tx);
-CREATE INDEX entry_versions_topic ON entry_versions(topic_key, to_tx);
+CREATE UNIQUE INDEX entry_versions_id ON entry_versions(id, to_tx);
+CREATE INDEX entry_versions_topic ON entry_versions(topic_key, to_tx, from_tx, deleted);
 CREATE INDEX entry_versions_from  ON entry_versions(from_tx);
 
 CREATE TABLE entry_tags (
@@ -74,12 +73,11 @@ CREATE TABLE triple_versions (
     predicate   TEXT    NOT NULL,
     object      TEXT    NOT NULL,
     confidence  REAL    NOT NULL,
-    properties  TEXT,
-    UNIQUE (id, version)
+    properties  TEXT
 );
+CREATE UNIQUE INDEX triple_versions_id ON triple_versions(id, to_tx);
 CREATE INDEX triple_versions_subject ON triple_versions(subject, to_tx);
 CREATE INDEX triple_versions_object  ON triple_versions(object, to_tx);
-CREATE INDEX triple_versions_valid   ON triple_versions(to_tx, from_tx);
 CREATE INDEX triple_versions_from    ON triple_versions(from_tx);
 "#,
 ];

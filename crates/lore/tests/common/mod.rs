@@ -8,7 +8,10 @@ use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ProgressNotificationParam,
+    ResourceUpdatedNotificationParam,
+};
 use rmcp::service::{NotificationContext, RunningService, ServiceError};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
@@ -59,13 +62,23 @@ pub fn lore_in(root: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// An MCP client that keeps every progress message it receives.
+/// An MCP client that keeps every progress message and the URI of every
+/// resource update it receives.
 #[derive(Clone, Default)]
 pub struct Recorder {
     pub progress: Arc<Mutex<Vec<String>>>,
+    pub updated: Arc<Mutex<Vec<String>>>,
 }
 
 impl ClientHandler for Recorder {
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.updated.lock().unwrap().push(params.uri);
+    }
+
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,
