@@ -1,0 +1,162 @@
+//! Identifier-aware tokenisation: `order_items`, `orderItems`,
+//! `OrderItems` and "order items" all become the terms `order` `item`.
+//!
+//! Text is split on anything that is not a letter or digit, then inside a
+//! word at lower→upper case changes (`orderItems`), before the last capital
+//! of a run followed by lower case (`HTTPServer` → `HTTP` `Server`) and
+//! between letters and digits (`q4revenue` → `q` `4` `revenue`). Terms are
+//! lower-cased and stemmed (English), so `orders` finds `order`.
+
+use tantivy::tokenizer::{
+    Language, LowerCaser, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer,
+};
+
+/// The name the analyzer is registered under in the index.
+pub const IDENTIFIER_ANALYZER: &str = "lore_identifier";
+
+/// The full analyzer: split identifiers, lower-case, stem.
+pub fn identifier_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(IdentifierTokenizer)
+        .filter(LowerCaser)
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// The terms `text` is indexed (or searched) under, in order.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut analyzer = identifier_analyzer();
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while let Some(token) = stream.next() {
+        out.push(token.text.clone());
+    }
+    out
+}
+
+/// Splits text into identifier parts (case kept; filters lower-case).
+#[derive(Clone, Default)]
+pub struct IdentifierTokenizer;
+
+/// The parts of one text, produced up front.
+pub struct IdentifierTokenStream {
+    tokens: Vec<Token>,
+    index: usize,
+}
+
+impl Tokenizer for IdentifierTokenizer {
+    type TokenStream<'a> = IdentifierTokenStream;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> IdentifierTokenStream {
+        let mut tokens = Vec::new();
+        for (start, end) in split(text) {
+            tokens.push(Token {
+                offset_from: start,
+                offset_to: end,
+                position: tokens.len(),
+                text: text[start..end].to_string(),
+                position_length: 1,
+            });
+        }
+        IdentifierTokenStream { tokens, index: 0 }
+    }
+}
+
+impl TokenStream for IdentifierTokenStream {
+    fn advance(&mut self) -> bool {
+        if self.index < self.tokens.len() {
+            self.index += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn token(&self) -> &Token {
+        &self.tokens[self.index - 1]
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.index - 1]
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    Lower,
+    Upper,
+    Digit,
+    Other,
+}
+
+fn class(c: char) -> Class {
+    if c.is_numeric() {
+        Class::Digit
+    } else if c.is_uppercase() {
+        Class::Upper
+    } else if c.is_alphabetic() {
+        Class::Lower
+    } else {
+        Class::Other
+    }
+}
+
+/// Byte ranges of the identifier parts of `text`.
+fn split(text: &str) -> Vec<(usize, usize)> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut parts = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, &(offset, c)) in chars.iter().enumerate() {
+        let here = class(c);
+        if here == Class::Other {
+            if let Some(s) = start.take() {
+                parts.push((s, offset));
+            }
+            continue;
+        }
+        let Some(s) = start else {
+            start = Some(offset);
+            continue;
+        };
+        let previous = class(chars[i - 1].1);
+        let next = chars.get(i + 1).map(|&(_, c)| class(c));
+        let boundary = match (previous, here) {
+            (Class::Lower, Class::Upper) => true,
+            (Class::Upper, Class::Upper) => next == Some(Class::Lower),
+            (Class::Digit, Class::Lower | Class::Upper)
+            | (Class::Lower | Class::Upper, Class::Digit) => true,
+            _ => false,
+        };
+        if boundary {
+            parts.push((s, offset));
+            start = Some(offset);
+        }
+    }
+    if let Some(s) = start {
+        parts.push((s, text.len()));
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_and_prose_meet_on_the_same_terms() {
+        let expected = ["order", "item"];
+        for text in [
+            "order_items",
+            "orderItems",
+            "OrderItems",
+            "order items",
+            "ORDER-ITEMS",
+        ] {
+            assert_eq!(terms(text), expected, "{text}");
+        }
+        assert_eq!(terms("HTTPServer"), ["http", "server"]);
+        assert_eq!(terms("q4Revenue2024"), ["q", "4", "revenu", "2024"]);
+        assert_eq!(terms("revenue"), terms("Revenues"));
+        assert_eq!(terms("Café crème"), ["café", "crème"]);
+        assert!(terms("  -- ").is_empty());
+    }
+}
