@@ -672,3 +672,20 @@ fn a_killed_writer_loses_no_committed_transaction_and_leaves_no_partial_one() {
         .success()
     );
 }
+
+#[tokio::test]
+async fn a_store_that_cannot_open_is_a_clear_error_until_it_is_fixed() {
+    let (_dir, root) = empty_project();
+    // Something that is not a database sits where the store goes.
+    let blocker = root.join(".lore/store.db");
+    std::fs::create_dir_all(blocker.join("not-a-file")).unwrap();
+    let client = stdio_client(&root).await;
+    let failed = fails(&client, "store", json!({"topic": "t", "content": "c"})).await;
+    assert_eq!(failed["code"], "upstream_error");
+    assert!(failed["message"].as_str().unwrap().contains("knowledge store"), "{failed}");
+    // Fixing it needs no restart.
+    std::fs::remove_dir_all(&blocker).unwrap();
+    let stored = ok(&client, "store", json!({"topic": "t", "content": "c"})).await;
+    assert_eq!(stored["entry"]["id"], "e-1");
+    client.cancel().await.unwrap();
+}

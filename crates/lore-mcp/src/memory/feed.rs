@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use lore_core::ErrorReport;
@@ -34,7 +34,9 @@ pub const NOTIFIED_IDS_CAP: usize = 50;
 /// instant).
 pub struct StoreHandle {
     path: PathBuf,
-    opened: OnceLock<Result<Arc<SqliteStore>, String>>,
+    /// The open store; a failed open is not kept, so fixing the cause
+    /// (permissions, a full disk) needs no restart.
+    opened: Arc<std::sync::Mutex<Option<Arc<SqliteStore>>>>,
 }
 
 impl StoreHandle {
@@ -42,20 +44,13 @@ impl StoreHandle {
     pub fn new(path: PathBuf) -> StoreHandle {
         StoreHandle {
             path,
-            opened: OnceLock::new(),
+            opened: Arc::default(),
         }
     }
 
     /// The open store, or why it cannot be opened.
     pub fn get(&self) -> Result<Arc<SqliteStore>, ErrorReport> {
-        self.opened
-            .get_or_init(|| {
-                SqliteStore::open(&self.path, Durability::Process)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string())
-            })
-            .clone()
-            .map_err(|message| StoreError::Unavailable(message).report())
+        open_shared(&self.opened, &self.path)
     }
 
     /// Runs a store operation on the blocking pool (a write may wait for
@@ -64,16 +59,33 @@ impl StoreHandle {
         &self,
         op: impl FnOnce(&SqliteStore) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, ErrorReport> {
-        let store = self.get()?;
-        tokio::task::spawn_blocking(move || op(&store).map_err(|e| e.report()))
-            .await
-            .map_err(|_| {
-                ErrorReport::new(
-                    lore_core::ErrorCode::Internal,
-                    "the store operation was interrupted",
-                )
-            })?
+        let (opened, path) = (Arc::clone(&self.opened), self.path.clone());
+        tokio::task::spawn_blocking(move || {
+            let store = open_shared(&opened, &path)?;
+            op(&store).map_err(|e| e.report())
+        })
+        .await
+        .map_err(|_| {
+            ErrorReport::new(
+                lore_core::ErrorCode::Internal,
+                "the store operation was interrupted",
+            )
+        })?
     }
+}
+
+/// The store in `slot`, opening it first if needed.
+fn open_shared(
+    slot: &std::sync::Mutex<Option<Arc<SqliteStore>>>,
+    path: &std::path::Path,
+) -> Result<Arc<SqliteStore>, ErrorReport> {
+    let mut opened = slot.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(store) = opened.as_ref() {
+        return Ok(Arc::clone(store));
+    }
+    let store = Arc::new(SqliteStore::open(path, Durability::Process).map_err(|e| e.report())?);
+    *opened = Some(Arc::clone(&store));
+    Ok(store)
 }
 
 /// Committed transactions as a stream of events.
@@ -130,6 +142,10 @@ async fn poll(
             _ = tokio::time::sleep(POLL_INTERVAL) => {}
         }
         if events.receiver_count() == 0 {
+            // Nobody listens: move on, so a later subscriber gets no backlog.
+            if let Ok(head) = store.run(|s| s.head()).await {
+                seen = head;
+            }
             continue;
         }
         let after = seen;
