@@ -5,6 +5,8 @@
 //!   errors, progress).
 //! - [`analytics`]: the analytics toolset (`connection_list`,
 //!   `entity_details`, `dictionary_search`, `sql_execution`).
+//! - [`discover`]: `discover_data`, one ranked search over the semantic
+//!   layer and the scanned schema, from the shared search index.
 //! - [`memory`]: the memory toolset (eight tools over the knowledge store),
 //!   its resources with subscriptions, and its prompts.
 //! - [`server`]: the MCP handler, shared by both transports.
@@ -14,6 +16,7 @@
 //! Handlers are thin: parse, call a library crate, map the result or error.
 
 pub mod analytics;
+pub mod discover;
 pub mod memory;
 pub mod server;
 pub mod toolkit;

@@ -28,7 +28,7 @@ use crate::memory::{prompts, resources};
 use crate::toolkit::ToolRegistry;
 
 const INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
-Start with connection_list to see the warehouses. Never guess table or column names: read them with entity_details, and find which column holds a value the user named with dictionary_search (a miss there is not proof of absence). \
+Start with discover_data to find what exists (semantic-layer measures and dimensions, tables, columns) and connection_list to see the warehouses. Never guess table or column names: read them with entity_details, and find which column holds a value the user named with dictionary_search (a miss there is not proof of absence). \
 For metrics, prefer the semantic layer when the connection has one: sl_read_source shows a source's approved measures and dimensions, and sl_query computes them with correct joins (no double counting). \
 Otherwise query with sql_execution (read-only: writes are refused). \
 Prefer aggregates and LIMIT over pulling raw rows; results say truncated: true when capped. \
@@ -82,6 +82,15 @@ impl LoreServer {
         };
         let mut registry = ToolRegistry::new();
         let models = Arc::new(ModelCache::new(&project.root.join("semantic-layer")));
+        let discover = crate::discover::Discover::new(
+            project.state_dir().join("index"),
+            warehouses.ids(),
+            Arc::clone(&catalog),
+            Arc::clone(&models),
+        );
+        registry.register(crate::discover::DiscoverData {
+            discover: Arc::new(discover),
+        });
         register_analytics_tools(&mut registry, warehouses, catalog, models);
         let memory = MemoryService::new(project.state_dir().join("store.db"));
         memory.register_tools(&mut registry);

@@ -682,7 +682,13 @@ async fn a_store_that_cannot_open_is_a_clear_error_until_it_is_fixed() {
     let client = stdio_client(&root).await;
     let failed = fails(&client, "store", json!({"topic": "t", "content": "c"})).await;
     assert_eq!(failed["code"], "upstream_error");
-    assert!(failed["message"].as_str().unwrap().contains("knowledge store"), "{failed}");
+    assert!(
+        failed["message"]
+            .as_str()
+            .unwrap()
+            .contains("knowledge store"),
+        "{failed}"
+    );
     // Fixing it needs no restart.
     std::fs::remove_dir_all(&blocker).unwrap();
     let stored = ok(&client, "store", json!({"topic": "t", "content": "c"})).await;

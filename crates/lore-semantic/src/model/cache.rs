@@ -34,6 +34,23 @@ impl ModelCache {
         self.root.join(connection)
     }
 
+    /// A short text that changes whenever `connection`'s model files do
+    /// (added, removed, resized or touched): a freshness stamp for
+    /// whatever is derived from the model.
+    pub fn stamp(&self, connection: &str) -> String {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for (path, size, modified) in fingerprint(&self.dir(connection)) {
+            let nanos = modified
+                .and_then(|m| m.duration_since(SystemTime::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            for byte in format!("{}|{size}|{nanos};", path.display()).bytes() {
+                hash ^= u64::from(byte);
+                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        format!("{hash:016x}")
+    }
+
     /// `connection`'s model, reloaded when its files changed since the
     /// last call (one directory listing per call otherwise).
     pub fn model(&self, connection: &str) -> Result<Arc<SemanticModel>, SemanticError> {

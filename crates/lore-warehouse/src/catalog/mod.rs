@@ -163,6 +163,11 @@ impl LoadedSnapshot {
         })
     }
 
+    /// Sample statistics of `tables[table].columns[column]`, when profiled.
+    pub fn column_stats(&self, table: usize, column: usize) -> Option<&ColumnStats> {
+        self.stats.get(table)?.get(column)?.as_ref()
+    }
+
     /// Freshness of this snapshot.
     pub fn info(&self) -> SnapshotInfo {
         SnapshotInfo {

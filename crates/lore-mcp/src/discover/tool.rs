@@ -1,0 +1,235 @@
+//! The `discover_data` tool.
+
+use std::sync::Arc;
+
+use lore_core::{ErrorCode, ErrorReport};
+use lore_search::DocKind;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::Discover;
+use super::docs::provenance;
+use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+
+/// `discover_data`.
+pub struct DiscoverData {
+    pub(crate) discover: Arc<Discover>,
+}
+
+/// What kinds of things to look for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    /// Wiki pages.
+    Wiki,
+    /// Semantic-layer sources.
+    SlSource,
+    /// Semantic-layer measures.
+    SlMeasure,
+    /// Semantic-layer dimensions.
+    SlDimension,
+    /// Scanned tables and views.
+    Table,
+    /// Scanned columns.
+    Column,
+}
+
+impl RefKind {
+    fn doc_kind(self) -> DocKind {
+        match self {
+            RefKind::Wiki => DocKind::Wiki,
+            RefKind::SlSource => DocKind::SlSource,
+            RefKind::SlMeasure => DocKind::SlMeasure,
+            RefKind::SlDimension => DocKind::SlDimension,
+            RefKind::Table => DocKind::Table,
+            RefKind::Column => DocKind::Column,
+        }
+    }
+}
+
+/// Arguments of `discover_data`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DiscoverDataInput {
+    /// What you are looking for, in words or identifiers ("revenue by plan", "support tickets", "orderItems").
+    pub query: String,
+    /// Only this connection's tables, columns and semantic layer (omit for all).
+    #[serde(default)]
+    pub connection_id: Option<String>,
+    /// Only these kinds (omit for all): wiki, sl_source, sl_measure, sl_dimension, table, column.
+    #[serde(default)]
+    pub kinds: Option<Vec<RefKind>>,
+    /// Most refs, 1 to 50 (default 15).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// A table's identity, as entity_details takes it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TableRefOut {
+    /// Catalog (database), when the driver has one.
+    pub catalog: Option<String>,
+    /// Schema, when the driver has one.
+    pub db: Option<String>,
+    /// Table name.
+    pub name: String,
+}
+
+/// One thing that exists and matched.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverRef {
+    /// wiki, sl_source, sl_measure, sl_dimension, table or column.
+    pub kind: RefKind,
+    /// Stable id: wiki key, source name, `source.measure`, `source.dimension`, or the driver-qualified table / `table.column` display string.
+    pub id: String,
+    /// Fused rank score, 0 to 1 (the best ref is 1).
+    pub score: f64,
+    /// One-line description from the object's own metadata; null when it has none.
+    pub summary: Option<String>,
+    /// Up to 200 characters of stored context; null when there is nothing meaningful.
+    pub snippet: Option<String>,
+    /// Why it matched: name, display, description, comment, expr, sample_value or body.
+    pub matched_on: String,
+    /// The connection (absent for wiki pages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connection_id: Option<String>,
+    /// For tables and columns: pass it to entity_details.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_ref: Option<TableRefOut>,
+    /// For columns: the column's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column_name: Option<String>,
+}
+
+/// What one search lane contributed.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LaneReport {
+    /// raw_schema, semantic_layer or wiki.
+    pub lane: String,
+    /// Candidates it found before fusion.
+    pub candidates: usize,
+    /// Why it did not run, when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// Result of `discover_data`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DiscoverDataOutput {
+    /// Best first. Dereference with sl_read_source, entity_details or wiki_read.
+    pub refs: Vec<DiscoverRef>,
+    /// Per-lane diagnostics.
+    pub lanes: Vec<LaneReport>,
+}
+
+impl Tool for DiscoverData {
+    type Input = DiscoverDataInput;
+    type Output = DiscoverDataOutput;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "discover_data",
+        title: "Discover Data",
+        description: "Search everything that exists in one ranked list: semantic-layer sources, measures and dimensions, and the scanned tables and columns (names, comments, expressions, sample values). Call it first, before writing SQL; it returns refs only, which you dereference with sl_read_source (sl_*), entity_details (table/column: pass tableRef) or wiki_read (wiki). \
+Identifiers and prose match each other (\"order items\" finds order_items and orderItems). Always answers from the latest scan and model files. \
+Example: {\"query\":\"revenue by plan\"} → {\"refs\":[{\"kind\":\"sl_measure\",\"id\":\"invoices.revenue\",\"score\":1,\"summary\":\"…\",\"snippet\":\"sum(total_cents) / 100.0\",\"matchedOn\":\"name\",\"connectionId\":\"warehouse\"},{\"kind\":\"column\",\"id\":\"plans.name\",…,\"tableRef\":{\"catalog\":null,\"db\":null,\"name\":\"plans\"},\"columnName\":\"name\"}],\"lanes\":[…]}",
+        read_only: true,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    fn check_input(input: &DiscoverDataInput) -> Result<(), String> {
+        if input.query.trim().is_empty() {
+            return Err("query must not be empty".to_string());
+        }
+        if let Some(limit) = input.limit
+            && !(1..=50).contains(&limit)
+        {
+            return Err(format!("limit must be between 1 and 50, got {limit}"));
+        }
+        Ok(())
+    }
+
+    async fn call(
+        &self,
+        input: DiscoverDataInput,
+        _ctx: ToolContext,
+    ) -> Result<DiscoverDataOutput, ErrorReport> {
+        if let Some(id) = &input.connection_id
+            && !self.discover.connections().contains(id)
+        {
+            return Err(ErrorReport::new(
+                ErrorCode::NotFound,
+                format!(
+                    "no connection `{id}`; connection_list shows the configured ones ({})",
+                    self.discover.connections().join(", ")
+                ),
+            ));
+        }
+        let kinds: Vec<DocKind> = input
+            .kinds
+            .unwrap_or_default()
+            .into_iter()
+            .map(RefKind::doc_kind)
+            .collect();
+        let limit = input.limit.unwrap_or(15);
+        let discover = Arc::clone(&self.discover);
+        let query = input.query.clone();
+        let connection = input.connection_id.clone();
+        let found = tokio::task::spawn_blocking(move || {
+            discover.search(&query, &kinds, connection.as_deref(), limit)
+        })
+        .await
+        .map_err(|_| ErrorReport::new(ErrorCode::Internal, "the search was interrupted"))??;
+        let words: Vec<String> = input
+            .query
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 1)
+            .map(str::to_lowercase)
+            .collect();
+        let refs = found
+            .results
+            .into_iter()
+            .filter_map(|fused| {
+                let hit = fused.hit;
+                let kind = match hit.kind {
+                    DocKind::Wiki => RefKind::Wiki,
+                    DocKind::SlSource => RefKind::SlSource,
+                    DocKind::SlMeasure => RefKind::SlMeasure,
+                    DocKind::SlDimension => RefKind::SlDimension,
+                    DocKind::Table => RefKind::Table,
+                    DocKind::Column => RefKind::Column,
+                    DocKind::Entry => return None,
+                };
+                let (summary, snippet) = provenance(hit.kind, hit.matched_on, &hit.payload, &words);
+                let table_ref = hit.payload.get("tableRef").and_then(|t| {
+                    Some(TableRefOut {
+                        catalog: t.get("catalog").and_then(|v| v.as_str()).map(String::from),
+                        db: t.get("db").and_then(|v| v.as_str()).map(String::from),
+                        name: t.get("name")?.as_str()?.to_string(),
+                    })
+                });
+                Some(DiscoverRef {
+                    kind,
+                    id: hit.id,
+                    score: fused.score,
+                    summary,
+                    snippet,
+                    matched_on: hit.matched_on.as_str().to_string(),
+                    connection_id: hit.connection,
+                    table_ref,
+                    column_name: hit
+                        .payload
+                        .get("columnName")
+                        .and_then(|v| v.as_str())
+                        .map(String::from),
+                })
+            })
+            .collect();
+        Ok(DiscoverDataOutput {
+            refs,
+            lanes: found.lanes,
+        })
+    }
+}
