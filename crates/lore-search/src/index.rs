@@ -18,7 +18,7 @@ use tantivy::schema::{
 };
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
-use crate::tokenizer::{IDENTIFIER_ANALYZER, identifier_analyzer, terms};
+use crate::tokenizer::{IDENTIFIER_ANALYZER, identifier_analyzer, query_terms, terms};
 use crate::{DocKind, MatchField, SearchDoc, SearchError, SearchHit, SearchQuery};
 
 /// Bumped whenever the schema or the analyzer changes: an index written by
@@ -265,7 +265,7 @@ impl SearchIndex {
     /// BM25 search over every text field (weighted by [`MatchField::weight`]),
     /// filtered by kinds and connection.
     pub fn search(&self, query: &SearchQuery) -> Result<Vec<SearchHit>, SearchError> {
-        let wanted: BTreeSet<String> = terms(&query.text).into_iter().collect();
+        let wanted: BTreeSet<String> = query_terms(&query.text).into_iter().collect();
         if wanted.is_empty() {
             return Ok(Vec::new());
         }

@@ -33,6 +33,33 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Words too common to search by.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "has",
+    "have", "how", "i", "in", "is", "it", "its", "of", "on", "or", "that", "the", "there", "this",
+    "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "with",
+];
+
+/// The terms a *query* searches for: like [`terms`], without stop words
+/// ("how is revenue defined" searches `revenu` `defin`), unless the query
+/// is nothing but stop words.
+pub fn query_terms(text: &str) -> Vec<String> {
+    let mut words = TextAnalyzer::builder(IdentifierTokenizer)
+        .filter(LowerCaser)
+        .build();
+    let mut stream = words.token_stream(text);
+    let mut kept = Vec::new();
+    let mut all = Vec::new();
+    while let Some(token) = stream.next() {
+        all.push(token.text.clone());
+        if !STOPWORDS.contains(&token.text.as_str()) {
+            kept.push(token.text.clone());
+        }
+    }
+    let chosen = if kept.is_empty() { all } else { kept };
+    chosen.iter().flat_map(|w| terms(w)).collect()
+}
+
 /// Splits text into identifier parts (case kept; filters lower-case).
 #[derive(Clone, Default)]
 pub struct IdentifierTokenizer;
@@ -158,5 +185,12 @@ mod tests {
         assert_eq!(terms("revenue"), terms("Revenues"));
         assert_eq!(terms("Café crème"), ["café", "crème"]);
         assert!(terms("  -- ").is_empty());
+    }
+
+    #[test]
+    fn queries_drop_stop_words_unless_nothing_else_is_left() {
+        assert_eq!(query_terms("how is revenue defined"), ["revenu", "defin"]);
+        assert_eq!(query_terms("Where is the planName?"), ["plan", "name"]);
+        assert_eq!(query_terms("is it"), ["is", "it"]);
     }
 }

@@ -180,3 +180,33 @@ async fn discover_data_sees_a_new_scan_and_an_edited_model_on_the_next_call() {
     );
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn lore_search_prints_what_discover_data_answers() {
+    let (_dir, root) = demo_project();
+    let out = lore_in(
+        &root,
+        &["search", "how", "is", "revenue", "defined", "--json"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(ids(&found)[0], "sl_measure:invoices.revenue", "{found}");
+    let text = lore_in(
+        &root,
+        &[
+            "search", "plan", "name", "--kinds", "column", "--limit", "3",
+        ],
+    );
+    let printed = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        printed.lines().next().unwrap().contains("plans.name"),
+        "{printed}"
+    );
+    let bad = lore_in(&root, &["search", "x", "--kinds", "tablez"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown kind `tablez`"));
+}

@@ -21,7 +21,10 @@ use lore_search::{DocKind, SearchHit, SearchIndex, SearchQuery};
 use lore_semantic::model::ModelCache;
 use lore_warehouse::catalog::Catalog;
 
-pub use tool::{DiscoverData, DiscoverDataInput, DiscoverDataOutput, DiscoverRef, LaneReport};
+pub use tool::{
+    DiscoverData, DiscoverDataInput, DiscoverDataOutput, DiscoverRef, LaneReport, RefKind,
+    discover_data,
+};
 
 /// The reciprocal-rank constant (the usual 60).
 const RRF_K: f32 = 60.0;

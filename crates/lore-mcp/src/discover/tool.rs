@@ -156,80 +156,84 @@ Example: {\"query\":\"revenue by plan\"} → {\"refs\":[{\"kind\":\"sl_measure\"
         input: DiscoverDataInput,
         _ctx: ToolContext,
     ) -> Result<DiscoverDataOutput, ErrorReport> {
-        if let Some(id) = &input.connection_id
-            && !self.discover.connections().contains(id)
-        {
-            return Err(ErrorReport::new(
-                ErrorCode::NotFound,
-                format!(
-                    "no connection `{id}`; connection_list shows the configured ones ({})",
-                    self.discover.connections().join(", ")
-                ),
-            ));
-        }
-        let kinds: Vec<DocKind> = input
-            .kinds
-            .unwrap_or_default()
-            .into_iter()
-            .map(RefKind::doc_kind)
-            .collect();
-        let limit = input.limit.unwrap_or(15);
         let discover = Arc::clone(&self.discover);
-        let query = input.query.clone();
-        let connection = input.connection_id.clone();
-        let found = tokio::task::spawn_blocking(move || {
-            discover.search(&query, &kinds, connection.as_deref(), limit)
-        })
-        .await
-        .map_err(|_| ErrorReport::new(ErrorCode::Internal, "the search was interrupted"))??;
-        let words: Vec<String> = input
-            .query
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.len() > 1)
-            .map(str::to_lowercase)
-            .collect();
-        let refs = found
-            .results
-            .into_iter()
-            .filter_map(|fused| {
-                let hit = fused.hit;
-                let kind = match hit.kind {
-                    DocKind::Wiki => RefKind::Wiki,
-                    DocKind::SlSource => RefKind::SlSource,
-                    DocKind::SlMeasure => RefKind::SlMeasure,
-                    DocKind::SlDimension => RefKind::SlDimension,
-                    DocKind::Table => RefKind::Table,
-                    DocKind::Column => RefKind::Column,
-                    DocKind::Entry => return None,
-                };
-                let (summary, snippet) = provenance(hit.kind, hit.matched_on, &hit.payload, &words);
-                let table_ref = hit.payload.get("tableRef").and_then(|t| {
-                    Some(TableRefOut {
-                        catalog: t.get("catalog").and_then(|v| v.as_str()).map(String::from),
-                        db: t.get("db").and_then(|v| v.as_str()).map(String::from),
-                        name: t.get("name")?.as_str()?.to_string(),
-                    })
-                });
-                Some(DiscoverRef {
-                    kind,
-                    id: hit.id,
-                    score: fused.score,
-                    summary,
-                    snippet,
-                    matched_on: hit.matched_on.as_str().to_string(),
-                    connection_id: hit.connection,
-                    table_ref,
-                    column_name: hit
-                        .payload
-                        .get("columnName")
-                        .and_then(|v| v.as_str())
-                        .map(String::from),
-                })
-            })
-            .collect();
-        Ok(DiscoverDataOutput {
-            refs,
-            lanes: found.lanes,
-        })
+        tokio::task::spawn_blocking(move || discover_data(&discover, input))
+            .await
+            .map_err(|_| ErrorReport::new(ErrorCode::Internal, "the search was interrupted"))?
     }
+}
+
+/// Runs `discover_data` (blocking): shared by the tool and `lore search`.
+pub fn discover_data(
+    discover: &Discover,
+    input: DiscoverDataInput,
+) -> Result<DiscoverDataOutput, ErrorReport> {
+    if let Some(id) = &input.connection_id
+        && !discover.connections().contains(id)
+    {
+        return Err(ErrorReport::new(
+            ErrorCode::NotFound,
+            format!(
+                "no connection `{id}`; connection_list shows the configured ones ({})",
+                discover.connections().join(", ")
+            ),
+        ));
+    }
+    let kinds: Vec<DocKind> = input
+        .kinds
+        .unwrap_or_default()
+        .into_iter()
+        .map(RefKind::doc_kind)
+        .collect();
+    let limit = input.limit.unwrap_or(15);
+    let found = discover.search(&input.query, &kinds, input.connection_id.as_deref(), limit)?;
+    let words: Vec<String> = input
+        .query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 1)
+        .map(str::to_lowercase)
+        .collect();
+    let refs = found
+        .results
+        .into_iter()
+        .filter_map(|fused| {
+            let hit = fused.hit;
+            let kind = match hit.kind {
+                DocKind::Wiki => RefKind::Wiki,
+                DocKind::SlSource => RefKind::SlSource,
+                DocKind::SlMeasure => RefKind::SlMeasure,
+                DocKind::SlDimension => RefKind::SlDimension,
+                DocKind::Table => RefKind::Table,
+                DocKind::Column => RefKind::Column,
+                DocKind::Entry => return None,
+            };
+            let (summary, snippet) = provenance(hit.kind, hit.matched_on, &hit.payload, &words);
+            let table_ref = hit.payload.get("tableRef").and_then(|t| {
+                Some(TableRefOut {
+                    catalog: t.get("catalog").and_then(|v| v.as_str()).map(String::from),
+                    db: t.get("db").and_then(|v| v.as_str()).map(String::from),
+                    name: t.get("name")?.as_str()?.to_string(),
+                })
+            });
+            Some(DiscoverRef {
+                kind,
+                id: hit.id,
+                score: fused.score,
+                summary,
+                snippet,
+                matched_on: hit.matched_on.as_str().to_string(),
+                connection_id: hit.connection,
+                table_ref,
+                column_name: hit
+                    .payload
+                    .get("columnName")
+                    .and_then(|v| v.as_str())
+                    .map(String::from),
+            })
+        })
+        .collect();
+    Ok(DiscoverDataOutput {
+        refs,
+        lanes: found.lanes,
+    })
 }

@@ -10,6 +10,7 @@ pub mod init;
 pub mod mcp;
 pub mod memory;
 pub mod scan;
+pub mod search;
 pub mod shutdown;
 pub mod sl;
 pub mod sql;

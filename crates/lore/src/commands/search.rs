@@ -1,0 +1,95 @@
+//! `lore search TEXT`: what `discover_data` answers, for people.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use lore_mcp::discover::{Discover, DiscoverDataInput, RefKind, discover_data};
+use lore_semantic::model::ModelCache;
+use lore_warehouse::catalog::Catalog;
+
+/// Arguments of `lore search`.
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// What to look for, in words or identifiers.
+    #[arg(value_name = "TEXT", required = true, num_args = 1..)]
+    pub text: Vec<String>,
+    /// Only this connection.
+    #[arg(short = 'c', long = "connection", value_name = "ID")]
+    pub connection: Option<String>,
+    /// Only these kinds (comma-separated): wiki, sl_source, sl_measure, sl_dimension, table, column.
+    #[arg(long, value_delimiter = ',', value_name = "KINDS")]
+    pub kinds: Option<Vec<String>>,
+    /// Most results (1-50).
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=50))]
+    pub limit: u32,
+    /// Print discover_data's JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    let project = super::load_project(project_dir)?;
+    let kinds = args
+        .kinds
+        .map(|kinds| {
+            kinds
+                .iter()
+                .map(|k| {
+                    serde_json::from_value::<RefKind>(serde_json::json!(k.trim())).map_err(|_| {
+                        anyhow::anyhow!(
+                            "unknown kind `{k}`; kinds are wiki, sl_source, sl_measure, sl_dimension, table, column"
+                        )
+                    })
+                })
+                .collect::<anyhow::Result<Vec<_>>>()
+        })
+        .transpose()?;
+    let discover = Discover::new(
+        project.state_dir().join("index"),
+        project.config.connections.keys().cloned().collect(),
+        Arc::new(Catalog::new(&project.root)),
+        Arc::new(ModelCache::new(&project.root.join("semantic-layer"))),
+    );
+    let input = DiscoverDataInput {
+        query: args.text.join(" "),
+        connection_id: args.connection,
+        kinds,
+        limit: Some(args.limit as usize),
+    };
+    if input.query.trim().is_empty() {
+        anyhow::bail!("give some text to search for [invalid_request]");
+    }
+    let found = discover_data(&discover, input).map_err(|e| super::coded(&e))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+        return Ok(());
+    }
+    if found.refs.is_empty() {
+        eprintln!("Nothing matches. Has the connection been scanned (`lore scan`)?");
+        return Ok(());
+    }
+    for r in &found.refs {
+        let kind = serde_json::to_value(r.kind).unwrap_or_default();
+        println!(
+            "{:>5.3}  {:<12} {}{}",
+            r.score,
+            kind.as_str().unwrap_or_default(),
+            r.id,
+            r.connection_id
+                .as_deref()
+                .map(|c| format!("  [{c}]"))
+                .unwrap_or_default()
+        );
+        if let Some(summary) = &r.summary {
+            println!("       {summary}");
+        }
+        if let Some(snippet) = r
+            .snippet
+            .as_ref()
+            .filter(|s| Some(*s) != r.summary.as_ref())
+        {
+            println!("       {snippet}");
+        }
+    }
+    Ok(())
+}
