@@ -18,7 +18,7 @@ use tantivy::schema::{
 };
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
-use crate::tokenizer::{IDENTIFIER_ANALYZER, identifier_analyzer, query_terms, terms};
+use crate::tokenizer::{IDENTIFIER_ANALYZER, identifier_analyzer, query_terms};
 use crate::{DocKind, MatchField, SearchDoc, SearchError, SearchHit, SearchQuery};
 
 /// Bumped whenever the schema or the analyzer changes: an index written by
@@ -334,14 +334,18 @@ impl SearchIndex {
                     .unwrap_or_default()
                     .to_string()
             };
+            // Stems are (nearly always) prefixes of the words they come
+            // from, so a lower-cased substring test finds the matching
+            // field without analysing every stored text again.
             let (matched_on, matched_text) = f
                 .text
                 .iter()
                 .filter_map(|(field, tantivy_field)| {
                     let value = text(*tantivy_field);
-                    terms(&value)
+                    let lower = value.to_lowercase();
+                    wanted
                         .iter()
-                        .any(|t| wanted.contains(t))
+                        .any(|t| lower.contains(t.as_str()))
                         .then_some((*field, value))
                 })
                 .max_by(|a, b| a.0.weight().total_cmp(&b.0.weight()))

@@ -179,7 +179,9 @@ impl Discover {
                     text: text.to_string(),
                     kinds: wanted,
                     connection: connection.map(String::from),
-                    limit: limit.max(10) * 2,
+                    // Equal-weight fusion never ranks a lane's hit below
+                    // `limit` into the fused top `limit`.
+                    limit,
                 })
                 .map_err(internal)?;
             lanes.push(LaneReport {

@@ -1,0 +1,333 @@
+//! The search index at catalog scale, in process: 10 000 tables × 20
+//! columns, 500 semantic-layer sources (5 measures and 10 dimensions each)
+//! and 1 000 wiki-sized documents; index build time, search latency the
+//! way `discover_data` searches (one search per lane), on-disk size and
+//! resident memory.
+//!
+//! Run with `cargo bench -p lore-search --bench index`.
+//! `LORE_BENCH_TABLES` (default 10000) sizes the schema.
+
+use std::time::{Duration, Instant};
+
+use lore_search::{DocKind, MatchField, SearchDoc, SearchIndex, SearchQuery};
+use serde_json::json;
+
+const DOMAINS: &[&str] = &[
+    "sales",
+    "billing",
+    "support",
+    "marketing",
+    "product",
+    "finance",
+    "hr",
+    "ops",
+    "growth",
+    "risk",
+    "logistics",
+    "inventory",
+];
+const ENTITIES: &[&str] = &[
+    "orders",
+    "invoices",
+    "tickets",
+    "accounts",
+    "customers",
+    "payments",
+    "subscriptions",
+    "events",
+    "shipments",
+    "refunds",
+    "leads",
+    "campaigns",
+    "employees",
+    "vendors",
+    "products",
+    "contracts",
+    "sessions",
+    "plans",
+];
+const COLUMNS: &[&str] = &[
+    "status",
+    "created_at",
+    "updated_at",
+    "amount_cents",
+    "currency",
+    "region",
+    "channel",
+    "customer_email",
+    "display_name",
+    "code",
+    "is_active",
+    "priority",
+    "score",
+    "notes",
+    "owner_id",
+    "closed_at",
+    "category",
+    "quantity",
+];
+const VALUES: &[&str] = &[
+    "open",
+    "closed",
+    "pending",
+    "EMEA",
+    "APAC",
+    "web",
+    "partner",
+    "Enterprise",
+    "Starter",
+];
+
+fn stats(mut samples: Vec<Duration>) -> String {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
+    format!(
+        "{} | {} | {} | {}",
+        samples.len(),
+        ms(at(0.5)),
+        ms(at(0.99)),
+        ms(samples[samples.len() - 1])
+    )
+}
+
+fn rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+fn main() {
+    let tables: usize = std::env::var("LORE_BENCH_TABLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index");
+    let index = SearchIndex::open(&path).unwrap();
+
+    let mut schema = Vec::with_capacity(tables * 21);
+    for t in 0..tables {
+        let name = format!(
+            "{}_{}_{t:05}",
+            DOMAINS[t % DOMAINS.len()],
+            ENTITIES[(t / 3) % ENTITIES.len()]
+        );
+        let table_ref = json!({"catalog": null, "db": "public", "name": name});
+        schema.push(SearchDoc {
+            kind: DocKind::Table,
+            connection: Some("warehouse".into()),
+            id: format!("public.{name}"),
+            fields: vec![
+                (MatchField::Name, name.clone()),
+                (MatchField::Display, format!("public.{name}")),
+                (
+                    MatchField::Comment,
+                    format!(
+                        "{} records of the {} team",
+                        ENTITIES[(t / 3) % ENTITIES.len()],
+                        DOMAINS[t % DOMAINS.len()]
+                    ),
+                ),
+            ],
+            payload: json!({"tableRef": table_ref, "comment": null, "columns": ["id"]}),
+        });
+        for c in 0..20 {
+            let column = if c == 0 {
+                "id".to_string()
+            } else {
+                COLUMNS[(t + c) % COLUMNS.len()].to_string()
+            };
+            let mut fields = vec![
+                (MatchField::Name, column.clone()),
+                (MatchField::Display, format!("{name} {column}")),
+            ];
+            if c % 4 == 1 {
+                fields.push((
+                    MatchField::SampleValue,
+                    format!(
+                        "{} ; {}",
+                        VALUES[(t + c) % VALUES.len()],
+                        VALUES[(t + 2 * c) % VALUES.len()]
+                    ),
+                ));
+            }
+            schema.push(SearchDoc {
+                kind: DocKind::Column,
+                connection: Some("warehouse".into()),
+                id: format!("public.{name}.{column}"),
+                fields,
+                payload: json!({"tableRef": table_ref, "columnName": column, "nativeType": "TEXT"}),
+            });
+        }
+    }
+    let mut semantic = Vec::new();
+    for s in 0..500 {
+        let source = format!(
+            "{}_{}_{s:03}",
+            DOMAINS[s % DOMAINS.len()],
+            ENTITIES[s % ENTITIES.len()]
+        );
+        semantic.push(SearchDoc {
+            kind: DocKind::SlSource,
+            connection: Some("warehouse".into()),
+            id: source.clone(),
+            fields: vec![
+                (MatchField::Name, source.clone()),
+                (
+                    MatchField::Description,
+                    format!(
+                        "Modelled {} of {}",
+                        ENTITIES[s % ENTITIES.len()],
+                        DOMAINS[s % DOMAINS.len()]
+                    ),
+                ),
+            ],
+            payload: json!({}),
+        });
+        for m in [
+            "count",
+            "revenue",
+            "total_amount",
+            "average_score",
+            "active_count",
+        ] {
+            semantic.push(SearchDoc {
+                kind: DocKind::SlMeasure,
+                connection: Some("warehouse".into()),
+                id: format!("{source}.{m}"),
+                fields: vec![
+                    (MatchField::Name, m.into()),
+                    (MatchField::Display, format!("{source} {m}")),
+                    (MatchField::Expr, "sum(amount_cents) / 100.0".into()),
+                ],
+                payload: json!({}),
+            });
+        }
+        for d in COLUMNS.iter().take(10) {
+            semantic.push(SearchDoc {
+                kind: DocKind::SlDimension,
+                connection: Some("warehouse".into()),
+                id: format!("{source}.{d}"),
+                fields: vec![
+                    (MatchField::Name, d.to_string()),
+                    (MatchField::Display, format!("{source} {d}")),
+                ],
+                payload: json!({}),
+            });
+        }
+    }
+    let wiki: Vec<SearchDoc> = (0..1000)
+        .map(|w| SearchDoc {
+            kind: DocKind::Wiki,
+            connection: None,
+            id: format!("page-{w:04}"),
+            fields: vec![
+                (
+                    MatchField::Name,
+                    format!(
+                        "{} {} guide {w}",
+                        DOMAINS[w % DOMAINS.len()],
+                        ENTITIES[w % ENTITIES.len()]
+                    ),
+                ),
+                (
+                    MatchField::Body,
+                    (0..200)
+                        .map(|i| ENTITIES[(w * 7 + i) % ENTITIES.len()])
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+            ],
+            payload: json!({}),
+        })
+        .collect();
+    let docs = schema.len() + semantic.len() + wiki.len();
+
+    let start = Instant::now();
+    index
+        .replace_group("schema:warehouse", "s1", &schema)
+        .unwrap();
+    let schema_time = start.elapsed();
+    let start = Instant::now();
+    index
+        .replace_group("sl:warehouse", "m1", &semantic)
+        .unwrap();
+    index.replace_group("wiki", "w1", &wiki).unwrap();
+    let rest_time = start.elapsed();
+    println!(
+        "indexed {docs} documents: schema ({} docs) in {:.1} s, semantic layer + wiki in {:.1} s",
+        schema.len(),
+        schema_time.as_secs_f64(),
+        rest_time.as_secs_f64()
+    );
+    drop((schema, semantic, wiki));
+
+    let queries = [
+        "revenue",
+        "support tickets",
+        "customer email",
+        "order status",
+        "how is revenue defined",
+        "where is the plan name",
+        "billing invoices amount",
+        "active subscriptions",
+        "EMEA",
+        "shipments by region",
+        "refund amount cents",
+        "campaign leads channel",
+    ];
+    let lanes: [&[DocKind]; 3] = [
+        &[DocKind::Table, DocKind::Column],
+        &[DocKind::SlSource, DocKind::SlMeasure, DocKind::SlDimension],
+        &[DocKind::Wiki],
+    ];
+    let mut samples = Vec::new();
+    for round in 0..50 {
+        for q in queries {
+            let start = Instant::now();
+            for lane in lanes {
+                let hits = index
+                    .search(&SearchQuery {
+                        text: q.to_string(),
+                        kinds: lane.to_vec(),
+                        connection: None,
+                        limit: 30,
+                    })
+                    .unwrap();
+                std::hint::black_box(hits);
+            }
+            if round > 0 {
+                samples.push(start.elapsed());
+            }
+        }
+    }
+    println!("\nsearch | samples | median | p99 | max");
+    println!(
+        "three lanes, 15 hits each (as discover_data) | {}",
+        stats(samples)
+    );
+    let mut reopen = Vec::new();
+    for _ in 0..20 {
+        let start = Instant::now();
+        let opened = SearchIndex::open(&path).unwrap();
+        std::hint::black_box(opened.len());
+        reopen.push(start.elapsed());
+    }
+    println!("open the index | {}", stats(reopen));
+    let size: u64 = std::fs::read_dir(&path)
+        .unwrap()
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "\nindex size on disk: {:.1} MiB; process RSS: {:.0} MiB",
+        size as f64 / 1048576.0,
+        rss_mib()
+    );
+}
