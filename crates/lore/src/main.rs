@@ -36,6 +36,8 @@ enum Command {
     /// List and test connections.
     #[command(subcommand)]
     Connection(commands::connection::ConnectionCommand),
+    /// Rebuild the search index (.lore/index) from the latest scans and the semantic layer.
+    Reindex,
     /// Search what exists: semantic layer, tables, columns (what discover_data answers).
     Search(commands::search::SearchArgs),
     /// Describe tables from the latest scan (what entity_details answers).
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         Command::Connection(command) => {
             commands::connection::run(command, cli.project_dir.as_deref())
         }
+        Command::Reindex => commands::reindex::run(cli.project_dir.as_deref()),
         Command::Search(args) => commands::search::run(args, cli.project_dir.as_deref()),
         Command::Entity(args) => commands::entity::run(args, cli.project_dir.as_deref()),
         Command::Dictionary(args) => commands::dictionary::run(args, cli.project_dir.as_deref()),

@@ -206,6 +206,14 @@ fn lore_search_prints_what_discover_data_answers() {
         printed.lines().next().unwrap().contains("plans.name"),
         "{printed}"
     );
+    let rebuilt = lore_in(&root, &["reindex"]);
+    assert!(
+        rebuilt.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rebuilt.stderr)
+    );
+    assert!(String::from_utf8_lossy(&rebuilt.stderr).contains("documents"));
+    assert!(root.join(".lore/index").is_dir());
     let bad = lore_in(&root, &["search", "x", "--kinds", "tablez"]);
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown kind `tablez`"));

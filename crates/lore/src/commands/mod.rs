@@ -9,6 +9,7 @@ pub mod entity;
 pub mod init;
 pub mod mcp;
 pub mod memory;
+pub mod reindex;
 pub mod scan;
 pub mod search;
 pub mod shutdown;
