@@ -89,6 +89,8 @@ pub struct SearchIndex {
     /// Serialises writers inside this process (tantivy's lock file keeps
     /// other processes out).
     writing: Mutex<()>,
+    /// The commit the reader serves (another process may commit too).
+    served: std::sync::atomic::AtomicU64,
     rebuilt: bool,
     dir: Option<PathBuf>,
 }
@@ -156,6 +158,7 @@ impl SearchIndex {
             reader,
             fields,
             writing: Mutex::new(()),
+            served: std::sync::atomic::AtomicU64::new(u64::MAX),
             rebuilt: false,
             dir,
         })
@@ -177,6 +180,23 @@ impl SearchIndex {
             .payload
             .and_then(|p| serde_json::from_str(&p).ok())
             .unwrap_or_default())
+    }
+
+    /// Every group's stamp as last committed (by any process), after
+    /// making searches see that commit.
+    pub fn sync(&self) -> Result<BTreeMap<String, String>, SearchError> {
+        let metas = self.index.load_metas().map_err(tantivy_error)?;
+        let served = self.served.load(std::sync::atomic::Ordering::Acquire);
+        if metas.opstamp != served {
+            self.reader.reload().map_err(tantivy_error)?;
+            self.served
+                .store(metas.opstamp, std::sync::atomic::Ordering::Release);
+        }
+        let payload: CommitPayload = metas
+            .payload
+            .and_then(|p| serde_json::from_str(&p).ok())
+            .unwrap_or_default();
+        Ok(payload.stamps)
     }
 
     /// The stamp recorded when `group` was last replaced.
@@ -209,10 +229,23 @@ impl SearchIndex {
         let _guard = self.writing.lock().unwrap_or_else(|p| p.into_inner());
         let mut payload = self.payload()?;
         payload.format = FORMAT.to_string();
-        let mut writer = self
-            .index
-            .writer_with_num_threads::<TantivyDocument>(1, WRITER_HEAP_BYTES)
-            .map_err(tantivy_error)?;
+        // Another process (a server, `lore search`) may be committing:
+        // wait for its lock a little before giving up.
+        let started = std::time::Instant::now();
+        let mut writer = loop {
+            match self
+                .index
+                .writer_with_num_threads::<TantivyDocument>(1, WRITER_HEAP_BYTES)
+            {
+                Ok(writer) => break writer,
+                Err(tantivy::TantivyError::LockFailure(..))
+                    if started.elapsed() < std::time::Duration::from_secs(10) =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => return Err(tantivy_error(e)),
+            }
+        };
         for group in dropped {
             writer.delete_term(Term::from_field_text(self.fields.group, group));
             payload.stamps.remove(*group);

@@ -196,3 +196,36 @@ fn a_missing_or_damaged_index_is_rebuilt_empty() {
     index.replace_group("g", "2", &schema_docs()).unwrap();
     assert_eq!(search(&index, "order items")[0].id, "order_items");
 }
+
+#[test]
+fn commits_of_another_handle_are_seen_after_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index");
+    let server = SearchIndex::open(&path).unwrap();
+    let cli = SearchIndex::open(&path).unwrap();
+    server
+        .replace_group("schema:warehouse", "sync-1", &schema_docs())
+        .unwrap();
+    assert!(search(&cli, "order items").is_empty(), "not yet synced");
+    let stamps = cli.sync().unwrap();
+    assert_eq!(
+        stamps.get("schema:warehouse").map(String::as_str),
+        Some("sync-1")
+    );
+    assert_eq!(search(&cli, "order items")[0].id, "order_items");
+    // Either handle can write next; both see every group.
+    cli.replace_group(
+        "sl:warehouse",
+        "m-1",
+        &[doc(
+            DocKind::SlMeasure,
+            Some("warehouse"),
+            "invoices.revenue",
+            &[(MatchField::Name, "revenue")],
+        )],
+    )
+    .unwrap();
+    server.sync().unwrap();
+    assert_eq!(search(&server, "revenue")[0].id, "invoices.revenue");
+    assert_eq!(server.stamps().unwrap().len(), 2);
+}

@@ -98,7 +98,8 @@ impl Discover {
                 index
             }
         };
-        let stamps = index.stamps().map_err(internal)?;
+        // Also makes searches see commits made by other processes.
+        let stamps = index.sync().map_err(internal)?;
         let mut replaced = Vec::new();
         for connection in &self.connections {
             let group = format!("schema:{connection}");
