@@ -25,6 +25,9 @@ use crate::{DocKind, MatchField, SearchDoc, SearchError, SearchHit, SearchQuery}
 /// another version is rebuilt.
 const FORMAT: &str = "lore-search-1";
 
+/// Extra weight of a document that holds every word of a multi-word query.
+const ALL_TERMS_BOOST: f32 = 4.0;
+
 /// Memory for the indexing buffer of one commit.
 const WRITER_HEAP_BYTES: usize = 32 * 1024 * 1024;
 
@@ -315,6 +318,37 @@ impl SearchIndex {
                     Box::new(BoostQuery::new(Box::new(q), field.weight())),
                 ));
             }
+        }
+        // A document holding every query word (in any fields) outranks one
+        // that repeats a single word: "monthly recurring revenue" prefers
+        // the measure described by all three over one named `revenue`.
+        if wanted.len() > 1 {
+            let all: Vec<(Occur, Box<dyn Query>)> = wanted
+                .iter()
+                .map(|term| -> (Occur, Box<dyn Query>) {
+                    let any_field = f
+                        .text
+                        .iter()
+                        .map(|(_, tantivy_field)| -> (Occur, Box<dyn Query>) {
+                            (
+                                Occur::Should,
+                                Box::new(TermQuery::new(
+                                    Term::from_field_text(*tantivy_field, term),
+                                    IndexRecordOption::Basic,
+                                )),
+                            )
+                        })
+                        .collect();
+                    (Occur::Must, Box::new(BooleanQuery::new(any_field)))
+                })
+                .collect();
+            should.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(
+                    Box::new(BooleanQuery::new(all)),
+                    ALL_TERMS_BOOST,
+                )),
+            ));
         }
         let mut clauses: Vec<(Occur, Box<dyn Query>)> =
             vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
