@@ -70,6 +70,21 @@ impl Project {
         self.root.join(STATE_DIR_NAME)
     }
 
+    /// The knowledge store, `.lore/store.db`.
+    pub fn store_path(&self) -> PathBuf {
+        self.state_dir().join("store.db")
+    }
+
+    /// The search index folder, `.lore/index/`.
+    pub fn index_dir(&self) -> PathBuf {
+        self.state_dir().join("index")
+    }
+
+    /// The semantic-layer models, `semantic-layer/<connection>/`.
+    pub fn semantic_layer_dir(&self) -> PathBuf {
+        self.root.join("semantic-layer")
+    }
+
     /// Resolves a path from `lore.yaml`: absolute paths stay, relative ones
     /// are taken from the project directory.
     pub fn resolve_path(&self, path: &str) -> PathBuf {

@@ -4,7 +4,8 @@
 //!   that gives every tool the polish kit (schemas, annotations, in-band
 //!   errors, progress).
 //! - [`analytics`]: the analytics toolset (`connection_list`,
-//!   `entity_details`, `dictionary_search`, `sql_execution`).
+//!   `entity_details`, `dictionary_search`, `sl_read_source`, `sl_query`,
+//!   `sql_execution`).
 //! - [`discover`]: `discover_data`, one ranked search over the semantic
 //!   layer and the scanned schema, from the shared search index.
 //! - [`memory`]: the memory toolset (eight tools over the knowledge store),

@@ -81,10 +81,9 @@ impl LoreServer {
             started: std::sync::Once::new(),
         };
         let mut registry = ToolRegistry::new();
-        let models = Arc::new(ModelCache::new(&project.root.join("semantic-layer")));
-        let discover = crate::discover::Discover::new(
-            project.state_dir().join("index"),
-            warehouses.ids(),
+        let models = Arc::new(ModelCache::new(&project.semantic_layer_dir()));
+        let discover = crate::discover::Discover::for_project(
+            project,
             Arc::clone(&catalog),
             Arc::clone(&models),
         );
@@ -92,7 +91,7 @@ impl LoreServer {
             discover: Arc::new(discover),
         });
         register_analytics_tools(&mut registry, warehouses, catalog, models);
-        let memory = MemoryService::new(project.state_dir().join("store.db"));
+        let memory = MemoryService::new(project.store_path());
         memory.register_tools(&mut registry);
         LoreServer {
             warm_up: Some(Arc::new(warm_up)),

@@ -10,12 +10,13 @@
 //! wiki) are searched separately and fused by reciprocal rank with equal
 //! weights; scores are normalised so the best is 1.
 
-pub mod docs;
+pub mod documents;
 mod tool;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use lore_core::project::Project;
 use lore_core::{ErrorCode, ErrorReport};
 use lore_search::{DocKind, SearchHit, SearchIndex, SearchQuery};
 use lore_semantic::model::ModelCache;
@@ -81,6 +82,21 @@ impl Discover {
         }
     }
 
+    /// The service of a loaded project: its connections, its scans (shared
+    /// `catalog`) and its semantic models (shared `models`).
+    pub fn for_project(
+        project: &Project,
+        catalog: Arc<Catalog>,
+        models: Arc<ModelCache>,
+    ) -> Discover {
+        Discover::new(
+            project.index_dir(),
+            project.config.connections.keys().cloned().collect(),
+            catalog,
+            models,
+        )
+    }
+
     /// The configured connection ids.
     pub fn connections(&self) -> &[String] {
         &self.connections
@@ -107,7 +123,11 @@ impl Discover {
                 Ok(Some(snapshot)) => {
                     let stamp = snapshot.manifest.sync_id.clone();
                     if stamps.get(&group) != Some(&stamp) {
-                        replaced.push((group, stamp, docs::schema_docs(connection, &snapshot)));
+                        replaced.push((
+                            group,
+                            stamp,
+                            documents::schema_docs(connection, &snapshot),
+                        ));
                     }
                 }
                 // Not scanned yet, or a broken snapshot (entity_details
@@ -122,7 +142,7 @@ impl Discover {
             let stamp = self.models.stamp(connection);
             if stamps.get(&group) != Some(&stamp) {
                 let docs = match self.models.model(connection) {
-                    Ok(model) => docs::semantic_docs(connection, &model),
+                    Ok(model) => documents::semantic_docs(connection, &model),
                     Err(_) => Vec::new(),
                 };
                 replaced.push((group, stamp, docs));

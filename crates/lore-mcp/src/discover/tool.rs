@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Discover;
-use super::docs::provenance;
+use super::documents::provenance;
 use crate::toolkit::{Tool, ToolContext, ToolDefinition};
 
 /// `discover_data`.

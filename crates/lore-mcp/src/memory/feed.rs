@@ -48,11 +48,6 @@ impl StoreHandle {
         }
     }
 
-    /// The open store, or why it cannot be opened.
-    pub fn get(&self) -> Result<Arc<SqliteStore>, ErrorReport> {
-        open_shared(&self.opened, &self.path)
-    }
-
     /// Runs a store operation on the blocking pool (a write may wait for
     /// another process's lock) and maps its error to the public shape.
     pub async fn run<T: Send + 'static>(

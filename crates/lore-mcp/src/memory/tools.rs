@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use lore_core::ErrorReport;
 use lore_store::{
-    Direction, Entry, EntryKind, EntryPatch, EntryQuery, GraphNode, GraphQuery, HistoryItem,
-    HistoryQuery, KnowledgeStore, NewEntry, NewTriple, Triple, TxId,
+    Direction, Entry, EntryKind, EntryPatch, EntryQuery, GraphNode, GraphQuery, GraphResult,
+    HistoryItem, HistoryQuery, KnowledgeStore, NewEntry, NewTriple, Page, Triple, TxId, UndoResult,
+    Written,
 };
 use rmcp::model::{ContentBlock, ResourceContents};
 use schemars::JsonSchema;
@@ -129,11 +130,7 @@ Example: {\"topic\":\"deployment\",\"content\":\"Use blue-green deploys for zero
         };
         let written = self.0.store.run(move |s| s.store(&actor, entry)).await?;
         self.0.feed.committed();
-        Ok(EntryOutput {
-            entry: written.value,
-            tx_id: written.tx_id,
-            changed: written.changed,
-        })
+        Ok(written.into())
     }
 }
 
@@ -226,11 +223,7 @@ Example: {\"id\":\"e-42\",\"content\":\"Use canary deploys.\",\"expected_version
         if written.changed {
             self.0.feed.committed();
         }
-        Ok(EntryOutput {
-            entry: written.value,
-            tx_id: written.tx_id,
-            changed: written.changed,
-        })
+        Ok(written.into())
     }
 }
 
@@ -325,11 +318,7 @@ Example: {\"topic\":\"deployment\"} → {\"items\":[{\"id\":\"e-42\",\"topic\":\
             as_of_tx_id: input.as_of_tx_id,
         };
         let page = self.0.store.run(move |s| s.query(&query)).await?;
-        Ok(QueryOutput {
-            items: page.items,
-            next_cursor: page.next_cursor,
-            as_of_tx_id: page.as_of_tx_id,
-        })
+        Ok(page.into())
     }
 }
 
@@ -484,11 +473,7 @@ Example: {\"subject\":\"checkout-service\",\"predicate\":\"depends_on\",\"object
         if written.changed {
             self.0.feed.committed();
         }
-        Ok(RelateOutput {
-            triple: written.value,
-            tx_id: written.tx_id,
-            changed: written.changed,
-        })
+        Ok(written.into())
     }
 }
 
@@ -585,12 +570,7 @@ Example: {\"node\":\"checkout-service\",\"direction\":\"out\",\"depth\":2} → {
             as_of_tx_id: input.as_of_tx_id,
         };
         let graph = self.0.store.run(move |s| s.query_graph(&query)).await?;
-        Ok(QueryGraphOutput {
-            nodes: graph.nodes,
-            edges: graph.edges,
-            as_of_tx_id: graph.as_of_tx_id,
-            truncated: graph.truncated,
-        })
+        Ok(graph.into())
     }
 }
 
@@ -663,11 +643,7 @@ Example: {\"tx_id\":18} → {\"undone_tx_id\":18,\"tx_id\":21,\"changed_ids\":[\
             .run(move |s| s.undo(&actor, tx_id, force))
             .await?;
         self.0.feed.committed();
-        Ok(UndoOutput {
-            undone_tx_id: undone.undone_tx_id,
-            tx_id: undone.tx_id,
-            changed_ids: undone.changed_ids,
-        })
+        Ok(undone.into())
     }
 }
 
@@ -749,10 +725,69 @@ Example: {\"id\":\"e-42\"} → {\"items\":[{\"tx_id\":18,\"at\":\"2026-11-23T10:
             as_of_tx_id: None,
         };
         let page = self.0.store.run(move |s| s.history(&query)).await?;
-        Ok(HistoryOutput {
+        Ok(page.into())
+    }
+}
+
+// The store's results as the tools' outputs (also printed by `lore memory`).
+
+impl From<Written<Entry>> for EntryOutput {
+    fn from(written: Written<Entry>) -> Self {
+        EntryOutput {
+            entry: written.value,
+            tx_id: written.tx_id,
+            changed: written.changed,
+        }
+    }
+}
+
+impl From<Page<Entry>> for QueryOutput {
+    fn from(page: Page<Entry>) -> Self {
+        QueryOutput {
             items: page.items,
             next_cursor: page.next_cursor,
             as_of_tx_id: page.as_of_tx_id,
-        })
+        }
+    }
+}
+
+impl From<Written<Triple>> for RelateOutput {
+    fn from(written: Written<Triple>) -> Self {
+        RelateOutput {
+            triple: written.value,
+            tx_id: written.tx_id,
+            changed: written.changed,
+        }
+    }
+}
+
+impl From<GraphResult> for QueryGraphOutput {
+    fn from(graph: GraphResult) -> Self {
+        QueryGraphOutput {
+            nodes: graph.nodes,
+            edges: graph.edges,
+            as_of_tx_id: graph.as_of_tx_id,
+            truncated: graph.truncated,
+        }
+    }
+}
+
+impl From<UndoResult> for UndoOutput {
+    fn from(undone: UndoResult) -> Self {
+        UndoOutput {
+            undone_tx_id: undone.undone_tx_id,
+            tx_id: undone.tx_id,
+            changed_ids: undone.changed_ids,
+        }
+    }
+}
+
+impl From<Page<HistoryItem>> for HistoryOutput {
+    fn from(page: Page<HistoryItem>) -> Self {
+        HistoryOutput {
+            items: page.items,
+            next_cursor: page.next_cursor,
+            as_of_tx_id: page.as_of_tx_id,
+        }
     }
 }

@@ -181,28 +181,31 @@ fn next_vid(tx: &SqlTx<'_>, table: &str) -> Result<i64, StoreError> {
         .query_row([], |row| row.get(0))?)
 }
 
-/// The current version of an entry (a tombstone included).
-fn current_entry(tx: &SqlTx<'_>, id: &str) -> Result<Option<Entry>, StoreError> {
+/// The version of an entry whose validity ends at `to_tx`: the current
+/// one (a tombstone included) for [`OPEN`], or the one transaction
+/// `to_tx` replaced.
+fn entry_ending(tx: &SqlTx<'_>, id: &str, to_tx: TxId) -> Result<Option<Entry>, StoreError> {
     Ok(tx
         .prepare_cached(&format!(
             "SELECT {ENTRY_COLUMNS} FROM entry_versions ev WHERE id = ?1 AND to_tx = ?2"
         ))?
-        .query_row(params![id, OPEN], entry_from_row)
+        .query_row(params![id, to_tx], entry_from_row)
         .optional()?)
 }
 
-fn current_triple(tx: &SqlTx<'_>, id: &str) -> Result<Option<Triple>, StoreError> {
+/// Like [`entry_ending`], for a triple.
+fn triple_ending(tx: &SqlTx<'_>, id: &str, to_tx: TxId) -> Result<Option<Triple>, StoreError> {
     Ok(tx
         .prepare_cached(&format!(
             "SELECT {TRIPLE_COLUMNS} FROM triple_versions tv WHERE id = ?1 AND to_tx = ?2"
         ))?
-        .query_row(params![id, OPEN], triple_from_row)
+        .query_row(params![id, to_tx], triple_from_row)
         .optional()?)
 }
 
 /// A live entry or a `not_found` that says how to get a deleted one back.
 fn live_entry(tx: &SqlTx<'_>, id: &str) -> Result<Entry, StoreError> {
-    match current_entry(tx, id)? {
+    match entry_ending(tx, id, OPEN)? {
         Some(entry) if !entry.deleted => Ok(entry),
         Some(entry) => Err(StoreError::NotFound(format!(
             "entry {id} was deleted in transaction {0}; undo it with undo {{\"tx_id\": {0}}} to restore it",
@@ -479,7 +482,7 @@ pub(crate) fn update_entry(
 pub(crate) fn delete(conn: &mut Connection, actor: &str, id: &str) -> Result<TxId, StoreError> {
     let tx = begin(conn)?;
     let tx_id = if id.starts_with("t-") {
-        let triple = match current_triple(&tx, id)? {
+        let triple = match triple_ending(&tx, id, OPEN)? {
             Some(t) if !t.deleted => t,
             Some(t) => {
                 return Err(StoreError::NotFound(format!(
@@ -705,13 +708,8 @@ pub(crate) fn undo(
     // it closed (to_tx = undone), or nothing if it created the row.
     let mut plan = Vec::new();
     for id in &entry_ids {
-        let current = current_entry(&tx, id)?.ok_or_else(|| missing(id))?;
-        let target = tx
-            .prepare_cached(&format!(
-                "SELECT {ENTRY_COLUMNS} FROM entry_versions ev WHERE id = ?1 AND to_tx = ?2"
-            ))?
-            .query_row(params![id, undone], entry_from_row)
-            .optional()?;
+        let current = entry_ending(&tx, id, OPEN)?.ok_or_else(|| missing(id))?;
+        let target = entry_ending(&tx, id, undone)?;
         let unchanged = match &target {
             Some(t) => {
                 t.deleted == current.deleted && EntryState::of(t) == EntryState::of(&current)
@@ -723,13 +721,8 @@ pub(crate) fn undo(
         }
     }
     for id in &triple_ids {
-        let current = current_triple(&tx, id)?.ok_or_else(|| missing(id))?;
-        let target = tx
-            .prepare_cached(&format!(
-                "SELECT {TRIPLE_COLUMNS} FROM triple_versions tv WHERE id = ?1 AND to_tx = ?2"
-            ))?
-            .query_row(params![id, undone], triple_from_row)
-            .optional()?;
+        let current = triple_ending(&tx, id, OPEN)?.ok_or_else(|| missing(id))?;
+        let target = triple_ending(&tx, id, undone)?;
         let unchanged = match &target {
             Some(t) => {
                 t.deleted == current.deleted && TripleState::of(t) == TripleState::of(&current)

@@ -228,7 +228,7 @@ struct ImportLine {
 
 pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;
-    let store = SqliteStore::open(&project.state_dir().join("store.db"), Durability::Process)
+    let store = SqliteStore::open(&project.store_path(), Durability::Process)
         .map_err(|e| super::coded(&e))?;
     let coded = |e: lore_store::StoreError| super::coded(&e);
     match command {
@@ -242,11 +242,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
                 kind: None,
             };
             let written = store.store(ACTOR, entry).map_err(coded)?;
-            print(&EntryOutput {
-                entry: written.value,
-                tx_id: written.tx_id,
-                changed: written.changed,
-            })
+            print(&EntryOutput::from(written))
         }
         MemoryCommand::Update(args) => {
             let patch = EntryPatch {
@@ -258,11 +254,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
                 expected_version: args.expected_version,
             };
             let written = store.update(ACTOR, args.id.trim(), patch).map_err(coded)?;
-            print(&EntryOutput {
-                entry: written.value,
-                tx_id: written.tx_id,
-                changed: written.changed,
-            })
+            print(&EntryOutput::from(written))
         }
         MemoryCommand::Query(args) => {
             let page = store
@@ -277,11 +269,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
                     as_of_tx_id: args.as_of_tx_id,
                 })
                 .map_err(coded)?;
-            print(&QueryOutput {
-                items: page.items,
-                next_cursor: page.next_cursor,
-                as_of_tx_id: page.as_of_tx_id,
-            })
+            print(&QueryOutput::from(page))
         }
         MemoryCommand::Delete { id } => {
             let id = id.trim().to_string();
@@ -301,11 +289,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
                     },
                 )
                 .map_err(coded)?;
-            print(&RelateOutput {
-                triple: written.value,
-                tx_id: written.tx_id,
-                changed: written.changed,
-            })
+            print(&RelateOutput::from(written))
         }
         MemoryCommand::Unrelate(args) => {
             let (id, tx_id) = store
@@ -329,12 +313,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
                     as_of_tx_id: args.as_of_tx_id,
                 })
                 .map_err(coded)?;
-            print(&QueryGraphOutput {
-                nodes: graph.nodes,
-                edges: graph.edges,
-                as_of_tx_id: graph.as_of_tx_id,
-                truncated: graph.truncated,
-            })
+            print(&QueryGraphOutput::from(graph))
         }
         MemoryCommand::History(args) => {
             let page = store
@@ -346,19 +325,11 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
                     as_of_tx_id: None,
                 })
                 .map_err(coded)?;
-            print(&HistoryOutput {
-                items: page.items,
-                next_cursor: page.next_cursor,
-                as_of_tx_id: page.as_of_tx_id,
-            })
+            print(&HistoryOutput::from(page))
         }
         MemoryCommand::Undo(args) => {
             let undone = store.undo(ACTOR, args.tx_id, args.force).map_err(coded)?;
-            print(&UndoOutput {
-                undone_tx_id: undone.undone_tx_id,
-                tx_id: undone.tx_id,
-                changed_ids: undone.changed_ids,
-            })
+            print(&UndoOutput::from(undone))
         }
         MemoryCommand::Import(args) => import(&store, &args),
         MemoryCommand::Check => {

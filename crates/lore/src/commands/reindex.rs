@@ -11,7 +11,7 @@ use lore_warehouse::catalog::Catalog;
 
 pub fn run(project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;
-    let dir = project.state_dir().join("index");
+    let dir = project.index_dir();
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| {
             anyhow::anyhow!(
@@ -22,11 +22,10 @@ pub fn run(project_dir: Option<&Path>) -> anyhow::Result<()> {
         })?;
     }
     let started = Instant::now();
-    let discover = Discover::new(
-        dir.clone(),
-        project.config.connections.keys().cloned().collect(),
+    let discover = Discover::for_project(
+        &project,
         Arc::new(Catalog::new(&project.root)),
-        Arc::new(ModelCache::new(&project.root.join("semantic-layer"))),
+        Arc::new(ModelCache::new(&project.semantic_layer_dir())),
     );
     let index = discover.refresh().map_err(|e| super::coded(&e))?;
     eprintln!(

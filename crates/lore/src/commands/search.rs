@@ -44,11 +44,10 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
                 .collect::<anyhow::Result<Vec<_>>>()
         })
         .transpose()?;
-    let discover = Discover::new(
-        project.state_dir().join("index"),
-        project.config.connections.keys().cloned().collect(),
+    let discover = Discover::for_project(
+        &project,
         Arc::new(Catalog::new(&project.root)),
-        Arc::new(ModelCache::new(&project.root.join("semantic-layer"))),
+        Arc::new(ModelCache::new(&project.semantic_layer_dir())),
     );
     let input = DiscoverDataInput {
         query: args.text.join(" "),

@@ -90,7 +90,7 @@ fn model(
     project: &lore_core::project::Project,
     connection: &str,
 ) -> anyhow::Result<(ModelCache, std::sync::Arc<SemanticModel>)> {
-    let cache = ModelCache::new(&project.root.join("semantic-layer"));
+    let cache = ModelCache::new(&project.semantic_layer_dir());
     let model = cache.model(connection).map_err(|e| explain(&e))?;
     if model.sources.is_empty() {
         bail!(
@@ -239,7 +239,7 @@ fn generate(project: &lore_core::project::Project, connection: Option<&str>) -> 
         })
         .collect();
     let (specs, skipped) = generate_sources(&tables, &links);
-    let models = ModelCache::new(&project.root.join("semantic-layer"));
+    let models = ModelCache::new(&project.semantic_layer_dir());
     let dir = models.dir(&connection);
     let report = write_sources(&dir, &specs, &format!("scan {}", snapshot.manifest.sync_id))
         .with_context(|| format!("cannot write the model in {}", dir.display()))?;
@@ -311,7 +311,7 @@ fn query(project: &lore_core::project::Project, args: SlQueryArgs) -> anyhow::Re
         None => None,
     };
     let warehouses = Warehouses::for_project(project);
-    let models = ModelCache::new(&project.root.join("semantic-layer"));
+    let models = ModelCache::new(&project.semantic_layer_dir());
     let planned = plan_semantic_query(&warehouses, &models, connection.as_deref(), query)
         .map_err(|e| anyhow::anyhow!("{} [{}]", e.message, e.code))?;
     if matches!(args.format, QueryFormat::Sql) {
