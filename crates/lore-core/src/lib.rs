@@ -17,6 +17,7 @@
 
 pub mod config;
 pub mod error;
+pub mod hash;
 pub mod project;
 pub mod time;
 

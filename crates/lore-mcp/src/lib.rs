@@ -22,5 +22,6 @@ pub mod memory;
 pub mod server;
 pub mod toolkit;
 pub mod transport;
+pub mod wiki;
 
 pub use server::LoreServer;

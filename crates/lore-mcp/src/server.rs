@@ -49,6 +49,9 @@ pub struct LoreServer {
 struct WarmUp {
     catalog: Arc<Catalog>,
     connections: Vec<String>,
+    /// Indexed (and the wiki imported) in the background, so the first
+    /// search finds the index ready.
+    discover: Option<Arc<crate::discover::Discover>>,
     started: std::sync::Once,
 }
 
@@ -75,24 +78,45 @@ impl LoreServer {
     pub fn for_project(project: &Project) -> LoreServer {
         let warehouses = Arc::new(Warehouses::for_project(project));
         let catalog = Arc::new(Catalog::new(&project.root));
-        let warm_up = WarmUp {
+        let mut warm_up = WarmUp {
             catalog: Arc::clone(&catalog),
             connections: warehouses.ids(),
+            discover: None,
             started: std::sync::Once::new(),
         };
         let mut registry = ToolRegistry::new();
         let models = Arc::new(ModelCache::new(&project.semantic_layer_dir()));
-        let discover = crate::discover::Discover::for_project(
+        let memory = MemoryService::new(project.store_path());
+        let wiki = Arc::new(crate::wiki::Wiki::new(
             project,
-            Arc::clone(&catalog),
-            Arc::clone(&models),
+            Arc::clone(&memory.store),
+            crate::wiki::current_user(),
+        ));
+        let discover = Arc::new(
+            crate::discover::Discover::for_project(
+                project,
+                Arc::clone(&catalog),
+                Arc::clone(&models),
+            )
+            .with_wiki(wiki),
         );
         registry.register(crate::discover::DiscoverData {
-            discover: Arc::new(discover),
+            discover: Arc::clone(&discover),
         });
+        registry
+            .register(crate::wiki::WikiSearch {
+                discover: Arc::clone(&discover),
+            })
+            .register(crate::wiki::WikiRead {
+                discover: Arc::clone(&discover),
+            })
+            .register(crate::wiki::WikiWrite {
+                discover: Arc::clone(&discover),
+                feed: Arc::clone(&memory.feed),
+            });
         register_analytics_tools(&mut registry, warehouses, catalog, models);
-        let memory = MemoryService::new(project.store_path());
         memory.register_tools(&mut registry);
+        warm_up.discover = Some(Arc::clone(&discover));
         LoreServer {
             warm_up: Some(Arc::new(warm_up)),
             memory: Some(memory),
@@ -109,9 +133,20 @@ impl LoreServer {
 impl ServerHandler for LoreServer {
     async fn on_initialized(&self, _context: rmcp::service::NotificationContext<RoleServer>) {
         if let Some(warm_up) = &self.warm_up {
-            warm_up
-                .started
-                .call_once(|| warm_up.catalog.warm(warm_up.connections.clone()));
+            warm_up.started.call_once(|| {
+                warm_up.catalog.warm(warm_up.connections.clone());
+                if let Some(discover) = &warm_up.discover {
+                    let discover = Arc::clone(discover);
+                    tokio::task::spawn_blocking(move || {
+                        if let Err(e) = discover.refresh() {
+                            tracing::warn!("search index warm-up failed: {e}");
+                        }
+                    });
+                }
+                if let (Some(discover), Some(memory)) = (&warm_up.discover, &self.memory) {
+                    tokio::spawn(mirror_wiki(Arc::clone(discover), Arc::clone(&memory.feed)));
+                }
+            });
         }
     }
 
@@ -273,5 +308,29 @@ fn report_error(report: &lore_core::ErrorReport) -> McpError {
         McpError::invalid_params(report.message.clone(), data)
     } else {
         McpError::internal_error(report.message.clone(), data)
+    }
+}
+
+/// Keeps the wiki's files in step with every committed transaction, from
+/// this process or another (an undo of a page's entry rewrites its file).
+async fn mirror_wiki(
+    discover: Arc<crate::discover::Discover>,
+    feed: Arc<crate::memory::feed::ChangeFeed>,
+) {
+    let Some(wiki) = discover.wiki().cloned().filter(|w| w.exists()) else {
+        return;
+    };
+    let mut events = feed.listen().await;
+    loop {
+        match events.recv().await {
+            Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                let wiki = Arc::clone(&wiki);
+                let synced = tokio::task::spawn_blocking(move || wiki.refresh()).await;
+                if let Ok(Err(e)) = synced {
+                    tracing::warn!("wiki mirror: {e}");
+                }
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        }
     }
 }

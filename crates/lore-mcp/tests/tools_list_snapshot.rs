@@ -85,9 +85,11 @@ fn every_tool_carries_the_polish_kit() {
 
 #[test]
 fn annotations_say_honestly_what_each_tool_may_change() {
-    // (name, readOnly, destructive): only the memory toolset writes, and
-    // only delete and undo can remove what is there.
+    // (name, readOnly, destructive): only the memory toolset and
+    // wiki_write write, and only delete and undo can remove what is there
+    // (a replaced page stays in history).
     let writers = [
+        ("wiki_write", false),
         ("store", false),
         ("update", false),
         ("relate", false),

@@ -16,7 +16,7 @@ use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
-use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use crate::tokenizer::{IDENTIFIER_ANALYZER, identifier_analyzer, query_terms};
 use crate::{DocKind, MatchField, SearchDoc, SearchError, SearchHit, SearchQuery};
@@ -229,6 +229,59 @@ impl SearchIndex {
         groups: &[(&str, &str, &[SearchDoc])],
         dropped: &[&str],
     ) -> Result<(), SearchError> {
+        self.commit(|writer, payload| {
+            for group in dropped {
+                writer.delete_term(Term::from_field_text(self.fields.group, group));
+                payload.stamps.remove(*group);
+            }
+            for (group, stamp, docs) in groups {
+                writer.delete_term(Term::from_field_text(self.fields.group, group));
+                for doc in docs.iter() {
+                    writer
+                        .add_document(self.document(group, doc))
+                        .map_err(tantivy_error)?;
+                }
+                payload.stamps.insert(group.to_string(), stamp.to_string());
+            }
+            Ok(())
+        })
+    }
+
+    /// Changes part of one group in one commit: removes the documents
+    /// whose keys are given ([`SearchDoc::key`]), adds or replaces `docs`,
+    /// and records `stamp`. For sources that say what changed (the
+    /// knowledge store's transaction log).
+    pub fn update_group(
+        &self,
+        group: &str,
+        stamp: &str,
+        removed_keys: &[String],
+        docs: &[SearchDoc],
+    ) -> Result<(), SearchError> {
+        self.commit(|writer, payload| {
+            for key in removed_keys {
+                writer.delete_term(Term::from_field_text(self.fields.key, key));
+            }
+            for doc in docs {
+                writer.delete_term(Term::from_field_text(self.fields.key, &doc.key()));
+                writer
+                    .add_document(self.document(group, doc))
+                    .map_err(tantivy_error)?;
+            }
+            payload.stamps.insert(group.to_string(), stamp.to_string());
+            Ok(())
+        })
+    }
+
+    /// Runs `change` with a writer and the commit payload, then commits
+    /// both; searches see the commit when it returns.
+    fn commit(
+        &self,
+        change: impl FnOnce(
+            &mut IndexWriter<TantivyDocument>,
+            &mut CommitPayload,
+        ) -> Result<(), SearchError>,
+    ) -> Result<(), SearchError> {
         let _guard = self.writing.lock().unwrap_or_else(|p| p.into_inner());
         let mut payload = self.payload()?;
         payload.format = FORMAT.to_string();
@@ -249,19 +302,7 @@ impl SearchIndex {
                 Err(e) => return Err(tantivy_error(e)),
             }
         };
-        for group in dropped {
-            writer.delete_term(Term::from_field_text(self.fields.group, group));
-            payload.stamps.remove(*group);
-        }
-        for (group, stamp, docs) in groups {
-            writer.delete_term(Term::from_field_text(self.fields.group, group));
-            for doc in docs.iter() {
-                writer
-                    .add_document(self.document(group, doc))
-                    .map_err(tantivy_error)?;
-            }
-            payload.stamps.insert(group.to_string(), stamp.to_string());
-        }
+        change(&mut writer, &mut payload)?;
         let text = serde_json::to_string(&payload).unwrap_or_default();
         let mut prepared = writer.prepare_commit().map_err(tantivy_error)?;
         prepared.set_payload(&text);

@@ -229,3 +229,58 @@ fn commits_of_another_handle_are_seen_after_sync() {
     assert_eq!(search(&server, "revenue")[0].id, "invoices.revenue");
     assert_eq!(server.stamps().unwrap().len(), 2);
 }
+
+#[test]
+fn update_group_changes_only_the_documents_named() {
+    let index = SearchIndex::in_memory().unwrap();
+    let page = |id: &str, body: &str| {
+        doc(
+            DocKind::Wiki,
+            None,
+            id,
+            &[(MatchField::Name, id), (MatchField::Body, body)],
+        )
+    };
+    index
+        .replace_group(
+            "store",
+            "3",
+            &[
+                page("revenue", "paid invoices"),
+                page("churn", "lost accounts"),
+            ],
+        )
+        .unwrap();
+    let find = |text: &str| -> Vec<String> {
+        index
+            .search(&SearchQuery {
+                text: text.into(),
+                limit: 10,
+                ..Default::default()
+            })
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id)
+            .collect()
+    };
+    assert_eq!(find("invoices"), ["revenue"]);
+    // Edit one page, remove the other, add a third: one commit.
+    let removed = vec![page("churn", "").key()];
+    index
+        .update_group(
+            "store",
+            "5",
+            &removed,
+            &[
+                page("revenue", "recognised on payment"),
+                page("nrr", "net revenue retention"),
+            ],
+        )
+        .unwrap();
+    assert!(find("invoices").is_empty(), "the old text is gone");
+    assert_eq!(find("payment"), ["revenue"]);
+    assert!(find("lost").is_empty());
+    assert_eq!(find("retention"), ["nrr"]);
+    assert_eq!(index.stamp("store").unwrap().as_deref(), Some("5"));
+    assert_eq!(index.len(), 2);
+}

@@ -66,14 +66,8 @@ impl Cursor {
 
 /// FNV-1a over the parts of a filter: stable across processes and releases.
 pub(crate) fn fingerprint(parts: &[&str]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for byte in part.bytes().chain(std::iter::once(0xff)) {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    hash
+    let bytes: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+    lore_core::hash::fnv1a(&bytes)
 }
 
 #[cfg(test)]

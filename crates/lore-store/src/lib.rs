@@ -63,6 +63,17 @@ pub trait KnowledgeStore: Send + Sync {
         patch: EntryPatch,
     ) -> Result<Written<Entry>, StoreError>;
 
+    /// Writes the entry of one kind that a topic names (wiki pages: one
+    /// entry per page path): a new version of the live one, or a new entry
+    /// when none is live. `expected_version` 0 means "must not exist yet";
+    /// another number must be the live version. Atomic across processes.
+    fn put(
+        &self,
+        actor: &str,
+        entry: NewEntry,
+        expected_version: Option<i64>,
+    ) -> Result<Written<Entry>, StoreError>;
+
     /// Deletes an entry (`e-…`) or triple (`t-…`) by writing a tombstone
     /// version; history keeps every earlier version.
     fn delete(&self, actor: &str, id: &str) -> Result<TxId, StoreError>;
@@ -89,6 +100,15 @@ pub trait KnowledgeStore: Send + Sync {
 
     /// Finds entries.
     fn query(&self, query: &EntryQuery) -> Result<Page<Entry>, StoreError>;
+
+    /// Every live entry (of `kind`, or all) as of a transaction (the
+    /// newest when `None`), oldest first, with the transaction read: what a
+    /// search index or a mirror is rebuilt from.
+    fn entries_at(
+        &self,
+        kind: Option<EntryKind>,
+        as_of_tx_id: Option<TxId>,
+    ) -> Result<(TxId, Vec<Entry>), StoreError>;
 
     /// Lists triples.
     fn list_triples(&self, query: &TripleQuery) -> Result<Page<Triple>, StoreError>;

@@ -663,3 +663,43 @@ fn a_file_that_is_not_a_store_is_refused_clearly() {
     let error = SqliteStore::open(&path, Durability::Process).unwrap_err();
     assert_eq!(code(error), "upstream_error");
 }
+
+#[test]
+fn put_keeps_one_entry_per_topic_and_checks_the_expected_version() {
+    let (_dir, store) = open();
+    let page = |content: &str| NewEntry {
+        topic: "wiki/global/revenue".into(),
+        content: content.into(),
+        kind: Some(EntryKind::Wiki),
+        ..Default::default()
+    };
+    // 0 means "must not exist yet".
+    let first = store.put("test", page("v1"), Some(0)).unwrap();
+    assert_eq!((first.value.id.as_str(), first.value.version), ("e-1", 1));
+    let again = store.put("test", page("v1"), Some(0)).unwrap_err();
+    assert_eq!(code(again), "conflict");
+    let second = store.put("test", page("v2"), None).unwrap();
+    assert_eq!((second.value.id.as_str(), second.value.version), ("e-1", 2));
+    let same = store.put("test", page("v2"), Some(2)).unwrap();
+    assert!(!same.changed, "an identical put writes nothing");
+    assert_eq!(store.head().unwrap(), 2);
+    let stale = store.put("test", page("v3"), Some(1)).unwrap_err();
+    assert_eq!(code(stale), "conflict");
+    // A note with the same topic is a different entry.
+    let note = store
+        .put("test", note("wiki/global/revenue", "x"), None)
+        .unwrap();
+    assert_eq!(note.value.id, "e-3");
+    // After a delete, the topic is free again: a new entry.
+    store.delete("test", "e-1").unwrap();
+    let reborn = store.put("test", page("v4"), Some(0)).unwrap();
+    assert_eq!(reborn.value.id, "e-5");
+    // The history of e-1 is intact.
+    let (at, wiki) = store.entries_at(Some(EntryKind::Wiki), Some(2)).unwrap();
+    assert_eq!(at, 2);
+    assert_eq!(wiki.len(), 1);
+    assert_eq!(wiki[0].content, "v2");
+    let (_, now) = store.entries_at(None, None).unwrap();
+    let ids: Vec<&str> = now.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["e-3", "e-5"]);
+}

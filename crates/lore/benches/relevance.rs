@@ -4,11 +4,8 @@
 //!
 //! Run with `cargo bench -p lore --bench relevance`.
 
-use std::sync::Arc;
-
+use lore_core::project::Project;
 use lore_mcp::discover::{Discover, DiscoverDataInput, discover_data};
-use lore_semantic::model::ModelCache;
-use lore_warehouse::catalog::Catalog;
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
@@ -21,12 +18,8 @@ fn main() {
         .status()
         .unwrap();
     assert!(status.success(), "lore demo failed");
-    let discover = Discover::new(
-        root.join(".lore/index"),
-        vec!["warehouse".to_string()],
-        Arc::new(Catalog::new(&root)),
-        Arc::new(ModelCache::new(&root.join("semantic-layer"))),
-    );
+    let project = Project::load(&root).unwrap();
+    let discover = Discover::standalone(&project);
     let set = include_str!("relevance.txt");
     let (mut questions, mut hits, mut reciprocal) = (0usize, 0usize, 0f64);
     let mut misses = Vec::new();

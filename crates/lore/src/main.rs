@@ -36,9 +36,9 @@ enum Command {
     /// List and test connections.
     #[command(subcommand)]
     Connection(commands::connection::ConnectionCommand),
-    /// Rebuild the search index (.lore/index) from the latest scans and the semantic layer.
+    /// Rebuild the search index (.lore/index) from the latest scans, the semantic layer and the wiki.
     Reindex,
-    /// Search what exists: semantic layer, tables, columns (what discover_data answers).
+    /// Search what exists: wiki pages, semantic layer, tables, columns (what discover_data answers).
     Search(commands::search::SearchArgs),
     /// Describe tables from the latest scan (what entity_details answers).
     Entity(commands::entity::EntityArgs),
@@ -50,6 +50,9 @@ enum Command {
     /// The knowledge memory: store, update, query, relate, history, undo.
     #[command(subcommand)]
     Memory(commands::memory::MemoryCommand),
+    /// The wiki: search, read, write and sync pages (wiki/ mirrors them).
+    #[command(subcommand)]
+    Wiki(commands::wiki::WikiCommand),
     /// Serve the MCP tools (stdio or Streamable HTTP).
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
         Command::Dictionary(args) => commands::dictionary::run(args, cli.project_dir.as_deref()),
         Command::Sl(command) => commands::sl::run(command, cli.project_dir.as_deref()),
         Command::Memory(command) => commands::memory::run(command, cli.project_dir.as_deref()),
+        Command::Wiki(command) => commands::wiki::run(command, cli.project_dir.as_deref()),
         Command::Mcp(command) => commands::mcp::run(command, cli.project_dir.as_deref()),
         Command::Config(command) => commands::config::run(command, cli.project_dir.as_deref()),
     };

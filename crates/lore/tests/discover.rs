@@ -194,7 +194,12 @@ fn lore_search_prints_what_discover_data_answers() {
         String::from_utf8_lossy(&out.stderr)
     );
     let found: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(ids(&found)[0], "sl_measure:invoices.revenue", "{found}");
+    let best = &ids(&found)[..2];
+    assert!(best.contains(&"wiki:revenue".to_string()), "{found}");
+    assert!(
+        best.contains(&"sl_measure:invoices.revenue".to_string()),
+        "{found}"
+    );
     let text = lore_in(
         &root,
         &[

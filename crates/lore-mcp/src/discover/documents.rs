@@ -1,4 +1,5 @@
-//! What the index holds for each kind, and the `summary` / `snippet` each
+//! What the index holds for each kind (wiki pages: see
+//! [`crate::wiki::page_doc`]), and the `summary` / `snippet` each
 //! result shows, derived only from stored fields (never invented):
 //!
 //! | kind | summary | snippet |
@@ -8,6 +9,7 @@
 //! | sl_source | its description | around the match in the description; else up to 5 measure names |
 //! | sl_measure | its description | its expression |
 //! | sl_dimension | its description | `name (type)` |
+//! | wiki | its front matter `summary` | around the match in the body; the body's start for a key or title match |
 //!
 //! Snippets are at most 200 characters, cut without an ellipsis.
 
@@ -289,7 +291,14 @@ pub fn provenance(
         }
         DocKind::Wiki | DocKind::Entry => {
             let summary = text_of(payload, "summary");
-            let snippet = text_of(payload, "body").map(|b| window(&b, words));
+            // Markdown line breaks and indentation carry no meaning in a
+            // one-line snippet.
+            let body = text_of(payload, "body")
+                .map(|b| b.split_whitespace().collect::<Vec<_>>().join(" "));
+            let snippet = body.map(|body| match matched_on {
+                MatchField::Name | MatchField::Display => cap(&body),
+                _ => window(&body, words),
+            });
             (summary, snippet)
         }
     }

@@ -1,26 +1,35 @@
-//! `discover_data`: one ranked search over what exists — semantic-layer
-//! sources, measures and dimensions, scanned tables and columns (and wiki
-//! pages, once the wiki lands) — answered from the shared index under
-//! `.lore/index/`.
+//! `discover_data`: one ranked search over what exists — wiki pages,
+//! semantic-layer sources, measures and dimensions, and scanned tables and
+//! columns — answered from the shared index under `.lore/index/`.
 //!
-//! Freshness: before every search, each connection's index group is
-//! compared with its source (the latest scan's `syncId`, the model files'
-//! stamp) and re-indexed when it moved on, so a new scan or an edited
-//! model is found by the very next call. Lanes (raw schema, semantic layer,
-//! wiki) are searched separately and fused by reciprocal rank with equal
+//! Freshness: before every search, wiki files edited on disk are imported
+//! into the knowledge store, the store's group is brought up to the
+//! store's newest transaction (incrementally, from the transaction log),
+//! and each connection's group is compared with its source (the latest
+//! scan's `syncId`, the model files' stamp) and re-indexed when it moved
+//! on. So a new scan, an edited model or a page saved a moment ago is
+//! found by the very next call. Lanes (raw schema, semantic layer, wiki)
+//! are searched separately and fused by reciprocal rank with equal
 //! weights; scores are normalised so the best is 1.
 
 pub mod documents;
 mod tool;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use lore_core::error::HasErrorCode;
 use lore_core::project::Project;
 use lore_core::{ErrorCode, ErrorReport};
-use lore_search::{DocKind, SearchHit, SearchIndex, SearchQuery};
+use lore_search::{DocKind, SearchDoc, SearchHit, SearchIndex, SearchQuery};
 use lore_semantic::model::ModelCache;
+use lore_store::{Entry, KnowledgeStore, SqliteStore, StoreError, TxId};
 use lore_warehouse::catalog::Catalog;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::wiki::{Wiki, entry_doc};
 
 pub use tool::{
     DiscoverData, DiscoverDataInput, DiscoverDataOutput, DiscoverRef, LaneReport, RefKind,
@@ -29,6 +38,14 @@ pub use tool::{
 
 /// The reciprocal-rank constant (the usual 60).
 const RRF_K: f32 = 60.0;
+
+/// The index group of the knowledge store's entries (wiki pages, notes);
+/// its stamp is the transaction it reflects.
+pub const STORE_GROUP: &str = "store";
+
+/// How many transactions behind the store group may be and still be
+/// caught up one change at a time (beyond, it is rebuilt).
+const INCREMENTAL_MAX: i64 = 500;
 
 /// A search lane: the kinds it covers.
 const LANES: [(&str, &[DocKind]); 3] = [
@@ -46,6 +63,7 @@ pub struct Discover {
     connections: Vec<String>,
     catalog: Arc<Catalog>,
     models: Arc<ModelCache>,
+    wiki: Option<Arc<Wiki>>,
     index: Mutex<Option<Arc<SearchIndex>>>,
 }
 
@@ -55,6 +73,17 @@ pub struct Fused {
     pub hit: SearchHit,
     /// Fused score, 0..1.
     pub score: f64,
+    /// The lanes that found it, with its rank in each.
+    pub lanes: Vec<LaneRank>,
+}
+
+/// Where one lane ranked a result.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct LaneRank {
+    /// The lane.
+    pub lane: String,
+    /// 1 for the lane's best.
+    pub rank: usize,
 }
 
 /// A search's results with what each lane contributed.
@@ -78,8 +107,21 @@ impl Discover {
             connections,
             catalog,
             models,
+            wiki: None,
             index: Mutex::new(None),
         }
+    }
+
+    /// Adds the wiki and the knowledge store it lives in: their pages and
+    /// entries are indexed and kept fresh too.
+    pub fn with_wiki(mut self, wiki: Arc<Wiki>) -> Discover {
+        self.wiki = Some(wiki);
+        self
+    }
+
+    /// The wiki, when there is one.
+    pub fn wiki(&self) -> Option<&Arc<Wiki>> {
+        self.wiki.as_ref()
     }
 
     /// The service of a loaded project: its connections, its scans (shared
@@ -95,6 +137,19 @@ impl Discover {
             catalog,
             models,
         )
+    }
+
+    /// The service of a project on its own (the CLI): its own catalog,
+    /// models, store handle and wiki (for the current user).
+    pub fn standalone(project: &Project) -> Discover {
+        let store = Arc::new(crate::memory::feed::StoreHandle::new(project.store_path()));
+        let wiki = Wiki::new(project, store, crate::wiki::current_user());
+        Discover::for_project(
+            project,
+            Arc::new(Catalog::new(&project.root)),
+            Arc::new(ModelCache::new(&project.semantic_layer_dir())),
+        )
+        .with_wiki(Arc::new(wiki))
     }
 
     /// The configured connection ids.
@@ -116,6 +171,11 @@ impl Discover {
         };
         // Also makes searches see commits made by other processes.
         let stamps = index.sync().map_err(internal)?;
+        if let Some(wiki) = &self.wiki {
+            // Files edited on disk become store transactions first.
+            wiki.refresh()?;
+            self.refresh_store(wiki, &index, &stamps)?;
+        }
         let mut replaced = Vec::new();
         for connection in &self.connections {
             let group = format!("schema:{connection}");
@@ -169,6 +229,53 @@ impl Discover {
         Ok(index)
     }
 
+    /// Brings the store group up to the store's newest transaction: one
+    /// change at a time from the log when it is a little behind, rebuilt
+    /// when it is far behind, missing or ahead (a replaced store).
+    fn refresh_store(
+        &self,
+        wiki: &Wiki,
+        index: &SearchIndex,
+        stamps: &BTreeMap<String, String>,
+    ) -> Result<(), ErrorReport> {
+        let store = wiki.store()?;
+        let head = store.head().map_err(|e| e.report())?;
+        let indexed: Option<TxId> = stamps.get(STORE_GROUP).and_then(|s| s.parse().ok());
+        match indexed {
+            Some(at) if at == head => Ok(()),
+            Some(at) if at < head && head - at <= INCREMENTAL_MAX => {
+                let changes = store
+                    .changes_since(at, INCREMENTAL_MAX as usize)
+                    .map_err(|e| e.report())?;
+                let last = changes.last().map_or(at, |c| c.tx_id);
+                let ids: BTreeSet<&str> = changes
+                    .iter()
+                    .flat_map(|c| c.entries.iter().map(|(id, _)| id.as_str()))
+                    .collect();
+                let mut removed = Vec::new();
+                let mut docs = Vec::new();
+                for id in ids {
+                    if let Some(doc) = entry_as_of(&store, id, at)?.as_ref().and_then(entry_doc) {
+                        removed.push(doc.key());
+                    }
+                    if let Some(doc) = entry_as_of(&store, id, last)?.as_ref().and_then(entry_doc) {
+                        docs.push(doc);
+                    }
+                }
+                index
+                    .update_group(STORE_GROUP, &last.to_string(), &removed, &docs)
+                    .map_err(internal)
+            }
+            _ => {
+                let (at, entries) = store.entries_at(None, None).map_err(|e| e.report())?;
+                let docs: Vec<SearchDoc> = entries.iter().filter_map(entry_doc).collect();
+                index
+                    .replace_group(STORE_GROUP, &at.to_string(), &docs)
+                    .map_err(internal)
+            }
+        }
+    }
+
     /// Searches each lane the kinds ask for and fuses the results.
     /// Blocking.
     pub fn search(
@@ -180,7 +287,7 @@ impl Discover {
     ) -> Result<Discovered, ErrorReport> {
         let index = self.refresh()?;
         let mut lanes = Vec::new();
-        let mut fused: Vec<(f32, f32, SearchHit)> = Vec::new();
+        let mut ranked: Vec<(&str, Vec<SearchHit>)> = Vec::new();
         for (lane, lane_kinds) in LANES {
             let wanted: Vec<DocKind> = lane_kinds
                 .iter()
@@ -195,42 +302,116 @@ impl Discover {
                 });
                 continue;
             }
-            let hits = index
-                .search(&SearchQuery {
+            let hits = self.lane_hits(
+                &index,
+                &SearchQuery {
                     text: text.to_string(),
                     kinds: wanted,
                     connection: connection.map(String::from),
                     // Equal-weight fusion never ranks a lane's hit below
                     // `limit` into the fused top `limit`.
                     limit,
-                })
-                .map_err(internal)?;
+                },
+            )?;
             lanes.push(LaneReport {
                 lane: lane.to_string(),
                 candidates: hits.len(),
                 skipped: None,
             });
-            for (rank, hit) in hits.into_iter().enumerate() {
-                let rrf = 1.0 / (RRF_K + rank as f32 + 1.0);
-                fused.push((rrf, hit.score, hit));
-            }
+            ranked.push((lane, hits));
         }
-        // Equal lane weights; within a tie, the stronger BM25 match first.
-        fused.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then(b.1.total_cmp(&a.1))
-                .then(a.2.key.cmp(&b.2.key))
-        });
-        fused.truncate(limit);
-        let best = fused.first().map_or(1.0, |f| f.0);
-        let results = fused
-            .into_iter()
-            .map(|(rrf, _, hit)| Fused {
-                score: ((rrf / best) as f64 * 1e6).round() / 1e6,
-                hit,
-            })
-            .collect();
-        Ok(Discovered { results, lanes })
+        Ok(Discovered {
+            results: fuse(ranked, limit),
+            lanes,
+        })
+    }
+
+    /// Searches wiki pages only (`wiki_search`): the lexical lane.
+    /// Blocking.
+    pub fn search_wiki(&self, text: &str, limit: usize) -> Result<Discovered, ErrorReport> {
+        let index = self.refresh()?;
+        let hits = self.lane_hits(
+            &index,
+            &SearchQuery {
+                text: text.to_string(),
+                kinds: vec![DocKind::Wiki],
+                connection: None,
+                limit,
+            },
+        )?;
+        let lanes = vec![LaneReport {
+            lane: "lexical".to_string(),
+            candidates: hits.len(),
+            skipped: None,
+        }];
+        Ok(Discovered {
+            results: fuse(vec![("lexical", hits)], limit),
+            lanes,
+        })
+    }
+
+    /// One lane's hits, without other users' wiki pages.
+    fn lane_hits(
+        &self,
+        index: &SearchIndex,
+        query: &SearchQuery,
+    ) -> Result<Vec<SearchHit>, ErrorReport> {
+        let mut hits = index.search(query).map_err(internal)?;
+        if let Some(wiki) = &self.wiki {
+            hits.retain(|hit| {
+                hit.payload
+                    .get("user")
+                    .and_then(|u| u.as_str())
+                    .is_none_or(|u| u == wiki.user())
+            });
+        }
+        Ok(hits)
+    }
+}
+
+/// Fuses ranked lists by reciprocal rank (equal weights), best first; a
+/// document found by several lanes adds up. Ties go to the stronger BM25
+/// match. Scores are normalised so the best is 1.
+pub fn fuse(ranked: Vec<(&str, Vec<SearchHit>)>, limit: usize) -> Vec<Fused> {
+    let mut by_key: BTreeMap<String, (f32, f32, SearchHit, Vec<LaneRank>)> = BTreeMap::new();
+    for (lane, hits) in ranked {
+        for (rank, hit) in hits.into_iter().enumerate() {
+            let rrf = 1.0 / (RRF_K + rank as f32 + 1.0);
+            let slot = by_key
+                .entry(hit.key.clone())
+                .or_insert_with(|| (0.0, hit.score, hit, Vec::new()));
+            slot.0 += rrf;
+            slot.3.push(LaneRank {
+                lane: lane.to_string(),
+                rank: rank + 1,
+            });
+        }
+    }
+    let mut fused: Vec<(f32, f32, SearchHit, Vec<LaneRank>)> = by_key.into_values().collect();
+    fused.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(b.1.total_cmp(&a.1))
+            .then(a.2.key.cmp(&b.2.key))
+    });
+    fused.truncate(limit);
+    let best = fused.first().map_or(1.0, |f| f.0);
+    fused
+        .into_iter()
+        .map(|(rrf, _, hit, lanes)| Fused {
+            score: ((rrf / best) as f64 * 1e6).round() / 1e6,
+            hit,
+            lanes,
+        })
+        .collect()
+}
+
+/// An entry as of a transaction; none when it did not exist (or was
+/// deleted) then.
+fn entry_as_of(store: &SqliteStore, id: &str, tx: TxId) -> Result<Option<Entry>, ErrorReport> {
+    match store.get(id, Some(tx)) {
+        Ok(value) => Ok(serde_json::from_value(value).ok()),
+        Err(StoreError::NotFound(_)) => Ok(None),
+        Err(e) => Err(e.report()),
     }
 }
 

@@ -130,8 +130,8 @@ impl Tool for DiscoverData {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "discover_data",
         title: "Discover Data",
-        description: "Search everything that exists in one ranked list: semantic-layer sources, measures and dimensions, and the scanned tables and columns (names, comments, expressions, sample values). Call it first, before writing SQL; it returns refs only, which you dereference with sl_read_source (sl_*), entity_details (table/column: pass tableRef) or wiki_read (wiki). \
-Identifiers and prose match each other (\"order items\" finds order_items and orderItems). Always answers from the latest scan and model files. \
+        description: "Search everything that exists in one ranked list: wiki pages (definitions, gotchas), semantic-layer sources, measures and dimensions, and the scanned tables and columns (names, comments, expressions, sample values). Call it first, before writing SQL; it returns refs only, which you dereference with sl_read_source (sl_*), entity_details (table/column: pass tableRef) or wiki_read (wiki). \
+Identifiers and prose match each other (\"order items\" finds order_items and orderItems). Always answers from the latest scan, model files and wiki pages. \
 Example: {\"query\":\"revenue by plan\"} → {\"refs\":[{\"kind\":\"sl_measure\",\"id\":\"invoices.revenue\",\"score\":1,\"summary\":\"…\",\"snippet\":\"sum(total_cents) / 100.0\",\"matchedOn\":\"name\",\"connectionId\":\"warehouse\"},{\"kind\":\"column\",\"id\":\"plans.name\",…,\"tableRef\":{\"catalog\":null,\"db\":null,\"name\":\"plans\"},\"columnName\":\"name\"}],\"lanes\":[…]}",
         read_only: true,
         destructive: false,
@@ -215,9 +215,14 @@ pub fn discover_data(
                     name: t.get("name")?.as_str()?.to_string(),
                 })
             });
+            // A wiki page's ref is its key (what wiki_read takes).
+            let id = match hit.payload.get("key").and_then(|k| k.as_str()) {
+                Some(key) if hit.kind == DocKind::Wiki => key.to_string(),
+                _ => hit.id,
+            };
             Some(DiscoverRef {
                 kind,
-                id: hit.id,
+                id,
                 score: fused.score,
                 summary,
                 snippet,

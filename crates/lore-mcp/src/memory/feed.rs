@@ -48,6 +48,18 @@ impl StoreHandle {
         }
     }
 
+    /// Whether the store file exists (reads that must not create it check
+    /// first).
+    pub fn exists(&self) -> bool {
+        self.path.is_file()
+    }
+
+    /// The open store (opening it first if needed). Blocking: call it off
+    /// the async runtime.
+    pub fn open(&self) -> Result<Arc<SqliteStore>, ErrorReport> {
+        open_shared(&self.opened, &self.path)
+    }
+
     /// Runs a store operation on the blocking pool (a write may wait for
     /// another process's lock) and maps its error to the public shape.
     pub async fn run<T: Send + 'static>(

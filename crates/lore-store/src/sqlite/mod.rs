@@ -215,6 +215,16 @@ impl KnowledgeStore for SqliteStore {
         self.with_writer(|conn| write::update_entry(conn, actor, id, patch))
     }
 
+    fn put(
+        &self,
+        actor: &str,
+        entry: NewEntry,
+        expected_version: Option<i64>,
+    ) -> Result<Written<Entry>, StoreError> {
+        let state = write::EntryState::from_new(entry)?;
+        self.with_writer(|conn| write::put_entry(conn, actor, state, expected_version))
+    }
+
     fn delete(&self, actor: &str, id: &str) -> Result<TxId, StoreError> {
         self.with_writer(|conn| write::delete(conn, actor, id))
     }
@@ -243,6 +253,14 @@ impl KnowledgeStore for SqliteStore {
 
     fn query(&self, query: &EntryQuery) -> Result<Page<Entry>, StoreError> {
         self.with_reader(|conn| read::query_entries(conn, query))
+    }
+
+    fn entries_at(
+        &self,
+        kind: Option<EntryKind>,
+        as_of_tx_id: Option<TxId>,
+    ) -> Result<(TxId, Vec<Entry>), StoreError> {
+        self.with_reader(|conn| read::entries_at(conn, kind, as_of_tx_id))
     }
 
     fn list_triples(&self, query: &TripleQuery) -> Result<Page<Triple>, StoreError> {

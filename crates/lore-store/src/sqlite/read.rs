@@ -244,6 +244,25 @@ pub(crate) fn query_entries(
     Ok(finish_page(&mut items, limit, as_of, offset, filters))
 }
 
+/// Every live entry (of one kind, or all) as of a transaction, oldest
+/// first, with the transaction read.
+pub(crate) fn entries_at(
+    conn: &Connection,
+    kind: Option<EntryKind>,
+    as_of: Option<TxId>,
+) -> Result<(TxId, Vec<Entry>), StoreError> {
+    let as_of = resolve_as_of(conn, as_of)?;
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {ENTRY_COLUMNS} FROM entry_versions ev
+         WHERE ev.from_tx <= ?1 AND ev.to_tx > ?1 AND ev.deleted = 0 AND (?2 IS NULL OR ev.kind = ?2)
+         ORDER BY ev.vid"
+    ))?;
+    let items = statement
+        .query_map(params![as_of, kind.map(EntryKind::as_str)], entry_from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((as_of, items))
+}
+
 /// Cuts the look-ahead row and makes the next cursor.
 fn finish_page<T: Clone>(
     items: &mut Vec<T>,

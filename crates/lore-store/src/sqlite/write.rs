@@ -479,6 +479,111 @@ pub(crate) fn update_entry(
     })
 }
 
+/// Writes the live entry of `state.kind` whose topic is `state.topic`
+/// (compared case-insensitively): its next version when there is one, a
+/// new entry otherwise. Finding and writing happen in one transaction, so
+/// two writers never create two entries for one topic.
+pub(crate) fn put_entry(
+    conn: &mut Connection,
+    actor: &str,
+    state: EntryState,
+    expected_version: Option<i64>,
+) -> Result<Written<Entry>, StoreError> {
+    let tx = begin(conn)?;
+    let current = tx
+        .prepare_cached(&format!(
+            "SELECT {ENTRY_COLUMNS} FROM entry_versions ev
+             WHERE ev.topic_key = ?1 AND ev.to_tx = ?2 AND ev.deleted = 0 AND ev.kind = ?3
+             ORDER BY ev.vid LIMIT 1"
+        ))?
+        .query_row(
+            params![state.topic.to_lowercase(), OPEN, state.kind.as_str()],
+            entry_from_row,
+        )
+        .optional()?;
+    let found = current.as_ref().map_or(0, |c| c.version);
+    if let Some(expected) = expected_version
+        && expected != found
+    {
+        let message = match &current {
+            Some(c) => format!(
+                "\"{}\" is at version {} (changed in transaction {}), not the expected version {expected}; read it again and reapply your change",
+                state.topic, c.version, c.tx_id
+            ),
+            None => format!(
+                "\"{}\" does not exist, so it is not at the expected version {expected}; omit the expected version to create it",
+                state.topic
+            ),
+        };
+        return Err(StoreError::Conflict {
+            message,
+            ids: current.iter().map(|c| c.id.clone()).collect(),
+        });
+    }
+    let Some(current) = current else {
+        let vid = next_vid(&tx, "entry_versions")?;
+        let summary = format!(
+            "stored e-{vid} \"{}\": {}",
+            clip(&state.topic, 60),
+            clip(&state.content, 80)
+        );
+        let (tx_id, at) = log_transaction(&tx, actor, "store", &summary, None)?;
+        let entry = write_entry_version(
+            &tx,
+            vid,
+            &format!("e-{vid}"),
+            1,
+            tx_id,
+            &state,
+            false,
+            &at,
+            &at,
+        )?;
+        tx.commit()?;
+        return Ok(Written {
+            value: entry,
+            tx_id,
+            changed: true,
+        });
+    };
+    let mut next = state;
+    // The topic keeps the spelling it was created with.
+    next.topic = current.topic.clone();
+    if next == EntryState::of(&current) {
+        return Ok(Written {
+            tx_id: current.tx_id,
+            value: current,
+            changed: false,
+        });
+    }
+    let summary = format!(
+        "updated {} v{} (\"{}\"): {}",
+        current.id,
+        current.version + 1,
+        clip(&next.topic, 60),
+        clip(&next.content, 80)
+    );
+    let (tx_id, at) = log_transaction(&tx, actor, "update", &summary, None)?;
+    let vid = next_vid(&tx, "entry_versions")?;
+    let entry = write_entry_version(
+        &tx,
+        vid,
+        &current.id,
+        current.version + 1,
+        tx_id,
+        &next,
+        false,
+        &current.recorded_at,
+        &at,
+    )?;
+    tx.commit()?;
+    Ok(Written {
+        value: entry,
+        tx_id,
+        changed: true,
+    })
+}
+
 pub(crate) fn delete(conn: &mut Connection, actor: &str, id: &str) -> Result<TxId, StoreError> {
     let tx = begin(conn)?;
     let tx_id = if id.starts_with("t-") {

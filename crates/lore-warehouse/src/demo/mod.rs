@@ -55,6 +55,53 @@ pub const DEMO_SEMANTIC_MODEL: [(&str, &str); 9] = [
     ),
 ];
 
+/// The demo's wiki pages, as `(file name, markdown)`: written to
+/// `wiki/global/` and imported into the knowledge store on first use.
+pub const DEMO_WIKI: [(&str, &str); 14] = [
+    (
+        "active-accounts.md",
+        include_str!("wiki/active-accounts.md"),
+    ),
+    ("churn.md", include_str!("wiki/churn.md")),
+    ("currencies.md", include_str!("wiki/currencies.md")),
+    ("fan-out-joins.md", include_str!("wiki/fan-out-joins.md")),
+    ("glossary.md", include_str!("wiki/glossary.md")),
+    ("money-in-cents.md", include_str!("wiki/money-in-cents.md")),
+    ("mrr.md", include_str!("wiki/mrr.md")),
+    ("plans.md", include_str!("wiki/plans.md")),
+    ("product-usage.md", include_str!("wiki/product-usage.md")),
+    ("refunds.md", include_str!("wiki/refunds.md")),
+    ("revenue.md", include_str!("wiki/revenue.md")),
+    ("soft-deletes.md", include_str!("wiki/soft-deletes.md")),
+    (
+        "subscription-status.md",
+        include_str!("wiki/subscription-status.md"),
+    ),
+    (
+        "support-tickets.md",
+        include_str!("wiki/support-tickets.md"),
+    ),
+];
+
+/// Writes the demo's wiki pages into `root/wiki/global/` when that folder
+/// holds no page yet (pages deleted or edited later stay so). Returns the
+/// files written.
+pub fn write_demo_wiki(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let dir = root.join("wiki").join("global");
+    let has_pages = std::fs::read_dir(&dir).is_ok_and(|mut entries| entries.next().is_some());
+    if has_pages {
+        return Ok(Vec::new());
+    }
+    std::fs::create_dir_all(&dir)?;
+    let mut written = Vec::new();
+    for (name, text) in DEMO_WIKI {
+        let path = dir.join(name);
+        std::fs::write(&path, text)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
 /// Writes the demo's semantic model into `root/semantic-layer/warehouse/`,
 /// leaving files that already exist (perhaps edited) as they are. Returns
 /// the files written.

@@ -55,6 +55,15 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
                 .display()
         );
     }
+    let pages = lore_warehouse::demo::write_demo_wiki(&root)
+        .context("cannot write the demo's wiki pages")?;
+    if !pages.is_empty() {
+        eprintln!(
+            "Wrote {} wiki pages to {}",
+            pages.len(),
+            root.join("wiki").join("global").display()
+        );
+    }
     let project = super::load_project(Some(&root))?;
     let snapshots = lore_warehouse::snapshot::snapshots_dir(&root, DEMO_CONNECTION_ID);
     let scanned = lore_warehouse::snapshot::latest_sync_id(&snapshots)
@@ -68,7 +77,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "lore".into());
     let try_it = format!(
-        "Try it from a terminal:\n  cd {dir}\n  {exe} search how is revenue defined\n  {exe} entity accounts\n  {exe} dictionary Acme\n  {exe} sl query -m invoices.revenue -d accounts.segment -d invoices.issued_at:quarter\n  {exe} sql -c {DEMO_CONNECTION_ID} \"SELECT segment, count(*) AS accounts FROM accounts WHERE deleted_at IS NULL GROUP BY segment\"\n  {exe} memory store --topic billing --content \"Invoice amounts are in cents.\"\n  {exe} memory history",
+        "Try it from a terminal:\n  cd {dir}\n  {exe} search how is revenue defined\n  {exe} wiki read revenue\n  {exe} entity accounts\n  {exe} dictionary Acme\n  {exe} sl query -m invoices.revenue -d accounts.segment -d invoices.issued_at:quarter\n  {exe} sql -c {DEMO_CONNECTION_ID} \"SELECT segment, count(*) AS accounts FROM accounts WHERE deleted_at IS NULL GROUP BY segment\"\n  {exe} memory store --topic billing --content \"Invoice amounts are in cents.\"\n  {exe} memory history",
         dir = root.display()
     );
     if args.no_serve {

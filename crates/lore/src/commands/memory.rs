@@ -231,7 +231,15 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
     let store = SqliteStore::open(&project.store_path(), Durability::Process)
         .map_err(|e| super::coded(&e))?;
     let coded = |e: lore_store::StoreError| super::coded(&e);
-    match command {
+    // Writes may touch wiki pages' entries: their files follow.
+    let writes = !matches!(
+        command,
+        MemoryCommand::Query(_)
+            | MemoryCommand::Graph(_)
+            | MemoryCommand::History(_)
+            | MemoryCommand::Check
+    );
+    let outcome = match command {
         MemoryCommand::Store(args) => {
             let entry = NewEntry {
                 topic: args.topic,
@@ -340,7 +348,11 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             }
             Ok(())
         }
+    };
+    if writes && outcome.is_ok() {
+        super::wiki::mirror(&project);
     }
+    outcome
 }
 
 fn import(store: &SqliteStore, args: &ImportArgs) -> anyhow::Result<()> {

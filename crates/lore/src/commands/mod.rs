@@ -15,6 +15,7 @@ pub mod search;
 pub mod shutdown;
 pub mod sl;
 pub mod sql;
+pub mod wiki;
 
 use std::path::Path;
 

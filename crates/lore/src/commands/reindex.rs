@@ -1,13 +1,11 @@
 //! `lore reindex`: rebuilds the search index (`.lore/index/`) from the
-//! latest scans and the semantic-layer files.
+//! latest scans, the semantic-layer files and the knowledge store (wiki
+//! pages, memory entries).
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use lore_mcp::discover::Discover;
-use lore_semantic::model::ModelCache;
-use lore_warehouse::catalog::Catalog;
 
 pub fn run(project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;
@@ -22,11 +20,7 @@ pub fn run(project_dir: Option<&Path>) -> anyhow::Result<()> {
         })?;
     }
     let started = Instant::now();
-    let discover = Discover::for_project(
-        &project,
-        Arc::new(Catalog::new(&project.root)),
-        Arc::new(ModelCache::new(&project.semantic_layer_dir())),
-    );
+    let discover = Discover::standalone(&project);
     let index = discover.refresh().map_err(|e| super::coded(&e))?;
     eprintln!(
         "Rebuilt {} in {:.1} s: {} documents.",

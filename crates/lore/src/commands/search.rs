@@ -1,11 +1,8 @@
 //! `lore search TEXT`: what `discover_data` answers, for people.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use lore_mcp::discover::{Discover, DiscoverDataInput, RefKind, discover_data};
-use lore_semantic::model::ModelCache;
-use lore_warehouse::catalog::Catalog;
 
 /// Arguments of `lore search`.
 #[derive(Debug, clap::Args)]
@@ -44,11 +41,7 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
                 .collect::<anyhow::Result<Vec<_>>>()
         })
         .transpose()?;
-    let discover = Discover::for_project(
-        &project,
-        Arc::new(Catalog::new(&project.root)),
-        Arc::new(ModelCache::new(&project.semantic_layer_dir())),
-    );
+    let discover = Discover::standalone(&project);
     let input = DiscoverDataInput {
         query: args.text.join(" "),
         connection_id: args.connection,
