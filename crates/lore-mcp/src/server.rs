@@ -28,7 +28,7 @@ use crate::memory::{prompts, resources};
 use crate::toolkit::ToolRegistry;
 
 const INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
-Start with discover_data to find what exists (semantic-layer measures and dimensions, tables, columns) and connection_list to see the warehouses. Never guess table or column names: read them with entity_details, and find which column holds a value the user named with dictionary_search (a miss there is not proof of absence). \
+Start with discover_data to find what exists (wiki pages, semantic-layer measures and dimensions, tables, columns) and connection_list to see the warehouses. Wiki pages hold what the schema does not say (metric definitions, amounts in cents, soft deletes, legacy values): read the ones discover_data or wiki_search return with wiki_read, and record durable findings with wiki_write. Never guess table or column names: read them with entity_details, and find which column holds a value the user named with dictionary_search (a miss there is not proof of absence). \
 For metrics, prefer the semantic layer when the connection has one: sl_read_source shows a source's approved measures and dimensions, and sl_query computes them with correct joins (no double counting). \
 Otherwise query with sql_execution (read-only: writes are refused). \
 Prefer aggregates and LIMIT over pulling raw rows; results say truncated: true when capped. \
@@ -41,6 +41,7 @@ pub struct LoreServer {
     registry: Arc<ToolRegistry>,
     warm_up: Option<Arc<WarmUp>>,
     memory: Option<MemoryService>,
+    wiki: Option<Arc<crate::wiki::Wiki>>,
     subscriptions: Arc<Subscriptions>,
 }
 
@@ -62,6 +63,7 @@ impl LoreServer {
             registry: Arc::new(registry),
             warm_up: None,
             memory: None,
+            wiki: None,
             subscriptions: Arc::default(),
         }
     }
@@ -98,7 +100,8 @@ impl LoreServer {
                 Arc::clone(&catalog),
                 Arc::clone(&models),
             )
-            .with_wiki(wiki),
+            .with_wiki(Arc::clone(&wiki))
+            .with_watch(&project.root),
         );
         registry.register(crate::discover::DiscoverData {
             discover: Arc::clone(&discover),
@@ -120,6 +123,7 @@ impl LoreServer {
         LoreServer {
             warm_up: Some(Arc::new(warm_up)),
             memory: Some(memory),
+            wiki: Some(wiki),
             ..LoreServer::new(registry)
         }
     }
@@ -281,9 +285,28 @@ impl ServerHandler for LoreServer {
                 None,
             ));
         }
-        prompts::get(&request.name, &request.arguments.unwrap_or_default())
-            .map(GetPromptResponse::Complete)
-            .map_err(|e| McpError::invalid_params(e.to_string(), None))
+        let always = match (&self.wiki, request.name.as_str()) {
+            (Some(wiki), "retrieve_context") => {
+                let wiki = Arc::clone(wiki);
+                tokio::task::spawn_blocking(move || wiki.pages())
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|p| p.front.usage_mode == crate::wiki::page::UsageMode::Always)
+                    .map(|p| (p.address.key, p.front.summary))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        prompts::get(
+            &request.name,
+            &request.arguments.unwrap_or_default(),
+            &always,
+        )
+        .map(GetPromptResponse::Complete)
+        .map_err(|e| McpError::invalid_params(e.to_string(), None))
     }
 }
 

@@ -23,10 +23,14 @@ use crate::{DocKind, MatchField, SearchDoc, SearchError, SearchHit, SearchQuery}
 
 /// Bumped whenever the schema or the analyzer changes: an index written by
 /// another version is rebuilt.
-const FORMAT: &str = "lore-search-1";
+const FORMAT: &str = "lore-search-2";
 
 /// Extra weight of a document that holds every word of a multi-word query.
 const ALL_TERMS_BOOST: f32 = 4.0;
+
+/// The extra weight of a document whose name is exactly the query
+/// (`src_0042` asked for, `src_0042` found before `src_0042.revenue_0042`).
+const EXACT_NAME_BOOST: f32 = 8.0;
 
 /// Memory for the indexing buffer of one commit.
 const WRITER_HEAP_BYTES: usize = 32 * 1024 * 1024;
@@ -38,6 +42,8 @@ struct Fields {
     connection: Field,
     id: Field,
     payload: Field,
+    /// The lower-cased name, untokenised: exact-name matches.
+    exact: Field,
     text: Vec<(MatchField, Field)>,
 }
 
@@ -56,6 +62,7 @@ fn schema() -> (Schema, Fields) {
     let connection = builder.add_text_field("connection", STRING | STORED);
     let id = builder.add_text_field("id", STORED);
     let payload = builder.add_text_field("payload", STORED);
+    let exact = builder.add_text_field("exact", STRING);
     let text = MatchField::ALL
         .iter()
         .map(|field| {
@@ -72,6 +79,7 @@ fn schema() -> (Schema, Fields) {
         connection,
         id,
         payload,
+        exact,
         text,
     };
     (builder.build(), fields)
@@ -325,6 +333,9 @@ impl SearchIndex {
             if let Some((_, tantivy_field)) = f.text.iter().find(|(m, _)| m == field) {
                 out.add_text(*tantivy_field, text);
             }
+            if *field == MatchField::Name {
+                out.add_text(f.exact, text.trim().to_lowercase());
+            }
         }
         out
     }
@@ -388,6 +399,19 @@ impl SearchIndex {
                 Box::new(BoostQuery::new(
                     Box::new(BooleanQuery::new(all)),
                     ALL_TERMS_BOOST,
+                )),
+            ));
+        }
+        let whole = query.text.trim().to_lowercase();
+        if !whole.is_empty() {
+            should.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(f.exact, &whole),
+                        IndexRecordOption::Basic,
+                    )),
+                    EXACT_NAME_BOOST,
                 )),
             ));
         }

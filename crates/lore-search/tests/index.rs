@@ -284,3 +284,34 @@ fn update_group_changes_only_the_documents_named() {
     assert_eq!(index.stamp("store").unwrap().as_deref(), Some("5"));
     assert_eq!(index.len(), 2);
 }
+
+#[test]
+fn a_name_typed_exactly_comes_first() {
+    let index = SearchIndex::in_memory().unwrap();
+    let docs = vec![
+        doc(
+            DocKind::SlMeasure,
+            Some("w"),
+            "src_0042.revenue_0042",
+            &[
+                (MatchField::Name, "revenue_0042"),
+                (MatchField::Display, "src_0042 revenue_0042"),
+            ],
+        ),
+        doc(
+            DocKind::SlSource,
+            Some("w"),
+            "src_0042",
+            &[(MatchField::Name, "src_0042")],
+        ),
+    ];
+    index.replace_group("sl:w", "1", &docs).unwrap();
+    let hits = index
+        .search(&SearchQuery {
+            text: " SRC_0042 ".into(),
+            limit: 5,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(hits[0].id, "src_0042");
+}

@@ -20,103 +20,13 @@
 
 mod support;
 
-use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rmcp::ServiceExt;
-use support::{call_tool, env_count, machine, row, rss_mib, spawn_stdio};
-
-const STATUSES: [&str; 5] = ["open", "closed", "pending", "void", "paid"];
-const REGIONS: [&str; 4] = ["NA", "EMEA", "APAC", "LATAM"];
-const CHANNELS: [&str; 3] = ["web", "partner", "sales"];
-
-/// Table `t`'s DDL and rows, for SQLite (`postgres = false`) or PostgreSQL.
-fn table_sql(t: usize, tables: usize, rows: usize, postgres: bool) -> String {
-    let ts = if postgres { "TIMESTAMP" } else { "TEXT" };
-    let next = (t + 1) % tables;
-    let other = (t + 7) % tables;
-    let mut sql = format!(
-        "CREATE TABLE t{t:05} (\n  id INTEGER PRIMARY KEY,\n  t{next:05}_id INTEGER,\n  t{other:05}_id INTEGER,\n  \
-         status TEXT NOT NULL, -- open | closed | pending | void | paid\n  category TEXT,\n  name TEXT,\n  code TEXT,\n  \
-         region TEXT,\n  channel TEXT,\n  amount INTEGER,\n  price REAL,\n  qty INTEGER,\n  score REAL,\n  \
-         is_active BOOLEAN,\n  created_at {ts},\n  updated_at {ts},\n  note TEXT,\n  email TEXT,\n  owner TEXT,\n  priority INTEGER\n);\n"
-    );
-    let values: Vec<String> = (1..=rows)
-        .map(|r| {
-            format!(
-                "({r}, {}, {}, '{}', 'cat-{}', 'Item {t}-{r}', 'C{t:05}{r:03}', '{}', '{}', {}, {}.5, {}, {}.25, {}, \
-                 '2025-{:02}-{:02} 10:00:00', '2025-{:02}-{:02} 12:30:00', '{}', 'user{r}@example.com', 'owner-{}', {})",
-                r % rows + 1,
-                (r * 3) % rows + 1,
-                STATUSES[r % 5],
-                r % 10,
-                REGIONS[r % 4],
-                CHANNELS[r % 3],
-                r * 100,
-                r,
-                r % 9,
-                r % 5,
-                if r % 2 == 0 { "TRUE" } else { "FALSE" },
-                1 + r % 12,
-                1 + r % 28,
-                1 + r % 12,
-                1 + r % 28,
-                "free text note about this row, long enough to be prose rather than a label; ".repeat(2),
-                r % 20,
-                r % 4
-            )
-        })
-        .collect();
-    sql.push_str(&format!(
-        "INSERT INTO t{t:05} VALUES {};\n",
-        values.join(", ")
-    ));
-    sql
-}
-
-fn generate_sqlite(path: &Path, tables: usize, rows: usize) {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN;")
-        .unwrap();
-    for t in 0..tables {
-        conn.execute_batch(&table_sql(t, tables, rows, false))
-            .unwrap();
-    }
-    conn.execute_batch("COMMIT;").unwrap();
-}
-
-/// Runs `lore scan` on the project: wall time and peak RSS in MiB.
-fn timed_scan(root: &Path) -> (Duration, f64) {
-    let started = Instant::now();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_lore"))
-        .arg("--project-dir")
-        .arg(root)
-        .args(["scan", "w"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child and fills `usage`; `child` is not
-    // waited for again.
-    let waited = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert!(
-        waited > 0 && status == 0,
-        "lore scan failed (status {status})"
-    );
-    std::mem::forget(child);
-    (started.elapsed(), usage.ru_maxrss as f64 / 1024.0)
-}
-
-fn write_config(root: &Path, connection: &str) {
-    std::fs::create_dir_all(root).unwrap();
-    std::fs::write(
-        root.join("lore.yaml"),
-        format!("connections:\n  w:\n{connection}"),
-    )
-    .unwrap();
-}
+use support::{
+    call_tool, env_count, generate_sqlite, machine, row, rss_mib, spawn_stdio, table_sql,
+    timed_scan, write_config,
+};
 
 async fn postgres_scratch(admin_url: &str) -> (tokio_postgres::Client, String, String) {
     let (admin, connection) = tokio_postgres::connect(admin_url, tokio_postgres::NoTls)

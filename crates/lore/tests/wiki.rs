@@ -82,6 +82,21 @@ async fn the_analysts_questions_bring_the_page_the_measure_and_the_column_to_the
     )
     .await;
     assert!(top(&scoped, 50).iter().all(|r| !r.starts_with("wiki:")));
+
+    // Pages marked `usage_mode: always` are what retrieve_context reads first.
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("task".into(), json!("Revenue by plan last quarter"));
+    let prompt = client
+        .get_prompt(
+            rmcp::model::GetPromptRequestParams::new("retrieve_context").with_arguments(arguments),
+        )
+        .await
+        .unwrap();
+    let text = serde_json::to_string(&prompt.messages).unwrap();
+    assert!(
+        text.contains("`glossary`: Glossary of Northwind Cloud"),
+        "{text}"
+    );
     client.cancel().await.unwrap();
 }
 

@@ -14,6 +14,7 @@
 
 pub mod documents;
 mod tool;
+pub mod watch;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -65,6 +66,11 @@ pub struct Discover {
     models: Arc<ModelCache>,
     wiki: Option<Arc<Wiki>>,
     index: Mutex<Option<Arc<SearchIndex>>>,
+    /// A long-running server's change notification, with the project root
+    /// it watches under.
+    watch: Option<(watch::ChangeWatch, PathBuf)>,
+    /// The store's head after the last full check (`None` inside: no store).
+    checked_at: Mutex<Option<Option<TxId>>>,
 }
 
 /// One fused result before it is shaped for the wire.
@@ -109,7 +115,17 @@ impl Discover {
             models,
             wiki: None,
             index: Mutex::new(None),
+            watch: None,
+            checked_at: Mutex::new(None),
         }
+    }
+
+    /// Skips the folder walks of the freshness checks while nothing under
+    /// `root`'s wiki, semantic layer, scans or index changed (see
+    /// [`watch`]). For long-running servers; one-shot commands walk.
+    pub fn with_watch(mut self, root: &std::path::Path) -> Discover {
+        self.watch = Some((watch::ChangeWatch::new(), root.to_path_buf()));
+        self
     }
 
     /// Adds the wiki and the knowledge store it lives in: their pages and
@@ -169,13 +185,88 @@ impl Discover {
                 index
             }
         };
+        let head = self.store_head()?;
+        if let Some((watch, root)) = &self.watch {
+            let quiet = !watch.changed();
+            if quiet && *self.checked_at.lock().unwrap_or_else(|p| p.into_inner()) == Some(head) {
+                return Ok(index);
+            }
+            // Watch before checking, so a change made during the check is
+            // seen by the next call.
+            self.watch_sources(watch, root);
+        }
         // Also makes searches see commits made by other processes.
         let stamps = index.sync().map_err(internal)?;
-        if let Some(wiki) = &self.wiki {
-            // Files edited on disk become store transactions first.
-            wiki.refresh()?;
+        // The wiki's files are checked on a second thread while this one
+        // checks the scans and the model files (each is a folder walk).
+        let (moved, wiki_synced) = std::thread::scope(|scope| {
+            let wiki = self
+                .wiki
+                .as_ref()
+                .map(|wiki| scope.spawn(move || wiki.refresh()));
+            let moved = self.moved_groups(&stamps);
+            let synced = wiki.map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    Err(ErrorReport::new(
+                        ErrorCode::Internal,
+                        "the wiki sync panicked",
+                    ))
+                })
+            });
+            (moved, synced)
+        });
+        if let (Some(wiki), Some(synced)) = (&self.wiki, wiki_synced) {
+            // Files edited on disk became store transactions: index them.
+            synced?;
             self.refresh_store(wiki, &index, &stamps)?;
         }
+        let (replaced, dropped) = moved;
+        if !replaced.is_empty() || !dropped.is_empty() {
+            let groups: Vec<(&str, &str, &[lore_search::SearchDoc])> = replaced
+                .iter()
+                .map(|(g, s, d)| (g.as_str(), s.as_str(), d.as_slice()))
+                .collect();
+            index.replace_groups(&groups, &dropped).map_err(internal)?;
+        }
+        if self.watch.is_some() {
+            *self.checked_at.lock().unwrap_or_else(|p| p.into_inner()) = Some(self.store_head()?);
+        }
+        Ok(index)
+    }
+
+    /// The knowledge store's newest transaction, without creating a store
+    /// that does not exist.
+    fn store_head(&self) -> Result<Option<TxId>, ErrorReport> {
+        match &self.wiki {
+            Some(wiki) if wiki.exists() => Ok(Some(wiki.store()?.head().map_err(|e| e.report())?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Watches every folder whose change the freshness checks look for.
+    fn watch_sources(&self, watch: &watch::ChangeWatch, root: &std::path::Path) {
+        watch::watch_or_parent(watch, root, &root.join("wiki"));
+        watch::watch_tree(watch, &root.join("wiki"));
+        for connection in &self.connections {
+            watch::watch_or_parent(watch, root, &self.models.dir(connection));
+            watch::watch_or_parent(
+                watch,
+                root,
+                &lore_warehouse::snapshot::snapshots_dir(root, connection),
+            );
+        }
+        // Commits of other processes (the store's are seen by its head).
+        watch::watch_or_parent(watch, root, &self.index_dir);
+    }
+
+    /// The connection groups whose source moved on since `stamps` (with
+    /// their new stamp and documents) and the groups of connections no
+    /// longer configured.
+    #[allow(clippy::type_complexity)]
+    fn moved_groups<'s>(
+        &self,
+        stamps: &'s BTreeMap<String, String>,
+    ) -> (Vec<(String, String, Vec<SearchDoc>)>, Vec<&'s str>) {
         let mut replaced = Vec::new();
         for connection in &self.connections {
             let group = format!("schema:{connection}");
@@ -219,14 +310,7 @@ impl Discover {
             })
             .map(String::as_str)
             .collect();
-        if !replaced.is_empty() || !dropped.is_empty() {
-            let groups: Vec<(&str, &str, &[lore_search::SearchDoc])> = replaced
-                .iter()
-                .map(|(g, s, d)| (g.as_str(), s.as_str(), d.as_slice()))
-                .collect();
-            index.replace_groups(&groups, &dropped).map_err(internal)?;
-        }
-        Ok(index)
+        (replaced, dropped)
     }
 
     /// Brings the store group up to the store's newest transaction: one

@@ -99,10 +99,13 @@ impl std::fmt::Display for PromptError {
     }
 }
 
-/// Renders prompt `name` with `arguments`.
+/// Renders prompt `name` with `arguments`. `always` lists the wiki pages
+/// marked `usage_mode: always` (key, summary), which `retrieve_context`
+/// asks the agent to read first.
 pub fn get(
     name: &str,
     arguments: &serde_json::Map<String, serde_json::Value>,
+    always: &[(String, Option<String>)],
 ) -> Result<GetPromptResult, PromptError> {
     let spec = PROMPTS
         .iter()
@@ -129,7 +132,11 @@ pub fn get(
             arg("topic").as_deref(),
             arg("source").as_deref(),
         ),
-        "retrieve_context" => retrieve(&arg("task").unwrap_or_default(), arg("topic").as_deref()),
+        "retrieve_context" => retrieve(
+            &arg("task").unwrap_or_default(),
+            arg("topic").as_deref(),
+            always,
+        ),
         _ => correct(
             &arg("fact").unwrap_or_default(),
             &arg("correction").unwrap_or_default(),
@@ -167,14 +174,29 @@ Material:\n<<<\n{material}\n>>>"
     )
 }
 
-fn retrieve(task: &str, topic: Option<&str>) -> String {
+fn retrieve(task: &str, topic: Option<&str>, always: &[(String, Option<String>)]) -> String {
     let start = topic.map_or_else(
-        || "Call `query` with text set to the key words of the task.".to_string(),
-        |t| format!("Call `query` with topic \"{t}\", then again with text set to the key words of the task."),
+        || "Call `query` with text set to the key words of the task, and `wiki_search` with the same words.".to_string(),
+        |t| format!("Call `query` with topic \"{t}\", then again with text set to the key words of the task, and `wiki_search` with those words."),
     );
+    let pages = if always.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = always
+            .iter()
+            .map(|(key, summary)| match summary {
+                Some(s) => format!("   - `{key}`: {s}"),
+                None => format!("   - `{key}`"),
+            })
+            .collect();
+        format!(
+            "0. Read these wiki pages with `wiki_read` first: the project marks them as applying to every task.\n{}\n",
+            list.join("\n")
+        )
+    };
     format!(
         "Before working on the task below, recall what Lore's memory already knows about it. This is read-only: do not store or change anything now.\n\n\
-1. {start}\n\
+{pages}1. {start}\n\
 2. Page with next_cursor while results stay relevant (keep the other arguments the same).\n\
 3. For the central names (services, tables, people, products) call `query_graph` with depth 2 to see what they relate to.\n\
 4. If a fact looks surprising, call `history` with its id to see how and when it changed.\n\
@@ -219,6 +241,7 @@ mod tests {
                 ("material", "We deploy blue-green."),
                 ("topic", "deployment"),
             ]),
+            &[],
         )
         .unwrap();
         let text = serde_json::to_value(&ingest.messages[0])
@@ -226,14 +249,24 @@ mod tests {
             .to_string();
         assert!(text.contains("We deploy blue-green."));
         assert!(text.contains("`store`") && text.contains("`update`"));
-        let retrieve = get("retrieve_context", &args(&[("task", "Plan the release")])).unwrap();
+        let always = [("glossary".to_string(), Some("Business terms".to_string()))];
+        let retrieve = get(
+            "retrieve_context",
+            &args(&[("task", "Plan the release")]),
+            &always,
+        )
+        .unwrap();
         let text = serde_json::to_value(&retrieve.messages[0])
             .unwrap()
             .to_string();
         assert!(text.contains("read-only") && !text.contains("call `store`"));
+        assert!(text.contains("`glossary`: Business terms"), "{text}");
+        let plain = get("retrieve_context", &args(&[("task", "x")]), &[]).unwrap();
+        assert!(!serde_json::to_string(&plain).unwrap().contains("wiki_read"));
         let correct = get(
             "correct_stale_fact",
             &args(&[("fact", "Pro is 9 USD"), ("correction", "Pro is 49 USD")]),
+            &[],
         )
         .unwrap();
         let text = serde_json::to_value(&correct.messages[0])
@@ -244,10 +277,10 @@ mod tests {
 
     #[test]
     fn missing_arguments_and_unknown_prompts_are_named() {
-        let error = get("correct_stale_fact", &args(&[("fact", "x")])).unwrap_err();
+        let error = get("correct_stale_fact", &args(&[("fact", "x")]), &[]).unwrap_err();
         assert!(error.to_string().contains("`correction`"));
         assert!(
-            get("nope", &args(&[]))
+            get("nope", &args(&[]), &[])
                 .unwrap_err()
                 .to_string()
                 .contains("prompts/list")

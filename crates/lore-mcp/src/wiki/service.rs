@@ -537,7 +537,7 @@ impl Wiki {
         let mut out = DiskState::new();
         let base = self.root.join("wiki");
         if base.is_dir() {
-            walk_dir(&self.root, &base, &mut out)?;
+            walk_dir(&base, "wiki", &mut out)?;
         }
         Ok(out)
     }
@@ -661,20 +661,23 @@ fn broken_links(pages: &[Page]) -> Vec<BrokenLink> {
     out
 }
 
-fn walk_dir(root: &Path, dir: &Path, out: &mut DiskState) -> Result<(), ErrorReport> {
+/// Adds the `.md` files under `dir` (whose path relative to the project
+/// is `prefix`) to `out`. Runs before every search: one `readdir` per
+/// folder and one `stat` per file, nothing more.
+fn walk_dir(dir: &Path, prefix: &str, out: &mut DiskState) -> Result<(), ErrorReport> {
     let entries = std::fs::read_dir(dir).map_err(|e| io_error(dir, e))?;
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let name = name.to_string_lossy();
+        let Some(name) = name.to_str() else { continue };
         if name.starts_with('.') {
             continue;
         }
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        let path = entry.path();
+        let relative = format!("{prefix}/{name}");
         if kind.is_dir() {
-            walk_dir(root, &path, out)?;
+            walk_dir(&entry.path(), &relative, out)?;
         } else if kind.is_file() && name.ends_with(".md") {
             let Ok(meta) = entry.metadata() else { continue };
             let modified = meta
@@ -682,13 +685,6 @@ fn walk_dir(root: &Path, dir: &Path, out: &mut DiskState) -> Result<(), ErrorRep
                 .ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_nanos());
-            let relative = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/");
             out.insert(relative, (modified, meta.len()));
         }
     }
@@ -696,11 +692,20 @@ fn walk_dir(root: &Path, dir: &Path, out: &mut DiskState) -> Result<(), ErrorRep
 }
 
 fn disk_fingerprint(disk: &DiskState) -> u64 {
-    let text: Vec<String> = disk
-        .iter()
-        .map(|(path, (modified, len))| format!("{path}\t{modified}\t{len}"))
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(disk.len() * 2);
+    let stamps: Vec<[u8; 24]> = disk
+        .values()
+        .map(|(modified, len)| {
+            let mut bytes = [0u8; 24];
+            bytes[..16].copy_from_slice(&modified.to_le_bytes());
+            bytes[16..].copy_from_slice(&len.to_le_bytes());
+            bytes
+        })
         .collect();
-    let parts: Vec<&[u8]> = text.iter().map(|t| t.as_bytes()).collect();
+    for (path, stamp) in disk.keys().zip(&stamps) {
+        parts.push(path.as_bytes());
+        parts.push(stamp);
+    }
     lore_core::hash::fnv1a(&parts)
 }
 

@@ -39,14 +39,22 @@ impl ModelCache {
     /// whatever is derived from the model.
     pub fn stamp(&self, connection: &str) -> String {
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut mix = |bytes: &[u8]| {
+            for byte in bytes {
+                hash ^= u64::from(*byte);
+                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        };
+        // Called before every search: hash names, sizes and times directly
+        // (no formatting, no path comparisons).
         for (path, size, modified) in fingerprint(&self.dir(connection)) {
             let nanos = modified
                 .and_then(|m| m.duration_since(SystemTime::UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_nanos());
-            for byte in format!("{}|{size}|{nanos};", path.display()).bytes() {
-                hash ^= u64::from(byte);
-                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-            }
+            mix(path.as_os_str().as_encoded_bytes());
+            mix(&size.to_le_bytes());
+            mix(&nanos.to_le_bytes());
+            mix(b";");
         }
         format!("{hash:016x}")
     }
@@ -75,13 +83,15 @@ fn fingerprint(dir: &Path) -> Fingerprint {
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| is_model_file(&e.path()))
+        .filter(|e| is_model_file(Path::new(&e.file_name())))
         .filter_map(|e| {
             let meta = e.metadata().ok()?;
             Some((e.path(), meta.len(), meta.modified().ok()))
         })
         .collect();
-    files.sort();
+    // One folder: ordering by the raw bytes orders by file name, without
+    // comparing paths component by component.
+    files.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
     files
 }
 
