@@ -34,7 +34,7 @@ use crate::wiki::{Wiki, entry_doc};
 
 pub use tool::{
     DiscoverData, DiscoverDataInput, DiscoverDataOutput, DiscoverRef, LaneReport, RefKind,
-    discover_data,
+    check_search, discover_data,
 };
 
 /// The reciprocal-rank constant (the usual 60).

@@ -140,15 +140,7 @@ Example: {\"query\":\"revenue by plan\"} → {\"refs\":[{\"kind\":\"sl_measure\"
     };
 
     fn check_input(input: &DiscoverDataInput) -> Result<(), String> {
-        if input.query.trim().is_empty() {
-            return Err("query must not be empty".to_string());
-        }
-        if let Some(limit) = input.limit
-            && !(1..=50).contains(&limit)
-        {
-            return Err(format!("limit must be between 1 and 50, got {limit}"));
-        }
-        Ok(())
+        check_search(&input.query, input.limit)
     }
 
     async fn call(
@@ -161,6 +153,20 @@ Example: {\"query\":\"revenue by plan\"} → {\"refs\":[{\"kind\":\"sl_measure\"
             .await
             .map_err(|_| ErrorReport::new(ErrorCode::Internal, "the search was interrupted"))?
     }
+}
+
+/// The checks every search tool makes: a query with words, a limit of 1
+/// to 50.
+pub fn check_search(query: &str, limit: Option<usize>) -> Result<(), String> {
+    if query.trim().is_empty() {
+        return Err("query must not be empty".to_string());
+    }
+    if let Some(limit) = limit
+        && !(1..=50).contains(&limit)
+    {
+        return Err(format!("limit must be between 1 and 50, got {limit}"));
+    }
+    Ok(())
 }
 
 /// Runs `discover_data` (blocking): shared by the tool and `lore search`.

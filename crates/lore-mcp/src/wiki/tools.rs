@@ -87,15 +87,7 @@ Example: {\"query\":\"how is revenue defined\"} → {\"results\":[{\"key\":\"rev
     };
 
     fn check_input(input: &WikiSearchInput) -> Result<(), String> {
-        if input.query.trim().is_empty() {
-            return Err("query must not be empty".to_string());
-        }
-        if let Some(limit) = input.limit
-            && !(1..=50).contains(&limit)
-        {
-            return Err(format!("limit must be between 1 and 50, got {limit}"));
-        }
-        Ok(())
+        crate::discover::check_search(&input.query, input.limit)
     }
 
     async fn call(

@@ -429,6 +429,42 @@ pub(crate) fn update_entry(
     if patch.source.is_some() {
         state.source = check_source(patch.source)?;
     }
+    write_next_version(tx, actor, current, state, |current, state| {
+        let mut changed = Vec::new();
+        if state.topic != current.topic {
+            changed.push("topic");
+        }
+        if state.content != current.content {
+            changed.push("content");
+        }
+        if state.confidence != current.confidence {
+            changed.push("confidence");
+        }
+        if state.tags != current.tags {
+            changed.push("tags");
+        }
+        if state.source != current.source {
+            changed.push("source");
+        }
+        format!(
+            "updated {} v{} ({}): {}",
+            current.id,
+            current.version + 1,
+            changed.join(", "),
+            clip(&state.content, 80)
+        )
+    })
+}
+
+/// Writes `state` as the next version of `current` and commits, logging
+/// the summary `summary` makes; writes nothing when nothing changes.
+fn write_next_version(
+    tx: SqlTx<'_>,
+    actor: &str,
+    current: Entry,
+    state: EntryState,
+    summary: impl FnOnce(&Entry, &EntryState) -> String,
+) -> Result<Written<Entry>, StoreError> {
     if state == EntryState::of(&current) {
         return Ok(Written {
             tx_id: current.tx_id,
@@ -436,34 +472,13 @@ pub(crate) fn update_entry(
             changed: false,
         });
     }
-    let mut changed = Vec::new();
-    if state.topic != current.topic {
-        changed.push("topic");
-    }
-    if state.content != current.content {
-        changed.push("content");
-    }
-    if state.confidence != current.confidence {
-        changed.push("confidence");
-    }
-    if state.tags != current.tags {
-        changed.push("tags");
-    }
-    if state.source != current.source {
-        changed.push("source");
-    }
-    let summary = format!(
-        "updated {id} v{} ({}): {}",
-        current.version + 1,
-        changed.join(", "),
-        clip(&state.content, 80)
-    );
+    let summary = summary(&current, &state);
     let (tx_id, at) = log_transaction(&tx, actor, "update", &summary, None)?;
     let vid = next_vid(&tx, "entry_versions")?;
     let entry = write_entry_version(
         &tx,
         vid,
-        id,
+        &current.id,
         current.version + 1,
         tx_id,
         &state,
@@ -549,38 +564,14 @@ pub(crate) fn put_entry(
     let mut next = state;
     // The topic keeps the spelling it was created with.
     next.topic = current.topic.clone();
-    if next == EntryState::of(&current) {
-        return Ok(Written {
-            tx_id: current.tx_id,
-            value: current,
-            changed: false,
-        });
-    }
-    let summary = format!(
-        "updated {} v{} (\"{}\"): {}",
-        current.id,
-        current.version + 1,
-        clip(&next.topic, 60),
-        clip(&next.content, 80)
-    );
-    let (tx_id, at) = log_transaction(&tx, actor, "update", &summary, None)?;
-    let vid = next_vid(&tx, "entry_versions")?;
-    let entry = write_entry_version(
-        &tx,
-        vid,
-        &current.id,
-        current.version + 1,
-        tx_id,
-        &next,
-        false,
-        &current.recorded_at,
-        &at,
-    )?;
-    tx.commit()?;
-    Ok(Written {
-        value: entry,
-        tx_id,
-        changed: true,
+    write_next_version(tx, actor, current, next, |current, next| {
+        format!(
+            "updated {} v{} (\"{}\"): {}",
+            current.id,
+            current.version + 1,
+            clip(&next.topic, 60),
+            clip(&next.content, 80)
+        )
     })
 }
 
