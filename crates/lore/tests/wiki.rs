@@ -177,6 +177,17 @@ async fn wiki_read_suggests_close_keys_and_wiki_write_checks_versions_and_mirror
     let odd = ok(&client, "wiki_read", json!({"key": "Soft Deletes"})).await;
     assert_eq!(odd["found"], false);
     assert_eq!(odd["suggestions"][0], "soft-deletes", "{odd}");
+    // A key made of the page's words finds it too.
+    let guessed = ok(&client, "wiki_read", json!({"key": "csat"})).await;
+    assert_eq!(guessed["found"], false);
+    assert!(
+        guessed["suggestions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "support-tickets"),
+        "{guessed}"
+    );
 
     // A new page: stored, mirrored with front matter, its broken link reported.
     let written = ok(

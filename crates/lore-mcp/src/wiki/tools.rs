@@ -285,13 +285,14 @@ Example: {\"key\":\"revenue\"} → {\"found\":true,\"key\":\"revenue\",\"page\":
         input: WikiReadInput,
         _ctx: ToolContext,
     ) -> Result<WikiReadOutput, ErrorReport> {
-        let wiki = Arc::clone(self.discover.wiki().ok_or_else(no_wiki)?);
-        blocking(move || wiki_read(&wiki, input)).await
+        let discover = Arc::clone(&self.discover);
+        blocking(move || wiki_read(&discover, input)).await
     }
 }
 
 /// Runs `wiki_read` (blocking): shared by the tool and `lore wiki read`.
-pub fn wiki_read(wiki: &super::Wiki, input: WikiReadInput) -> Result<WikiReadOutput, ErrorReport> {
+pub fn wiki_read(discover: &Discover, input: WikiReadInput) -> Result<WikiReadOutput, ErrorReport> {
+    let wiki = discover.wiki().ok_or_else(no_wiki)?;
     let key = input.key.trim().to_string();
     let page = match super::page::check_key(&key) {
         Ok(()) => wiki.read(&key, input.scope.as_deref(), input.as_of_tx_id)?,
@@ -310,7 +311,21 @@ pub fn wiki_read(wiki: &super::Wiki, input: WikiReadInput) -> Result<WikiReadOut
             }
         }
         None => {
-            let suggestions = wiki.suggest(&key.to_lowercase())?;
+            // Keys spelled alike first, then pages about the words of the
+            // key ("revenue-definition" finds `revenue`).
+            let mut suggestions = wiki.suggest(&key.to_lowercase())?;
+            let words = key.replace(['-', '_', '/', '.'], " ");
+            if suggestions.len() < 3 && !words.trim().is_empty() {
+                for hit in discover.search_wiki(&words, 3)?.results {
+                    let found = hit.hit.payload.get("key").and_then(|k| k.as_str());
+                    if let Some(found) = found
+                        && suggestions.len() < 3
+                        && !suggestions.iter().any(|s| s == found)
+                    {
+                        suggestions.push(found.to_string());
+                    }
+                }
+            }
             let message = match suggestions.first() {
                 Some(best) => format!("no page `{key}`; did you mean `{best}`?"),
                 None => format!("no page `{key}`; find pages with wiki_search"),

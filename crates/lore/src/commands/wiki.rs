@@ -130,7 +130,7 @@ pub fn run(command: WikiCommand, project_dir: Option<&Path>) -> anyhow::Result<(
             json,
         } => {
             let read = wiki_read(
-                &wiki,
+                &discover,
                 WikiReadInput {
                     key,
                     scope,
