@@ -233,9 +233,26 @@ impl Wiki {
             return Ok(None);
         }
         let _lock = self.lock()?;
+        // What this sync starts from, read under the lock.
+        let head = store.head().map_err(|e| e.report())?;
+        let mut disk = self.walk()?;
         let report = self.sync_locked(&store, &disk)?;
-        let after = disk_fingerprint(&self.walk()?);
-        *self.seen.lock().unwrap_or_else(|p| p.into_inner()) = Some((after, report.tx_id));
+        // Remember what the sync read, plus the files it wrote itself, so
+        // anything anyone else changes from now on (even during the sync)
+        // differs from it. The head is the one read before the sync: its
+        // own imports make the next call sync once more, finding nothing.
+        for path in report.mirrored.iter().chain(&report.removed_files) {
+            match std::fs::metadata(self.root.join(path)) {
+                Ok(meta) => {
+                    disk.insert(path.clone(), file_stamp(&meta));
+                }
+                Err(_) => {
+                    disk.remove(path);
+                }
+            }
+        }
+        *self.seen.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((disk_fingerprint(&disk), head));
         Ok(Some(report))
     }
 
@@ -680,15 +697,20 @@ fn walk_dir(dir: &Path, prefix: &str, out: &mut DiskState) -> Result<(), ErrorRe
             walk_dir(&entry.path(), &relative, out)?;
         } else if kind.is_file() && name.ends_with(".md") {
             let Ok(meta) = entry.metadata() else { continue };
-            let modified = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            out.insert(relative, (modified, meta.len()));
+            out.insert(relative, file_stamp(&meta));
         }
     }
     Ok(())
+}
+
+/// A file's modification time (ns) and size.
+fn file_stamp(meta: &std::fs::Metadata) -> (u128, u64) {
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    (modified, meta.len())
 }
 
 fn disk_fingerprint(disk: &DiskState) -> u64 {
