@@ -56,7 +56,7 @@ pub struct WikiHit {
     pub summary: Option<String>,
     /// Fused rank score, 0 to 1 (the best page is 1).
     pub score: f64,
-    /// Which parts of the page hold which query words, e.g. `summary: revenue`.
+    /// Which parts of the page (key, summary, tags, body) hold which of your query words, e.g. `summary: revenue, defined`.
     pub match_reasons: Vec<String>,
     /// The lanes that found it and its rank in each.
     pub lanes: Vec<LaneRank>,
@@ -107,7 +107,14 @@ pub fn wiki_search(
     limit: usize,
 ) -> Result<WikiSearchOutput, ErrorReport> {
     let found = discover.search_wiki(query, limit)?;
-    let words = lore_search::tokenizer::query_terms(query);
+    // Each query word with the stems it is searched by: reasons name the
+    // word the user typed ("deletes"), found by its stem ("delet").
+    let words: Vec<(String, Vec<String>)> = query
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .map(|w| (w.to_lowercase(), lore_search::tokenizer::query_terms(w)))
+        .filter(|(_, stems)| !stems.is_empty())
+        .collect();
     let results = found
         .results
         .into_iter()
@@ -135,11 +142,12 @@ pub fn wiki_search(
                 ("body", body),
             ] {
                 let lower = value.to_lowercase();
-                let hits: Vec<&str> = words
+                let mut hits: Vec<&str> = words
                     .iter()
-                    .filter(|w| lower.contains(w.as_str()))
-                    .map(String::as_str)
+                    .filter(|(_, stems)| stems.iter().any(|t| lower.contains(t.as_str())))
+                    .map(|(word, _)| word.as_str())
                     .collect();
+                hits.dedup();
                 if !hits.is_empty() {
                     match_reasons.push(format!("{part}: {}", hits.join(", ")));
                 }
