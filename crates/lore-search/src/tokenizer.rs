@@ -42,7 +42,8 @@ const STOPWORDS: &[&str] = &[
 
 /// The terms a *query* searches for: like [`terms`], without stop words
 /// ("how is revenue defined" searches `revenu` `defin`), unless the query
-/// is nothing but stop words.
+/// is nothing but stop words; "number of …" and "how many …" also search
+/// `count`.
 pub fn query_terms(text: &str) -> Vec<String> {
     let mut words = TextAnalyzer::builder(IdentifierTokenizer)
         .filter(LowerCaser)
@@ -56,7 +57,18 @@ pub fn query_terms(text: &str) -> Vec<String> {
             kept.push(token.text.clone());
         }
     }
-    let chosen = if kept.is_empty() { all } else { kept };
+    // "number of invoices", "how many tickets": a count is asked for, and
+    // counts are named `…_count` or described as counts.
+    let counting = all.windows(2).any(|w| {
+        matches!(
+            (w[0].as_str(), w[1].as_str()),
+            ("number", "of") | ("how", "many")
+        )
+    });
+    let mut chosen = if kept.is_empty() { all } else { kept };
+    if counting && !chosen.iter().any(|w| w == "count") {
+        chosen.push("count".to_string());
+    }
     chosen.iter().flat_map(|w| terms(w)).collect()
 }
 
@@ -192,5 +204,11 @@ mod tests {
         assert_eq!(query_terms("how is revenue defined"), ["revenu", "defin"]);
         assert_eq!(query_terms("Where is the planName?"), ["plan", "name"]);
         assert_eq!(query_terms("is it"), ["is", "it"]);
+        assert_eq!(
+            query_terms("number of invoices"),
+            ["number", "invoic", "count"]
+        );
+        assert_eq!(query_terms("how many tickets"), ["mani", "ticket", "count"]);
+        assert_eq!(query_terms("invoice number"), ["invoic", "number"]);
     }
 }
