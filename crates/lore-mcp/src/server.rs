@@ -41,7 +41,8 @@ pub struct LoreServer {
     registry: Arc<ToolRegistry>,
     warm_up: Option<Arc<WarmUp>>,
     memory: Option<MemoryService>,
-    wiki: Option<Arc<crate::wiki::Wiki>>,
+    /// Discovery, with the wiki (`discover.wiki()`).
+    discover: Option<Arc<crate::discover::Discover>>,
     subscriptions: Arc<Subscriptions>,
 }
 
@@ -50,9 +51,6 @@ pub struct LoreServer {
 struct WarmUp {
     catalog: Arc<Catalog>,
     connections: Vec<String>,
-    /// Indexed (and the wiki imported) in the background, so the first
-    /// search finds the index ready.
-    discover: Option<Arc<crate::discover::Discover>>,
     started: std::sync::Once,
 }
 
@@ -63,7 +61,7 @@ impl LoreServer {
             registry: Arc::new(registry),
             warm_up: None,
             memory: None,
-            wiki: None,
+            discover: None,
             subscriptions: Arc::default(),
         }
     }
@@ -80,19 +78,17 @@ impl LoreServer {
     pub fn for_project(project: &Project) -> LoreServer {
         let warehouses = Arc::new(Warehouses::for_project(project));
         let catalog = Arc::new(Catalog::new(&project.root));
-        let mut warm_up = WarmUp {
+        let warm_up = WarmUp {
             catalog: Arc::clone(&catalog),
             connections: warehouses.ids(),
-            discover: None,
             started: std::sync::Once::new(),
         };
         let mut registry = ToolRegistry::new();
         let models = Arc::new(ModelCache::new(&project.semantic_layer_dir()));
         let memory = MemoryService::new(project.store_path());
-        let wiki = Arc::new(crate::wiki::Wiki::new(
+        let wiki = Arc::new(crate::wiki::Wiki::for_project(
             project,
-            Arc::clone(&memory.store),
-            crate::wiki::current_user(),
+            Some(Arc::clone(&memory.store)),
         ));
         let discover = Arc::new(
             crate::discover::Discover::for_project(
@@ -100,7 +96,7 @@ impl LoreServer {
                 Arc::clone(&catalog),
                 Arc::clone(&models),
             )
-            .with_wiki(Arc::clone(&wiki))
+            .with_wiki(wiki)
             .with_watch(&project.root),
         );
         registry.register(crate::discover::DiscoverData {
@@ -119,11 +115,10 @@ impl LoreServer {
             });
         register_analytics_tools(&mut registry, warehouses, catalog, models);
         memory.register_tools(&mut registry);
-        warm_up.discover = Some(Arc::clone(&discover));
         LoreServer {
             warm_up: Some(Arc::new(warm_up)),
             memory: Some(memory),
-            wiki: Some(wiki),
+            discover: Some(discover),
             ..LoreServer::new(registry)
         }
     }
@@ -139,7 +134,9 @@ impl ServerHandler for LoreServer {
         if let Some(warm_up) = &self.warm_up {
             warm_up.started.call_once(|| {
                 warm_up.catalog.warm(warm_up.connections.clone());
-                if let Some(discover) = &warm_up.discover {
+                // Indexed (and the wiki imported) in the background, so
+                // the first search finds the index ready.
+                if let Some(discover) = &self.discover {
                     let discover = Arc::clone(discover);
                     tokio::task::spawn_blocking(move || {
                         if let Err(e) = discover.refresh() {
@@ -147,7 +144,7 @@ impl ServerHandler for LoreServer {
                         }
                     });
                 }
-                if let (Some(discover), Some(memory)) = (&warm_up.discover, &self.memory) {
+                if let (Some(discover), Some(memory)) = (&self.discover, &self.memory) {
                     tokio::spawn(mirror_wiki(Arc::clone(discover), Arc::clone(&memory.feed)));
                 }
             });
@@ -285,7 +282,8 @@ impl ServerHandler for LoreServer {
                 None,
             ));
         }
-        let always = match (&self.wiki, request.name.as_str()) {
+        let wiki = self.discover.as_ref().and_then(|d| d.wiki());
+        let always = match (wiki, request.name.as_str()) {
             (Some(wiki), "retrieve_context") => {
                 let wiki = Arc::clone(wiki);
                 tokio::task::spawn_blocking(move || wiki.pages())

@@ -158,8 +158,7 @@ impl Discover {
     /// The service of a project on its own (the CLI): its own catalog,
     /// models, store handle and wiki (for the current user).
     pub fn standalone(project: &Project) -> Discover {
-        let store = Arc::new(crate::memory::feed::StoreHandle::new(project.store_path()));
-        let wiki = Wiki::new(project, store, crate::wiki::current_user());
+        let wiki = Wiki::for_project(project, None);
         Discover::for_project(
             project,
             Arc::new(Catalog::new(&project.root)),

@@ -35,6 +35,15 @@ pub enum RefKind {
 }
 
 impl RefKind {
+    const ALL: [RefKind; 6] = [
+        RefKind::Wiki,
+        RefKind::SlSource,
+        RefKind::SlMeasure,
+        RefKind::SlDimension,
+        RefKind::Table,
+        RefKind::Column,
+    ];
+
     fn doc_kind(self) -> DocKind {
         match self {
             RefKind::Wiki => DocKind::Wiki,
@@ -44,6 +53,11 @@ impl RefKind {
             RefKind::Table => DocKind::Table,
             RefKind::Column => DocKind::Column,
         }
+    }
+
+    /// The ref kind of an index kind (none for memory entries).
+    fn of(kind: DocKind) -> Option<RefKind> {
+        RefKind::ALL.into_iter().find(|r| r.doc_kind() == kind)
     }
 }
 
@@ -204,15 +218,7 @@ pub fn discover_data(
         .into_iter()
         .filter_map(|fused| {
             let hit = fused.hit;
-            let kind = match hit.kind {
-                DocKind::Wiki => RefKind::Wiki,
-                DocKind::SlSource => RefKind::SlSource,
-                DocKind::SlMeasure => RefKind::SlMeasure,
-                DocKind::SlDimension => RefKind::SlDimension,
-                DocKind::Table => RefKind::Table,
-                DocKind::Column => RefKind::Column,
-                DocKind::Entry => return None,
-            };
+            let kind = RefKind::of(hit.kind)?;
             let (summary, snippet) = provenance(hit.kind, hit.matched_on, &hit.payload, &words);
             let table_ref = hit.payload.get("tableRef").and_then(|t| {
                 Some(TableRefOut {

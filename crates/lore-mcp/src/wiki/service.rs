@@ -36,7 +36,7 @@ use lore_store::{Entry, EntryKind, EntryQuery, KnowledgeStore, NewEntry, SqliteS
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::page::{self, FrontMatter, PageAddress, Scope, UsageMode};
+use super::page::{self, FrontMatter, PageAddress, Scope};
 use crate::memory::feed::StoreHandle;
 
 /// A live page, read from the store.
@@ -129,18 +129,10 @@ pub struct PageWrite {
     pub key: String,
     /// `user` for the current user's page; global otherwise.
     pub user_scope: bool,
-    /// Required: one line.
-    pub summary: String,
+    /// Its front matter; the summary is required (one line).
+    pub front: FrontMatter,
     /// Markdown.
     pub body: String,
-    /// Labels.
-    pub tags: Vec<String>,
-    /// Related page keys.
-    pub refs: Vec<String>,
-    /// Semantic-layer sources.
-    pub sl_refs: Vec<String>,
-    /// How agents use it.
-    pub usage_mode: UsageMode,
     /// Refuse unless the page is at this version (0: must not exist).
     pub expected_version: Option<i64>,
 }
@@ -183,6 +175,14 @@ impl Wiki {
             user,
             seen: Mutex::new(None),
         }
+    }
+
+    /// The wiki of `project` for the current user (see [`current_user`]),
+    /// over `store`, or over a store handle of its own when `None` (the
+    /// CLI).
+    pub fn for_project(project: &Project, store: Option<Arc<StoreHandle>>) -> Wiki {
+        let store = store.unwrap_or_else(|| Arc::new(StoreHandle::new(project.store_path())));
+        Wiki::new(project, store, current_user())
     }
 
     /// The user whose `wiki/user/<id>/` pages this wiki shows.
@@ -397,7 +397,7 @@ impl Wiki {
     /// Writes a page through the store and mirrors it. Blocking.
     pub fn write(&self, actor: &str, input: PageWrite) -> Result<WrittenPage, ErrorReport> {
         page::check_key(&input.key)?;
-        let summary = input.summary.trim();
+        let summary = input.front.summary.as_deref().unwrap_or_default().trim();
         if summary.is_empty() {
             return Err(ErrorReport::new(
                 ErrorCode::InvalidRequest,
@@ -413,7 +413,7 @@ impl Wiki {
                 ),
             ));
         }
-        for r in &input.refs {
+        for r in &input.front.refs {
             page::check_key(r)?;
         }
         let address = PageAddress {
@@ -426,10 +426,7 @@ impl Wiki {
         };
         let front = FrontMatter {
             summary: Some(summary.to_string()),
-            tags: input.tags.clone(),
-            refs: input.refs.clone(),
-            sl_refs: input.sl_refs.clone(),
-            usage_mode: input.usage_mode,
+            ..input.front.clone()
         };
         let content = page::render(&front, &input.body);
         // An edit made on disk and not yet imported must not be lost.
@@ -468,6 +465,12 @@ impl Wiki {
     /// Every live page this user may see (global and their own). Blocking.
     pub fn pages(&self) -> Result<Vec<Page>, ErrorReport> {
         self.refresh()?;
+        self.visible_pages()
+    }
+
+    /// The pages this user may see as the store holds them now, without
+    /// syncing first (for callers that just read or wrote a page).
+    fn visible_pages(&self) -> Result<Vec<Page>, ErrorReport> {
         let (_, entries) = self
             .store
             .open()?
@@ -516,10 +519,11 @@ impl Wiki {
         Ok(None)
     }
 
-    /// Keys close to `key`, best first (for "did you mean").
+    /// Keys close to `key`, best first (for "did you mean", after a
+    /// [`Wiki::read`] found nothing).
     pub fn suggest(&self, key: &str) -> Result<Vec<String>, ErrorReport> {
         let mut scored: Vec<(f64, String)> = self
-            .pages()?
+            .visible_pages()?
             .into_iter()
             .map(|p| {
                 let candidate = p.address.key;
@@ -540,9 +544,14 @@ impl Wiki {
         Ok(scored.into_iter().take(3).map(|(_, k)| k).collect())
     }
 
-    /// Keys of pages `page` links to that do not exist.
+    /// Keys of pages `page` (just read or written) links to that do not
+    /// exist.
     pub fn broken_links_of(&self, page: &Page) -> Result<Vec<String>, ErrorReport> {
-        let known: BTreeSet<String> = self.pages()?.into_iter().map(|p| p.address.key).collect();
+        let known: BTreeSet<String> = self
+            .visible_pages()?
+            .into_iter()
+            .map(|p| p.address.key)
+            .collect();
         Ok(page
             .links()
             .into_iter()
@@ -620,12 +629,10 @@ pub fn current_user() -> String {
     let raw = std::env::var("LORE_USER")
         .or_else(|_| std::env::var("USER"))
         .unwrap_or_default();
-    let user = page::slug(&raw).replace('/', "-");
-    if user == "page" && raw.trim().is_empty() {
-        "local".to_string()
-    } else {
-        user
+    if raw.trim().is_empty() {
+        return "local".to_string();
     }
+    page::slug(&raw).replace('/', "-")
 }
 
 /// The live entry whose topic is exactly `topic`.

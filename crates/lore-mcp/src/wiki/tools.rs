@@ -7,7 +7,7 @@ use lore_store::TxId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::page::UsageMode;
+use super::page::{FrontMatter, UsageMode};
 use super::service::{Page, PageWrite};
 use crate::discover::{Discover, LaneRank, LaneReport};
 use crate::toolkit::{Tool, ToolContext, ToolDefinition};
@@ -463,12 +463,14 @@ pub fn wiki_write(
         PageWrite {
             key: input.key.trim().to_string(),
             user_scope: input.scope.as_deref() == Some("user"),
-            summary: input.summary,
+            front: FrontMatter {
+                summary: Some(input.summary),
+                tags: input.tags,
+                refs: input.refs,
+                sl_refs: input.sl_refs,
+                usage_mode: input.usage_mode,
+            },
             body: input.body,
-            tags: input.tags,
-            refs: input.refs,
-            sl_refs: input.sl_refs,
-            usage_mode: input.usage_mode,
             expected_version: input.expected_version,
         },
     )?;

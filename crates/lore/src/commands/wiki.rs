@@ -287,11 +287,7 @@ fn print_sync(report: &lore_mcp::wiki::SyncReport) {
 /// Brings the wiki's files in step after a store write made outside the
 /// wiki (`lore memory update|delete|undo` on a page's entry).
 pub fn mirror(project: &lore_core::project::Project) {
-    let store = std::sync::Arc::new(lore_mcp::memory::feed::StoreHandle::new(
-        project.store_path(),
-    ));
-    let wiki = Wiki::new(project, store, lore_mcp::wiki::current_user());
-    if let Err(e) = wiki.refresh() {
+    if let Err(e) = Wiki::for_project(project, None).refresh() {
         eprintln!("warning: the wiki files could not be updated: {e}");
     }
 }
