@@ -144,6 +144,14 @@ connections: {}
 #    url: env:ANALYTICS_DATABASE_URL   # postgres://user:pass@host:5432/db?sslmode=verify-full
 #    schemas: [public]                 # what `lore scan` reads (default: all non-system schemas)
 
+# search.embeddings: an optional semantic lane for discover_data and
+# wiki_search, from any OpenAI-compatible /v1/embeddings server.
+#search:
+#  embeddings:
+#    url: https://api.openai.com/v1    # or http://127.0.0.1:11434/v1 (Ollama)
+#    model: text-embedding-3-small
+#    api_key: env:OPENAI_API_KEY
+
 mcp:
   host: 127.0.0.1
   port: 7878

@@ -142,6 +142,15 @@ impl ServerHandler for LoreServer {
                         if let Err(e) = discover.refresh() {
                             tracing::warn!("search index warm-up failed: {e}");
                         }
+                        // Documents not embedded yet (a new scan, a first
+                        // start) are embedded now, not by a search.
+                        match discover.embed_all(|_, _| {}) {
+                            Ok(Some(n)) if n > 0 => {
+                                tracing::info!(embedded = n, "embedding warm-up done")
+                            }
+                            Ok(_) => {}
+                            Err(e) => tracing::warn!("embedding warm-up skipped: {e}"),
+                        }
                     });
                 }
                 if let (Some(discover), Some(memory)) = (&self.discover, &self.memory) {

@@ -340,6 +340,75 @@ impl SearchIndex {
         out
     }
 
+    /// Every document of `group`, as indexed.
+    pub fn group_docs(&self, group: &str) -> Result<Vec<SearchDoc>, SearchError> {
+        self.stored_docs(&TermQuery::new(
+            Term::from_field_text(self.fields.group, group),
+            IndexRecordOption::Basic,
+        ))
+    }
+
+    /// The indexed documents with these keys ([`SearchDoc::key`]), in no
+    /// particular order; keys not indexed are left out.
+    pub fn docs_by_key(&self, keys: &[String]) -> Result<Vec<SearchDoc>, SearchError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let any: Vec<(Occur, Box<dyn Query>)> = keys
+            .iter()
+            .map(|key| -> (Occur, Box<dyn Query>) {
+                (
+                    Occur::Should,
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(self.fields.key, key),
+                        IndexRecordOption::Basic,
+                    )),
+                )
+            })
+            .collect();
+        self.stored_docs(&BooleanQuery::new(any))
+    }
+
+    fn stored_docs(&self, query: &dyn Query) -> Result<Vec<SearchDoc>, SearchError> {
+        let f = &self.fields;
+        let searcher = self.reader.searcher();
+        let mut addresses: Vec<_> = searcher
+            .search(query, &tantivy::collector::DocSetCollector)
+            .map_err(tantivy_error)?
+            .into_iter()
+            .collect();
+        addresses.sort();
+        let mut docs = Vec::with_capacity(addresses.len());
+        for address in addresses {
+            let doc: TantivyDocument = searcher.doc(address).map_err(tantivy_error)?;
+            let text = |field: Field| -> String {
+                doc.get_first(field)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let connection = text(f.connection);
+            let fields = f
+                .text
+                .iter()
+                .flat_map(|(field, tantivy_field)| {
+                    doc.get_all(*tantivy_field)
+                        .filter_map(|v| v.as_str())
+                        .map(|v| (*field, v.to_string()))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            docs.push(SearchDoc {
+                kind: DocKind::parse(&text(f.kind)).unwrap_or(DocKind::Entry),
+                connection: (!connection.is_empty()).then_some(connection),
+                id: text(f.id),
+                fields,
+                payload: serde_json::from_str(&text(f.payload)).unwrap_or_default(),
+            });
+        }
+        Ok(docs)
+    }
+
     /// Documents in the index.
     pub fn len(&self) -> u64 {
         self.reader.searcher().num_docs()

@@ -8,10 +8,14 @@
 //!   a group at a time with a freshness stamp; BM25 search weighted by the
 //!   field a term matched, filtered by kind and connection; rebuilt when
 //!   missing or damaged.
+//! - [`embed`]: the optional semantic lane's parts: an OpenAI-compatible
+//!   embeddings client, the text a document is embedded by, its content
+//!   hash and cosine similarity.
 //!
 //! This crate knows nothing of scans, models or MCP: callers turn their
 //! artifacts into [`SearchDoc`]s.
 
+pub mod embed;
 pub mod index;
 pub mod tokenizer;
 
@@ -204,4 +208,37 @@ pub struct SearchHit {
     pub matched_text: String,
     /// The stored payload.
     pub payload: serde_json::Value,
+}
+
+impl SearchHit {
+    /// A hit on `doc` found by something other than its words (the
+    /// semantic lane): it is shown by its most descriptive text.
+    pub fn of_doc(doc: SearchDoc, score: f32) -> SearchHit {
+        let key = doc.key();
+        let (matched_on, matched_text) = [
+            MatchField::Description,
+            MatchField::Body,
+            MatchField::Comment,
+            MatchField::Display,
+            MatchField::Name,
+        ]
+        .into_iter()
+        .find_map(|wanted| {
+            doc.fields
+                .iter()
+                .find(|(f, text)| *f == wanted && !text.trim().is_empty())
+                .map(|(f, text)| (*f, text.clone()))
+        })
+        .unwrap_or((MatchField::Name, doc.id.clone()));
+        SearchHit {
+            key,
+            kind: doc.kind,
+            connection: doc.connection,
+            id: doc.id,
+            score,
+            matched_on,
+            matched_text,
+            payload: doc.payload,
+        }
+    }
 }

@@ -315,3 +315,25 @@ fn a_name_typed_exactly_comes_first() {
         .unwrap();
     assert_eq!(hits[0].id, "src_0042");
 }
+
+#[test]
+fn documents_read_back_as_they_were_indexed_by_group_and_by_key() {
+    let index = SearchIndex::in_memory().unwrap();
+    let docs = schema_docs();
+    index
+        .replace_group("schema:warehouse", "s1", &docs[..3])
+        .unwrap();
+    index.replace_group("schema:crm", "s2", &docs[3..]).unwrap();
+    let mut back = index.group_docs("schema:warehouse").unwrap();
+    back.sort_by_key(|d| d.key());
+    let mut expected = docs[..3].to_vec();
+    expected.sort_by_key(|d| d.key());
+    assert_eq!(
+        back, expected,
+        "kind, connection, id, every field and the payload"
+    );
+    let keys = vec![docs[3].key(), "table:warehouse:nope".to_string()];
+    let found = index.docs_by_key(&keys).unwrap();
+    assert_eq!(found, vec![docs[3].clone()]);
+    assert!(index.group_docs("sl:warehouse").unwrap().is_empty());
+}

@@ -11,6 +11,7 @@
 //! connection is opened.
 
 mod scan;
+mod search;
 mod secret;
 
 use std::collections::BTreeMap;
@@ -21,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, HasErrorCode};
 pub use scan::{DEFAULT_DICTIONARY_EXCLUDES, DictionaryConfig, ScanConfig, pattern_matches};
+pub use search::{EMBEDDABLE_KINDS, EmbeddingsConfig, SearchConfig};
 pub use secret::Secret;
 
 /// The file name Lore looks for in a project directory.
@@ -46,6 +48,9 @@ pub struct LoreConfig {
     /// Settings of the MCP server (`lore mcp serve`, `lore demo`).
     #[serde(default)]
     pub mcp: McpConfig,
+    /// Settings of search (`discover_data`, `wiki_search`, `lore search`).
+    #[serde(default)]
+    pub search: SearchConfig,
 }
 
 /// One data connection.
@@ -377,6 +382,9 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
         if let Some(problem) = conn.scan.problem(id) {
             return Err(invalid(problem));
         }
+    }
+    if let Some(problem) = config.search.problem() {
+        return Err(invalid(problem));
     }
     Ok(())
 }

@@ -13,6 +13,7 @@
 //! weights; scores are normalised so the best is 1.
 
 pub mod documents;
+pub mod embedding;
 mod tool;
 pub mod watch;
 
@@ -31,6 +32,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::wiki::{Wiki, entry_doc};
+pub use embedding::{EMBEDDING_LANE, EmbeddingLane};
 
 pub use tool::{
     DiscoverData, DiscoverDataInput, DiscoverDataOutput, DiscoverRef, LaneReport, RefKind,
@@ -71,6 +73,8 @@ pub struct Discover {
     watch: Option<(watch::ChangeWatch, PathBuf)>,
     /// The store's head after the last full check (`None` inside: no store).
     checked_at: Mutex<Option<Option<TxId>>>,
+    /// The semantic lane, when `lore.yaml` configures an embedding provider.
+    embedding: Option<Arc<EmbeddingLane>>,
 }
 
 /// One fused result before it is shaped for the wire.
@@ -90,6 +94,10 @@ pub struct LaneRank {
     pub lane: String,
     /// 1 for the lane's best.
     pub rank: usize,
+    /// The embedding lane only: cosine similarity of the query and the
+    /// document, -1 to 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
 }
 
 /// A search's results with what each lane contributed.
@@ -117,7 +125,19 @@ impl Discover {
             index: Mutex::new(None),
             watch: None,
             checked_at: Mutex::new(None),
+            embedding: None,
         }
+    }
+
+    /// Adds the semantic lane.
+    pub fn with_embeddings(mut self, lane: EmbeddingLane) -> Discover {
+        self.embedding = Some(Arc::new(lane));
+        self
+    }
+
+    /// The semantic lane, when one is configured.
+    pub fn embedding(&self) -> Option<&Arc<EmbeddingLane>> {
+        self.embedding.as_ref()
     }
 
     /// Skips the folder walks of the freshness checks while nothing under
@@ -147,12 +167,16 @@ impl Discover {
         catalog: Arc<Catalog>,
         models: Arc<ModelCache>,
     ) -> Discover {
-        Discover::new(
+        let discover = Discover::new(
             project.index_dir(),
             project.config.connections.keys().cloned().collect(),
             catalog,
             models,
-        )
+        );
+        match EmbeddingLane::for_project(project) {
+            Some(lane) => discover.with_embeddings(lane),
+            None => discover,
+        }
     }
 
     /// The service of a project on its own (the CLI): its own catalog,
@@ -370,7 +394,7 @@ impl Discover {
     ) -> Result<Discovered, ErrorReport> {
         let index = self.refresh()?;
         let mut lanes = Vec::new();
-        let mut ranked: Vec<(&str, Vec<SearchHit>)> = Vec::new();
+        let mut ranked = Vec::new();
         for (lane, lane_kinds) in LANES {
             let wanted: Vec<DocKind> = lane_kinds
                 .iter()
@@ -378,11 +402,7 @@ impl Discover {
                 .filter(|k| kinds.is_empty() || kinds.contains(k))
                 .collect();
             if wanted.is_empty() {
-                lanes.push(LaneReport {
-                    lane: lane.to_string(),
-                    candidates: 0,
-                    skipped: Some("not in kinds".to_string()),
-                });
+                lanes.push(LaneReport::skipped(lane, "not in kinds"));
                 continue;
             }
             let hits = self.lane_hits(
@@ -391,26 +411,35 @@ impl Discover {
                     text: text.to_string(),
                     kinds: wanted,
                     connection: connection.map(String::from),
-                    // Equal-weight fusion never ranks a lane's hit below
-                    // `limit` into the fused top `limit`.
+                    // Fusion never ranks a lane's hit below `limit` into
+                    // the fused top `limit` (at equal weights).
                     limit,
                 },
             )?;
-            lanes.push(LaneReport {
-                lane: lane.to_string(),
-                candidates: hits.len(),
-                skipped: None,
+            lanes.push(LaneReport::ran(lane, hits.len()));
+            ranked.push(RankedLane {
+                lane,
+                weight: 1.0,
+                hits,
             });
-            ranked.push((lane, hits));
         }
+        self.semantic_lane(
+            &index,
+            text,
+            kinds,
+            connection,
+            limit,
+            &mut lanes,
+            &mut ranked,
+        );
         Ok(Discovered {
             results: fuse(ranked, limit),
             lanes,
         })
     }
 
-    /// Searches wiki pages only (`wiki_search`): the lexical lane.
-    /// Blocking.
+    /// Searches wiki pages only (`wiki_search`): the lexical lane, and the
+    /// embedding lane when one is configured. Blocking.
     pub fn search_wiki(&self, text: &str, limit: usize) -> Result<Discovered, ErrorReport> {
         let index = self.refresh()?;
         let hits = self.lane_hits(
@@ -422,15 +451,104 @@ impl Discover {
                 limit,
             },
         )?;
-        let lanes = vec![LaneReport {
-            lane: "lexical".to_string(),
-            candidates: hits.len(),
-            skipped: None,
+        let mut lanes = vec![LaneReport::ran("lexical", hits.len())];
+        let mut ranked = vec![RankedLane {
+            lane: "lexical",
+            weight: 1.0,
+            hits,
         }];
+        self.semantic_lane(
+            &index,
+            text,
+            &[DocKind::Wiki],
+            None,
+            limit,
+            &mut lanes,
+            &mut ranked,
+        );
         Ok(Discovered {
-            results: fuse(vec![("lexical", hits)], limit),
+            results: fuse(ranked, limit),
             lanes,
         })
+    }
+
+    /// Runs the embedding lane, when one is configured, adding its report
+    /// and hits. It never fails a search: trouble is a skipped lane.
+    #[allow(clippy::too_many_arguments)]
+    fn semantic_lane(
+        &self,
+        index: &SearchIndex,
+        text: &str,
+        kinds: &[DocKind],
+        connection: Option<&str>,
+        limit: usize,
+        lanes: &mut Vec<LaneReport>,
+        ranked: &mut Vec<RankedLane<'static>>,
+    ) {
+        let Some(lane) = &self.embedding else {
+            return;
+        };
+        let cache = self.vector_cache();
+        let synced = index
+            .stamps()
+            .map_err(|e| e.to_string())
+            .and_then(|stamps| lane.sync(index, &stamps, cache.as_deref()));
+        let outcome = match synced {
+            Ok(()) => lane.search(
+                index,
+                cache.as_deref(),
+                text,
+                kinds,
+                connection,
+                self.wiki.as_ref().map(|w| w.user()),
+                limit,
+            ),
+            Err(reason) => embedding::LaneOutcome {
+                hits: Vec::new(),
+                report: LaneReport::skipped(EMBEDDING_LANE, &reason),
+            },
+        };
+        lanes.push(outcome.report);
+        if !outcome.hits.is_empty() {
+            ranked.push(RankedLane {
+                lane: EMBEDDING_LANE,
+                weight: lane.weight(),
+                hits: outcome.hits,
+            });
+        }
+    }
+
+    /// Where vectors are cached: the knowledge store, when there is one.
+    fn vector_cache(&self) -> Option<Arc<SqliteStore>> {
+        let wiki = self.wiki.as_ref()?;
+        match wiki.store() {
+            Ok(store) => Some(store),
+            Err(e) => {
+                tracing::warn!(error = %e.message, "embedding cache unavailable");
+                None
+            }
+        }
+    }
+
+    /// Embeds every document still without a vector (the server's warm-up,
+    /// `lore reindex`); `progress` hears (embedded so far, still pending)
+    /// after each batch. Returns how many were embedded, or why the
+    /// provider could not be used; `Ok(None)` when no lane is configured.
+    /// Blocking.
+    pub fn embed_all(
+        &self,
+        progress: impl FnMut(usize, usize),
+    ) -> Result<Option<usize>, ErrorReport> {
+        let Some(lane) = &self.embedding else {
+            return Ok(None);
+        };
+        let index = self.refresh()?;
+        let cache = self.vector_cache();
+        let stamps = index.stamps().map_err(internal)?;
+        lane.sync(&index, &stamps, cache.as_deref())
+            .and_then(|()| lane.embed_pending(usize::MAX, cache.as_deref(), progress))
+            .map(Some)
+            .map_err(|reason| ErrorReport::new(ErrorCode::UpstreamError, reason))
     }
 
     /// One lane's hits, without other users' wiki pages.
@@ -452,14 +570,27 @@ impl Discover {
     }
 }
 
-/// Fuses ranked lists by reciprocal rank (equal weights), best first; a
-/// document found by several lanes adds up. Ties go to the stronger BM25
-/// match. Scores are normalised so the best is 1.
-pub fn fuse(ranked: Vec<(&str, Vec<SearchHit>)>, limit: usize) -> Vec<Fused> {
+/// One lane's ranked hits and its weight in fusion.
+pub struct RankedLane<'a> {
+    /// The lane's name.
+    pub lane: &'a str,
+    /// Its weight (lexical lanes 1).
+    pub weight: f32,
+    /// Best first.
+    pub hits: Vec<SearchHit>,
+}
+
+/// Fuses ranked lists by weighted reciprocal rank (`weight / (60 + rank)`),
+/// best first; a document found by several lanes adds up. Ties go to the
+/// stronger match of the first lane that found it. Scores are normalised
+/// so the best is 1. A result keeps the hit of the first lane that found
+/// it (lexical lanes come first: their hit says which words matched).
+pub fn fuse(ranked: Vec<RankedLane<'_>>, limit: usize) -> Vec<Fused> {
     let mut by_key: BTreeMap<String, (f32, f32, SearchHit, Vec<LaneRank>)> = BTreeMap::new();
-    for (lane, hits) in ranked {
+    for RankedLane { lane, weight, hits } in ranked {
         for (rank, hit) in hits.into_iter().enumerate() {
-            let rrf = 1.0 / (RRF_K + rank as f32 + 1.0);
+            let rrf = weight / (RRF_K + rank as f32 + 1.0);
+            let similarity = (lane == EMBEDDING_LANE).then(|| round(hit.score as f64, 1e4));
             let slot = by_key
                 .entry(hit.key.clone())
                 .or_insert_with(|| (0.0, hit.score, hit, Vec::new()));
@@ -467,6 +598,7 @@ pub fn fuse(ranked: Vec<(&str, Vec<SearchHit>)>, limit: usize) -> Vec<Fused> {
             slot.3.push(LaneRank {
                 lane: lane.to_string(),
                 rank: rank + 1,
+                similarity,
             });
         }
     }
@@ -481,11 +613,15 @@ pub fn fuse(ranked: Vec<(&str, Vec<SearchHit>)>, limit: usize) -> Vec<Fused> {
     fused
         .into_iter()
         .map(|(rrf, _, hit, lanes)| Fused {
-            score: ((rrf / best) as f64 * 1e6).round() / 1e6,
+            score: round((rrf / best) as f64, 1e6),
             hit,
             lanes,
         })
         .collect()
+}
+
+fn round(value: f64, scale: f64) -> f64 {
+    (value * scale).round() / scale
 }
 
 /// An entry as of a transaction; none when it did not exist (or was

@@ -103,7 +103,7 @@ pub struct DiscoverRef {
     pub summary: Option<String>,
     /// Up to 200 characters of stored context; null when there is nothing meaningful.
     pub snippet: Option<String>,
-    /// Why it matched: name, display, description, comment, expr, sample_value or body.
+    /// Why it matched: name, display, description, comment, expr, sample_value or body (the field holding the query's words), or meaning (found by the embedding lane alone).
     pub matched_on: String,
     /// The connection (absent for wiki pages).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -119,13 +119,38 @@ pub struct DiscoverRef {
 /// What one search lane contributed.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct LaneReport {
-    /// raw_schema, semantic_layer or wiki.
+    /// raw_schema, semantic_layer, wiki (lexical lanes) or embedding (the optional semantic lane).
     pub lane: String,
     /// Candidates it found before fusion.
     pub candidates: usize,
-    /// Why it did not run, when it did not.
+    /// Why it did not run, when it did not (an unreachable embedding provider, a kind filter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// The embedding lane only: documents not embedded yet (they are embedded in the background).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<usize>,
+}
+
+impl LaneReport {
+    /// A lane that ran and found `candidates`.
+    pub fn ran(lane: &str, candidates: usize) -> LaneReport {
+        LaneReport {
+            lane: lane.to_string(),
+            candidates,
+            skipped: None,
+            pending: None,
+        }
+    }
+
+    /// A lane that did not run, and why.
+    pub fn skipped(lane: &str, reason: &str) -> LaneReport {
+        LaneReport {
+            lane: lane.to_string(),
+            candidates: 0,
+            skipped: Some(reason.to_string()),
+            pending: None,
+        }
+    }
 }
 
 /// Result of `discover_data`.
@@ -232,13 +257,19 @@ pub fn discover_data(
                 Some(key) if hit.kind == DocKind::Wiki => key.to_string(),
                 _ => hit.id,
             };
+            // Found only by meaning (the embedding lane): no word matched.
+            let matched_on = if fused.lanes.iter().all(|l| l.lane == super::EMBEDDING_LANE) {
+                "meaning".to_string()
+            } else {
+                hit.matched_on.as_str().to_string()
+            };
             Some(DiscoverRef {
                 kind,
                 id,
                 score: fused.score,
                 summary,
                 snippet,
-                matched_on: hit.matched_on.as_str().to_string(),
+                matched_on,
                 connection_id: hit.connection,
                 table_ref,
                 column_name: hit

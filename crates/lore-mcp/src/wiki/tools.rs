@@ -56,9 +56,9 @@ pub struct WikiHit {
     pub summary: Option<String>,
     /// Fused rank score, 0 to 1 (the best page is 1).
     pub score: f64,
-    /// Which parts of the page (key, summary, tags, body) hold which of your query words, e.g. `summary: revenue, defined`.
+    /// Which parts of the page (key, summary, tags, body) hold which of your query words, e.g. `summary: revenue, defined`; `meaning: similarity 0.82` when the embedding lane found it.
     pub match_reasons: Vec<String>,
-    /// The lanes that found it and its rank in each.
+    /// The lanes that found it (lexical, embedding) and its rank in each.
     pub lanes: Vec<LaneRank>,
 }
 
@@ -151,6 +151,9 @@ pub fn wiki_search(
                 if !hits.is_empty() {
                     match_reasons.push(format!("{part}: {}", hits.join(", ")));
                 }
+            }
+            if let Some(similarity) = fused.lanes.iter().find_map(|l| l.similarity) {
+                match_reasons.push(format!("meaning: similarity {similarity:.2}"));
             }
             WikiHit {
                 path: text("path").unwrap_or_default(),

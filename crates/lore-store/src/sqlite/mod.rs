@@ -13,6 +13,7 @@
 
 mod read;
 mod schema;
+mod vectors;
 mod write;
 
 use std::path::{Path, PathBuf};

@@ -80,6 +80,17 @@ CREATE INDEX triple_versions_subject ON triple_versions(subject, to_tx);
 CREATE INDEX triple_versions_object  ON triple_versions(object, to_tx);
 CREATE INDEX triple_versions_from    ON triple_versions(from_tx);
 "#,
+    // 2: the embedding cache: vectors by model and content hash (not
+    // knowledge: never versioned, safe to empty).
+    r#"
+CREATE TABLE embeddings (
+    model      TEXT NOT NULL,
+    hash       TEXT NOT NULL,
+    vector     BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (model, hash)
+) WITHOUT ROWID;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -1,6 +1,7 @@
 //! `lore reindex`: rebuilds the search index (`.lore/index/`) from the
 //! latest scans, the semantic-layer files and the knowledge store (wiki
-//! pages, memory entries).
+//! pages, memory entries), and embeds every document still without a
+//! vector when `search.embeddings` is configured.
 
 use std::path::Path;
 use std::time::Instant;
@@ -28,5 +29,26 @@ pub fn run(project_dir: Option<&Path>) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64(),
         index.len()
     );
+    let started = Instant::now();
+    let mut reported = 0;
+    let embedded = discover.embed_all(|done, left| {
+        if done - reported >= 500 || left == 0 {
+            eprintln!("Embedded {done} documents ({left} to go)…");
+            reported = done;
+        }
+    });
+    match embedded {
+        Ok(None) => {}
+        Ok(Some(n)) => eprintln!(
+            "Embeddings: {n} new vectors in {:.1} s (the others were cached).",
+            started.elapsed().as_secs_f64()
+        ),
+        // Search works without the semantic lane: a warning, not a failure.
+        Err(e) => eprintln!(
+            "warning: embeddings skipped, search stays lexical: {} [{}]",
+            e.message,
+            e.code.as_str()
+        ),
+    }
     Ok(())
 }

@@ -56,6 +56,16 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&found)?);
         return Ok(());
     }
+    for lane in &found.lanes {
+        if lane.lane != lore_mcp::discover::EMBEDDING_LANE {
+            continue;
+        }
+        if let Some(reason) = &lane.skipped {
+            eprintln!("note: the embedding lane was skipped: {reason}");
+        } else if let Some(pending) = lane.pending {
+            eprintln!("note: {pending} documents are not embedded yet; `lore reindex` embeds them");
+        }
+    }
     if found.refs.is_empty() {
         eprintln!("Nothing matches. Has the connection been scanned (`lore scan`)?");
         return Ok(());

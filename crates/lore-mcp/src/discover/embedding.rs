@@ -1,0 +1,428 @@
+//! The optional semantic lane: documents and queries embedded by an
+//! OpenAI-compatible provider (`search.embeddings` in `lore.yaml`), ranked
+//! by cosine similarity.
+//!
+//! - **Which documents.** Those of the configured kinds, read from the
+//!   shared index group by group; a group is read again only when its
+//!   stamp moved, so the lane follows the index's freshness.
+//! - **Vectors are cached** in the knowledge store by model and content
+//!   hash: a text is sent to the provider once, whichever process asks.
+//!   Documents without a vector are *pending*: a search embeds them at
+//!   once when there are few (a page just edited), else they are left to
+//!   [`EmbeddingLane::embed_pending`] (the server's warm-up, `lore
+//!   reindex`) and the lane reports how many are still pending.
+//! - **Never an error.** A provider that cannot be reached, refuses the
+//!   key or answers nonsense makes the lane *skipped* (with the reason)
+//!   and search answers from the lexical lanes; after a failure the
+//!   provider is left alone for [`RETRY_AFTER`] so no search waits on a
+//!   dead provider twice.
+//! - **Ranking** is brute-force cosine over normalised `f32` vectors held
+//!   in memory (4 × dimensions bytes per document).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use lore_core::config::EmbeddingsConfig;
+use lore_core::project::Project;
+use lore_search::embed::{Embedder, content_hash, dot, embed_text, normalized};
+use lore_search::{DocKind, SearchHit, SearchIndex};
+use lore_store::SqliteStore;
+
+use super::tool::LaneReport;
+
+/// The lane's name in diagnostics.
+pub const EMBEDDING_LANE: &str = "embedding";
+
+/// How long a failed provider is left alone.
+pub const RETRY_AFTER: Duration = Duration::from_secs(30);
+
+/// Query vectors kept in memory.
+const QUERY_CACHE: usize = 256;
+
+/// The semantic lane of one project.
+pub struct EmbeddingLane {
+    /// The client, or why there is none (an unresolvable API key).
+    embedder: Result<Embedder, String>,
+    model: String,
+    weight: f32,
+    batch: usize,
+    kinds: Vec<DocKind>,
+    state: Mutex<State>,
+    /// Until when the provider is left alone, and why.
+    down: Mutex<Option<(Instant, String)>>,
+    queries: Mutex<HashMap<String, Arc<[f32]>>>,
+}
+
+#[derive(Default)]
+struct State {
+    /// The stamp each group was read at.
+    groups: BTreeMap<String, String>,
+    docs: HashMap<String, VecDoc>,
+}
+
+struct VecDoc {
+    group: String,
+    kind: DocKind,
+    connection: Option<String>,
+    /// The owner of a user-scoped wiki page.
+    user: Option<String>,
+    hash: String,
+    /// The text, kept only until the vector is known.
+    text: Option<String>,
+    vector: Option<Arc<[f32]>>,
+}
+
+/// What one search of the lane found.
+pub struct LaneOutcome {
+    /// Best first.
+    pub hits: Vec<SearchHit>,
+    /// The lane's diagnostics.
+    pub report: LaneReport,
+}
+
+impl EmbeddingLane {
+    /// The lane `config` describes; the API key is resolved now (a
+    /// missing variable makes the lane skipped with that message).
+    pub fn new(config: &EmbeddingsConfig, project_dir: &std::path::Path) -> EmbeddingLane {
+        let key = config
+            .api_key
+            .as_ref()
+            .map(|k| k.resolve("search.embeddings.api_key", project_dir))
+            .transpose();
+        let embedder = key
+            .map(|key| Embedder::new(config, key))
+            .map_err(|e| e.to_string());
+        let model = embedder
+            .as_ref()
+            .map(Embedder::cache_model)
+            .unwrap_or_else(|_| config.model.clone());
+        EmbeddingLane {
+            embedder,
+            model,
+            weight: config.weight() as f32,
+            batch: config.batch_size(),
+            kinds: config
+                .kinds()
+                .iter()
+                .filter_map(|k| DocKind::parse(k))
+                .collect(),
+            state: Mutex::new(State::default()),
+            down: Mutex::new(None),
+            queries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The lane of a project that configures one.
+    pub fn for_project(project: &Project) -> Option<EmbeddingLane> {
+        project
+            .config
+            .search
+            .embeddings
+            .as_ref()
+            .map(|config| EmbeddingLane::new(config, &project.root))
+    }
+
+    /// Its weight in fusion.
+    pub fn weight(&self) -> f32 {
+        self.weight
+    }
+
+    /// Whether it embeds documents of `kind`.
+    pub fn covers(&self, kind: DocKind) -> bool {
+        self.kinds.contains(&kind)
+    }
+
+    /// Reads the groups whose stamp moved since the lane last read them,
+    /// taking the vectors of unchanged texts from memory or the cache.
+    pub fn sync(
+        &self,
+        index: &SearchIndex,
+        stamps: &BTreeMap<String, String>,
+        cache: Option<&SqliteStore>,
+    ) -> Result<(), String> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let moved: Vec<(String, String)> = stamps
+            .iter()
+            .filter(|(group, stamp)| state.groups.get(*group) != Some(stamp))
+            .map(|(g, s)| (g.clone(), s.clone()))
+            .collect();
+        let gone: Vec<String> = state
+            .groups
+            .keys()
+            .filter(|g| !stamps.contains_key(*g))
+            .cloned()
+            .collect();
+        if moved.is_empty() && gone.is_empty() {
+            return Ok(());
+        }
+        let mut known: HashMap<String, Arc<[f32]>> = HashMap::new();
+        for (group, _) in &moved {
+            for doc in state.docs.values().filter(|d| &d.group == group) {
+                if let Some(v) = &doc.vector {
+                    known.insert(doc.hash.clone(), Arc::clone(v));
+                }
+            }
+        }
+        let stale: Vec<&String> = moved.iter().map(|(g, _)| g).chain(&gone).collect();
+        state.docs.retain(|_, d| !stale.contains(&&d.group));
+        for group in &gone {
+            state.groups.remove(group);
+        }
+        let mut missing = Vec::new();
+        for (group, stamp) in moved {
+            let docs = index.group_docs(&group).map_err(|e| e.to_string())?;
+            for doc in docs.into_iter().filter(|d| self.covers(d.kind)) {
+                let text = embed_text(&doc);
+                let hash = content_hash(&text);
+                let vector = known.get(&hash).cloned();
+                if vector.is_none() {
+                    missing.push(hash.clone());
+                }
+                let user = doc
+                    .payload
+                    .get("user")
+                    .and_then(|u| u.as_str())
+                    .map(String::from);
+                state.docs.insert(
+                    doc.key(),
+                    VecDoc {
+                        group: group.clone(),
+                        kind: doc.kind,
+                        connection: doc.connection,
+                        user,
+                        hash,
+                        text: vector.is_none().then_some(text),
+                        vector,
+                    },
+                );
+            }
+            state.groups.insert(group, stamp);
+        }
+        if let Some(cache) = cache
+            && !missing.is_empty()
+        {
+            let cached = cache
+                .cached_vectors(&self.model, &missing)
+                .map_err(|e| e.to_string())?;
+            for doc in state.docs.values_mut().filter(|d| d.vector.is_none()) {
+                if let Some(vector) = cached.get(&doc.hash).and_then(|v| normalized(v)) {
+                    doc.vector = Some(vector.into());
+                    doc.text = None;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Documents still without a vector.
+    pub fn pending(&self) -> usize {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.docs.values().filter(|d| d.vector.is_none()).count()
+    }
+
+    /// Embeds up to `max` pending documents, a batch at a time, caching
+    /// their vectors; returns how many were embedded. Stops at the first
+    /// provider failure (and leaves the provider alone for a while).
+    pub fn embed_pending(
+        &self,
+        max: usize,
+        cache: Option<&SqliteStore>,
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<usize, String> {
+        let embedder = self.embedder()?;
+        let mut done = 0;
+        while done < max {
+            // Texts are taken under the lock and embedded without it, so
+            // searches go on meanwhile.
+            let batch: Vec<(String, String)> = {
+                let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                let mut seen = std::collections::HashSet::new();
+                state
+                    .docs
+                    .values()
+                    .filter_map(|d| Some((d.hash.clone(), d.text.clone()?)))
+                    .filter(|(hash, _)| seen.insert(hash.clone()))
+                    .take(self.batch.min(max - done))
+                    .collect()
+            };
+            if batch.is_empty() {
+                break;
+            }
+            let texts: Vec<String> = batch.iter().map(|(_, t)| t.clone()).collect();
+            let vectors = embedder
+                .embed(&texts)
+                .map_err(|e| self.fail(e.to_string()))?;
+            let fresh: Vec<(String, Vec<f32>)> = batch
+                .into_iter()
+                .map(|(hash, _)| hash)
+                .zip(vectors)
+                .collect();
+            if let Some(cache) = cache {
+                // A cache that cannot be written costs a re-embedding
+                // later, nothing now.
+                if let Err(e) = cache.cache_vectors(&self.model, &fresh) {
+                    tracing::warn!(error = %e, "embedding cache not written");
+                }
+            }
+            let by_hash: HashMap<String, Arc<[f32]>> = fresh
+                .iter()
+                .filter_map(|(h, v)| Some((h.clone(), normalized(v)?.into())))
+                .collect();
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            for doc in state.docs.values_mut().filter(|d| d.vector.is_none()) {
+                if let Some(v) = by_hash.get(&doc.hash) {
+                    doc.vector = Some(Arc::clone(v));
+                    doc.text = None;
+                }
+            }
+            let left = state.docs.values().filter(|d| d.vector.is_none()).count();
+            drop(state);
+            done += fresh.len();
+            progress(done, left);
+        }
+        Ok(done)
+    }
+
+    /// The lane's best `limit` documents for `text` among `kinds` (all
+    /// when empty), `connection`'s and those of no connection, and those
+    /// `user` may see. Never an error: a failure is a skipped lane.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search(
+        &self,
+        index: &SearchIndex,
+        cache: Option<&SqliteStore>,
+        text: &str,
+        kinds: &[DocKind],
+        connection: Option<&str>,
+        user: Option<&str>,
+        limit: usize,
+    ) -> LaneOutcome {
+        match self.try_search(index, cache, text, kinds, connection, user, limit) {
+            Ok((hits, pending)) => LaneOutcome {
+                report: LaneReport {
+                    pending: (pending > 0).then_some(pending),
+                    ..LaneReport::ran(EMBEDDING_LANE, hits.len())
+                },
+                hits,
+            },
+            Err(reason) => LaneOutcome {
+                hits: Vec::new(),
+                report: LaneReport::skipped(EMBEDDING_LANE, &reason),
+            },
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn try_search(
+        &self,
+        index: &SearchIndex,
+        cache: Option<&SqliteStore>,
+        text: &str,
+        kinds: &[DocKind],
+        connection: Option<&str>,
+        user: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<SearchHit>, usize), String> {
+        let wanted: Vec<DocKind> = if kinds.is_empty() {
+            self.kinds.clone()
+        } else {
+            kinds.iter().copied().filter(|k| self.covers(*k)).collect()
+        };
+        if wanted.is_empty() {
+            return Err("no kind asked for is embedded (search.embeddings.kinds)".to_string());
+        }
+        self.embedder()?;
+        // A few pending documents (pages just edited) are embedded now;
+        // many are left to the background and reported.
+        let pending = self.pending();
+        if pending > 0 && pending <= self.batch {
+            self.embed_pending(pending, cache, |_, _| {})?;
+        }
+        let query = self.query_vector(text)?;
+        let mut scored: Vec<(f32, String)> = {
+            let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            state
+                .docs
+                .iter()
+                .filter(|(_, d)| wanted.contains(&d.kind))
+                .filter(|(_, d)| {
+                    connection.is_none()
+                        || d.connection.is_none()
+                        || d.connection.as_deref() == connection
+                })
+                .filter(|(_, d)| d.user.is_none() || d.user.as_deref() == user)
+                .filter_map(|(key, d)| Some((dot(&query, d.vector.as_deref()?), key.clone())))
+                .collect()
+        };
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        scored.truncate(limit);
+        let keys: Vec<String> = scored.iter().map(|(_, k)| k.clone()).collect();
+        let mut docs: HashMap<String, lore_search::SearchDoc> = index
+            .docs_by_key(&keys)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|d| (d.key(), d))
+            .collect();
+        let hits = scored
+            .into_iter()
+            .filter_map(|(score, key)| Some(SearchHit::of_doc(docs.remove(&key)?, score)))
+            .collect();
+        Ok((hits, self.pending()))
+    }
+
+    /// The query's vector, from memory or the provider.
+    fn query_vector(&self, text: &str) -> Result<Arc<[f32]>, String> {
+        let key = text.trim().to_lowercase();
+        if let Some(v) = self
+            .queries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+        {
+            return Ok(Arc::clone(v));
+        }
+        let embedder = self.embedder()?;
+        let vector = embedder
+            .embed(&[text.trim().to_string()])
+            .map_err(|e| self.fail(e.to_string()))?
+            .pop()
+            .and_then(|v| normalized(&v))
+            .ok_or_else(|| {
+                self.fail("the provider returned a zero vector for the query".to_string())
+            })?;
+        let vector: Arc<[f32]> = vector.into();
+        let mut queries = self.queries.lock().unwrap_or_else(|p| p.into_inner());
+        if queries.len() >= QUERY_CACHE {
+            queries.clear();
+        }
+        queries.insert(key, Arc::clone(&vector));
+        Ok(vector)
+    }
+
+    /// The client, unless it could not be built or the provider failed a
+    /// moment ago.
+    fn embedder(&self) -> Result<&Embedder, String> {
+        let embedder = self.embedder.as_ref().map_err(Clone::clone)?;
+        let mut down = self.down.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((until, reason)) = down.as_ref() {
+            let now = Instant::now();
+            if now < *until {
+                return Err(format!(
+                    "{reason} (retrying in {} s)",
+                    (*until - now).as_secs().max(1)
+                ));
+            }
+            *down = None;
+        }
+        Ok(embedder)
+    }
+
+    /// Records a provider failure: it is left alone for [`RETRY_AFTER`].
+    fn fail(&self, reason: String) -> String {
+        tracing::warn!(reason = %reason, "embedding lane skipped");
+        *self.down.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((Instant::now() + RETRY_AFTER, reason.clone()));
+        reason
+    }
+}
