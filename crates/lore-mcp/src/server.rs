@@ -85,7 +85,7 @@ impl LoreServer {
         };
         let mut registry = ToolRegistry::new();
         let models = Arc::new(ModelCache::new(&project.semantic_layer_dir()));
-        let memory = MemoryService::new(project.store_path());
+        let mut memory = MemoryService::new(project.store_path());
         let wiki = Arc::new(crate::wiki::Wiki::for_project(
             project,
             Some(Arc::clone(&memory.store)),
@@ -114,6 +114,9 @@ impl LoreServer {
                 feed: Arc::clone(&memory.feed),
             });
         register_analytics_tools(&mut registry, warehouses, catalog, models);
+        memory.search = Some(Arc::new(crate::memory::search::MemorySearch::new(
+            Arc::clone(&discover),
+        )));
         memory.register_tools(&mut registry);
         LoreServer {
             warm_up: Some(Arc::new(warm_up)),

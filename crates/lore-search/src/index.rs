@@ -23,7 +23,7 @@ use crate::{DocKind, MatchField, SearchDoc, SearchError, SearchHit, SearchQuery}
 
 /// Bumped whenever the schema or the analyzer changes: an index written by
 /// another version is rebuilt.
-const FORMAT: &str = "lore-search-2";
+const FORMAT: &str = "lore-search-3";
 
 /// Extra weight of a document that holds every word of a multi-word query.
 const ALL_TERMS_BOOST: f32 = 4.0;

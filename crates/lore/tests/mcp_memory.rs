@@ -695,3 +695,208 @@ async fn a_store_that_cannot_open_is_a_clear_error_until_it_is_fixed() {
     assert_eq!(stored["entry"]["id"], "e-1");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn text_queries_use_the_shared_index_and_page_stably_while_others_write() {
+    let (_dir, root) = empty_project();
+    let client = stdio_client(&root).await;
+    ok(
+        &client,
+        "store",
+        json!({"topic": "lineItemTotals", "content": "Sum per invoice, before discounts.", "tags": ["billing"]}),
+    )
+    .await;
+    for n in 0..25 {
+        let tags = if n % 5 == 0 {
+            json!(["ops"])
+        } else {
+            json!([])
+        };
+        ok(
+            &client,
+            "store",
+            json!({"topic": format!("deploy note {n}"), "content": format!("Rollback step {n} of the release."), "tags": tags}),
+        )
+        .await;
+    }
+    // Identifier-aware, as discover_data: the words of a camelCase topic.
+    let found = ok(&client, "query", json!({"text": "line item totals"})).await;
+    assert_eq!(found["items"][0]["topic"], "lineItemTotals", "{found}");
+    assert_eq!(found["items"].as_array().unwrap().len(), 1);
+    // Wiki pages are entries too.
+    let written = call(
+        &client,
+        "wiki_write",
+        json!({"key": "release-rollbacks", "summary": "How a release is rolled back", "body": "# Release rollbacks\n\nRevert the deploy, then the migration.\n"}),
+    )
+    .await
+    .unwrap();
+    assert_ne!(written.is_error, Some(true), "{written:?}");
+    let pages = ok(
+        &client,
+        "query",
+        json!({"text": "release rollbacks", "limit": 3}),
+    )
+    .await;
+    assert_eq!(pages["items"][0]["kind"], "wiki", "{pages}");
+
+    // Filters apply to the ranked entries.
+    let ops = ok(
+        &client,
+        "query",
+        json!({"text": "rollback", "tags": ["OPS"]}),
+    )
+    .await;
+    assert_eq!(ops["items"].as_array().unwrap().len(), 5);
+    let topic = ok(
+        &client,
+        "query",
+        json!({"text": "rollback", "topic": "Deploy note 1"}),
+    )
+    .await;
+    assert!(!topic["items"].as_array().unwrap().is_empty());
+    assert!(
+        topic["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["topic"].as_str().unwrap().starts_with("deploy note 1"))
+    );
+
+    // Pages stay pinned while another process writes.
+    let first = ok(
+        &client,
+        "query",
+        json!({"text": "rollback step", "limit": 10}),
+    )
+    .await;
+    let pinned = first["as_of_tx_id"].as_i64().unwrap();
+    let output = lore_in(
+        &root,
+        &[
+            "memory",
+            "store",
+            "--topic",
+            "deploy note late",
+            "--content",
+            "Rollback step late.",
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut seen: Vec<String> = Vec::new();
+    let mut page = first;
+    loop {
+        assert_eq!(page["as_of_tx_id"].as_i64().unwrap(), pinned);
+        for item in page["items"].as_array().unwrap() {
+            seen.push(item["id"].as_str().unwrap().to_string());
+        }
+        let Some(cursor) = page["next_cursor"].as_str().map(String::from) else {
+            break;
+        };
+        page = ok(
+            &client,
+            "query",
+            json!({"text": "rollback step", "limit": 10, "cursor": cursor}),
+        )
+        .await;
+    }
+    let distinct: std::collections::BTreeSet<&String> = seen.iter().collect();
+    // The 25 notes and the page ("rollbacks"), not the late note.
+    assert_eq!(seen.len(), 26, "{seen:?}");
+    assert_eq!(distinct.len(), 26);
+    let fresh = ok(
+        &client,
+        "query",
+        json!({"text": "rollback step", "limit": 50}),
+    )
+    .await;
+    assert_eq!(fresh["items"].as_array().unwrap().len(), 27);
+    assert!(
+        fresh["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["topic"] == "deploy note late")
+    );
+
+    // A cursor replayed with other filters is refused.
+    let cursor = ok(
+        &client,
+        "query",
+        json!({"text": "rollback step", "limit": 2}),
+    )
+    .await["next_cursor"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let refused = fails(
+        &client,
+        "query",
+        json!({"text": "rollback", "limit": 2, "cursor": cursor}),
+    )
+    .await;
+    assert_eq!(refused["code"], "invalid_request");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("other filters")
+    );
+    // Reads of the past keep the store's versioned text search.
+    let past = ok(
+        &client,
+        "query",
+        json!({"text": "rollback step", "as_of_tx_id": pinned - 1, "limit": 50}),
+    )
+    .await;
+    assert_eq!(
+        past["items"].as_array().unwrap().len(),
+        25,
+        "before the page"
+    );
+    client.cancel().await.unwrap();
+
+    // A restarted server recomputes a cursor's ranking while the memory is
+    // unchanged; once it changed, the cursor has expired and says so.
+    let client = stdio_client(&root).await;
+    let page2 = ok(
+        &client,
+        "query",
+        json!({"text": "rollback step", "limit": 2, "cursor": cursor}),
+    )
+    .await;
+    assert_eq!(page2["items"].as_array().unwrap().len(), 2);
+    client.cancel().await.unwrap();
+    let output = lore_in(
+        &root,
+        &[
+            "memory",
+            "store",
+            "--topic",
+            "one more",
+            "--content",
+            "Rollback step again.",
+        ],
+    );
+    assert!(output.status.success());
+    let client = stdio_client(&root).await;
+    let expired = fails(
+        &client,
+        "query",
+        json!({"text": "rollback step", "limit": 2, "cursor": cursor}),
+    )
+    .await;
+    assert_eq!(expired["code"], "invalid_request");
+    assert!(
+        expired["message"]
+            .as_str()
+            .unwrap()
+            .contains("run the query again without cursor"),
+        "{expired}"
+    );
+    client.cancel().await.unwrap();
+}

@@ -626,7 +626,11 @@ fn round(value: f64, scale: f64) -> f64 {
 
 /// An entry as of a transaction; none when it did not exist (or was
 /// deleted) then.
-fn entry_as_of(store: &SqliteStore, id: &str, tx: TxId) -> Result<Option<Entry>, ErrorReport> {
+pub(crate) fn entry_as_of(
+    store: &SqliteStore,
+    id: &str,
+    tx: TxId,
+) -> Result<Option<Entry>, ErrorReport> {
     match store.get(id, Some(tx)) {
         Ok(value) => Ok(serde_json::from_value(value).ok()),
         Err(StoreError::NotFound(_)) => Ok(None),

@@ -12,6 +12,7 @@
 pub mod feed;
 pub mod prompts;
 pub mod resources;
+pub mod search;
 pub mod tools;
 
 use std::path::PathBuf;
@@ -28,6 +29,8 @@ pub struct MemoryService {
     pub store: Arc<StoreHandle>,
     /// Its change feed.
     pub feed: Arc<ChangeFeed>,
+    /// Text queries through the shared index (see [`search`]).
+    pub search: Option<Arc<search::MemorySearch>>,
 }
 
 impl MemoryService {
@@ -35,7 +38,11 @@ impl MemoryService {
     pub fn new(path: PathBuf) -> MemoryService {
         let store = Arc::new(StoreHandle::new(path));
         let feed = Arc::new(ChangeFeed::new(Arc::clone(&store)));
-        MemoryService { store, feed }
+        MemoryService {
+            store,
+            feed,
+            search: None,
+        }
     }
 
     /// Registers the eight memory tools.
@@ -43,6 +50,7 @@ impl MemoryService {
         let memory = Memory {
             store: Arc::clone(&self.store),
             feed: Arc::clone(&self.feed),
+            search: self.search.clone(),
         };
         registry
             .register(tools::Store(memory.clone()))

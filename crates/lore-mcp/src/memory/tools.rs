@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use lore_core::ErrorReport;
+use lore_core::{ErrorCode, ErrorReport};
 use lore_store::{
     Direction, Entry, EntryKind, EntryPatch, EntryQuery, GraphNode, GraphQuery, GraphResult,
     HistoryItem, HistoryQuery, KnowledgeStore, NewEntry, NewTriple, Page, Triple, TxId, UndoResult,
@@ -24,6 +24,8 @@ use crate::toolkit::{Tool, ToolContext, ToolDefinition};
 pub struct Memory {
     pub(super) store: Arc<StoreHandle>,
     pub(super) feed: Arc<ChangeFeed>,
+    /// Text queries of the current state through the shared index.
+    pub(super) search: Option<Arc<super::search::MemorySearch>>,
 }
 
 /// The text block and the embedded resource of a memory result.
@@ -233,7 +235,7 @@ Example: {\"id\":\"e-42\",\"content\":\"Use canary deploys.\",\"expected_version
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QueryInput {
-    /// Words to look for in topic, content and tags; results are ranked by relevance.
+    /// Words to look for in topic, content and tags; results are ranked by relevance. Identifiers split into words ("order items" finds orderItems).
     #[serde(default)]
     pub text: Option<String>,
     /// Topic prefix, case-insensitive ("deploy" finds "Deployment rollback").
@@ -307,6 +309,27 @@ Example: {\"topic\":\"deployment\"} → {\"items\":[{\"id\":\"e-42\",\"topic\":\
     }
 
     async fn call(&self, input: QueryInput, _ctx: ToolContext) -> Result<QueryOutput, ErrorReport> {
+        if let Some(search) = &self.0.search {
+            let search = Arc::clone(search);
+            let store = Arc::clone(&self.0.store);
+            let (input, answered) = tokio::task::spawn_blocking(move || {
+                let answered = store.open().and_then(|s| search.query(&s, &input));
+                (input, answered)
+            })
+            .await
+            .map_err(|_| ErrorReport::new(ErrorCode::Internal, "the query was interrupted"))?;
+            if let Some(output) = answered? {
+                return Ok(output);
+            }
+            return self.query_store(input).await;
+        }
+        self.query_store(input).await
+    }
+}
+
+impl Query {
+    /// The store's own query (filters, listings, reads of the past).
+    async fn query_store(&self, input: QueryInput) -> Result<QueryOutput, ErrorReport> {
         let query = EntryQuery {
             text: input.text,
             topic: input.topic,

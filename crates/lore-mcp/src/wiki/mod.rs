@@ -45,6 +45,7 @@ pub fn page_doc(page: &Page) -> Option<SearchDoc> {
         fields,
         payload: json!({
             "key": page.address.key,
+            "entryId": page.entry.id,
             "scope": page.address.scope.name(),
             "user": page.address.scope.user(),
             "path": page.address.path(),

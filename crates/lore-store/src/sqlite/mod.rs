@@ -16,6 +16,8 @@ mod schema;
 mod vectors;
 mod write;
 
+pub use write::normalise_tags;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;

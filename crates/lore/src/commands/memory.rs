@@ -265,6 +265,23 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             print(&EntryOutput::from(written))
         }
         MemoryCommand::Query(args) => {
+            // Text queries of the current state read the shared index, as
+            // the query tool does.
+            let input = lore_mcp::memory::tools::QueryInput {
+                text: args.text.clone(),
+                topic: args.topic.clone(),
+                tags: Some(args.tags.clone()),
+                min_confidence: args.min_confidence,
+                limit: args.limit,
+                cursor: args.cursor.clone(),
+                as_of_tx_id: args.as_of_tx_id,
+            };
+            let search = lore_mcp::memory::search::MemorySearch::new(std::sync::Arc::new(
+                lore_mcp::discover::Discover::standalone(&project),
+            ));
+            if let Some(found) = search.query(&store, &input).map_err(|e| super::coded(&e))? {
+                return print(&found);
+            }
             let page = store
                 .query(&EntryQuery {
                     text: args.text,

@@ -1,0 +1,287 @@
+//! The text search of the memory's `query` tool, through the shared index
+//! (`.lore/index/`, the store's group): the same identifier-aware terms and
+//! stemming as `discover_data` ("order items" finds `orderItems`), and one
+//! index instead of two.
+//!
+//! The index holds the current state only, so it answers queries of the
+//! current state (no `as_of_tx_id`); a read of the past keeps the store's
+//! own versioned full-text search. Pages stay stable while others write:
+//! the first page pins the transaction the index reflected and keeps the
+//! ranking (the matching entry ids, best first) in memory under its
+//! cursor; later pages read that ranking and the entries as of that
+//! transaction. A ranking forgotten (a restart, many listings since) is
+//! recomputed when the index still reflects that transaction, else the
+//! cursor has expired and says so.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use lore_core::error::HasErrorCode;
+use lore_core::{ErrorCode, ErrorReport};
+use lore_search::{DocKind, SearchQuery};
+use lore_store::{Entry, SqliteStore, TxId};
+
+use crate::discover::{Discover, STORE_GROUP};
+
+use super::tools::{QueryInput, QueryOutput};
+
+/// The most matches a text query ranks.
+pub const RANK_MAX: usize = 1_000;
+
+/// Rankings kept for cursors.
+const KEPT: usize = 64;
+
+/// Default and largest page (as the store's listings).
+const PAGE_DEFAULT: usize = 20;
+const PAGE_MAX: usize = 200;
+
+/// A listing's filters fingerprint, its transaction and its ranking.
+type KeptRanking = (u64, TxId, Arc<Vec<String>>);
+
+/// The memory's text search over the shared index.
+pub struct MemorySearch {
+    discover: Arc<Discover>,
+    /// (filters fingerprint, transaction) → entry ids, best first.
+    rankings: Mutex<VecDeque<KeptRanking>>,
+}
+
+impl MemorySearch {
+    /// The search over `discover`'s index (which must carry the store's
+    /// group, i.e. have a wiki).
+    pub fn new(discover: Arc<Discover>) -> MemorySearch {
+        MemorySearch {
+            discover,
+            rankings: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// Answers `input` when it is a text query of the current state (or
+    /// the next page of one); `None` when the store should answer (no
+    /// text, a read of the past, a store cursor). Blocking.
+    pub fn query(
+        &self,
+        store: &SqliteStore,
+        input: &QueryInput,
+    ) -> Result<Option<QueryOutput>, ErrorReport> {
+        let Some(text) = input
+            .text
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        else {
+            return Ok(None);
+        };
+        let ours = input
+            .cursor
+            .as_deref()
+            .is_some_and(|c| c.starts_with("i1."));
+        if !ours && (input.cursor.is_some() || input.as_of_tx_id.is_some()) {
+            return Ok(None);
+        }
+        let limit = match input.limit {
+            None => PAGE_DEFAULT,
+            Some(n) if (1..=PAGE_MAX).contains(&n) => n,
+            Some(0) => return Err(invalid("limit must be at least 1".to_string())),
+            Some(_) => {
+                return Err(invalid(format!(
+                    "limit must be at most {PAGE_MAX}; page with next_cursor for more"
+                )));
+            }
+        };
+        let filter = Filter::new(input)?;
+        let fingerprint = filter.fingerprint(text);
+        let (as_of, offset, ranking) = match input.cursor.as_deref() {
+            None => {
+                let (as_of, ranking) = self.rank(text)?;
+                (as_of, 0, self.keep(fingerprint, as_of, ranking))
+            }
+            Some(cursor) => {
+                let (as_of, offset) = decode(cursor, fingerprint)?;
+                if input.as_of_tx_id.is_some_and(|tx| tx != as_of) {
+                    return Err(invalid(format!(
+                        "the cursor reads as of transaction {as_of}, not {}; drop as_of_tx_id or the cursor",
+                        input.as_of_tx_id.unwrap_or_default()
+                    )));
+                }
+                (as_of, offset, self.ranking(fingerprint, as_of, text)?)
+            }
+        };
+        let mut items = Vec::new();
+        let mut matched = 0;
+        for id in ranking.iter() {
+            let Some(entry) = crate::discover::entry_as_of(store, id, as_of)? else {
+                continue;
+            };
+            if !filter.admits(&entry) {
+                continue;
+            }
+            matched += 1;
+            if matched > offset {
+                items.push(entry);
+                if items.len() > limit {
+                    break;
+                }
+            }
+        }
+        let next_cursor = (items.len() > limit).then(|| {
+            items.truncate(limit);
+            format!("i1.{as_of}.{}.{fingerprint:016x}", offset + limit)
+        });
+        Ok(Some(QueryOutput {
+            items,
+            next_cursor,
+            as_of_tx_id: as_of,
+        }))
+    }
+
+    /// The entries matching `text` now, best first, with the transaction
+    /// the index reflects.
+    fn rank(&self, text: &str) -> Result<(TxId, Vec<String>), ErrorReport> {
+        let index = self.discover.refresh()?;
+        let as_of: TxId = index
+            .stamp(STORE_GROUP)
+            .map_err(|e| ErrorReport::new(ErrorCode::Internal, e.to_string()))?
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let hits = index
+            .search(&SearchQuery {
+                text: text.to_string(),
+                kinds: vec![DocKind::Entry, DocKind::Wiki],
+                connection: None,
+                limit: RANK_MAX,
+            })
+            .map_err(|e| ErrorReport::new(ErrorCode::Internal, e.to_string()))?;
+        let ids = hits
+            .into_iter()
+            .filter_map(|hit| match hit.kind {
+                DocKind::Entry => Some(hit.id),
+                _ => hit
+                    .payload
+                    .get("entryId")
+                    .and_then(|v| v.as_str())
+                    .map(String::from),
+            })
+            .collect();
+        Ok((as_of, ids))
+    }
+
+    /// The ranking a cursor continues: kept, or recomputed when the index
+    /// still reflects its transaction.
+    fn ranking(
+        &self,
+        fingerprint: u64,
+        as_of: TxId,
+        text: &str,
+    ) -> Result<Arc<Vec<String>>, ErrorReport> {
+        let kept = self
+            .rankings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|(f, tx, _)| *f == fingerprint && *tx == as_of)
+            .map(|(_, _, ranking)| Arc::clone(ranking));
+        if let Some(ranking) = kept {
+            return Ok(ranking);
+        }
+        let (now, ranking) = self.rank(text)?;
+        if now != as_of {
+            return Err(invalid(format!(
+                "this cursor has expired: the memory changed since its first page (transaction {as_of}, now {now}) and its ranking is no longer kept; run the query again without cursor"
+            )));
+        }
+        Ok(self.keep(fingerprint, as_of, ranking))
+    }
+
+    fn keep(&self, fingerprint: u64, as_of: TxId, ranking: Vec<String>) -> Arc<Vec<String>> {
+        let ranking = Arc::new(ranking);
+        let mut kept = self.rankings.lock().unwrap_or_else(|p| p.into_inner());
+        kept.retain(|(f, tx, _)| !(*f == fingerprint && *tx == as_of));
+        if kept.len() >= KEPT {
+            kept.pop_front();
+        }
+        kept.push_back((fingerprint, as_of, Arc::clone(&ranking)));
+        ranking
+    }
+}
+
+/// The filters besides text, checked on each ranked entry as the store's
+/// own query checks them.
+struct Filter {
+    topic: Option<String>,
+    tags: Vec<String>,
+    min_confidence: Option<f64>,
+}
+
+impl Filter {
+    fn new(input: &QueryInput) -> Result<Filter, ErrorReport> {
+        let topic = input.topic.as_deref().map(|t| t.trim().to_lowercase());
+        if topic.as_deref() == Some("") {
+            return Err(invalid("topic must not be empty".to_string()));
+        }
+        if let Some(c) = input.min_confidence
+            && !(0.0..=1.0).contains(&c)
+        {
+            return Err(invalid(format!(
+                "min_confidence must be between 0 and 1, got {c}"
+            )));
+        }
+        let tags = lore_store::normalise_tags(input.tags.as_deref().unwrap_or_default())
+            .map_err(|e| e.report())?;
+        Ok(Filter {
+            topic,
+            tags,
+            min_confidence: input.min_confidence,
+        })
+    }
+
+    fn admits(&self, entry: &Entry) -> bool {
+        self.topic
+            .as_deref()
+            .is_none_or(|t| entry.topic.to_lowercase().starts_with(t))
+            && self.tags.iter().all(|t| entry.tags.contains(t))
+            && self.min_confidence.is_none_or(|c| entry.confidence >= c)
+    }
+
+    fn fingerprint(&self, text: &str) -> u64 {
+        let confidence = self
+            .min_confidence
+            .map(|c| c.to_string())
+            .unwrap_or_default();
+        let mut parts: Vec<&[u8]> = vec![
+            b"memory-text",
+            text.as_bytes(),
+            self.topic.as_deref().unwrap_or_default().as_bytes(),
+            confidence.as_bytes(),
+        ];
+        parts.extend(self.tags.iter().map(|t| t.as_bytes()));
+        lore_core::hash::fnv1a(&parts)
+    }
+}
+
+/// A cursor of ours: `i1.<as_of>.<offset>.<fingerprint>`.
+fn decode(cursor: &str, fingerprint: u64) -> Result<(TxId, usize), ErrorReport> {
+    let bad = || {
+        invalid(format!(
+            "cursor `{}` is not one this server issued; start again without a cursor",
+            cursor.chars().take(40).collect::<String>()
+        ))
+    };
+    let parts: Vec<&str> = cursor.split('.').collect();
+    let [_, as_of, offset, hash] = parts[..] else {
+        return Err(bad());
+    };
+    let as_of: TxId = as_of.parse().map_err(|_| bad())?;
+    let offset: usize = offset.parse().map_err(|_| bad())?;
+    let hash = u64::from_str_radix(hash, 16).map_err(|_| bad())?;
+    if hash != fingerprint {
+        return Err(invalid(
+            "cursor belongs to a listing with other filters; pass the same filters as the first page, or start again without a cursor"
+                .to_string(),
+        ));
+    }
+    Ok((as_of, offset))
+}
+
+fn invalid(message: String) -> ErrorReport {
+    ErrorReport::new(ErrorCode::InvalidRequest, message)
+}
