@@ -4,6 +4,10 @@
 //! way `discover_data` searches (one search per lane), on-disk size and
 //! resident memory.
 //!
+//! Also the embedding lane's own work on the documents it embeds by
+//! default (all but columns): their texts and hashes, and brute-force
+//! cosine ranking over random unit vectors of 768 and 1 536 dimensions.
+//!
 //! Run with `cargo bench -p lore-search --bench index`.
 //! `LORE_BENCH_TABLES` (default 10000) sizes the schema.
 
@@ -266,6 +270,7 @@ fn main() {
         schema_time.as_secs_f64(),
         rest_time.as_secs_f64()
     );
+    embedding_lane(&schema, &semantic, &wiki);
     drop((schema, semantic, wiki));
 
     let queries = [
@@ -330,4 +335,56 @@ fn main() {
         size as f64 / 1048576.0,
         rss_mib()
     );
+}
+
+/// The embedding lane's work per document and per search (no provider:
+/// the vectors are random, the cost is the same).
+fn embedding_lane(schema: &[SearchDoc], semantic: &[SearchDoc], wiki: &[SearchDoc]) {
+    use lore_search::embed::{content_hash, dot, embed_text, normalized, top_k};
+    let embedded: Vec<&SearchDoc> = schema
+        .iter()
+        .filter(|d| d.kind == DocKind::Table)
+        .chain(semantic)
+        .chain(wiki)
+        .collect();
+    let start = Instant::now();
+    let hashes: Vec<String> = embedded
+        .iter()
+        .map(|d| content_hash(&embed_text(d)))
+        .collect();
+    println!(
+        "\nembedding lane: texts and hashes of {} documents (all but columns) in {:.0} ms",
+        hashes.len(),
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    for dims in [768, 1536] {
+        let vectors: Vec<Vec<f32>> = (0..embedded.len())
+            .map(|_| normalized(&(0..dims).map(|_| random()).collect::<Vec<_>>()).unwrap())
+            .collect();
+        let mut samples = Vec::new();
+        for _ in 0..100 {
+            let query = normalized(&(0..dims).map(|_| random()).collect::<Vec<_>>()).unwrap();
+            let start = Instant::now();
+            let scored: Vec<(f32, usize)> = vectors
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (dot(&query, v), i))
+                .collect();
+            std::hint::black_box(top_k(scored, 15));
+            samples.push(start.elapsed());
+        }
+        println!(
+            "cosine top 15 of {} vectors × {dims} dims ({:.0} MiB) | {}",
+            vectors.len(),
+            (vectors.len() * dims * 4) as f64 / 1048576.0,
+            stats(samples)
+        );
+    }
 }

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use lore_core::config::EmbeddingsConfig;
 use lore_core::project::Project;
-use lore_search::embed::{Embedder, content_hash, dot, embed_text, normalized};
+use lore_search::embed::{Embedder, content_hash, dot, embed_text, normalized, top_k};
 use lore_search::{DocKind, SearchHit, SearchIndex};
 use lore_store::SqliteStore;
 
@@ -340,7 +340,7 @@ impl EmbeddingLane {
             self.embed_pending(pending, cache, |_, _| {})?;
         }
         let query = self.query_vector(text)?;
-        let mut scored: Vec<(f32, String)> = {
+        let scored: Vec<(f32, String)> = {
             let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
             state
                 .docs
@@ -355,8 +355,7 @@ impl EmbeddingLane {
                 .filter_map(|(key, d)| Some((dot(&query, d.vector.as_deref()?), key.clone())))
                 .collect()
         };
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        scored.truncate(limit);
+        let scored = top_k(scored, limit);
         let keys: Vec<String> = scored.iter().map(|(_, k)| k.clone()).collect();
         let mut docs: HashMap<String, lore_search::SearchDoc> = index
             .docs_by_key(&keys)
