@@ -419,7 +419,7 @@ impl EmbeddingLane {
 
     /// Records a provider failure: it is left alone for [`RETRY_AFTER`].
     fn fail(&self, reason: String) -> String {
-        tracing::warn!(reason = %reason, "embedding lane skipped");
+        tracing::info!(reason = %reason, "embedding lane skipped");
         *self.down.lock().unwrap_or_else(|p| p.into_inner()) =
             Some((Instant::now() + RETRY_AFTER, reason.clone()));
         reason
