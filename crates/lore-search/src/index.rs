@@ -381,12 +381,7 @@ impl SearchIndex {
         let mut docs = Vec::with_capacity(addresses.len());
         for address in addresses {
             let doc: TantivyDocument = searcher.doc(address).map_err(tantivy_error)?;
-            let text = |field: Field| -> String {
-                doc.get_first(field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_string()
-            };
+            let text = |field: Field| stored_text(&doc, field);
             let connection = text(f.connection);
             let fields = f
                 .text
@@ -529,12 +524,7 @@ impl SearchIndex {
         let mut hits = Vec::with_capacity(top.len());
         for (score, address) in top {
             let doc: TantivyDocument = searcher.doc(address).map_err(tantivy_error)?;
-            let text = |field: Field| -> String {
-                doc.get_first(field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_string()
-            };
+            let text = |field: Field| stored_text(&doc, field);
             // Stems are (nearly always) prefixes of the words they come
             // from, so a lower-cased substring test finds the matching
             // field without analysing every stored text again.
@@ -565,6 +555,14 @@ impl SearchIndex {
         }
         Ok(hits)
     }
+}
+
+/// A stored field's first value ("" when it has none).
+fn stored_text(doc: &TantivyDocument, field: Field) -> String {
+    doc.get_first(field)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn tantivy_error(error: tantivy::TantivyError) -> SearchError {

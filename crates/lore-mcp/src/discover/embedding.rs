@@ -73,6 +73,21 @@ struct VecDoc {
     vector: Option<Arc<[f32]>>,
 }
 
+/// One search of the lane.
+#[derive(Clone, Copy)]
+pub struct LaneQuery<'a> {
+    /// The words.
+    pub text: &'a str,
+    /// Only these kinds (every embedded kind when empty).
+    pub kinds: &'a [DocKind],
+    /// Only this connection's documents, and those of no connection.
+    pub connection: Option<&'a str>,
+    /// Whose user-scoped wiki pages may be seen.
+    pub user: Option<&'a str>,
+    /// Most hits.
+    pub limit: usize,
+}
+
 /// What one search of the lane found.
 pub struct LaneOutcome {
     /// Best first.
@@ -284,21 +299,15 @@ impl EmbeddingLane {
         Ok(done)
     }
 
-    /// The lane's best `limit` documents for `text` among `kinds` (all
-    /// when empty), `connection`'s and those of no connection, and those
-    /// `user` may see. Never an error: a failure is a skipped lane.
-    #[allow(clippy::too_many_arguments)]
+    /// The lane's best documents for `query`. Never an error: a failure
+    /// is a skipped lane.
     pub fn search(
         &self,
         index: &SearchIndex,
         cache: Option<&SqliteStore>,
-        text: &str,
-        kinds: &[DocKind],
-        connection: Option<&str>,
-        user: Option<&str>,
-        limit: usize,
+        query: &LaneQuery<'_>,
     ) -> LaneOutcome {
-        match self.try_search(index, cache, text, kinds, connection, user, limit) {
+        match self.try_search(index, cache, query) {
             Ok((hits, pending)) => LaneOutcome {
                 report: LaneReport {
                     pending: (pending > 0).then_some(pending),
@@ -313,17 +322,19 @@ impl EmbeddingLane {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn try_search(
         &self,
         index: &SearchIndex,
         cache: Option<&SqliteStore>,
-        text: &str,
-        kinds: &[DocKind],
-        connection: Option<&str>,
-        user: Option<&str>,
-        limit: usize,
+        query: &LaneQuery<'_>,
     ) -> Result<(Vec<SearchHit>, usize), String> {
+        let LaneQuery {
+            text,
+            kinds,
+            connection,
+            user,
+            limit,
+        } = *query;
         let wanted: Vec<DocKind> = if kinds.is_empty() {
             self.kinds.clone()
         } else {

@@ -423,15 +423,10 @@ impl Discover {
                 hits,
             });
         }
-        self.semantic_lane(
-            &index,
-            text,
-            kinds,
-            connection,
-            limit,
-            &mut lanes,
-            &mut ranked,
-        );
+        if let Some((report, hits)) = self.semantic_lane(&index, text, kinds, connection, limit) {
+            lanes.push(report);
+            ranked.extend(hits);
+        }
         Ok(Discovered {
             results: fuse(ranked, limit),
             lanes,
@@ -457,24 +452,21 @@ impl Discover {
             weight: 1.0,
             hits,
         }];
-        self.semantic_lane(
-            &index,
-            text,
-            &[DocKind::Wiki],
-            None,
-            limit,
-            &mut lanes,
-            &mut ranked,
-        );
+        if let Some((report, hits)) =
+            self.semantic_lane(&index, text, &[DocKind::Wiki], None, limit)
+        {
+            lanes.push(report);
+            ranked.extend(hits);
+        }
         Ok(Discovered {
             results: fuse(ranked, limit),
             lanes,
         })
     }
 
-    /// Runs the embedding lane, when one is configured, adding its report
-    /// and hits. It never fails a search: trouble is a skipped lane.
-    #[allow(clippy::too_many_arguments)]
+    /// Runs the embedding lane, when one is configured: its report, and
+    /// its hits when it found any. It never fails a search: trouble is a
+    /// skipped lane.
     fn semantic_lane(
         &self,
         index: &SearchIndex,
@@ -482,12 +474,8 @@ impl Discover {
         kinds: &[DocKind],
         connection: Option<&str>,
         limit: usize,
-        lanes: &mut Vec<LaneReport>,
-        ranked: &mut Vec<RankedLane<'static>>,
-    ) {
-        let Some(lane) = &self.embedding else {
-            return;
-        };
+    ) -> Option<(LaneReport, Option<RankedLane<'static>>)> {
+        let lane = self.embedding.as_ref()?;
         let cache = self.vector_cache();
         let synced = index
             .stamps()
@@ -497,25 +485,25 @@ impl Discover {
             Ok(()) => lane.search(
                 index,
                 cache.as_deref(),
-                text,
-                kinds,
-                connection,
-                self.wiki.as_ref().map(|w| w.user()),
-                limit,
+                &embedding::LaneQuery {
+                    text,
+                    kinds,
+                    connection,
+                    user: self.wiki.as_ref().map(|w| w.user()),
+                    limit,
+                },
             ),
             Err(reason) => embedding::LaneOutcome {
                 hits: Vec::new(),
                 report: LaneReport::skipped(EMBEDDING_LANE, &reason),
             },
         };
-        lanes.push(outcome.report);
-        if !outcome.hits.is_empty() {
-            ranked.push(RankedLane {
-                lane: EMBEDDING_LANE,
-                weight: lane.weight(),
-                hits: outcome.hits,
-            });
-        }
+        let hits = (!outcome.hits.is_empty()).then(|| RankedLane {
+            lane: EMBEDDING_LANE,
+            weight: lane.weight(),
+            hits: outcome.hits,
+        });
+        Some((outcome.report, hits))
     }
 
     /// Where vectors are cached: the knowledge store, when there is one.
