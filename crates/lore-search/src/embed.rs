@@ -105,11 +105,6 @@ impl Embedder {
         }
     }
 
-    /// The URL requests go to.
-    pub fn endpoint(&self) -> &str {
-        &self.endpoint
-    }
-
     /// One vector per text, in order. Blocking; at most the configured
     /// timeout.
     pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {

@@ -35,7 +35,7 @@ mod sqlite;
 
 pub use error::StoreError;
 pub use model::*;
-pub use sqlite::{Durability, SCHEMA_VERSION, SqliteStore, normalise_tags};
+pub use sqlite::{Durability, SCHEMA_VERSION, SqliteStore};
 
 /// Everything Lore does with its knowledge store. Implementations must make
 /// every write one atomic transaction, safe against concurrent writers in

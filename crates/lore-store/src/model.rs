@@ -369,8 +369,8 @@ pub(crate) mod limits {
     pub const GRAPH_LIMIT_MAX: usize = 1000;
 }
 
-/// A page size within bounds.
-pub(crate) fn page_size(limit: Option<usize>) -> Result<usize, StoreError> {
+/// A page size within bounds (the default when none is asked for).
+pub fn page_size(limit: Option<usize>) -> Result<usize, StoreError> {
     match limit {
         None => Ok(limits::PAGE_DEFAULT),
         Some(0) => Err(StoreError::Invalid("limit must be at least 1".to_string())),
@@ -379,6 +379,54 @@ pub(crate) fn page_size(limit: Option<usize>) -> Result<usize, StoreError> {
             limits::PAGE_MAX
         ))),
         Some(n) => Ok(n),
+    }
+}
+
+/// The filters of an entry query besides text and kind, checked and
+/// normalised as every entry query reads them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EntryFilter {
+    /// Topic prefix, lower-cased.
+    pub topic: Option<String>,
+    /// Tags an entry must all carry, normalised as stored.
+    pub tags: Vec<String>,
+    /// Least confidence.
+    pub min_confidence: Option<f64>,
+}
+
+impl EntryFilter {
+    /// The filter of a query, or why it cannot be used.
+    pub fn new(
+        topic: Option<&str>,
+        tags: &[String],
+        min_confidence: Option<f64>,
+    ) -> Result<EntryFilter, StoreError> {
+        if let Some(c) = min_confidence
+            && !(0.0..=1.0).contains(&c)
+        {
+            return Err(StoreError::Invalid(format!(
+                "min_confidence must be between 0 and 1, got {c}"
+            )));
+        }
+        let topic = topic.map(str::trim).map(str::to_lowercase);
+        if topic.as_deref() == Some("") {
+            return Err(StoreError::Invalid("topic must not be empty".to_string()));
+        }
+        Ok(EntryFilter {
+            topic,
+            tags: crate::sqlite::write::normalise_tags(tags)?,
+            min_confidence,
+        })
+    }
+
+    /// Whether `entry` passes (what the store's SQL checks, for entries
+    /// ranked elsewhere).
+    pub fn admits(&self, entry: &Entry) -> bool {
+        self.topic
+            .as_deref()
+            .is_none_or(|t| entry.topic.to_lowercase().starts_with(t))
+            && self.tags.iter().all(|t| entry.tags.contains(t))
+            && self.min_confidence.is_none_or(|c| entry.confidence >= c)
     }
 }
 

@@ -8,9 +8,10 @@
 //! and each connection's group is compared with its source (the latest
 //! scan's `syncId`, the model files' stamp) and re-indexed when it moved
 //! on. So a new scan, an edited model or a page saved a moment ago is
-//! found by the very next call. Lanes (raw schema, semantic layer, wiki)
-//! are searched separately and fused by reciprocal rank with equal
-//! weights; scores are normalised so the best is 1.
+//! found by the very next call. Lanes (raw schema, semantic layer, wiki,
+//! and the optional embedding lane of [`embedding`]) are searched
+//! separately and fused by weighted reciprocal rank (lexical lanes weigh
+//! 1); scores are normalised so the best is 1.
 
 pub mod documents;
 pub mod embedding;
@@ -614,11 +615,7 @@ fn round(value: f64, scale: f64) -> f64 {
 
 /// An entry as of a transaction; none when it did not exist (or was
 /// deleted) then.
-pub(crate) fn entry_as_of(
-    store: &SqliteStore,
-    id: &str,
-    tx: TxId,
-) -> Result<Option<Entry>, ErrorReport> {
+fn entry_as_of(store: &SqliteStore, id: &str, tx: TxId) -> Result<Option<Entry>, ErrorReport> {
     match store.get(id, Some(tx)) {
         Ok(value) => Ok(serde_json::from_value(value).ok()),
         Err(StoreError::NotFound(_)) => Ok(None),

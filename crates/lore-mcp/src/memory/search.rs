@@ -13,13 +13,13 @@
 //! recomputed when the index still reflects that transaction, else the
 //! cursor has expired and says so.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use lore_core::error::HasErrorCode;
 use lore_core::{ErrorCode, ErrorReport};
 use lore_search::{DocKind, SearchQuery};
-use lore_store::{Entry, SqliteStore, TxId};
+use lore_store::{Entry, EntryFilter, SqliteStore, TxId};
 
 use crate::discover::{Discover, STORE_GROUP};
 
@@ -30,10 +30,6 @@ pub const RANK_MAX: usize = 1_000;
 
 /// Rankings kept for cursors.
 const KEPT: usize = 64;
-
-/// Default and largest page (as the store's listings).
-const PAGE_DEFAULT: usize = 20;
-const PAGE_MAX: usize = 200;
 
 /// A listing's filters fingerprint, its transaction and its ranking.
 type KeptRanking = (u64, TxId, Arc<Vec<String>>);
@@ -78,18 +74,15 @@ impl MemorySearch {
         if !ours && (input.cursor.is_some() || input.as_of_tx_id.is_some()) {
             return Ok(None);
         }
-        let limit = match input.limit {
-            None => PAGE_DEFAULT,
-            Some(n) if (1..=PAGE_MAX).contains(&n) => n,
-            Some(0) => return Err(invalid("limit must be at least 1".to_string())),
-            Some(_) => {
-                return Err(invalid(format!(
-                    "limit must be at most {PAGE_MAX}; page with next_cursor for more"
-                )));
-            }
-        };
-        let filter = Filter::new(input)?;
-        let fingerprint = filter.fingerprint(text);
+        // Checked as the store checks its own queries.
+        let limit = lore_store::page_size(input.limit).map_err(|e| e.report())?;
+        let filter = EntryFilter::new(
+            input.topic.as_deref(),
+            input.tags.as_deref().unwrap_or_default(),
+            input.min_confidence,
+        )
+        .map_err(|e| e.report())?;
+        let fingerprint = fingerprint(text, &filter);
         let (as_of, offset, ranking) = match input.cursor.as_deref() {
             None => {
                 let (as_of, ranking) = self.rank(text)?;
@@ -106,23 +99,20 @@ impl MemorySearch {
                 (as_of, offset, self.ranking(fingerprint, as_of, text)?)
             }
         };
-        let mut items = Vec::new();
-        let mut matched = 0;
-        for id in ranking.iter() {
-            let Some(entry) = crate::discover::entry_as_of(store, id, as_of)? else {
-                continue;
-            };
-            if !filter.admits(&entry) {
-                continue;
-            }
-            matched += 1;
-            if matched > offset {
-                items.push(entry);
-                if items.len() > limit {
-                    break;
-                }
-            }
-        }
+        // One read for the whole ranking, put back in rank order.
+        let mut live: HashMap<String, Entry> = store
+            .entries_by_id(&ranking, as_of)
+            .map_err(|e| e.report())?
+            .into_iter()
+            .map(|e| (e.id.clone(), e))
+            .collect();
+        let mut items: Vec<Entry> = ranking
+            .iter()
+            .filter_map(|id| live.remove(id))
+            .filter(|entry| filter.admits(entry))
+            .skip(offset)
+            .take(limit + 1)
+            .collect();
         let next_cursor = (items.len() > limit).then(|| {
             items.truncate(limit);
             format!("i1.{as_of}.{}.{fingerprint:016x}", offset + limit)
@@ -204,58 +194,20 @@ impl MemorySearch {
     }
 }
 
-/// The filters besides text, checked on each ranked entry as the store's
-/// own query checks them.
-struct Filter {
-    topic: Option<String>,
-    tags: Vec<String>,
-    min_confidence: Option<f64>,
-}
-
-impl Filter {
-    fn new(input: &QueryInput) -> Result<Filter, ErrorReport> {
-        let topic = input.topic.as_deref().map(|t| t.trim().to_lowercase());
-        if topic.as_deref() == Some("") {
-            return Err(invalid("topic must not be empty".to_string()));
-        }
-        if let Some(c) = input.min_confidence
-            && !(0.0..=1.0).contains(&c)
-        {
-            return Err(invalid(format!(
-                "min_confidence must be between 0 and 1, got {c}"
-            )));
-        }
-        let tags = lore_store::normalise_tags(input.tags.as_deref().unwrap_or_default())
-            .map_err(|e| e.report())?;
-        Ok(Filter {
-            topic,
-            tags,
-            min_confidence: input.min_confidence,
-        })
-    }
-
-    fn admits(&self, entry: &Entry) -> bool {
-        self.topic
-            .as_deref()
-            .is_none_or(|t| entry.topic.to_lowercase().starts_with(t))
-            && self.tags.iter().all(|t| entry.tags.contains(t))
-            && self.min_confidence.is_none_or(|c| entry.confidence >= c)
-    }
-
-    fn fingerprint(&self, text: &str) -> u64 {
-        let confidence = self
-            .min_confidence
-            .map(|c| c.to_string())
-            .unwrap_or_default();
-        let mut parts: Vec<&[u8]> = vec![
-            b"memory-text",
-            text.as_bytes(),
-            self.topic.as_deref().unwrap_or_default().as_bytes(),
-            confidence.as_bytes(),
-        ];
-        parts.extend(self.tags.iter().map(|t| t.as_bytes()));
-        lore_core::hash::fnv1a(&parts)
-    }
+/// What a cursor is bound to: the text and the other filters.
+fn fingerprint(text: &str, filter: &EntryFilter) -> u64 {
+    let confidence = filter
+        .min_confidence
+        .map(|c| c.to_string())
+        .unwrap_or_default();
+    let mut parts: Vec<&[u8]> = vec![
+        b"memory-text",
+        text.as_bytes(),
+        filter.topic.as_deref().unwrap_or_default().as_bytes(),
+        confidence.as_bytes(),
+    ];
+    parts.extend(filter.tags.iter().map(|t| t.as_bytes()));
+    lore_core::hash::fnv1a(&parts)
 }
 
 /// A cursor of ours: `i1.<as_of>.<offset>.<fingerprint>`.

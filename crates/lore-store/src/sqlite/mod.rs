@@ -14,9 +14,7 @@
 mod read;
 mod schema;
 mod vectors;
-mod write;
-
-pub use write::normalise_tags;
+pub(crate) mod write;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -88,6 +86,12 @@ impl SqliteStore {
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The entries with these ids as of a transaction (those live then),
+    /// in one read: for listings ranked outside the store.
+    pub fn entries_by_id(&self, ids: &[String], as_of: TxId) -> Result<Vec<Entry>, StoreError> {
+        self.with_reader(|conn| read::entries_by_id(conn, ids, as_of))
     }
 
     /// Runs `f` on the write connection.

@@ -144,18 +144,11 @@ pub(crate) fn query_entries(
     query: &EntryQuery,
 ) -> Result<Page<Entry>, StoreError> {
     let limit = page_size(query.limit)?;
-    let tags = crate::sqlite::write::normalise_tags(&query.tags)?;
-    if let Some(c) = query.min_confidence
-        && !(0.0..=1.0).contains(&c)
-    {
-        return Err(StoreError::Invalid(format!(
-            "min_confidence must be between 0 and 1, got {c}"
-        )));
-    }
-    let topic = query.topic.as_deref().map(str::trim).map(str::to_lowercase);
-    if topic.as_deref() == Some("") {
-        return Err(StoreError::Invalid("topic must not be empty".to_string()));
-    }
+    let EntryFilter {
+        topic,
+        tags,
+        min_confidence: _,
+    } = EntryFilter::new(query.topic.as_deref(), &query.tags, query.min_confidence)?;
     let text = query
         .text
         .as_deref()
@@ -242,6 +235,33 @@ pub(crate) fn query_entries(
         .query_map(params_from_iter(args), entry_from_row)?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(finish_page(&mut items, limit, as_of, offset, filters))
+}
+
+/// The entries with these ids live as of a transaction, in no particular
+/// order (ids without one then are left out).
+pub(crate) fn entries_by_id(
+    conn: &Connection,
+    ids: &[String],
+    as_of: TxId,
+) -> Result<Vec<Entry>, StoreError> {
+    let mut out = Vec::with_capacity(ids.len());
+    // Well under SQLite's limit of bound parameters per statement.
+    for chunk in ids.chunks(500) {
+        let marks = (0..chunk.len())
+            .map(|i| format!("?{}", i + 2))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut statement = conn.prepare(&format!(
+            "SELECT {ENTRY_COLUMNS} FROM entry_versions ev
+             WHERE ev.id IN ({marks}) AND ev.from_tx <= ?1 AND ev.to_tx > ?1 AND ev.deleted = 0"
+        ))?;
+        let mut args = vec![SqlValue::Integer(as_of)];
+        args.extend(chunk.iter().map(|id| SqlValue::Text(id.clone())));
+        for entry in statement.query_map(params_from_iter(args), entry_from_row)? {
+            out.push(entry?);
+        }
+    }
+    Ok(out)
 }
 
 /// Every live entry (of one kind, or all) as of a transaction, oldest

@@ -60,6 +60,7 @@ impl SqliteStore {
     }
 
     /// How many vectors of `model` are cached.
+    #[cfg(test)]
     pub fn cached_vector_count(&self, model: &str) -> Result<u64, StoreError> {
         self.with_reader(|conn| {
             let count: i64 = conn.query_row(

@@ -101,7 +101,7 @@ fn check_source(source: Option<String>) -> Result<Option<String>, StoreError> {
 }
 
 /// Trimmed, lower-cased, deduplicated tags in first-seen order.
-pub fn normalise_tags(tags: &[String]) -> Result<Vec<String>, StoreError> {
+pub(crate) fn normalise_tags(tags: &[String]) -> Result<Vec<String>, StoreError> {
     let mut out: Vec<String> = Vec::new();
     for tag in tags {
         let tag = tag.trim().to_lowercase();
