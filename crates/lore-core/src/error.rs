@@ -25,6 +25,9 @@ pub enum ErrorCode {
     Unauthorized,
     /// Credentials are present but not sufficient.
     Forbidden,
+    /// The client sent more requests than its limit allows; retry after
+    /// the delay the answer names.
+    RateLimited,
     /// The project configuration (`lore.yaml`) is missing or wrong.
     ConfigError,
     /// The database or another upstream system failed.
@@ -48,6 +51,7 @@ impl ErrorCode {
             ErrorCode::Conflict => "conflict",
             ErrorCode::Unauthorized => "unauthorized",
             ErrorCode::Forbidden => "forbidden",
+            ErrorCode::RateLimited => "rate_limited",
             ErrorCode::ConfigError => "config_error",
             ErrorCode::UpstreamError => "upstream_error",
             ErrorCode::UnsupportedOperation => "unsupported_operation",
@@ -59,9 +63,13 @@ impl ErrorCode {
     /// Whether retrying the same request unchanged may succeed.
     ///
     /// Only transient conditions are retryable: a timeout (the warehouse may
-    /// be less loaded) or an upstream failure (a connection may come back).
+    /// be less loaded), an upstream failure (a connection may come back) or
+    /// a rate limit (after its delay).
     pub fn is_retryable(self) -> bool {
-        matches!(self, ErrorCode::Timeout | ErrorCode::UpstreamError)
+        matches!(
+            self,
+            ErrorCode::Timeout | ErrorCode::UpstreamError | ErrorCode::RateLimited
+        )
     }
 }
 

@@ -155,6 +155,9 @@ connections: {}
 mcp:
   host: 127.0.0.1
   port: 7878
+#  tokens:                       # or LORE_MCP_TOKEN (admin); needed beyond loopback
+#    - { name: ci, token: env:LORE_READER_TOKEN, scope: reader }   # reader | writer | admin
+#  rate_limit: { requests: 1200, window_seconds: 60 }
 "#;
 
 /// Creates the project layout in `root`. Idempotent: existing files

@@ -11,8 +11,11 @@
 //! - [`memory`]: the memory toolset (eight tools over the knowledge store),
 //!   its resources with subscriptions, and its prompts.
 //! - [`server`]: the MCP handler, shared by both transports.
-//! - [`transport`]: stdio and Streamable HTTP (axum) with Host and Origin
-//!   checks and `/health`.
+//! - [`telemetry`]: Prometheus metrics and a structured log event for
+//!   every tool call.
+//! - [`transport`]: stdio and Streamable HTTP (axum): sessions, Host and
+//!   Origin checks, bearer tokens with scopes, rate limits, request ids,
+//!   `/health` and `/metrics`.
 //!
 //! Handlers are thin: parse, call a library crate, map the result or error.
 
@@ -20,6 +23,7 @@ pub mod analytics;
 pub mod discover;
 pub mod memory;
 pub mod server;
+pub mod telemetry;
 pub mod toolkit;
 pub mod transport;
 pub mod wiki;

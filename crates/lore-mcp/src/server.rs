@@ -25,7 +25,10 @@ use crate::analytics::register_analytics_tools;
 use crate::memory::MemoryService;
 use crate::memory::feed::Subscriptions;
 use crate::memory::{prompts, resources};
-use crate::toolkit::ToolRegistry;
+use crate::telemetry::{CallRecord, CallResult, Telemetry};
+use crate::toolkit::{Scope, ToolRegistry};
+use crate::transport::http_caller as caller_of;
+use lore_core::{ErrorCode, ErrorReport};
 
 const INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
 Start with discover_data to find what exists (wiki pages, semantic-layer measures and dimensions, tables, columns) and connection_list to see the warehouses. Wiki pages hold what the schema does not say (metric definitions, amounts in cents, soft deletes, legacy values): read the ones discover_data or wiki_search return with wiki_read, and record durable findings with wiki_write. Never guess table or column names: read them with entity_details, and find which column holds a value the user named with dictionary_search (a miss there is not proof of absence). \
@@ -44,6 +47,7 @@ pub struct LoreServer {
     /// Discovery, with the wiki (`discover.wiki()`).
     discover: Option<Arc<crate::discover::Discover>>,
     subscriptions: Arc<Subscriptions>,
+    telemetry: Arc<Telemetry>,
 }
 
 /// Loads the catalog once, after the first client finished its handshake
@@ -63,6 +67,7 @@ impl LoreServer {
             memory: None,
             discover: None,
             subscriptions: Arc::default(),
+            telemetry: Arc::default(),
         }
     }
 
@@ -130,6 +135,16 @@ impl LoreServer {
     pub fn tools(&self) -> Vec<Tool> {
         self.registry.descriptors()
     }
+
+    /// The scope each tool needs.
+    pub fn tool_scopes(&self) -> std::collections::BTreeMap<&'static str, Scope> {
+        self.registry.scopes()
+    }
+
+    /// The metrics every session of this server adds to.
+    pub fn telemetry(&self) -> Arc<Telemetry> {
+        self.telemetry.clone()
+    }
 }
 
 impl ServerHandler for LoreServer {
@@ -184,9 +199,14 @@ impl ServerHandler for LoreServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.registry.descriptors()))
+        // Over HTTP a caller sees only the tools its token may call.
+        let tools = match caller_of(&context.extensions) {
+            Some((caller, _)) => self.registry.descriptors_for(caller.scope),
+            None => self.registry.descriptors(),
+        };
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -194,10 +214,58 @@ impl ServerHandler for LoreServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        self.registry
-            .call(&request.name, request.arguments, &context)
-            .await
-            .map(CallToolResponse::Complete)
+        let started = std::time::Instant::now();
+        let _running = self.telemetry.call_started();
+        let caller = caller_of(&context.extensions);
+        let tool = self.registry.static_name(&request.name);
+        let needed = self.registry.scope_of(&request.name);
+        let outcome = match (caller, needed) {
+            // The HTTP layer refuses these with 403 first; this keeps the
+            // rule true for any other way a request could arrive.
+            (Some((caller, _)), Some(needed)) if needed > caller.scope => {
+                Err(McpError::invalid_request(
+                    format!(
+                        "tool `{}` needs the {} scope; this token has the {} scope",
+                        request.name,
+                        needed.as_str(),
+                        caller.scope.as_str()
+                    ),
+                    serde_json::to_value(ErrorReport::new(
+                        ErrorCode::Forbidden,
+                        "insufficient scope",
+                    ))
+                    .ok(),
+                ))
+            }
+            _ => {
+                self.registry
+                    .call(&request.name, request.arguments.clone(), &context)
+                    .await
+            }
+        };
+        let (result, code) = match &outcome {
+            Ok(result) if result.is_error == Some(true) => {
+                (CallResult::Error, Some(error_code_of(result)))
+            }
+            Ok(_) => (CallResult::Ok, None),
+            Err(e) if e.code == rmcp::model::ErrorCode::INVALID_REQUEST => {
+                (CallResult::Rejected, Some(ErrorCode::Forbidden.as_str()))
+            }
+            Err(_) => (
+                CallResult::Rejected,
+                Some(ErrorCode::InvalidRequest.as_str()),
+            ),
+        };
+        self.telemetry.record_call(&CallRecord {
+            tool: tool.unwrap_or("unknown"),
+            result,
+            code,
+            duration: started.elapsed(),
+            arguments: request.arguments.as_ref(),
+            request_id: caller.and_then(|(_, id)| id),
+            client: caller.map_or("stdio", |(c, _)| &c.name),
+        });
+        outcome.map(CallToolResponse::Complete)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -318,6 +386,17 @@ impl ServerHandler for LoreServer {
         .map(GetPromptResponse::Complete)
         .map_err(|e| McpError::invalid_params(e.to_string(), None))
     }
+}
+
+/// The stable code inside an in-band tool error (`{code, message,
+/// retryable}` in its first text block), as a static label.
+fn error_code_of(result: &rmcp::model::CallToolResult) -> &'static str {
+    result
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .and_then(|text| serde_json::from_str::<ErrorReport>(&text.text).ok())
+        .map_or(ErrorCode::Internal.as_str(), |report| report.code.as_str())
 }
 
 /// MCP's "resource not found" (-32002), with the URIs that do exist.

@@ -56,6 +56,11 @@ enum Command {
     /// Serve the MCP tools (stdio or Streamable HTTP).
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
+    /// Connect agent clients (Claude Code, Cursor, Codex, …) to this project.
+    #[command(subcommand)]
+    Setup(commands::setup::SetupCommand),
+    /// Is everything ready? Config, connections, scans, semantic layer, index, server, agents.
+    Status(commands::status::StatusArgs),
     /// Inspect the configuration.
     #[command(subcommand)]
     Config(commands::config::ConfigCommand),
@@ -63,7 +68,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
+    init_logging(log_setup(&cli.command));
     let outcome = match cli.command {
         Command::Init(args) => commands::init::run(args, cli.project_dir.as_deref()),
         Command::Demo(args) => commands::demo::run(args),
@@ -80,6 +85,8 @@ fn main() -> ExitCode {
         Command::Memory(command) => commands::memory::run(command, cli.project_dir.as_deref()),
         Command::Wiki(command) => commands::wiki::run(command, cli.project_dir.as_deref()),
         Command::Mcp(command) => commands::mcp::run(command, cli.project_dir.as_deref()),
+        Command::Setup(command) => commands::setup::run(command, cli.project_dir.as_deref()),
+        Command::Status(args) => commands::status::run(args, cli.project_dir.as_deref()),
         Command::Config(command) => commands::config::run(command, cli.project_dir.as_deref()),
     };
     match outcome {
@@ -91,17 +98,61 @@ fn main() -> ExitCode {
     }
 }
 
+/// Where and how a command logs.
+struct LogSetup {
+    json: bool,
+    to_stdout: bool,
+    default_filter: &'static str,
+}
+
+/// `lore mcp start --foreground` logs every call to stdout; the background
+/// server (`serve --log-format json`, run by `start`) writes JSON lines;
+/// every other command logs warnings to stderr.
+fn log_setup(command: &Command) -> LogSetup {
+    use commands::mcp::{LogFormat, McpCommand};
+    match command {
+        Command::Mcp(McpCommand::Start(args)) if args.foreground => LogSetup {
+            json: false,
+            to_stdout: true,
+            default_filter: "info,rmcp=warn",
+        },
+        Command::Mcp(McpCommand::Serve(args)) => LogSetup {
+            json: args.log_format == LogFormat::Json,
+            to_stdout: false,
+            default_filter: "warn,rmcp=error",
+        },
+        _ => LogSetup {
+            json: false,
+            to_stdout: false,
+            default_filter: "warn,rmcp=error",
+        },
+    }
+}
+
 /// Logs go to stderr (stdout belongs to the MCP protocol under stdio),
 /// filtered by `LORE_LOG` (default: Lore's warnings; the MCP SDK's errors
 /// only, since it reports every rejected client request as a warning).
-fn init_logging() {
+fn init_logging(setup: LogSetup) {
     use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_env("LORE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_target(false)
-        .init();
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(setup.default_filter));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match (setup.json, setup.to_stdout) {
+        (true, _) => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_writer(std::io::stderr)
+            .init(),
+        (false, true) => builder
+            .with_writer(std::io::stdout)
+            .with_ansi(std::io::stdout().is_terminal())
+            .with_target(false)
+            .init(),
+        (false, false) => builder
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
+            .with_target(false)
+            .init(),
+    }
 }

@@ -10,6 +10,7 @@
 //! (`env:VAR`, `file:PATH` or a literal) and is resolved only when a
 //! connection is opened.
 
+mod mcp;
 mod scan;
 mod search;
 mod secret;
@@ -21,6 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, HasErrorCode};
+pub use mcp::{McpConfig, RateLimitConfig, Scope, TokenConfig};
 pub use scan::{DEFAULT_DICTIONARY_EXCLUDES, DictionaryConfig, ScanConfig, pattern_matches};
 pub use search::{EMBEDDABLE_KINDS, EmbeddingsConfig, SearchConfig};
 pub use secret::Secret;
@@ -143,43 +145,6 @@ impl Driver {
             Driver::Sqlite => "sqlite",
             Driver::Postgres => "postgres",
             Driver::Mysql => "mysql",
-        }
-    }
-}
-
-/// Settings of the MCP HTTP server.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct McpConfig {
-    /// Address to bind (default 127.0.0.1).
-    #[serde(default = "default_mcp_host")]
-    pub host: String,
-    /// Port to bind (default 7878).
-    #[serde(default = "default_mcp_port")]
-    pub port: u16,
-    /// Extra `Host` header values to accept, besides localhost, 127.0.0.1 and ::1.
-    #[serde(default)]
-    pub allowed_hosts: Vec<String>,
-    /// Browser origins allowed to call the server (full origins such as
-    /// `http://localhost:3000`). Requests carrying any other `Origin` are refused.
-    #[serde(default)]
-    pub allowed_origins: Vec<String>,
-}
-
-fn default_mcp_host() -> String {
-    "127.0.0.1".to_string()
-}
-
-fn default_mcp_port() -> u16 {
-    DEFAULT_MCP_PORT
-}
-
-impl Default for McpConfig {
-    fn default() -> Self {
-        McpConfig {
-            host: default_mcp_host(),
-            port: DEFAULT_MCP_PORT,
-            allowed_hosts: Vec::new(),
-            allowed_origins: Vec::new(),
         }
     }
 }
@@ -384,6 +349,9 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
         }
     }
     if let Some(problem) = config.search.problem() {
+        return Err(invalid(problem));
+    }
+    if let Some(problem) = config.mcp.problem() {
         return Err(invalid(problem));
     }
     Ok(())

@@ -8,7 +8,7 @@ use lore_warehouse::execute::Warehouses;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
 
 /// Lists the configured connections.
 pub struct ConnectionList {
@@ -70,6 +70,7 @@ Call this first in a project with several warehouses, then pass the chosen `id` 
 lastScan says when the connection was last scanned (entity_details and dictionary_search answer from that scan); null means never. \
 Takes no arguments. Example result: {\"connections\":[{\"id\":\"warehouse\",\"driver\":\"sqlite\",\"dialect\":\"sqlite\",\"description\":\"Demo warehouse…\",\"statementTimeoutMs\":30000,\"lastScan\":{\"syncId\":\"20261122T202530123Z-a3f1\",\"extractedAt\":\"2026-11-22T20:25:30.123Z\",\"tableCount\":9}}]}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,

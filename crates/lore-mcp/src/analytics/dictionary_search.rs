@@ -10,7 +10,7 @@ use lore_warehouse::execute::Warehouses;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
 
 /// Most values per call.
 const MAX_VALUES: usize = 20;
@@ -68,6 +68,7 @@ matchedValue is the spelling stored in the database: use it in filters. \
 A miss is NOT proof the value is absent: misses[].reason is value_not_in_sample (it may be outside the sample: confirm with sql_execution), no_profile_artifact (never scanned: run `lore scan`) or no_candidate_columns. \
 Example: {\"values\":[\"Acme\",\"past due\"],\"connectionId\":\"warehouse\"}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,

@@ -12,7 +12,7 @@ use lore_warehouse::execute::Warehouses;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
 
 /// Most entities per call.
 const MAX_ENTITIES: usize = 20;
@@ -137,6 +137,7 @@ Each entity gets its own result: status ok, partial (some requested columns do n
 Tables may be display strings (\"orders\", \"sales.orders\") or {catalog, db, name}; {schema, table} also works. \
 Example: {\"connectionId\":\"warehouse\",\"entities\":[{\"table\":\"accounts\",\"columns\":[\"segment\",\"deleted_at\"]},{\"table\":{\"schema\":\"public\",\"table\":\"invoices\"}}]}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,

@@ -16,7 +16,7 @@ use lore_warehouse::execute::{MAX_ROWS_LIMIT, Warehouses};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
 
 /// The dialect the planner writes for a connection's driver.
 fn dialect(driver: Driver) -> Dialect {
@@ -187,6 +187,7 @@ impl Tool for SlReadSource {
 The answer lists the names to use in sl_query (measures as source.measure, dimensions as source.column, segments as source.segment). An unknown sourceName is answered with the list of sources. \
 Example: {\"connectionId\":\"warehouse\",\"sourceName\":\"invoices\"}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,
@@ -374,6 +375,7 @@ filters: SQL conditions over source.column (WHERE) or over measures (HAVING), e.
 Every measure is aggregated at its own grain, so one-to-many joins never inflate it (fan trap) and measures of several sources are combined on the shared dimensions (chasm trap); notes says when that happened. include: [\"sql\", \"plan\"] returns the compiled SQL and plan. Use sl_read_source to see a source's measures and columns. \
 Example: {\"measures\":[\"invoices.revenue\"],\"dimensions\":[\"accounts.segment\",{\"field\":\"invoices.issued_at\",\"granularity\":\"month\"}],\"filters\":[\"invoices.status = 'paid'\"],\"order_by\":[{\"field\":\"invoices.issued_at.month\",\"direction\":\"asc\"}]}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,

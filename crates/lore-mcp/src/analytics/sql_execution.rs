@@ -8,7 +8,7 @@ use lore_warehouse::execute::{DEFAULT_MAX_ROWS, MAX_ROWS_LIMIT, Warehouses};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
 
 /// Runs read-only SQL.
 pub struct SqlExecution {
@@ -72,6 +72,7 @@ The SQL is parsed in the connection's dialect and refused unless it is a single 
 Results are capped at maxRows (default 1000, max 10000) and say truncated: true when more rows exist. \
 Example: {\"connectionId\":\"warehouse\",\"sql\":\"SELECT region, count(*) AS accounts FROM accounts WHERE deleted_at IS NULL GROUP BY region\",\"maxRows\":100}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,

@@ -258,6 +258,20 @@ impl Discover {
         Ok(index)
     }
 
+    /// The index groups whose source moved on since they were indexed
+    /// (scans, semantic-layer files, connections no longer configured).
+    /// Reads only: the next search or `refresh` catches them up.
+    pub fn stale_groups(&self) -> Result<Vec<String>, ErrorReport> {
+        let index = SearchIndex::open(&self.index_dir).map_err(internal)?;
+        let stamps = index.sync().map_err(internal)?;
+        let (replaced, dropped) = self.moved_groups(&stamps);
+        Ok(replaced
+            .into_iter()
+            .map(|(group, _, _)| group)
+            .chain(dropped.into_iter().map(str::to_string))
+            .collect())
+    }
+
     /// The knowledge store's newest transaction, without creating a store
     /// that does not exist.
     fn store_head(&self) -> Result<Option<TxId>, ErrorReport> {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Discover;
 use super::documents::provenance;
-use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
 
 /// `discover_data`.
 pub struct DiscoverData {
@@ -173,6 +173,7 @@ impl Tool for DiscoverData {
 Identifiers and prose match each other (\"order items\" finds order_items and orderItems). Always answers from the latest scan, model files and wiki pages. \
 Example: {\"query\":\"revenue by plan\"} → {\"refs\":[{\"kind\":\"sl_measure\",\"id\":\"invoices.revenue\",\"score\":1,\"summary\":\"…\",\"snippet\":\"sum(total_cents) / 100.0\",\"matchedOn\":\"name\",\"connectionId\":\"warehouse\"},{\"kind\":\"column\",\"id\":\"plans.name\",…,\"tableRef\":{\"catalog\":null,\"db\":null,\"name\":\"plans\"},\"columnName\":\"name\"}],\"lanes\":[…]}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,

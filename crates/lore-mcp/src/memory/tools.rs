@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::feed::{ChangeFeed, StoreHandle};
 use super::resources::{ENTRIES_URI, HISTORY_URI, TRIPLES_URI, uri_with_query};
-use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
 
 /// What every memory tool holds.
 #[derive(Clone)]
@@ -101,6 +101,7 @@ impl Tool for Store {
 Before storing, query for an existing entry on the topic and update it instead of creating a duplicate. \
 Example: {\"topic\":\"deployment\",\"content\":\"Use blue-green deploys for zero-downtime releases.\",\"confidence\":0.9,\"tags\":[\"ops\"]} → {\"entry\":{\"id\":\"e-42\",\"version\":1,…},\"tx_id\":17}",
         read_only: false,
+        scope: Scope::Writer,
         destructive: false,
         idempotent: Some(false),
         open_world: false,
@@ -175,6 +176,7 @@ impl Tool for Update {
 Pass expected_version (the version you read) to refuse the update with code conflict if someone changed the entry since. \
 Example: {\"id\":\"e-42\",\"content\":\"Use canary deploys.\",\"expected_version\":1} → {\"entry\":{\"id\":\"e-42\",\"version\":2,…},\"tx_id\":18,\"changed\":true}",
         read_only: false,
+        scope: Scope::Writer,
         destructive: false,
         idempotent: Some(true),
         open_world: false,
@@ -283,6 +285,7 @@ impl Tool for Query {
 Pages are pinned to one transaction (as_of_tx_id), so paging with next_cursor is stable while others write; pass as_of_tx_id yourself to read the memory as it was in the past. \
 Example: {\"topic\":\"deployment\"} → {\"items\":[{\"id\":\"e-42\",\"topic\":\"deployment\",\"content\":\"Use blue-green deploys…\",\"confidence\":0.92,…}],\"next_cursor\":null,\"as_of_tx_id\":17}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,
@@ -377,6 +380,7 @@ impl Tool for Delete {
         description: "Delete an entry (e-…) or a relation (t-…). The deletion is a transaction: history keeps every earlier version, as_of reads still see it, and undo with the returned tx_id restores it. \
 Example: {\"id\":\"e-42\"} → {\"id\":\"e-42\",\"tx_id\":19}",
         read_only: false,
+        scope: Scope::Writer,
         destructive: true,
         idempotent: Some(false),
         open_world: false,
@@ -457,6 +461,7 @@ impl Tool for Relate {
         description: "Record a relation subject —predicate→ object in the knowledge graph. Relating the same three again changes nothing (or only the confidence); remove a relation with delete and its triple id. Explore with query_graph. \
 Example: {\"subject\":\"checkout-service\",\"predicate\":\"depends_on\",\"object\":\"payments-db\"} → {\"triple\":{\"id\":\"t-7\",…},\"tx_id\":20,\"changed\":true}",
         read_only: false,
+        scope: Scope::Writer,
         destructive: false,
         idempotent: Some(true),
         open_world: false,
@@ -551,6 +556,7 @@ impl Tool for QueryGraph {
         description: "Walk the knowledge graph from a node: the relations around it up to depth hops, optionally one predicate and one direction, now or as of a past transaction. \
 Example: {\"node\":\"checkout-service\",\"direction\":\"out\",\"depth\":2} → {\"nodes\":[{\"id\":\"checkout-service\",\"depth\":0},{\"id\":\"payments-db\",\"depth\":1}],\"edges\":[{\"id\":\"t-7\",\"subject\":\"checkout-service\",\"predicate\":\"depends_on\",\"object\":\"payments-db\",…}],\"as_of_tx_id\":20,\"truncated\":false}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,
@@ -635,6 +641,7 @@ impl Tool for Undo {
 If a later transaction changed the same entries, undo is refused with code conflict naming them: undo those first, or pass force: true. \
 Example: {\"tx_id\":18} → {\"undone_tx_id\":18,\"tx_id\":21,\"changed_ids\":[\"e-42\"]}",
         read_only: false,
+        scope: Scope::Writer,
         destructive: true,
         idempotent: Some(false),
         open_world: false,
@@ -715,6 +722,7 @@ impl Tool for History {
 With since_tx_id: the transactions after it, oldest first (the polling path for clients without subscriptions). \
 Example: {\"id\":\"e-42\"} → {\"items\":[{\"tx_id\":18,\"at\":\"2026-11-23T10:00:00.000Z\",\"kind\":\"update\",\"summary\":\"updated e-42 v2 (content): …\",\"changed_ids\":[\"e-42\"],\"state\":{…}}],\"next_cursor\":null,\"as_of_tx_id\":20}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: None,
         open_world: false,

@@ -32,6 +32,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub use lore_core::config::Scope;
+
 /// Static facts about a tool: what clients see in `tools/list`.
 #[derive(Debug, Clone, Copy)]
 pub struct ToolDefinition {
@@ -50,6 +52,10 @@ pub struct ToolDefinition {
     pub idempotent: Option<bool>,
     /// The tool reaches beyond the project's configured systems.
     pub open_world: bool,
+    /// The least token scope that may call the tool over HTTP: read-only
+    /// tools are `Reader`, knowledge writes `Writer`, operations on the
+    /// server itself `Admin`.
+    pub scope: Scope,
 }
 
 /// One MCP tool: typed input, typed output, one async function.
@@ -127,6 +133,7 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 trait RegisteredTool: Send + Sync {
     fn descriptor(&self) -> &rmcp::model::Tool;
+    fn scope(&self) -> Scope;
     fn invoke(
         &self,
         arguments: JsonObject,
@@ -142,6 +149,10 @@ struct Registered<T: Tool> {
 impl<T: Tool> RegisteredTool for Registered<T> {
     fn descriptor(&self) -> &rmcp::model::Tool {
         &self.descriptor
+    }
+
+    fn scope(&self) -> Scope {
+        T::DEFINITION.scope
     }
 
     fn invoke(
@@ -241,9 +252,33 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// The entries a caller with `scope` may call, sorted by name.
+    pub fn descriptors_for(&self, scope: Scope) -> Vec<rmcp::model::Tool> {
+        self.tools
+            .values()
+            .filter(|t| t.scope() <= scope)
+            .map(|t| t.descriptor().clone())
+            .collect()
+    }
+
     /// One tool's entry.
     pub fn descriptor(&self, name: &str) -> Option<rmcp::model::Tool> {
         self.tools.get(name).map(|t| t.descriptor().clone())
+    }
+
+    /// The registered (static) name equal to `name`, for metric labels.
+    pub fn static_name(&self, name: &str) -> Option<&'static str> {
+        self.tools.get_key_value(name).map(|(n, _)| *n)
+    }
+
+    /// The scope a tool needs, or `None` for a name no tool has.
+    pub fn scope_of(&self, name: &str) -> Option<Scope> {
+        self.tools.get(name).map(|t| t.scope())
+    }
+
+    /// Every tool's name and the scope it needs.
+    pub fn scopes(&self) -> BTreeMap<&'static str, Scope> {
+        self.tools.iter().map(|(n, t)| (*n, t.scope())).collect()
     }
 
     /// Calls a tool by name: unknown names and malformed arguments are

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::page::{FrontMatter, UsageMode};
 use super::service::{Page, PageWrite};
 use crate::discover::{Discover, LaneRank, LaneReport};
-use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
 
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ErrorReport> + Send + 'static,
@@ -81,6 +81,7 @@ impl Tool for WikiSearch {
         description: "Search the project's wiki: pages written by people and agents about the data (metric definitions, gotchas such as amounts in cents or soft deletes, legacy values, conventions). Returns page keys with summaries, scores and why each matched; read a page with wiki_read. Always answers from the latest pages, including files edited on disk a moment ago. \
 Example: {\"query\":\"how is revenue defined\"} → {\"results\":[{\"key\":\"revenue\",\"path\":\"wiki/global/revenue.md\",\"scope\":\"global\",\"summary\":\"Revenue = paid invoice totals …\",\"score\":1,\"matchReasons\":[\"key: revenue\",\"summary: revenue, defined\"],\"lanes\":[{\"lane\":\"lexical\",\"rank\":1}]}],\"lanes\":[…]}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,
@@ -279,6 +280,7 @@ impl Tool for WikiRead {
         description: "Read one wiki page by key: its summary, tags, related pages, semantic-layer refs and markdown body, with its version. A missing page is not an error: the answer says found: false and suggests the closest keys. \
 Example: {\"key\":\"revenue\"} → {\"found\":true,\"key\":\"revenue\",\"page\":{\"scope\":\"global\",\"path\":\"wiki/global/revenue.md\",\"summary\":\"…\",\"body\":\"# Revenue …\",\"version\":2,…}}; {\"key\":\"revenu\"} → {\"found\":false,\"key\":\"revenu\",\"message\":\"no page `revenu`; did you mean `revenue`?\",\"suggestions\":[\"revenue\"]}",
         read_only: true,
+        scope: Scope::Reader,
         destructive: false,
         idempotent: Some(true),
         open_world: false,
@@ -422,6 +424,7 @@ impl Tool for WikiWrite {
         description: "Create or replace a wiki page: durable knowledge about the data for every later session (a metric's definition, a gotcha, a convention). Read the page first and pass its version as expectedVersion so you never overwrite someone else's edit; every write is a transaction you can undo, and the page is mirrored to wiki/<scope>/<key>.md. \
 Example: {\"key\":\"refunds\",\"summary\":\"Refunds are negative payments\",\"body\":\"# Refunds\\nA refund is a payments row with a negative amount_cents … see [[revenue]].\",\"tags\":[\"finance\"],\"expectedVersion\":0} → {\"key\":\"refunds\",\"scope\":\"global\",\"path\":\"wiki/global/refunds.md\",\"entryId\":\"e-31\",\"version\":1,\"txId\":57,\"changed\":true,\"brokenLinks\":[]}",
         read_only: false,
+        scope: Scope::Writer,
         destructive: false,
         idempotent: Some(true),
         open_world: false,

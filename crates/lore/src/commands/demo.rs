@@ -91,7 +91,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "lore".into());
-    serve_http(&project, &args.http, |url| {
+    serve_http(&project, &args.http, false, |url| {
         eprintln!("\nLore is serving the demo project at {url}\n");
         eprintln!("{}", connect_instructions(url, &exe, &root));
         eprintln!("{try_it}\n\nPress Ctrl-C to stop.");

@@ -1,29 +1,59 @@
-//! `lore mcp stdio` and `lore mcp serve`.
+//! `lore mcp`: `stdio`, `serve` (foreground HTTP), and the background
+//! server's lifecycle: `start`, `stop`, `status`, `logs`.
 
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::net::SocketAddr;
 use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
+use super::daemon::{self, DaemonState, Liveness};
 use super::shutdown::ShutdownSignal;
 use anyhow::{Context, bail};
+use lore_core::config::Scope;
 use lore_core::project::Project;
+use lore_core::time::UtcMillis;
 use lore_mcp::LoreServer;
 use lore_mcp::transport::{
-    HttpSettings, http_router, is_loopback_host, serve_stdio, validate_origin,
+    AccessToken, HttpSettings, http_router, is_loopback_host, normalize_host, serve_stdio,
+    validate_origin,
 };
+use tokio_util::sync::CancellationToken;
 
-/// MCP transports.
+/// The environment variable that carries the token (never a command-line
+/// argument of the background process, where `ps` would show it).
+pub const TOKEN_ENV: &str = "LORE_MCP_TOKEN";
+
+/// Shortest token accepted.
+const MIN_TOKEN_LEN: usize = 16;
+
+/// How long `stop` waits after SIGTERM before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// How long `start` waits for the background server to answer `/health`.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// MCP transports and the background server.
 #[derive(Debug, clap::Subcommand)]
 pub enum McpCommand {
     /// Serve one MCP session over stdin/stdout (for clients that spawn Lore).
     Stdio,
     /// Serve MCP over Streamable HTTP in the foreground, at http://HOST:PORT/mcp.
-    Serve(HttpArgs),
+    Serve(ServeArgs),
+    /// Start the HTTP server in the background (state in .lore/mcp.json, log in .lore/logs/mcp.log).
+    Start(StartArgs),
+    /// Stop the background server (SIGTERM, then SIGKILL after 10 s).
+    Stop,
+    /// Is the background server running? URL, pid, uptime, token mode.
+    Status(StatusArgs),
+    /// Print the background server's log.
+    Logs(LogsArgs),
 }
 
 /// Where and how to serve HTTP.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct HttpArgs {
-    /// Address to bind (default: mcp.host in lore.yaml, else 127.0.0.1). Only loopback addresses are accepted.
+    /// Address to bind (default: mcp.host in lore.yaml, else 127.0.0.1). Anything but loopback needs a token.
     #[arg(long)]
     pub host: Option<String>,
     /// Port to bind (default: mcp.port in lore.yaml, else 7878).
@@ -35,6 +65,79 @@ pub struct HttpArgs {
     /// Browser origin allowed to call the server, e.g. http://localhost:3000 (repeatable).
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
+    /// Require this bearer token (admin scope) on every /mcp request. Prefer the
+    /// LORE_MCP_TOKEN environment variable: a flag shows in the process list.
+    #[arg(long, env = TOKEN_ENV, hide_env_values = true, value_name = "TOKEN")]
+    pub token: Option<TokenArg>,
+}
+
+/// A token given on the command line; its `Debug` form hides it.
+#[derive(Clone)]
+pub struct TokenArg(String);
+
+impl std::str::FromStr for TokenArg {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(TokenArg(s.to_string()))
+    }
+}
+
+impl std::fmt::Debug for TokenArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenArg(<redacted>)")
+    }
+}
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// `lore mcp serve`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub http: HttpArgs,
+    /// Log format on stderr.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Record the server in .lore/mcp.json (what `lore mcp start` runs).
+    #[arg(long, hide = true)]
+    pub daemon: bool,
+}
+
+/// `lore mcp start`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StartArgs {
+    #[command(flatten)]
+    pub http: HttpArgs,
+    /// Run in this terminal with logs on stdout instead of in the background.
+    #[arg(long)]
+    pub foreground: bool,
+}
+
+/// `lore mcp status`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StatusArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `lore mcp logs`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LogsArgs {
+    /// Keep printing new lines as they are written (Ctrl-C to stop).
+    #[arg(long, short)]
+    pub follow: bool,
+    /// How many of the last lines to print first.
+    #[arg(long, short = 'n', default_value_t = 50)]
+    pub lines: usize,
 }
 
 pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
@@ -45,87 +148,568 @@ pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()
             super::block_on(serve_stdio(server))??;
             Ok(())
         }
-        McpCommand::Serve(args) => serve_http(&project, &args, |url| {
-            eprintln!(
-                "Lore MCP server for {} listening on {url}",
-                project.root.display()
-            );
-            eprintln!("Press Ctrl-C to stop.");
-        }),
+        McpCommand::Serve(args) => {
+            let record = args.daemon;
+            serve_http(&project, &args.http, record, |url| {
+                if !record {
+                    eprintln!(
+                        "Lore MCP server for {} listening on {url}",
+                        project.root.display()
+                    );
+                    eprintln!("Press Ctrl-C to stop.");
+                }
+            })
+        }
+        McpCommand::Start(args) => start(&project, &args),
+        McpCommand::Stop => stop(&project),
+        McpCommand::Status(args) => status(&project, &args),
+        McpCommand::Logs(args) => logs(&project, &args),
     }
 }
 
+/// Everything an HTTP server needs, checked before anything starts.
+struct Plan {
+    host: String,
+    port: u16,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+    tokens: Vec<AccessToken>,
+}
+
+impl Plan {
+    fn new(project: &Project, args: &HttpArgs) -> anyhow::Result<Plan> {
+        let config = &project.config.mcp;
+        let host = args.host.clone().unwrap_or_else(|| config.host.clone());
+        let port = args.port.unwrap_or(config.port);
+        let tokens = access_tokens(project, args)?;
+        if !is_loopback_host(&host) && tokens.is_empty() {
+            bail!(
+                "refusing to bind {host} without a token: beyond loopback (127.0.0.1, localhost, ::1) every request must authenticate; set {TOKEN_ENV} (or --token, or mcp.tokens in lore.yaml)"
+            );
+        }
+        // Flags add to lore.yaml's lists rather than replacing them.
+        let mut allowed_hosts: Vec<String> = config
+            .allowed_hosts
+            .iter()
+            .chain(&args.allowed_hosts)
+            .cloned()
+            .collect();
+        // A server bound to a named address answers that name.
+        if !is_loopback_host(&host) && !matches!(normalize_host(&host).as_str(), "0.0.0.0" | "::") {
+            allowed_hosts.push(host.clone());
+        }
+        let allowed_origins: Vec<String> = config
+            .allowed_origins
+            .iter()
+            .chain(&args.allowed_origins)
+            .cloned()
+            .collect();
+        for origin in &allowed_origins {
+            validate_origin(origin).map_err(anyhow::Error::msg)?;
+        }
+        Ok(Plan {
+            host,
+            port,
+            allowed_hosts,
+            allowed_origins,
+            tokens,
+        })
+    }
+
+    fn token_auth(&self) -> bool {
+        !self.tokens.is_empty()
+    }
+
+    fn bind_address(&self) -> anyhow::Result<SocketAddr> {
+        let bind_host = if self.host == "localhost" {
+            "127.0.0.1".to_string()
+        } else {
+            normalize_host(&self.host)
+        };
+        let text = if bind_host.contains(':') {
+            format!("[{bind_host}]:{}", self.port)
+        } else {
+            format!("{bind_host}:{}", self.port)
+        };
+        text.parse()
+            .with_context(|| format!("`{}` is not an IP address or localhost", self.host))
+    }
+}
+
+/// The `--token` / `LORE_MCP_TOKEN` token (admin scope) and mcp.tokens.
+fn access_tokens(project: &Project, args: &HttpArgs) -> anyhow::Result<Vec<AccessToken>> {
+    let mut tokens = Vec::new();
+    if let Some(TokenArg(secret)) = &args.token {
+        let secret = secret.trim().to_string();
+        check_token_length("the token from --token or LORE_MCP_TOKEN", &secret)?;
+        tokens.push(AccessToken {
+            name: "cli".to_string(),
+            secret,
+            scope: Scope::Admin,
+        });
+    }
+    for token in &project.config.mcp.tokens {
+        let what = format!("mcp.tokens `{}`", token.name);
+        let secret = token
+            .token
+            .resolve(&what, &project.root)
+            .map_err(|e| super::coded(&e))?;
+        check_token_length(&what, secret.trim())?;
+        tokens.push(AccessToken {
+            name: token.name.clone(),
+            secret: secret.trim().to_string(),
+            scope: token.scope,
+        });
+    }
+    Ok(tokens)
+}
+
+fn check_token_length(what: &str, secret: &str) -> anyhow::Result<()> {
+    if secret.chars().count() < MIN_TOKEN_LEN {
+        bail!(
+            "{what} is too short: use at least {MIN_TOKEN_LEN} characters, e.g. from `openssl rand -hex 32`"
+        );
+    }
+    Ok(())
+}
+
 /// Serves the project over HTTP until Ctrl-C or SIGTERM; `on_ready` gets
-/// the MCP URL once the port is bound.
+/// the MCP URL once the port is bound. With `record`, the server writes
+/// `.lore/mcp.json` once bound and removes it when it stops.
 pub fn serve_http(
     project: &Project,
     args: &HttpArgs,
+    record: bool,
     on_ready: impl FnOnce(&str),
 ) -> anyhow::Result<()> {
-    let host = args
-        .host
-        .clone()
-        .unwrap_or_else(|| project.config.mcp.host.clone());
-    let port = args.port.unwrap_or(project.config.mcp.port);
-    if !is_loopback_host(&host) {
-        bail!(
-            "refusing to bind {host}: without token authentication the server must stay on loopback (127.0.0.1, localhost, ::1)"
-        );
-    }
-    // Flags add to lore.yaml's lists rather than replacing them.
-    let merged = |from_config: &[String], from_flags: &[String]| -> Vec<String> {
-        from_config.iter().chain(from_flags).cloned().collect()
-    };
-    let allowed_origins = merged(&project.config.mcp.allowed_origins, &args.allowed_origins);
-    for origin in &allowed_origins {
-        validate_origin(origin).map_err(anyhow::Error::msg)?;
-    }
-    let allowed_hosts = merged(&project.config.mcp.allowed_hosts, &args.allowed_hosts);
+    let plan = Plan::new(project, args)?;
+    let address = plan.bind_address()?;
     let server = LoreServer::for_project(project);
+    let telemetry = server.telemetry();
     super::block_on(async move {
-        let bind_host = if host == "localhost" {
-            "127.0.0.1".to_string()
-        } else {
-            host.clone()
-        };
-        let address: SocketAddr = format!("{}:{port}", bracket_ipv6(&bind_host))
-            .parse()
-            .with_context(|| format!("`{host}` is not an IP address or localhost"))?;
-        let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| {
-            if e.kind() == std::io::ErrorKind::AddrInUse {
-                anyhow::anyhow!("port {port} is already in use on {host}; pass --port to choose another (or stop the other server)")
-            } else {
-                anyhow::anyhow!("cannot bind {address}: {e}")
-            }
-        })?;
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|e| bind_error(&plan.host, plan.port, e))?;
         let bound = listener.local_addr()?;
-        let shutdown = ShutdownSignal::new();
+        let signal = ShutdownSignal::new();
+        let sessions = CancellationToken::new();
         let router = http_router(
             server,
             HttpSettings {
                 project_dir: project.root.clone(),
                 port: bound.port(),
-                allowed_hosts,
-                allowed_origins,
+                allowed_hosts: plan.allowed_hosts.clone(),
+                allowed_origins: plan.allowed_origins.clone(),
+                tokens: plan.tokens.clone(),
+                rate_limit: project.config.mcp.rate_limit,
+                session_idle: Duration::from_secs(project.config.mcp.session_idle_seconds),
             },
-            shutdown.token(),
+            sessions.clone(),
         );
-        on_ready(&format!(
-            "http://{}:{}/mcp",
-            bracket_ipv6(&bound.ip().to_string()),
-            bound.port()
-        ));
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown.wait())
-            .await
-            .context("the HTTP server failed")
+        let url = format!(
+            "{}/mcp",
+            daemon::base_url(&bound.ip().to_string(), bound.port())
+        );
+        let pid = std::process::id();
+        if record {
+            daemon::write_state(
+                project,
+                &DaemonState {
+                    pid,
+                    host: plan.host.clone(),
+                    port: bound.port(),
+                    url: url.clone(),
+                    token_auth: plan.token_auth(),
+                    project_dir: project.root.display().to_string(),
+                    started_at: UtcMillis::now().to_iso(),
+                    log_path: daemon::log_path(project).display().to_string(),
+                    version: env!("CARGO_PKG_VERSION").to_string(),
+                },
+            )?;
+        }
+        tracing::info!(
+            target: "lore::http",
+            url = %url,
+            pid,
+            token_auth = plan.token_auth(),
+            "listening"
+        );
+        on_ready(&url);
+        // On a signal: stop accepting, let running tool calls finish (up
+        // to the stop grace period), then end the sessions and their
+        // event streams so the open connections close.
+        let stop = signal.token();
+        tokio::spawn(async move {
+            stop.cancelled().await;
+            let deadline = Instant::now() + STOP_GRACE - Duration::from_secs(1);
+            while telemetry.in_flight() > 0 && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            sessions.cancel();
+        });
+        let served = axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(signal.wait())
+        .await
+        .context("the HTTP server failed");
+        tracing::info!(target: "lore::http", "stopped");
+        if record {
+            daemon::remove_state_of(project, pid);
+        }
+        served
     })?
 }
 
-fn bracket_ipv6(host: &str) -> String {
-    if host.contains(':') {
-        format!("[{host}]")
+fn bind_error(host: &str, port: u16, e: std::io::Error) -> anyhow::Error {
+    if e.kind() == std::io::ErrorKind::AddrInUse {
+        anyhow::anyhow!(
+            "port {port} is already in use on {host}; pass --port to choose another (or stop the other server)"
+        )
     } else {
-        host.to_string()
+        anyhow::anyhow!("cannot bind {host}:{port}: {e}")
+    }
+}
+
+fn start(project: &Project, args: &StartArgs) -> anyhow::Result<()> {
+    let plan = Plan::new(project, &args.http)?;
+    match daemon::liveness(project) {
+        Liveness::Running { state, health } => {
+            let same = normalize_host(&state.host) == normalize_host(&plan.host)
+                && state.port == plan.port
+                && state.token_auth == plan.token_auth();
+            if health.is_none() {
+                bail!(
+                    "the server recorded in {} (pid {}) is alive but does not answer at {}; run `lore mcp stop` first",
+                    daemon::state_path(project).display(),
+                    state.pid,
+                    state.url
+                );
+            }
+            if same {
+                println!(
+                    "Lore MCP server already running at {} (pid {}).",
+                    state.url, state.pid
+                );
+                return Ok(());
+            }
+            bail!(
+                "a Lore MCP server already runs for this project at {} (pid {}, token auth {}); it differs from what you asked ({}:{}, token auth {}): run `lore mcp stop` first",
+                state.url,
+                state.pid,
+                on_off(state.token_auth),
+                plan.host,
+                plan.port,
+                on_off(plan.token_auth())
+            );
+        }
+        Liveness::Stale(state) => {
+            let _ = std::fs::remove_file(daemon::state_path(project));
+            eprintln!(
+                "note: removed stale state of pid {} (it was not running)",
+                state.pid
+            );
+        }
+        Liveness::Stopped => {}
+    }
+    if args.foreground {
+        return serve_http(project, &args.http, true, |url| {
+            println!("Lore MCP server listening on {url} (Ctrl-C to stop)");
+        });
+    }
+    // Check the port here, so a busy port is a clear error and not a line
+    // in the log; the server still reports its own bind failure.
+    std::net::TcpListener::bind(plan.bind_address()?)
+        .map_err(|e| bind_error(&plan.host, plan.port, e))?;
+    let log_path = daemon::log_path(project);
+    if let Some(dir) = log_path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .with_context(|| format!("cannot open {}", log_path.display()))?;
+    let log_start = log.metadata().map(|m| m.len()).unwrap_or(0);
+    let exe = std::env::current_exe().context("cannot find the lore executable")?;
+    let mut command = std::process::Command::new(exe);
+    command
+        .arg("--project-dir")
+        .arg(&project.root)
+        .args(["mcp", "serve", "--daemon", "--log-format", "json"])
+        .args(["--host", &plan.host, "--port", &plan.port.to_string()]);
+    for host in &args.http.allowed_hosts {
+        command.args(["--allowed-host", host]);
+    }
+    for origin in &args.http.allowed_origins {
+        command.args(["--allowed-origin", origin]);
+    }
+    command.env_remove(TOKEN_ENV);
+    if let Some(TokenArg(token)) = &args.http.token {
+        command.env(TOKEN_ENV, token);
+    }
+    if std::env::var_os("LORE_LOG").is_none() {
+        command.env("LORE_LOG", "info,rmcp=warn");
+    }
+    command
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log);
+    detach(&mut command);
+    let started = Instant::now();
+    let mut child = command
+        .spawn()
+        .context("cannot start the background server")?;
+    let pid = child.id();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            let reason = first_error_since(&log_path, log_start)
+                .unwrap_or_else(|| format!("it exited with {status}"));
+            bail!(
+                "the server did not start: {reason} (log: {})",
+                log_path.display()
+            );
+        }
+        if let Some(state) = daemon::read_state(project).filter(|s| s.pid == pid)
+            && daemon::probe_health(&state.host, state.port, Duration::from_secs(1)).is_some()
+        {
+            println!(
+                "Lore MCP server started at {} (pid {pid}, token auth {}, ready in {} ms).",
+                state.url,
+                on_off(state.token_auth),
+                started.elapsed().as_millis()
+            );
+            println!("Log: {}", log_path.display());
+            println!(
+                "Next: `lore setup agents --target claude-code` (or cursor, codex, opencode, claude-desktop) so your agent finds it; `lore mcp stop` ends it."
+            );
+            return Ok(());
+        }
+        if started.elapsed() > START_TIMEOUT {
+            let _ = daemon::signal(pid, libc::SIGTERM);
+            bail!(
+                "the server did not answer /health within {} s and was stopped; see {}",
+                START_TIMEOUT.as_secs(),
+                log_path.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Puts the child in its own session, so closing the terminal or Ctrl-C in
+/// it does not reach the server.
+fn detach(command: &mut std::process::Command) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setsid is async-signal-safe and touches no memory of the
+        // parent; it runs in the forked child before exec.
+        unsafe {
+            command.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+    }
+}
+
+/// The first `error:` line the server wrote after `offset`.
+fn first_error_since(log: &Path, offset: u64) -> Option<String> {
+    let mut file = std::fs::File::open(log).ok()?;
+    file.seek(SeekFrom::Start(offset)).ok()?;
+    let mut text = String::new();
+    file.read_to_string(&mut text).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("error: "))
+        .map(str::to_string)
+}
+
+fn on_off(value: bool) -> &'static str {
+    if value { "on" } else { "off" }
+}
+
+fn stop(project: &Project) -> anyhow::Result<()> {
+    let state = match daemon::liveness(project) {
+        Liveness::Stopped => {
+            println!("No Lore MCP server is running for this project.");
+            return Ok(());
+        }
+        Liveness::Stale(state) => {
+            let _ = std::fs::remove_file(daemon::state_path(project));
+            println!(
+                "The server recorded in .lore/mcp.json (pid {}) was not running; removed its stale state.",
+                state.pid
+            );
+            return Ok(());
+        }
+        Liveness::Running { state, .. } => state,
+    };
+    if !is_lore_process(state.pid) {
+        let _ = std::fs::remove_file(daemon::state_path(project));
+        println!(
+            "pid {} is no longer a Lore server (the id was reused); removed the stale state.",
+            state.pid
+        );
+        return Ok(());
+    }
+    let started = Instant::now();
+    daemon::signal(state.pid, libc::SIGTERM);
+    while daemon::process_alive(state.pid) && started.elapsed() < STOP_GRACE {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let killed = daemon::process_alive(state.pid);
+    if killed {
+        daemon::signal(state.pid, libc::SIGKILL);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while daemon::process_alive(state.pid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = std::fs::remove_file(daemon::state_path(project));
+    if killed {
+        println!(
+            "The Lore MCP server (pid {}) did not stop within {} s of SIGTERM and was killed.",
+            state.pid,
+            STOP_GRACE.as_secs()
+        );
+    } else {
+        println!(
+            "Stopped the Lore MCP server (pid {}) in {:.1} s.",
+            state.pid,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Whether `pid` runs Lore (guards against a reused pid); true where the
+/// process table cannot be read.
+fn is_lore_process(pid: u32) -> bool {
+    match std::fs::read(format!("/proc/{pid}/cmdline")) {
+        Ok(cmdline) => {
+            let text = String::from_utf8_lossy(&cmdline);
+            text.contains("lore") && text.contains("mcp")
+        }
+        Err(_) => true,
+    }
+}
+
+fn status(project: &Project, args: &StatusArgs) -> anyhow::Result<()> {
+    let liveness = daemon::liveness(project);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&status_json(&liveness))?);
+        return Ok(());
+    }
+    match &liveness {
+        Liveness::Stopped => {
+            println!("Lore MCP server: stopped");
+            println!("Next: `lore mcp start`");
+        }
+        Liveness::Stale(state) => {
+            println!(
+                "Lore MCP server: stale (pid {} in .lore/mcp.json is not running; it did not shut down cleanly)",
+                state.pid
+            );
+            println!(
+                "Next: `lore mcp start` (replaces the stale state); `lore mcp logs` shows why it ended"
+            );
+        }
+        Liveness::Running { state, health } => {
+            if health.is_some() {
+                println!("Lore MCP server: running");
+            } else {
+                println!("Lore MCP server: running but not answering /health");
+            }
+            println!("  URL:        {}", state.url);
+            println!("  PID:        {}", state.pid);
+            println!(
+                "  Uptime:     {} (since {})",
+                daemon::age(&state.started_at).unwrap_or_else(|| "?".into()),
+                state.started_at
+            );
+            println!(
+                "  Token auth: {}",
+                if state.token_auth {
+                    "on (clients send Authorization: Bearer ${LORE_MCP_TOKEN})"
+                } else {
+                    "off (loopback only)"
+                }
+            );
+            println!("  Project:    {}", state.project_dir);
+            println!("  Log:        {}", state.log_path);
+            if health.is_none() {
+                println!("Next: `lore mcp logs`, then `lore mcp stop` and `lore mcp start`");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The status as JSON: `{state, url, pid, ...}`.
+pub fn status_json(liveness: &Liveness) -> serde_json::Value {
+    match liveness {
+        Liveness::Stopped => serde_json::json!({"state": "stopped"}),
+        Liveness::Stale(state) => serde_json::json!({
+            "state": "stale",
+            "pid": state.pid,
+            "url": state.url,
+        }),
+        Liveness::Running { state, health } => {
+            let uptime = UtcMillis::parse_iso(&state.started_at)
+                .map(|t| (UtcMillis::now().0 - t.0).max(0) / 1000);
+            serde_json::json!({
+                "state": if health.is_some() { "running" } else { "unresponsive" },
+                "url": state.url,
+                "pid": state.pid,
+                "host": state.host,
+                "port": state.port,
+                "tokenAuth": state.token_auth,
+                "projectDir": state.project_dir,
+                "startedAt": state.started_at,
+                "uptimeSeconds": uptime,
+                "logPath": state.log_path,
+                "version": state.version,
+            })
+        }
+    }
+}
+
+fn logs(project: &Project, args: &LogsArgs) -> anyhow::Result<()> {
+    let path = daemon::log_path(project);
+    if !path.exists() {
+        bail!(
+            "no log yet at {}: the background server writes it once `lore mcp start` runs",
+            path.display()
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    for line in daemon::tail(&path, args.lines)? {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    if !args.follow {
+        return Ok(());
+    }
+    let mut position = std::fs::metadata(&path)?.len();
+    loop {
+        std::thread::sleep(Duration::from_millis(250));
+        let Ok(len) = std::fs::metadata(&path).map(|m| m.len()) else {
+            continue;
+        };
+        if len < position {
+            // The log was truncated or replaced: start from its beginning.
+            position = 0;
+        }
+        if len > position {
+            let mut file = std::fs::File::open(&path)?;
+            file.seek(SeekFrom::Start(position))?;
+            let mut chunk = Vec::new();
+            file.take(len - position).read_to_end(&mut chunk)?;
+            out.write_all(&chunk)?;
+            out.flush()?;
+            position = len;
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod connection;
+pub mod daemon;
 pub mod demo;
 pub mod dictionary;
 pub mod entity;
@@ -12,9 +13,11 @@ pub mod memory;
 pub mod reindex;
 pub mod scan;
 pub mod search;
+pub mod setup;
 pub mod shutdown;
 pub mod sl;
 pub mod sql;
+pub mod status;
 pub mod wiki;
 
 use std::path::Path;

@@ -1,0 +1,538 @@
+//! `lore setup agents`: writes the `lore` MCP server entry into each agent
+//! client's own configuration file, in that client's shape, installs the
+//! analytics skill where the client looks for skills or rules, and records
+//! every change in `.lore/agents/install-manifest.json` so `--remove` undoes
+//! exactly those changes and nothing else.
+//!
+//! Tokens are only ever written as references to `LORE_MCP_TOKEN` in the
+//! syntax each client expands; the token's value is never read here.
+
+mod clients;
+mod manifest;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use lore_core::project::Project;
+use serde_json::Value;
+
+use super::daemon::{self, Liveness};
+use clients::{Change, Plan, plan};
+use manifest::{Entry, Manifest};
+
+/// The skill every target gets, in its own wrapper.
+pub const SKILL: &str = include_str!("SKILL.md");
+
+/// `lore setup`.
+#[derive(Debug, clap::Subcommand)]
+pub enum SetupCommand {
+    /// Connect agent clients to this project's Lore MCP server and install the analytics skill.
+    Agents(AgentsArgs),
+}
+
+/// The clients `setup agents` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Target {
+    /// Claude Code: .mcp.json (project) or ~/.claude.json (local, user); skill in .claude/skills.
+    ClaudeCode,
+    /// Claude Desktop: claude_desktop_config.json (user scope only), spawning `lore mcp stdio`.
+    ClaudeDesktop,
+    /// Cursor: .cursor/mcp.json or ~/.cursor/mcp.json; rule in .cursor/rules.
+    Cursor,
+    /// Codex: prints the config.toml entry; skill in .agents/skills or $CODEX_HOME/skills.
+    Codex,
+    /// opencode: prints the opencode.json entry; command in .opencode/commands.
+    Opencode,
+    /// Any agent reading .agents/skills: installs the skill only.
+    Universal,
+}
+
+impl Target {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::ClaudeCode => "claude-code",
+            Target::ClaudeDesktop => "claude-desktop",
+            Target::Cursor => "cursor",
+            Target::Codex => "codex",
+            Target::Opencode => "opencode",
+            Target::Universal => "universal",
+        }
+    }
+}
+
+/// Where a client's entry goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    /// This project, in files meant to be committed (.mcp.json, .cursor/…).
+    Project,
+    /// This project, for you only (Claude Code: ~/.claude.json projects entry).
+    Local,
+    /// Every project, for you (files in your home directory).
+    User,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::Local => "local",
+            Scope::User => "user",
+        }
+    }
+}
+
+/// `lore setup agents`.
+#[derive(Debug, clap::Args)]
+pub struct AgentsArgs {
+    /// Client to set up (repeatable).
+    #[arg(long = "target", short, required = true, value_enum)]
+    pub targets: Vec<Target>,
+    /// Where to write (default: project; claude-desktop: user).
+    #[arg(long, value_enum)]
+    pub scope: Option<Scope>,
+    /// Undo what an earlier `setup agents` for these targets and scope wrote.
+    #[arg(long)]
+    pub remove: bool,
+    /// MCP URL to write (default: the running server's, else mcp.host/port from lore.yaml).
+    #[arg(long)]
+    pub url: Option<String>,
+}
+
+pub fn run(command: SetupCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    let project = super::load_project(project_dir)?;
+    match command {
+        SetupCommand::Agents(args) => agents(&project, &args),
+    }
+}
+
+/// The directories the writers resolve `~`-relative paths against.
+#[derive(Debug, Clone)]
+pub struct Homes {
+    /// `$HOME`.
+    pub home: PathBuf,
+    /// `$CODEX_HOME`, else `~/.codex`.
+    pub codex_home: PathBuf,
+    /// Claude Desktop's configuration folder for this OS.
+    pub claude_desktop: PathBuf,
+    /// `$XDG_CONFIG_HOME`, else `~/.config`.
+    pub config: PathBuf,
+}
+
+impl Homes {
+    fn from_env() -> anyhow::Result<Homes> {
+        let home = std::env::var_os("HOME")
+            .or_else(|| std::env::var_os("USERPROFILE"))
+            .map(PathBuf::from)
+            .context("cannot find your home directory: set HOME")?;
+        let config = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".config"));
+        let codex_home = std::env::var_os("CODEX_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".codex"));
+        let claude_desktop = if cfg!(target_os = "macos") {
+            home.join("Library/Application Support/Claude")
+        } else if cfg!(windows) {
+            std::env::var_os("APPDATA")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join("AppData/Roaming"))
+                .join("Claude")
+        } else {
+            config.join("Claude")
+        };
+        Ok(Homes {
+            home,
+            codex_home,
+            claude_desktop,
+            config,
+        })
+    }
+}
+
+/// What the entries point at, and whether they need the token header.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub url: String,
+    pub token_auth: bool,
+    pub running: bool,
+    /// The lore executable, for stdio clients.
+    pub exe: String,
+    pub project_root: PathBuf,
+}
+
+fn endpoint(project: &Project, args: &AgentsArgs) -> anyhow::Result<Endpoint> {
+    let configured_tokens =
+        !project.config.mcp.tokens.is_empty() || std::env::var_os(super::mcp::TOKEN_ENV).is_some();
+    let (url, token_auth, running) = match daemon::liveness(project) {
+        Liveness::Running { state, .. } => (state.url, state.token_auth, true),
+        _ => (
+            format!(
+                "{}/mcp",
+                daemon::base_url(&project.config.mcp.host, project.config.mcp.port)
+            ),
+            configured_tokens,
+            false,
+        ),
+    };
+    let url = args.url.clone().unwrap_or(url);
+    if !url.starts_with("http://") && !url.starts_with("https://") {
+        bail!("--url must be an http:// or https:// URL, e.g. http://127.0.0.1:7878/mcp");
+    }
+    let exe = std::env::current_exe()
+        .context("cannot find the lore executable")?
+        .display()
+        .to_string();
+    let project_root = std::path::absolute(&project.root).unwrap_or_else(|_| project.root.clone());
+    Ok(Endpoint {
+        url,
+        token_auth,
+        running,
+        exe,
+        project_root,
+    })
+}
+
+fn agents(project: &Project, args: &AgentsArgs) -> anyhow::Result<()> {
+    let homes = Homes::from_env()?;
+    let manifest_path = project
+        .state_dir()
+        .join("agents")
+        .join("install-manifest.json");
+    let mut manifest = Manifest::load(&manifest_path)?;
+    let mut targets = args.targets.clone();
+    targets.sort();
+    targets.dedup();
+    if args.remove {
+        for target in targets {
+            let scope = args.scope.unwrap_or(default_scope(target));
+            remove(&mut manifest, target, scope)?;
+        }
+        return manifest.save(&manifest_path);
+    }
+    let endpoint = endpoint(project, args)?;
+    // Plan every target first: an unsupported scope or an unreadable file
+    // stops the command before anything is written.
+    let mut plans = Vec::new();
+    for &target in &targets {
+        let scope = args.scope.unwrap_or(default_scope(target));
+        plans.push(plan(target, scope, &endpoint, &homes)?);
+    }
+    for plan in &plans {
+        for change in &plan.changes {
+            if let Change::JsonKey { file, .. } = change {
+                read_json_object(file)?;
+            }
+        }
+    }
+    for plan in plans {
+        apply(&mut manifest, &plan, &endpoint)?;
+        // Record after each target, so an error later keeps what was done undoable.
+        manifest.save(&manifest_path)?;
+    }
+    if !endpoint.running
+        && targets
+            .iter()
+            .any(|t| !matches!(t, Target::Universal | Target::ClaudeDesktop))
+    {
+        println!(
+            "\nThe server these entries point at is not running: run `lore mcp start` (then restart or reload your client)."
+        );
+    }
+    Ok(())
+}
+
+/// `target (scope)` for every target and scope the manifest records.
+pub fn configured_targets(manifest_path: &Path) -> Vec<String> {
+    Manifest::load(manifest_path)
+        .map(|m| m.targets())
+        .unwrap_or_default()
+}
+
+fn default_scope(target: Target) -> Scope {
+    match target {
+        Target::ClaudeDesktop => Scope::User,
+        _ => Scope::Project,
+    }
+}
+
+fn apply(manifest: &mut Manifest, plan: &Plan, endpoint: &Endpoint) -> anyhow::Result<()> {
+    let (target, scope) = (plan.target.as_str(), plan.scope.as_str());
+    println!("{target} ({scope} scope):");
+    for change in &plan.changes {
+        match change {
+            Change::JsonKey {
+                file,
+                pointer,
+                value,
+            } => {
+                let existed = file.exists();
+                let mut root = read_json_object(file)?;
+                let previous = get_path(&root, pointer).cloned();
+                set_path(&mut root, pointer, value.clone());
+                write_json(file, &root)?;
+                manifest.record(Entry::json_key(
+                    target, scope, file, pointer, value, previous, !existed,
+                ));
+                println!("  wrote {} in {}", pointer_text(pointer), file.display());
+            }
+            Change::File { path, contents } => {
+                let existed = path.exists();
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("cannot create {}", dir.display()))?;
+                }
+                std::fs::write(path, contents)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                manifest.record(Entry::file(target, scope, path, contents, existed));
+                println!("  installed the analytics skill at {}", path.display());
+            }
+            Change::Print { title, text } => {
+                println!("  {title}:\n");
+                for line in text.lines() {
+                    println!("    {line}");
+                }
+                println!();
+            }
+            Change::Note(note) => println!("  note: {note}"),
+        }
+    }
+    if endpoint.token_auth && plan.uses_token {
+        println!(
+            "  The entry sends `Authorization: Bearer` with a reference to LORE_MCP_TOKEN, never its value: export LORE_MCP_TOKEN where the client starts.{}",
+            if plan.scope == Scope::Project {
+                " The file is safe to commit; everyone using it exports their own token."
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(())
+}
+
+fn remove(manifest: &mut Manifest, target: Target, scope: Scope) -> anyhow::Result<()> {
+    let entries = manifest.take(target.as_str(), scope.as_str());
+    if entries.is_empty() {
+        println!(
+            "{} ({} scope): nothing recorded to remove.",
+            target.as_str(),
+            scope.as_str()
+        );
+        if matches!(target, Target::Codex | Target::Opencode) {
+            println!(
+                "  Lore printed its {} entry rather than writing it: delete the `lore` entry from that file by hand.",
+                target.as_str()
+            );
+        }
+        return Ok(());
+    }
+    println!("{} ({} scope):", target.as_str(), scope.as_str());
+    let mut kept = Vec::new();
+    for entry in entries {
+        if entry.pointer.is_none() && manifest.uses(&entry.path) {
+            println!(
+                "  kept {}: another target's setup installed it too",
+                entry.path.display()
+            );
+            continue;
+        }
+        match undo(&entry) {
+            Ok(message) => println!("  {message}"),
+            Err(e) => {
+                println!("  could not undo {}: {e:#}", entry.path.display());
+                kept.push(entry);
+            }
+        }
+    }
+    for entry in kept {
+        manifest.record(entry);
+    }
+    Ok(())
+}
+
+/// Undoes one recorded change, leaving anything the user changed since.
+fn undo(entry: &Entry) -> anyhow::Result<String> {
+    let path = &entry.path;
+    match &entry.pointer {
+        Some(pointer) => {
+            if !path.exists() {
+                return Ok(format!("{} is gone already", path.display()));
+            }
+            let mut root = read_json_object(path)?;
+            if get_path(&root, pointer) != entry.value.as_ref() {
+                return Ok(format!(
+                    "left {} in {}: it changed since Lore wrote it",
+                    pointer_text(pointer),
+                    path.display()
+                ));
+            }
+            match &entry.previous {
+                Some(previous) => set_path(&mut root, pointer, previous.clone()),
+                None => remove_path(&mut root, pointer),
+            }
+            if entry.created_file && root.as_object().is_some_and(|o| o.is_empty()) {
+                std::fs::remove_file(path)
+                    .with_context(|| format!("cannot remove {}", path.display()))?;
+                return Ok(format!("removed {} (Lore had created it)", path.display()));
+            }
+            write_json(path, &root)?;
+            Ok(format!(
+                "{} {} in {}",
+                if entry.previous.is_some() {
+                    "restored"
+                } else {
+                    "removed"
+                },
+                pointer_text(pointer),
+                path.display()
+            ))
+        }
+        None => {
+            let Ok(current) = std::fs::read_to_string(path) else {
+                return Ok(format!("{} is gone already", path.display()));
+            };
+            if Some(manifest::content_hash(&current)) != entry.hash {
+                return Ok(format!(
+                    "left {}: it changed since Lore wrote it",
+                    path.display()
+                ));
+            }
+            std::fs::remove_file(path)
+                .with_context(|| format!("cannot remove {}", path.display()))?;
+            // Remove the skill's own folder when it is left empty.
+            if let Some(dir) = path.parent()
+                && dir.file_name().is_some_and(|n| n == "lore-analytics")
+            {
+                let _ = std::fs::remove_dir(dir);
+            }
+            Ok(format!("removed {}", path.display()))
+        }
+    }
+}
+
+/// The file's JSON object, or an empty one when the file does not exist.
+/// Anything else is an error that names the file, before any write.
+fn read_json_object(path: &Path) -> anyhow::Result<Value> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Value::Object(Default::default()));
+        }
+        Err(e) => bail!("cannot read {}: {e}", path.display()),
+    };
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{} is not valid JSON ({e}); fix it or move it aside, then run this again (nothing was changed)",
+            path.display()
+        )
+    })?;
+    if !value.is_object() {
+        bail!(
+            "{} does not hold a JSON object; fix it or move it aside (nothing was changed)",
+            path.display()
+        );
+    }
+    Ok(value)
+}
+
+fn write_json(path: &Path, value: &Value) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let text = format!("{}\n", serde_json::to_string_pretty(value)?);
+    lore_core::project::write_atomically(path, &text).map_err(anyhow::Error::from)
+}
+
+fn pointer_text(pointer: &[String]) -> String {
+    pointer
+        .iter()
+        .map(|p| {
+            if p.contains(['.', '/']) {
+                format!("[\"{p}\"]")
+            } else {
+                p.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+        .replace(".[", "[")
+}
+
+fn get_path<'a>(root: &'a Value, pointer: &[String]) -> Option<&'a Value> {
+    pointer.iter().try_fold(root, |node, key| node.get(key))
+}
+
+fn set_path(root: &mut Value, pointer: &[String], value: Value) {
+    let Some((last, parents)) = pointer.split_last() else {
+        return;
+    };
+    let mut node = root;
+    for key in parents {
+        if !node.get(key).is_some_and(Value::is_object) {
+            node[key.as_str()] = Value::Object(Default::default());
+        }
+        node = &mut node[key.as_str()];
+    }
+    node[last.as_str()] = value;
+}
+
+/// Removes the key, then every parent object the removal left empty.
+fn remove_path(root: &mut Value, pointer: &[String]) {
+    let Some((last, parents)) = pointer.split_last() else {
+        return;
+    };
+    let mut node = &mut *root;
+    for key in parents {
+        match node.get_mut(key) {
+            Some(child) => node = child,
+            None => return,
+        }
+    }
+    if let Some(object) = node.as_object_mut() {
+        object.remove(last);
+    }
+    if !parents.is_empty()
+        && get_path(root, parents)
+            .and_then(Value::as_object)
+            .is_some_and(|o| o.is_empty())
+    {
+        remove_path(root, parents);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pointer(parts: &[&str]) -> Vec<String> {
+        parts.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn keys_are_set_and_removed_with_their_empty_parents_only() {
+        let mut root =
+            serde_json::json!({"projects": {"/p": {"allowedTools": []}}, "theme": "dark"});
+        let at = pointer(&["projects", "/p", "mcpServers", "lore"]);
+        set_path(&mut root, &at, serde_json::json!({"type": "http"}));
+        assert_eq!(root["projects"]["/p"]["mcpServers"]["lore"]["type"], "http");
+        remove_path(&mut root, &at);
+        assert_eq!(
+            root,
+            serde_json::json!({"projects": {"/p": {"allowedTools": []}}, "theme": "dark"})
+        );
+    }
+
+    #[test]
+    fn pointers_read_as_paths() {
+        assert_eq!(
+            pointer_text(&pointer(&["mcpServers", "lore"])),
+            "mcpServers.lore"
+        );
+        assert_eq!(
+            pointer_text(&pointer(&["projects", "/a/b", "mcpServers", "lore"])),
+            "projects[\"/a/b\"].mcpServers.lore"
+        );
+    }
+}

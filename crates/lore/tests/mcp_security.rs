@@ -1,0 +1,497 @@
+//! The HTTP server's security and session contract, against the real
+//! `lore mcp serve` process: tokens and scopes (401/403), the per-tool
+//! scope in `tools/list` and `tools/call`, the Host and Origin gate, rate
+//! limits (429), request ids, `/metrics`, and the session lifecycle
+//! (initialize, SSE GET, DELETE, unknown and expired sessions → 404).
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+
+use common::{empty_project, lore};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const READER: &str = "reader-token-0123456789";
+const WRITER: &str = "writer-token-0123456789";
+const ADMIN: &str = "admin-token-0123456789ab";
+
+/// A running `lore mcp serve`, killed when dropped, with its stderr kept.
+struct Server {
+    child: Child,
+    base: String,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Replaces the `mcp:` block of `lore init`'s lore.yaml.
+fn configure_mcp(root: &Path, block: &str) {
+    let path = root.join("lore.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (head, _) = text
+        .split_once("\nmcp:\n")
+        .expect("lore init writes an mcp block");
+    std::fs::write(&path, format!("{head}\nmcp:\n{block}")).unwrap();
+}
+
+fn tokens_block() -> String {
+    format!(
+        "  tokens:\n    - {{ name: ci, token: {READER}, scope: reader }}\n    - {{ name: bot, token: {WRITER}, scope: writer }}\n    - {{ name: ops, token: {ADMIN}, scope: admin }}\n"
+    )
+}
+
+fn start(root: &Path) -> Server {
+    let mut child = lore()
+        .arg("--project-dir")
+        .arg(root)
+        .args(["mcp", "serve", "--port", "0", "--log-format", "json"])
+        .env("LORE_LOG", "info,rmcp=warn")
+        .env_remove("LORE_MCP_TOKEN")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("server exited before listening")
+            .unwrap();
+        if let Some(url) = line.split("listening on ").nth(1) {
+            break url.trim().to_string();
+        }
+    };
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            sink.lock().unwrap().push(line);
+        }
+    });
+    Server {
+        child,
+        base: url.trim_end_matches("/mcp").to_string(),
+        log,
+    }
+}
+
+/// One JSON-RPC POST to /mcp: status, headers and the JSON-RPC answer (from
+/// a JSON body or the SSE stream's data lines).
+struct Answer {
+    status: StatusCode,
+    headers: reqwest::header::HeaderMap,
+    body: Value,
+}
+
+async fn post(
+    http: &reqwest::Client,
+    base: &str,
+    token: Option<&str>,
+    session: Option<&str>,
+    message: Value,
+) -> Answer {
+    let mut request = http
+        .post(format!("{base}/mcp"))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(message.to_string());
+    if let Some(token) = token {
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    if let Some(session) = session {
+        request = request
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-06-18");
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or_else(|_| {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+            .find(|v| v.get("id").is_some())
+            .unwrap_or(Value::String(text.clone()))
+    });
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// Initialises a session; returns its id.
+async fn open_session(http: &reqwest::Client, base: &str, token: Option<&str>) -> String {
+    let answer = post(
+        http,
+        base,
+        token,
+        None,
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+            "protocolVersion":"2025-06-18","capabilities":{},
+            "clientInfo":{"name":"security-test","version":"1"}}}),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let session = answer.headers["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let done = post(
+        http,
+        base,
+        token,
+        Some(&session),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    )
+    .await;
+    assert!(done.status.is_success(), "{}", done.status);
+    session
+}
+
+async fn tool_names(http: &reqwest::Client, base: &str, token: &str, session: &str) -> Vec<String> {
+    let answer = post(
+        http,
+        base,
+        Some(token),
+        Some(session),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+    )
+    .await;
+    answer.body["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":name,"arguments":arguments}})
+}
+
+#[tokio::test]
+async fn tokens_and_scopes_decide_what_a_caller_sees_and_may_call() {
+    let (_dir, root) = empty_project();
+    configure_mcp(&root, &tokens_block());
+    let server = start(&root);
+    let base = &server.base;
+    let http = reqwest::Client::new();
+    let initialize = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+
+    // No credentials: 401 with the challenge; a wrong token: 403.
+    let missing = post(&http, base, None, None, initialize.clone()).await;
+    assert_eq!(missing.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(missing.body["code"], "unauthorized");
+    assert!(missing.headers.contains_key("www-authenticate"));
+    let wrong = post(
+        &http,
+        base,
+        Some("not-a-valid-token-at-all"),
+        None,
+        initialize,
+    )
+    .await;
+    assert_eq!(wrong.status, StatusCode::FORBIDDEN);
+    assert_eq!(wrong.body["code"], "forbidden");
+
+    // A reader sees exactly the read-only tools.
+    let session = open_session(&http, base, Some(READER)).await;
+    let reader_tools = tool_names(&http, base, READER, &session).await;
+    for read_only in [
+        "discover_data",
+        "sql_execution",
+        "query",
+        "wiki_read",
+        "history",
+    ] {
+        assert!(
+            reader_tools.contains(&read_only.to_string()),
+            "{reader_tools:?}"
+        );
+    }
+    for write in ["store", "update", "delete", "relate", "undo", "wiki_write"] {
+        assert!(
+            !reader_tools.contains(&write.to_string()),
+            "{write} shown to a reader"
+        );
+    }
+    // …may call them, and is refused a write with 403 naming the scope.
+    let query = post(
+        &http,
+        base,
+        Some(READER),
+        Some(&session),
+        call("query", json!({})),
+    )
+    .await;
+    assert_eq!(query.status, StatusCode::OK);
+    assert!(query.body["result"].is_object(), "{}", query.body);
+    let store = call("store", json!({"topic":"t","content":"c"}));
+    let refused = post(&http, base, Some(READER), Some(&session), store.clone()).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(refused.body["code"], "forbidden");
+    let message = refused.body["message"].as_str().unwrap();
+    assert!(
+        message.contains("writer") && message.contains("`ci`"),
+        "{message}"
+    );
+
+    // A writer sees and may call the writes; the refused write left nothing.
+    let session = open_session(&http, base, Some(WRITER)).await;
+    let writer_tools = tool_names(&http, base, WRITER, &session).await;
+    assert!(writer_tools.contains(&"store".to_string()));
+    assert!(writer_tools.len() > reader_tools.len());
+    let stored = post(&http, base, Some(WRITER), Some(&session), store).await;
+    assert_eq!(stored.status, StatusCode::OK);
+    assert_eq!(stored.body["result"]["isError"], false, "{}", stored.body);
+    let listed = post(
+        &http,
+        base,
+        Some(WRITER),
+        Some(&session),
+        call("query", json!({})),
+    )
+    .await;
+    assert_eq!(
+        listed.body["result"]["structuredContent"]["items"]
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "{}",
+        listed.body
+    );
+
+    // /metrics: admin only when the server has tokens.
+    let metrics = |token: Option<&str>| {
+        let mut request = http.get(format!("{base}/metrics"));
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        request.send()
+    };
+    assert_eq!(
+        metrics(None).await.unwrap().status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        metrics(Some(READER)).await.unwrap().status(),
+        StatusCode::FORBIDDEN
+    );
+    let text = metrics(Some(ADMIN)).await.unwrap().text().await.unwrap();
+    assert!(
+        text.contains(r#"lore_mcp_requests_total{tool="store",result="ok"} 1"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"lore_mcp_requests_total{tool="query",result="ok"} 2"#),
+        "{text}"
+    );
+    assert!(text.contains("lore_mcp_sessions 2"), "{text}");
+    assert!(
+        text.contains(r#"lore_mcp_http_rejections_total{reason="forbidden"}"#),
+        "{text}"
+    );
+
+    // The Host gate holds even for a valid token.
+    let rebinding = http
+        .get(format!("{base}/health"))
+        .header("Host", "attacker.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebinding.status(), StatusCode::FORBIDDEN);
+
+    // Every call was logged as JSON with its tool and argument shapes, and
+    // no token appears anywhere in the log.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let log = server.log.lock().unwrap().join("\n");
+    let stored_line = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["tool"] == "store" && l["result"] == "ok")
+        .unwrap_or_else(|| panic!("no log line for the store call in:\n{log}"));
+    assert_eq!(stored_line["client"], "bot");
+    assert!(
+        stored_line["args"]
+            .as_str()
+            .unwrap()
+            .contains("content: string(1)")
+    );
+    assert!(stored_line["duration_ms"].is_number());
+    for secret in [READER, WRITER, ADMIN, "not-a-valid-token-at-all"] {
+        assert!(!log.contains(secret), "a token leaked into the log");
+    }
+}
+
+#[tokio::test]
+async fn each_client_is_rate_limited_with_a_retry_after() {
+    let (_dir, root) = empty_project();
+    configure_mcp(
+        &root,
+        &format!(
+            "{}  rate_limit: {{ requests: 3, window_seconds: 60 }}\n",
+            tokens_block()
+        ),
+    );
+    let server = start(&root);
+    let http = reqwest::Client::new();
+    let ping = json!({"jsonrpc":"2.0","id":9,"method":"ping"});
+    let session = open_session(&http, &server.base, Some(READER)).await; // 2 requests
+    let third = post(
+        &http,
+        &server.base,
+        Some(READER),
+        Some(&session),
+        ping.clone(),
+    )
+    .await;
+    assert_eq!(third.status, StatusCode::OK);
+    let fourth = post(
+        &http,
+        &server.base,
+        Some(READER),
+        Some(&session),
+        ping.clone(),
+    )
+    .await;
+    assert_eq!(fourth.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(fourth.body["code"], "rate_limited");
+    assert_eq!(fourth.body["retryable"], true);
+    let retry: u64 = fourth.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+    // Another token is another client.
+    let other = open_session(&http, &server.base, Some(WRITER)).await;
+    assert!(!other.is_empty());
+}
+
+#[tokio::test]
+async fn request_ids_are_echoed_or_made_up() {
+    let (_dir, root) = empty_project();
+    let server = start(&root);
+    let http = reqwest::Client::new();
+    let given = http
+        .get(format!("{}/health", server.base))
+        .header("X-Request-ID", "trace-42.a")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(given.headers()["x-request-id"], "trace-42.a");
+    let made = http
+        .get(format!("{}/health", server.base))
+        .header("X-Request-ID", "bad id with spaces")
+        .send()
+        .await
+        .unwrap();
+    let id = made.headers()["x-request-id"].to_str().unwrap().to_string();
+    assert_eq!(id.len(), 32, "{id}");
+    assert!(id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+    let health: Value = serde_json::from_str(&made.text().await.unwrap()).unwrap();
+    assert_eq!(health["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(health["tokenAuth"], false);
+    // Without tokens, /metrics answers loopback callers.
+    let metrics = http
+        .get(format!("{}/metrics", server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(metrics.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn sessions_open_stream_end_and_expire() {
+    let (_dir, root) = empty_project();
+    configure_mcp(&root, "  session_idle_seconds: 2\n");
+    let server = start(&root);
+    let base = &server.base;
+    let http = reqwest::Client::new();
+    let ping = json!({"jsonrpc":"2.0","id":5,"method":"ping"});
+
+    let session = open_session(&http, base, None).await;
+    assert!(session.len() >= 16, "{session}");
+    // GET opens the session's event stream.
+    let stream = http
+        .get(format!("{base}/mcp"))
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", &session)
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    assert!(
+        stream.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    drop(stream);
+    // DELETE ends it; the id is then unknown: 404, so clients re-initialise.
+    let deleted = http
+        .delete(format!("{base}/mcp"))
+        .header("Mcp-Session-Id", &session)
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    let after = post(&http, base, None, Some(&session), ping.clone()).await;
+    assert_eq!(after.status, StatusCode::NOT_FOUND);
+    let unknown = post(&http, base, None, Some("no-such-session"), ping.clone()).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+
+    // An idle session expires after mcp.session_idle_seconds.
+    let idle = open_session(&http, base, None).await;
+    let alive = post(&http, base, None, Some(&idle), ping.clone()).await;
+    assert_eq!(alive.status, StatusCode::OK);
+    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+    let expired = post(&http, base, None, Some(&idle), ping).await;
+    assert_eq!(expired.status, StatusCode::NOT_FOUND);
+}
+
+#[test]
+fn a_server_beyond_loopback_needs_a_token_of_sufficient_length() {
+    let (_dir, root) = empty_project();
+    let run = |token: Option<&str>| {
+        let mut command = lore();
+        command
+            .arg("--project-dir")
+            .arg(&root)
+            .args(["mcp", "serve", "--host", "0.0.0.0", "--port", "0"])
+            .env_remove("LORE_MCP_TOKEN");
+        if let Some(token) = token {
+            command.env("LORE_MCP_TOKEN", token);
+        }
+        command.output().unwrap()
+    };
+    let refused = run(None);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("without a token") && stderr.contains("LORE_MCP_TOKEN"),
+        "{stderr}"
+    );
+    let short = run(Some("short"));
+    let stderr = String::from_utf8_lossy(&short.stderr);
+    assert!(stderr.contains("too short"), "{stderr}");
+    assert!(
+        !stderr.contains("short is"),
+        "the token itself is not echoed"
+    );
+}

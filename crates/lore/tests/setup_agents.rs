@@ -1,0 +1,354 @@
+//! `lore setup agents` per target and scope, on temporary home and project
+//! directories: the entry each client reads, merged into existing files
+//! without losing their content, exact removal, and no literal token in any
+//! output or file for any target and scope.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{empty_project, lore};
+use serde_json::{Value, json};
+
+const TOKEN: &str = "literal-secret-token-value-9f8e7d";
+
+struct Env {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    root: PathBuf,
+    _project: tempfile::TempDir,
+}
+
+fn env() -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let (project, root) = empty_project();
+    Env {
+        _dir: dir,
+        home,
+        root,
+        _project: project,
+    }
+}
+
+fn setup(env: &Env, args: &[&str], token: Option<&str>) -> (bool, String) {
+    let mut command = lore();
+    command
+        .arg("--project-dir")
+        .arg(&env.root)
+        .args(["setup", "agents"])
+        .args(args)
+        .env("HOME", &env.home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("CODEX_HOME")
+        .env_remove("LORE_MCP_TOKEN");
+    if let Some(token) = token {
+        command.env("LORE_MCP_TOKEN", token);
+    }
+    let output = command.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn claude_code_entries_land_in_each_scope_s_own_place() {
+    let env = env();
+    let (ok, out) = setup(&env, &["--target", "claude-code"], None);
+    assert!(ok, "{out}");
+    let project = read_json(&env.root.join(".mcp.json"));
+    assert_eq!(
+        project["mcpServers"]["lore"],
+        json!({"type": "http", "url": "http://127.0.0.1:7878/mcp"})
+    );
+    let skill = env.root.join(".claude/skills/lore-analytics/SKILL.md");
+    let text = std::fs::read_to_string(&skill).unwrap();
+    assert!(text.starts_with("---\nname: lore-analytics\n"), "{text}");
+    for tool in [
+        "discover_data",
+        "sl_query",
+        "sql_execution",
+        "dictionary_search",
+        "connectionId",
+    ] {
+        assert!(text.contains(tool), "the skill does not mention {tool}");
+    }
+    assert!(
+        out.contains("lore mcp start"),
+        "hint to start the server: {out}"
+    );
+
+    // local: ~/.claude.json projects[<abs project>].mcpServers.lore, merged
+    // into what the file already holds.
+    let claude_json = env.home.join(".claude.json");
+    std::fs::write(
+        &claude_json,
+        json!({"numStartups": 7, "projects": {env.root.display().to_string(): {"allowedTools": ["Bash"]}}, "mcpServers": {"other": {"type": "stdio", "command": "x"}}}).to_string(),
+    )
+    .unwrap();
+    let before = read_json(&claude_json);
+    let (ok, out) = setup(&env, &["--target", "claude-code", "--scope", "local"], None);
+    assert!(ok, "{out}");
+    let merged = read_json(&claude_json);
+    let project_key = env.root.display().to_string();
+    assert_eq!(
+        merged["projects"][&project_key]["mcpServers"]["lore"]["type"],
+        "http"
+    );
+    assert_eq!(
+        merged["projects"][&project_key]["allowedTools"],
+        json!(["Bash"])
+    );
+    assert_eq!(merged["numStartups"], 7);
+    assert_eq!(merged["mcpServers"]["other"]["command"], "x");
+    assert!(
+        env.home
+            .join(".claude/skills/lore-analytics/SKILL.md")
+            .exists()
+    );
+
+    // user: the root mcpServers, beside the existing server.
+    let (ok, _) = setup(&env, &["--target", "claude-code", "--scope", "user"], None);
+    assert!(ok);
+    let merged = read_json(&claude_json);
+    assert_eq!(
+        merged["mcpServers"]["lore"]["url"],
+        "http://127.0.0.1:7878/mcp"
+    );
+    assert_eq!(merged["mcpServers"]["other"]["command"], "x");
+
+    // Removing local and user restores the file exactly; removing project
+    // deletes the files Lore created.
+    for scope in ["local", "user"] {
+        let (ok, out) = setup(
+            &env,
+            &["--target", "claude-code", "--scope", scope, "--remove"],
+            None,
+        );
+        assert!(ok, "{out}");
+    }
+    assert_eq!(read_json(&claude_json), before);
+    let (ok, out) = setup(&env, &["--target", "claude-code", "--remove"], None);
+    assert!(ok, "{out}");
+    assert!(!env.root.join(".mcp.json").exists(), "{out}");
+    assert!(!skill.exists());
+    assert!(!env.root.join(".lore/agents/install-manifest.json").exists());
+}
+
+#[test]
+fn removal_restores_a_replaced_entry_and_leaves_user_edits() {
+    let env = env();
+    let cursor = env.root.join(".cursor/mcp.json");
+    std::fs::create_dir_all(cursor.parent().unwrap()).unwrap();
+    let theirs = json!({"url": "http://elsewhere:1/mcp"});
+    std::fs::write(
+        &cursor,
+        json!({"mcpServers": {"lore": theirs, "github": {"url": "https://gh"}}}).to_string(),
+    )
+    .unwrap();
+    let (ok, out) = setup(
+        &env,
+        &["--target", "cursor", "--url", "http://127.0.0.1:9999/mcp"],
+        None,
+    );
+    assert!(ok, "{out}");
+    assert_eq!(
+        read_json(&cursor)["mcpServers"]["lore"],
+        json!({"url": "http://127.0.0.1:9999/mcp"})
+    );
+    // Running it twice keeps the user's original as what removal restores.
+    let (ok, _) = setup(
+        &env,
+        &["--target", "cursor", "--url", "http://127.0.0.1:9999/mcp"],
+        None,
+    );
+    assert!(ok);
+    let rule = env.root.join(".cursor/rules/lore-analytics.mdc");
+    assert!(
+        std::fs::read_to_string(&rule)
+            .unwrap()
+            .starts_with("---\ndescription: ")
+    );
+    std::fs::write(&rule, "my own edits").unwrap();
+
+    let (ok, out) = setup(&env, &["--target", "cursor", "--remove"], None);
+    assert!(ok, "{out}");
+    let after = read_json(&cursor);
+    assert_eq!(after["mcpServers"]["lore"], theirs);
+    assert_eq!(after["mcpServers"]["github"]["url"], "https://gh");
+    assert_eq!(
+        std::fs::read_to_string(&rule).unwrap(),
+        "my own edits",
+        "{out}"
+    );
+    assert!(out.contains("changed since Lore wrote it"), "{out}");
+}
+
+#[test]
+fn a_broken_config_file_stops_everything_before_any_write() {
+    let env = env();
+    std::fs::write(env.root.join(".mcp.json"), "{ not json").unwrap();
+    let (ok, out) = setup(
+        &env,
+        &["--target", "cursor", "--target", "claude-code"],
+        None,
+    );
+    assert!(!ok);
+    assert!(
+        out.contains(".mcp.json") && out.contains("not valid JSON"),
+        "{out}"
+    );
+    assert!(
+        !env.root.join(".cursor").exists(),
+        "nothing is half-written"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.root.join(".mcp.json")).unwrap(),
+        "{ not json"
+    );
+    let (ok, out) = setup(&env, &["--target", "cursor", "--scope", "local"], None);
+    assert!(!ok && out.contains("no local scope"), "{out}");
+}
+
+#[test]
+fn claude_desktop_spawns_lore_over_stdio() {
+    let env = env();
+    let (ok, out) = setup(&env, &["--target", "claude-desktop"], None);
+    assert!(ok, "{out}");
+    let config = read_json(&env.home.join(".config/Claude/claude_desktop_config.json"));
+    let entry = &config["mcpServers"]["lore"];
+    assert!(
+        entry["command"].as_str().unwrap().ends_with("lore"),
+        "{entry}"
+    );
+    assert_eq!(
+        entry["args"],
+        json!([
+            "--project-dir",
+            env.root.display().to_string(),
+            "mcp",
+            "stdio"
+        ])
+    );
+    let (ok, out) = setup(
+        &env,
+        &["--target", "claude-desktop", "--scope", "project"],
+        None,
+    );
+    assert!(!ok && out.contains("--scope user"), "{out}");
+}
+
+#[test]
+fn codex_and_opencode_get_snippets_and_skills_but_no_config_edits() {
+    let env = env();
+    let (ok, out) = setup(
+        &env,
+        &["--target", "codex", "--target", "opencode"],
+        Some(TOKEN),
+    );
+    assert!(ok, "{out}");
+    assert!(out.contains("[mcp_servers.lore]"), "{out}");
+    assert!(
+        out.contains("bearer_token_env_var = \"LORE_MCP_TOKEN\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("\"type\": \"remote\"") && out.contains("{env:LORE_MCP_TOKEN}"),
+        "{out}"
+    );
+    assert!(!env.home.join(".codex/config.toml").exists());
+    assert!(!env.root.join("opencode.json").exists());
+    assert!(
+        env.root
+            .join(".agents/skills/lore-analytics/SKILL.md")
+            .exists()
+    );
+    assert!(
+        env.root
+            .join(".opencode/commands/lore-analytics.md")
+            .exists()
+    );
+    // Codex's user scope puts the skill in $CODEX_HOME.
+    let (ok, _) = setup(&env, &["--target", "codex", "--scope", "user"], None);
+    assert!(ok);
+    assert!(
+        env.home
+            .join(".codex/skills/lore-analytics/SKILL.md")
+            .exists()
+    );
+}
+
+#[test]
+fn a_shared_skill_file_stays_while_another_target_needs_it() {
+    let env = env();
+    let (ok, _) = setup(&env, &["--target", "codex", "--target", "universal"], None);
+    assert!(ok);
+    let shared = env.root.join(".agents/skills/lore-analytics/SKILL.md");
+    let (ok, out) = setup(&env, &["--target", "codex", "--remove"], None);
+    assert!(ok, "{out}");
+    assert!(shared.exists(), "{out}");
+    let (ok, out) = setup(&env, &["--target", "universal", "--remove"], None);
+    assert!(ok, "{out}");
+    assert!(!shared.exists(), "{out}");
+}
+
+/// Every file under `dir`, recursively.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn no_target_or_scope_ever_writes_or_prints_the_token() {
+    let env = env();
+    let combos: &[(&str, &[&str])] = &[
+        ("claude-code", &["project", "local", "user"]),
+        ("claude-desktop", &["user"]),
+        ("cursor", &["project", "user"]),
+        ("codex", &["project", "user"]),
+        ("opencode", &["project", "user"]),
+        ("universal", &["project", "user"]),
+    ];
+    let mut outputs = String::new();
+    for (target, scopes) in combos {
+        for scope in *scopes {
+            let (ok, out) = setup(&env, &["--target", target, "--scope", scope], Some(TOKEN));
+            assert!(ok, "{target} {scope}: {out}");
+            outputs.push_str(&out);
+        }
+    }
+    assert!(!outputs.contains(TOKEN), "a token was printed");
+    assert!(outputs.contains("LORE_MCP_TOKEN"));
+    for file in files(&env.home).into_iter().chain(files(&env.root)) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(!text.contains(TOKEN), "{} holds the token", file.display());
+    }
+    // The HTTP entries carry the reference instead.
+    assert_eq!(
+        read_json(&env.root.join(".mcp.json"))["mcpServers"]["lore"]["headers"]["Authorization"],
+        "Bearer ${LORE_MCP_TOKEN}"
+    );
+    assert_eq!(
+        read_json(&env.home.join(".cursor/mcp.json"))["mcpServers"]["lore"]["headers"]["Authorization"],
+        "Bearer ${LORE_MCP_TOKEN}"
+    );
+}
