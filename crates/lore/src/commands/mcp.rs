@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use super::daemon::{self, DaemonState, Liveness};
 use super::shutdown::ShutdownSignal;
 use anyhow::{Context, bail};
+use axum::serve::ListenerExt;
 use lore_core::config::Scope;
 use lore_core::project::Project;
 use lore_core::time::UtcMillis;
@@ -346,6 +347,12 @@ pub fn serve_http(
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
             sessions.cancel();
+        });
+        // Answers are streamed in small writes (headers, then SSE
+        // events): without TCP_NODELAY, Nagle's algorithm and the client's
+        // delayed ACK hold each answer for ~40 ms.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
         });
         let served = axum::serve(
             listener,
