@@ -83,6 +83,11 @@ impl UtcMillis {
         UtcMillis(millis)
     }
 
+    /// Whole seconds from this moment to now (0 for a moment in the future).
+    pub fn seconds_ago(self) -> i64 {
+        (UtcMillis::now().0 - self.0).max(0) / 1000
+    }
+
     /// ISO-8601 with milliseconds and `Z`: `2026-11-22T20:15:30.123Z`.
     pub fn to_iso(self) -> String {
         let days = self.0.div_euclid(86_400_000);

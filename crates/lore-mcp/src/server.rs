@@ -25,9 +25,9 @@ use crate::analytics::register_analytics_tools;
 use crate::memory::MemoryService;
 use crate::memory::feed::Subscriptions;
 use crate::memory::{prompts, resources};
-use crate::telemetry::{CallRecord, CallResult, Telemetry};
+use crate::telemetry::{CallRecord, CallResult, Telemetry, logs_calls, summarize_arguments};
 use crate::toolkit::{Scope, ToolRegistry};
-use crate::transport::http_caller as caller_of;
+use crate::transport::caller_of;
 use lore_core::{ErrorCode, ErrorReport};
 
 const INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
@@ -219,6 +219,8 @@ impl ServerHandler for LoreServer {
         let caller = caller_of(&context.extensions);
         let tool = self.registry.static_name(&request.name);
         let needed = self.registry.scope_of(&request.name);
+        // Summarised before the tool takes the arguments, and only when logged.
+        let args = logs_calls().then(|| summarize_arguments(request.arguments.as_ref()));
         let outcome = match (caller, needed) {
             // The HTTP layer refuses these with 403 first; this keeps the
             // rule true for any other way a request could arrive.
@@ -239,7 +241,7 @@ impl ServerHandler for LoreServer {
             }
             _ => {
                 self.registry
-                    .call(&request.name, request.arguments.clone(), &context)
+                    .call(&request.name, request.arguments, &context)
                     .await
             }
         };
@@ -261,7 +263,7 @@ impl ServerHandler for LoreServer {
             result,
             code,
             duration: started.elapsed(),
-            arguments: request.arguments.as_ref(),
+            args: args.as_deref(),
             request_id: caller.and_then(|(_, id)| id),
             client: caller.map_or("stdio", |(c, _)| &c.name),
         });

@@ -57,8 +57,9 @@ pub struct CallRecord<'a> {
     pub code: Option<&'static str>,
     /// Wall time from request to answer.
     pub duration: Duration,
-    /// The arguments, summarised for the log (never sent to metrics).
-    pub arguments: Option<&'a JsonObject>,
+    /// The arguments' summary for the log ([`summarize_arguments`]), made
+    /// only when [`logs_calls`] is true; never sent to metrics.
+    pub args: Option<&'a str>,
     /// The HTTP request id, when the call came over HTTP.
     pub request_id: Option<&'a str>,
     /// Who called: the token's name over HTTP, else the transport.
@@ -172,14 +173,14 @@ impl Telemetry {
                 .get_or_create(&[("tool", call.tool), ("code", code)])
                 .inc();
         }
-        if tracing::enabled!(target: "lore::call", tracing::Level::INFO) {
+        if logs_calls() {
             tracing::info!(
                 target: "lore::call",
                 tool = call.tool,
                 result = call.result.as_str(),
                 code = call.code.unwrap_or(""),
                 duration_ms = (call.duration.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
-                args = %summarize_arguments(call.arguments),
+                args = call.args.unwrap_or("{}"),
                 request_id = call.request_id.unwrap_or(""),
                 client = call.client,
                 "tool call"
@@ -202,6 +203,12 @@ impl Telemetry {
         let _ = encode(&mut text, &self.registry);
         text
     }
+}
+
+/// Whether tool calls are logged (target `lore::call` at info), so callers
+/// summarise arguments only when someone reads the summary.
+pub fn logs_calls() -> bool {
+    tracing::enabled!(target: "lore::call", tracing::Level::INFO)
 }
 
 /// The arguments' names and shapes, never their values:
@@ -255,7 +262,7 @@ mod tests {
             result: CallResult::Error,
             code: Some("read_only_violation"),
             duration: Duration::from_millis(3),
-            arguments: None,
+            args: None,
             request_id: None,
             client: "test",
         };

@@ -3,49 +3,20 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
-
-use common::{Recorder, demo_project, empty_project, exercise_analytics_tools, lore, lore_in};
+use common::{
+    HttpServer, Recorder, demo_project, empty_project, exercise_analytics_tools, lore, lore_in,
+    spawn_http_server,
+};
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 
-/// A running `lore mcp serve`, killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server(root: &std::path::Path) -> Server {
-    let mut child = lore()
+fn start_server(root: &std::path::Path) -> HttpServer {
+    let mut command = lore();
+    command
         .arg("--project-dir")
         .arg(root)
-        .args(["mcp", "serve", "--port", "0"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let url = loop {
-        let line = lines
-            .next()
-            .expect("server exited before listening")
-            .unwrap();
-        if let Some(url) = line.split("listening on ").nth(1) {
-            break url.trim().to_string();
-        }
-    };
-    // Keep draining stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    Server { child, url }
+        .args(["mcp", "serve", "--port", "0"]);
+    spawn_http_server(command)
 }
 
 #[tokio::test]

@@ -6,32 +6,15 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Stdio};
-use std::sync::{Arc, Mutex};
 
-use common::{empty_project, lore};
+use common::{HttpServer, empty_project, lore, spawn_http_server};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const READER: &str = "reader-token-0123456789";
 const WRITER: &str = "writer-token-0123456789";
 const ADMIN: &str = "admin-token-0123456789ab";
-
-/// A running `lore mcp serve`, killed when dropped, with its stderr kept.
-struct Server {
-    child: Child,
-    base: String,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Replaces the `mcp:` block of `lore init`'s lore.yaml.
 fn configure_mcp(root: &Path, block: &str) {
@@ -49,40 +32,15 @@ fn tokens_block() -> String {
     )
 }
 
-fn start(root: &Path) -> Server {
-    let mut child = lore()
+fn start(root: &Path) -> HttpServer {
+    let mut command = lore();
+    command
         .arg("--project-dir")
         .arg(root)
         .args(["mcp", "serve", "--port", "0", "--log-format", "json"])
         .env("LORE_LOG", "info,rmcp=warn")
-        .env_remove("LORE_MCP_TOKEN")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let url = loop {
-        let line = lines
-            .next()
-            .expect("server exited before listening")
-            .unwrap();
-        if let Some(url) = line.split("listening on ").nth(1) {
-            break url.trim().to_string();
-        }
-    };
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let sink = log.clone();
-    std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
-            sink.lock().unwrap().push(line);
-        }
-    });
-    Server {
-        child,
-        base: url.trim_end_matches("/mcp").to_string(),
-        log,
-    }
+        .env_remove("LORE_MCP_TOKEN");
+    spawn_http_server(command)
 }
 
 /// One JSON-RPC POST to /mcp: status, headers and the JSON-RPC answer (from
@@ -186,7 +144,7 @@ async fn tokens_and_scopes_decide_what_a_caller_sees_and_may_call() {
     let (_dir, root) = empty_project();
     configure_mcp(&root, &tokens_block());
     let server = start(&root);
-    let base = &server.base;
+    let base = server.base();
     let http = reqwest::Client::new();
     let initialize = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
         "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
@@ -349,10 +307,10 @@ async fn each_client_is_rate_limited_with_a_retry_after() {
     let server = start(&root);
     let http = reqwest::Client::new();
     let ping = json!({"jsonrpc":"2.0","id":9,"method":"ping"});
-    let session = open_session(&http, &server.base, Some(READER)).await; // 2 requests
+    let session = open_session(&http, server.base(), Some(READER)).await; // 2 requests
     let third = post(
         &http,
-        &server.base,
+        server.base(),
         Some(READER),
         Some(&session),
         ping.clone(),
@@ -361,7 +319,7 @@ async fn each_client_is_rate_limited_with_a_retry_after() {
     assert_eq!(third.status, StatusCode::OK);
     let fourth = post(
         &http,
-        &server.base,
+        server.base(),
         Some(READER),
         Some(&session),
         ping.clone(),
@@ -377,7 +335,7 @@ async fn each_client_is_rate_limited_with_a_retry_after() {
         .unwrap();
     assert!((1..=60).contains(&retry), "{retry}");
     // Another token is another client.
-    let other = open_session(&http, &server.base, Some(WRITER)).await;
+    let other = open_session(&http, server.base(), Some(WRITER)).await;
     assert!(!other.is_empty());
 }
 
@@ -387,14 +345,14 @@ async fn request_ids_are_echoed_or_made_up() {
     let server = start(&root);
     let http = reqwest::Client::new();
     let given = http
-        .get(format!("{}/health", server.base))
+        .get(format!("{}/health", server.base()))
         .header("X-Request-ID", "trace-42.a")
         .send()
         .await
         .unwrap();
     assert_eq!(given.headers()["x-request-id"], "trace-42.a");
     let made = http
-        .get(format!("{}/health", server.base))
+        .get(format!("{}/health", server.base()))
         .header("X-Request-ID", "bad id with spaces")
         .send()
         .await
@@ -407,7 +365,7 @@ async fn request_ids_are_echoed_or_made_up() {
     assert_eq!(health["tokenAuth"], false);
     // Without tokens, /metrics answers loopback callers.
     let metrics = http
-        .get(format!("{}/metrics", server.base))
+        .get(format!("{}/metrics", server.base()))
         .send()
         .await
         .unwrap();
@@ -419,7 +377,7 @@ async fn sessions_open_stream_end_and_expire() {
     let (_dir, root) = empty_project();
     configure_mcp(&root, "  session_idle_seconds: 2\n");
     let server = start(&root);
-    let base = &server.base;
+    let base = server.base();
     let http = reqwest::Client::new();
     let ping = json!({"jsonrpc":"2.0","id":5,"method":"ping"});
 

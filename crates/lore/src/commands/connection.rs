@@ -145,7 +145,7 @@ pub fn age(iso: &str) -> String {
     let Some(then) = UtcMillis::parse_iso(iso) else {
         return iso.to_string();
     };
-    let seconds = (UtcMillis::now().0 - then.0).max(0) / 1000;
+    let seconds = then.seconds_ago();
     let (n, unit) = match seconds {
         0..60 => return "just now".to_string(),
         60..3600 => (seconds / 60, "minute"),

@@ -171,10 +171,9 @@ pub fn tail(path: &Path, lines: usize) -> std::io::Result<Vec<String>> {
     Ok(all[from..].iter().map(|l| l.to_string()).collect())
 }
 
-/// How long ago an ISO-8601 time was, as `3h 12m`, `5m 2s` or `40s`.
-pub fn age(since: &str) -> Option<String> {
-    let then = UtcMillis::parse_iso(since)?;
-    Some(format_age((UtcMillis::now().0 - then.0).max(0) / 1000))
+/// How long the recorded server has been running, in seconds.
+pub fn uptime_seconds(state: &DaemonState) -> Option<i64> {
+    UtcMillis::parse_iso(&state.started_at).map(UtcMillis::seconds_ago)
 }
 
 /// A number of seconds as `2d 3h`, `3h 12m`, `5m 2s` or `40s`.

@@ -283,7 +283,16 @@ pub fn serve_http(
     record: bool,
     on_ready: impl FnOnce(&str),
 ) -> anyhow::Result<()> {
-    let plan = Plan::new(project, args)?;
+    serve_plan(project, Plan::new(project, args)?, record, on_ready)
+}
+
+/// Serves a checked [`Plan`]; see [`serve_http`].
+fn serve_plan(
+    project: &Project,
+    plan: Plan,
+    record: bool,
+    on_ready: impl FnOnce(&str),
+) -> anyhow::Result<()> {
     let address = plan.bind_address()?;
     let server = LoreServer::for_project(project);
     let telemetry = server.telemetry();
@@ -421,7 +430,7 @@ fn start(project: &Project, args: &StartArgs) -> anyhow::Result<()> {
         Liveness::Stopped => {}
     }
     if args.foreground {
-        return serve_http(project, &args.http, true, |url| {
+        return serve_plan(project, plan, true, |url| {
             println!("Lore MCP server listening on {url} (Ctrl-C to stop)");
         });
     }
@@ -633,7 +642,7 @@ fn status(project: &Project, args: &StatusArgs) -> anyhow::Result<()> {
             println!("  PID:        {}", state.pid);
             println!(
                 "  Uptime:     {} (since {})",
-                daemon::age(&state.started_at).unwrap_or_else(|| "?".into()),
+                daemon::uptime_seconds(state).map_or_else(|| "?".into(), daemon::format_age),
                 state.started_at
             );
             println!(
@@ -655,7 +664,7 @@ fn status(project: &Project, args: &StatusArgs) -> anyhow::Result<()> {
 }
 
 /// The status as JSON: `{state, url, pid, ...}`.
-pub fn status_json(liveness: &Liveness) -> serde_json::Value {
+fn status_json(liveness: &Liveness) -> serde_json::Value {
     match liveness {
         Liveness::Stopped => serde_json::json!({"state": "stopped"}),
         Liveness::Stale(state) => serde_json::json!({
@@ -664,8 +673,7 @@ pub fn status_json(liveness: &Liveness) -> serde_json::Value {
             "url": state.url,
         }),
         Liveness::Running { state, health } => {
-            let uptime = UtcMillis::parse_iso(&state.started_at)
-                .map(|t| (UtcMillis::now().0 - t.0).max(0) / 1000);
+            let uptime = daemon::uptime_seconds(state);
             serde_json::json!({
                 "state": if health.is_some() { "running" } else { "unresponsive" },
                 "url": state.url,

@@ -200,7 +200,7 @@ fn scan_check(catalog: &Catalog, id: &str) -> Check {
         Ok(Some(snapshot)) => {
             let extracted = &snapshot.manifest.extracted_at;
             let days = lore_core::time::UtcMillis::parse_iso(extracted)
-                .map(|t| (lore_core::time::UtcMillis::now().0 - t.0) / 86_400_000)
+                .map(|t| t.seconds_ago() / 86_400)
                 .unwrap_or(0);
             let detail = format!(
                 "{id}: {} tables, {}",

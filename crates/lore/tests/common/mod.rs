@@ -531,3 +531,57 @@ async fn exercise_semantic_tools(client: &Client) {
         "{error}"
     );
 }
+
+/// A running `lore … mcp serve`, killed when dropped, with its stderr kept
+/// (the server's log lines).
+pub struct HttpServer {
+    pub child: std::process::Child,
+    /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    /// What the server wrote to stderr after it started listening.
+    pub log: Arc<Mutex<Vec<String>>>,
+}
+
+impl HttpServer {
+    /// The URL without `/mcp`.
+    pub fn base(&self) -> &str {
+        self.url.trim_end_matches("/mcp")
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Spawns `command` (a `lore … mcp serve --port 0`) and waits until it says
+/// where it listens; its stderr is then drained into `log`.
+pub fn spawn_http_server(mut command: Command) -> HttpServer {
+    use std::io::{BufRead, BufReader};
+    let mut child = command
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("server exited before listening")
+            .unwrap();
+        if let Some(url) = line.split("listening on ").nth(1) {
+            break url.trim().to_string();
+        }
+    };
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let sink = log.clone();
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            sink.lock().unwrap().push(line);
+        }
+    });
+    HttpServer { child, url, log }
+}

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::bail;
 use serde_json::{Value, json};
 
 use super::{Endpoint, Homes, SKILL, Scope, Target};
@@ -36,8 +35,15 @@ pub struct Plan {
     pub target: Target,
     pub scope: Scope,
     pub changes: Vec<Change>,
-    /// Whether an entry carries the token reference.
-    pub uses_token: bool,
+}
+
+impl Plan {
+    /// Whether an entry Lore writes sends the token reference.
+    pub fn writes_token_header(&self) -> bool {
+        self.changes
+            .iter()
+            .any(|c| matches!(c, Change::JsonKey { value, .. } if value.get("headers").is_some()))
+    }
 }
 
 fn key(parts: &[&str]) -> Vec<String> {
@@ -93,11 +99,9 @@ pub fn plan(
 ) -> anyhow::Result<Plan> {
     let root = &endpoint.project_root;
     let mut changes = Vec::new();
-    let mut uses_token = false;
     match target {
         Target::ClaudeCode => {
             let entry = http_entry(endpoint, json!({"type": "http"}), TOKEN_REF);
-            uses_token = endpoint.token_auth;
             let claude_json = homes.home.join(".claude.json");
             let (file, pointer) = match scope {
                 Scope::Project => (root.join(".mcp.json"), key(&["mcpServers", "lore"])),
@@ -143,7 +147,6 @@ pub fn plan(
         }
         Target::Cursor => {
             let entry = http_entry(endpoint, json!({}), TOKEN_REF);
-            uses_token = endpoint.token_auth;
             let file = match scope {
                 Scope::Project => root.join(".cursor/mcp.json"),
                 Scope::User => homes.home.join(".cursor/mcp.json"),
@@ -246,13 +249,9 @@ pub fn plan(
             )));
         }
     }
-    if changes.is_empty() {
-        bail!("nothing to do for {}", target.as_str());
-    }
     Ok(Plan {
         target,
         scope,
         changes,
-        uses_token,
     })
 }

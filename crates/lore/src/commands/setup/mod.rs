@@ -225,7 +225,7 @@ fn agents(project: &Project, args: &AgentsArgs) -> anyhow::Result<()> {
         }
     }
     for plan in plans {
-        apply(&mut manifest, &plan, &endpoint)?;
+        apply(&mut manifest, &plan)?;
         // Record after each target, so an error later keeps what was done undoable.
         manifest.save(&manifest_path)?;
     }
@@ -255,7 +255,7 @@ fn default_scope(target: Target) -> Scope {
     }
 }
 
-fn apply(manifest: &mut Manifest, plan: &Plan, endpoint: &Endpoint) -> anyhow::Result<()> {
+fn apply(manifest: &mut Manifest, plan: &Plan) -> anyhow::Result<()> {
     let (target, scope) = (plan.target.as_str(), plan.scope.as_str());
     println!("{target} ({scope} scope):");
     for change in &plan.changes {
@@ -296,7 +296,7 @@ fn apply(manifest: &mut Manifest, plan: &Plan, endpoint: &Endpoint) -> anyhow::R
             Change::Note(note) => println!("  note: {note}"),
         }
     }
-    if endpoint.token_auth && plan.uses_token {
+    if plan.writes_token_header() {
         println!(
             "  The entry sends `Authorization: Bearer` with a reference to LORE_MCP_TOKEN, never its value: export LORE_MCP_TOKEN where the client starts.{}",
             if plan.scope == Scope::Project {
