@@ -36,6 +36,9 @@ pub enum ErrorCode {
     UnsupportedOperation,
     /// The operation ran past its time limit and was interrupted.
     Timeout,
+    /// The server is stopping and cut the call off before it finished;
+    /// retry once the server runs again.
+    Unavailable,
     /// A bug in Lore; the message says what happened without internals.
     Internal,
 }
@@ -56,6 +59,7 @@ impl ErrorCode {
             ErrorCode::UpstreamError => "upstream_error",
             ErrorCode::UnsupportedOperation => "unsupported_operation",
             ErrorCode::Timeout => "timeout",
+            ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }
     }
@@ -63,12 +67,15 @@ impl ErrorCode {
     /// Whether retrying the same request unchanged may succeed.
     ///
     /// Only transient conditions are retryable: a timeout (the warehouse may
-    /// be less loaded), an upstream failure (a connection may come back) or
-    /// a rate limit (after its delay).
+    /// be less loaded), an upstream failure (a connection may come back), a
+    /// rate limit (after its delay) or a server that was stopping.
     pub fn is_retryable(self) -> bool {
         matches!(
             self,
-            ErrorCode::Timeout | ErrorCode::UpstreamError | ErrorCode::RateLimited
+            ErrorCode::Timeout
+                | ErrorCode::UpstreamError
+                | ErrorCode::RateLimited
+                | ErrorCode::Unavailable
         )
     }
 }

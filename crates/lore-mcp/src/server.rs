@@ -20,13 +20,14 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use tokio_util::sync::CancellationToken;
 
 use crate::analytics::register_analytics_tools;
 use crate::memory::MemoryService;
 use crate::memory::feed::Subscriptions;
 use crate::memory::{prompts, resources};
 use crate::telemetry::{CallRecord, CallResult, Telemetry, logs_calls, summarize_arguments};
-use crate::toolkit::{Scope, ToolRegistry};
+use crate::toolkit::{Scope, ToolRegistry, error_result};
 use crate::transport::caller_of;
 use lore_core::{ErrorCode, ErrorReport};
 
@@ -48,6 +49,9 @@ pub struct LoreServer {
     discover: Option<Arc<crate::discover::Discover>>,
     subscriptions: Arc<Subscriptions>,
     telemetry: Arc<Telemetry>,
+    /// Cancelled when a stopping server's grace period is over: the calls
+    /// still running then answer `unavailable` instead of never.
+    cut_off: CancellationToken,
 }
 
 /// Loads the catalog once, after the first client finished its handshake
@@ -68,6 +72,7 @@ impl LoreServer {
             discover: None,
             subscriptions: Arc::default(),
             telemetry: Arc::default(),
+            cut_off: CancellationToken::new(),
         }
     }
 
@@ -144,6 +149,13 @@ impl LoreServer {
     /// The metrics every session of this server adds to.
     pub fn telemetry(&self) -> Arc<Telemetry> {
         self.telemetry.clone()
+    }
+
+    /// Cancelling this token ends every running tool call of every session
+    /// with a retryable `unavailable` error (the last step of a stop, once
+    /// the grace period is over).
+    pub fn call_cut_off(&self) -> CancellationToken {
+        self.cut_off.clone()
     }
 }
 
@@ -239,11 +251,13 @@ impl ServerHandler for LoreServer {
                     .ok(),
                 ))
             }
-            _ => {
-                self.registry
-                    .call(&request.name, request.arguments, &context)
-                    .await
-            }
+            _ => tokio::select! {
+                outcome = self.registry.call(&request.name, request.arguments, &context) => outcome,
+                () = self.cut_off.cancelled() => Ok(error_result(&ErrorReport::new(
+                    ErrorCode::Unavailable,
+                    "the server stopped before this call finished (its stop grace period ran out); retry once it runs again",
+                ))),
+            },
         };
         let (result, code) = match &outcome {
             Ok(result) if result.is_error == Some(true) => {
@@ -446,5 +460,84 @@ async fn mirror_wiki(
             }
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toolkit::{Tool, ToolContext, ToolDefinition};
+    use rmcp::ServiceExt;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    /// A tool whose work never ends (a query stuck on a lock, say).
+    struct Stuck;
+
+    #[derive(Deserialize, JsonSchema)]
+    struct NoInput {}
+
+    #[derive(Serialize, JsonSchema)]
+    struct Nothing {}
+
+    impl Tool for Stuck {
+        type Input = NoInput;
+        type Output = Nothing;
+        const DEFINITION: ToolDefinition = ToolDefinition {
+            name: "stuck",
+            title: "Stuck",
+            description: "Never finishes.",
+            read_only: true,
+            destructive: false,
+            idempotent: Some(true),
+            open_world: false,
+            scope: Scope::Reader,
+        };
+        async fn call(&self, _: NoInput, _: ToolContext) -> Result<Nothing, ErrorReport> {
+            std::future::pending().await
+        }
+    }
+
+    #[tokio::test]
+    async fn cutting_off_answers_every_running_call_with_a_retryable_unavailable() {
+        let mut registry = ToolRegistry::new();
+        registry.register(Stuck);
+        let server = LoreServer::new(registry);
+        let cut_off = server.call_cut_off();
+        let telemetry = server.telemetry();
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        // Two sessions of one server, each with a call running.
+        let (second_server_io, second_client_io) = tokio::io::duplex(64 * 1024);
+        let second = server.for_session();
+        for (server, io) in [(server, server_io), (second, second_server_io)] {
+            tokio::spawn(async move {
+                if let Ok(running) = server.serve(io).await {
+                    let _ = running.waiting().await;
+                }
+            });
+        }
+        let client = ().serve(client_io).await.unwrap();
+        let other = ().serve(second_client_io).await.unwrap();
+        let first_call = client.call_tool(CallToolRequestParams::new("stuck"));
+        let second_call = other.call_tool(CallToolRequestParams::new("stuck"));
+        let cut = async {
+            while telemetry.in_flight() < 2 {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+            cut_off.cancel();
+        };
+        let (first, second, ()) = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            tokio::join!(first_call, second_call, cut)
+        })
+        .await
+        .expect("the cut-off calls never answered");
+        for result in [first.unwrap(), second.unwrap()] {
+            assert_eq!(result.is_error, Some(true));
+            let report: serde_json::Value =
+                serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap();
+            assert_eq!(report["code"], "unavailable", "{report}");
+            assert_eq!(report["retryable"], true);
+        }
+        assert_eq!(telemetry.in_flight(), 0);
     }
 }

@@ -119,3 +119,67 @@ fn annotations_say_honestly_what_each_tool_may_change() {
         }
     }
 }
+
+/// Every `format` in every schema, with where it is.
+fn formats(value: &serde_json::Value, at: &str, found: &mut Vec<(String, String)>) {
+    match value {
+        serde_json::Value::Object(object) => {
+            for (key, child) in object {
+                match (key.as_str(), child) {
+                    ("format", serde_json::Value::String(format)) => {
+                        found.push((at.to_string(), format.clone()))
+                    }
+                    _ => formats(child, &format!("{at}/{key}"), found),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                formats(item, &format!("{at}/{i}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn schemas_use_only_formats_that_validators_know() {
+    // JSON Schema's own formats and OpenAPI's numeric ones: what Ajv (in
+    // Claude Code and the MCP Inspector) knows without a warning.
+    const KNOWN: &[&str] = &[
+        "date-time",
+        "date",
+        "time",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uri",
+        "uri-reference",
+        "uuid",
+        "regex",
+        "int32",
+        "int64",
+        "float",
+        "double",
+    ];
+    let tools = serde_json::to_value(server().tools()).unwrap();
+    let mut found = Vec::new();
+    formats(&tools, "", &mut found);
+    let unknown: Vec<_> = found
+        .iter()
+        .filter(|(_, format)| !KNOWN.contains(&format.as_str()))
+        .collect();
+    assert!(unknown.is_empty(), "unknown formats: {unknown:?}");
+    // The unsigned fields keep their lower bound.
+    let connection_list = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "connection_list")
+        .unwrap();
+    let timeout = &connection_list["outputSchema"]["$defs"]["ConnectionSummary"]["properties"]["statementTimeoutMs"];
+    assert_eq!(timeout["minimum"], 0, "{timeout}");
+    assert_eq!(timeout["type"], "integer", "{timeout}");
+}

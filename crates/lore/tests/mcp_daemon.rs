@@ -1,12 +1,13 @@
 //! The background server's lifecycle through the real binary:
 //! `lore mcp start`, `status`, `logs`, `stop`; a second start, a
-//! conflicting start, a busy port and a stale state file.
+//! conflicting start, a busy port and a stale state file; a stop while a
+//! tool call runs lets the call finish.
 
 mod common;
 
 use std::path::Path;
 
-use common::{empty_project, lore_in};
+use common::{demo_project, empty_project, lore_in};
 use serde_json::Value;
 
 fn free_port() -> u16 {
@@ -247,4 +248,187 @@ fn lore_status_names_the_next_command_for_what_is_missing() {
             .unwrap()
             .starts_with("lore init")
     );
+}
+
+/// A read that never ends on its own: it counts until the warehouse's
+/// statement timeout interrupts it (or the call is cut off), so how long it
+/// runs is set by a timer, not by how fast this machine counts.
+fn counting_forever() -> rmcp::model::CallToolRequestParams {
+    let sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c";
+    rmcp::model::CallToolRequestParams::new("sql_execution").with_arguments(
+        serde_json::json!({"connectionId": "warehouse", "sql": sql})
+            .as_object()
+            .unwrap()
+            .clone(),
+    )
+}
+
+/// The error report (code, message, retryable) of a failed call.
+fn error_report(result: &rmcp::model::CallToolResult) -> Value {
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    let report: Value = serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap();
+    report
+}
+
+type CallHandle =
+    tokio::task::JoinHandle<Result<rmcp::model::CallToolResult, rmcp::service::ServiceError>>;
+
+/// A background server on the demo with one tool call running and a
+/// `lore mcp stop` under way that the server has begun to act on (see
+/// `stop_during_a_call`).
+struct Stopping {
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+    base: String,
+    call: CallHandle,
+    stop: tokio::task::JoinHandle<(bool, String, String)>,
+}
+
+/// Starts the server on a demo whose warehouse interrupts statements
+/// after `timeout_ms`, starts a call that runs until then, and stops the
+/// server while the call runs.
+async fn stop_during_a_call(timeout_ms: u64) -> Stopping {
+    use rmcp::ServiceExt;
+    use std::time::{Duration, Instant};
+
+    let (dir, root) = demo_project();
+    let config = root.join("lore.yaml");
+    let yaml = std::fs::read_to_string(&config).unwrap();
+    assert!(yaml.contains("statement_timeout_ms: 30000"), "{yaml}");
+    std::fs::write(
+        &config,
+        yaml.replace(
+            "statement_timeout_ms: 30000",
+            &format!("statement_timeout_ms: {timeout_ms}"),
+        ),
+    )
+    .unwrap();
+    let port = free_port();
+    let (ok, _, stderr) = run(&root, &["mcp", "start", "--port", &port.to_string()]);
+    assert!(ok, "{stderr}");
+    let base = format!("http://127.0.0.1:{port}");
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(format!("{base}/mcp"));
+    let client = ().serve(transport).await.unwrap();
+    let call = tokio::spawn(async move {
+        let answer = client.call_tool(counting_forever()).await;
+        drop(client);
+        answer
+    });
+
+    // Wait until the server counts the call as running, then stop it.
+    let http = reqwest::Client::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let metrics = http
+            .get(format!("{base}/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if metrics.contains("lore_mcp_in_flight_calls 1") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the call never started: {metrics}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let stop = tokio::task::spawn_blocking({
+        let root = root.clone();
+        move || run(&root, &["mcp", "stop"])
+    });
+    let log = root.join(".lore/logs/mcp.log");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("\"draining\"")
+    {
+        assert!(Instant::now() < deadline, "the server never began to drain");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    if call.is_finished() {
+        // Either it failed at once (the test proves nothing) or the stop
+        // cut it off without waiting.
+        panic!(
+            "the call ended as the server began to drain: {:?}",
+            call.await.unwrap()
+        );
+    }
+    Stopping {
+        _dir: dir,
+        root,
+        base,
+        call,
+        stop,
+    }
+}
+
+/// The running call's answer; a stop must never leave it without one.
+async fn answer_of(call: CallHandle) -> rmcp::model::CallToolResult {
+    tokio::time::timeout(std::time::Duration::from_secs(30), call)
+        .await
+        .expect("the running call got no answer: the stop cut it off")
+        .unwrap()
+        .expect("the running call failed: the stop cut it off")
+}
+
+/// The `draining` line of the server's log.
+fn drain_record(root: &Path) -> Value {
+    std::fs::read_to_string(root.join(".lore/logs/mcp.log"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["message"] == "draining")
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_lets_a_running_tool_call_finish_and_refuses_new_connections() {
+    // The call runs 3 s, well inside the 9 s the server gives running
+    // calls, and ends with the warehouse's own timeout answer.
+    let stopping = stop_during_a_call(3_000).await;
+    let _guard = StopOnDrop(&stopping.root);
+    // A draining server takes no new connection…
+    let refused = reqwest::Client::new()
+        .get(format!("{}/health", stopping.base))
+        .timeout(std::time::Duration::from_secs(2))
+        .send()
+        .await;
+    assert!(refused.is_err(), "a draining server accepted {refused:?}");
+
+    // …but the call that was running runs to its own end and gets its
+    // answer: the warehouse's timeout, not the stop's `unavailable`.
+    let report = error_report(&answer_of(stopping.call).await);
+    assert_eq!(report["code"], "timeout", "{report}");
+    let (ok, stdout, stderr) = stopping.stop.await.unwrap();
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("Stopped"), "{stdout}");
+    assert!(!stdout.contains("killed"), "{stdout}");
+    assert_eq!(drain_record(&stopping.root)["in_flight"], 1);
+    let log = std::fs::read_to_string(stopping.root.join(".lore/logs/mcp.log")).unwrap();
+    assert!(log.contains("\"stopped\""), "{log}");
+    assert!(!stopping.root.join(".lore/mcp.json").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_longer_than_the_stop_grace_answers_unavailable_and_the_server_exits_itself() {
+    // The call would run 60 s, longer than the 9 s the server gives
+    // running calls.
+    let stopping = stop_during_a_call(60_000).await;
+    let _guard = StopOnDrop(&stopping.root);
+    let report = error_report(&answer_of(stopping.call).await);
+    assert_eq!(report["code"], "unavailable", "{report}");
+    assert_eq!(report["retryable"], true);
+    // The server ended on its own: `stop` did not need SIGKILL.
+    let (ok, stdout, stderr) = stopping.stop.await.unwrap();
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains("Stopped") && !stdout.contains("killed"),
+        "{stdout}"
+    );
+    let log = std::fs::read_to_string(stopping.root.join(".lore/logs/mcp.log")).unwrap();
+    assert!(log.contains("stop grace period over"), "{log}");
 }

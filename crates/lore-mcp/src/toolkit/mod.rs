@@ -196,6 +196,32 @@ pub fn error_result(report: &ErrorReport) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
 
+/// Removes the `format`s schemars gives unsigned integers (`uint`,
+/// `uint32`, `uint64`, …): no JSON Schema or OpenAPI vocabulary defines
+/// them, so validators such as Ajv (Claude Code, the MCP Inspector) print a
+/// warning for each. Nothing is lost: those fields keep `type: integer` and
+/// `minimum: 0`. The OpenAPI formats (`int32`, `int64`, `float`, `double`)
+/// stay.
+fn drop_unknown_formats(schema: &mut JsonObject) {
+    fn walk(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(object) => drop_unknown_formats(object),
+            serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    // A string `format` is the keyword; a property named `format` holds a
+    // schema (an object) and is walked like any other.
+    if schema
+        .get("format")
+        .and_then(|f| f.as_str())
+        .is_some_and(|f| f.starts_with("uint"))
+    {
+        schema.remove("format");
+    }
+    schema.values_mut().for_each(walk);
+}
+
 /// The tools a server offers, by name.
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
@@ -233,9 +259,12 @@ impl ToolRegistry {
         if let Some(idempotent) = def.idempotent {
             annotations = annotations.idempotent(idempotent);
         }
+        let mut output_schema = (*schema_for_output::<T::Output>()).clone();
+        drop_unknown_formats(&mut input_schema);
+        drop_unknown_formats(&mut output_schema);
         let descriptor = rmcp::model::Tool::new(def.name, def.description, Arc::new(input_schema))
             .with_title(def.title)
-            .with_raw_output_schema(schema_for_output::<T::Output>())
+            .with_raw_output_schema(Arc::new(output_schema))
             .with_annotations(annotations);
         let previous = self
             .tools

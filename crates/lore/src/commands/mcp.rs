@@ -296,6 +296,7 @@ fn serve_plan(
     let address = plan.bind_address()?;
     let server = LoreServer::for_project(project);
     let telemetry = server.telemetry();
+    let cut_off = server.call_cut_off();
     super::block_on(async move {
         let listener = tokio::net::TcpListener::bind(address)
             .await
@@ -345,17 +346,12 @@ fn serve_plan(
             "listening"
         );
         on_ready(&url);
-        // On a signal: stop accepting, let running tool calls finish (up
-        // to the stop grace period), then end the sessions and their
-        // event streams so the open connections close.
+        // On a signal: the listener stops accepting while the sessions
+        // drain (see `drain`).
         let stop = signal.token();
         tokio::spawn(async move {
             stop.cancelled().await;
-            let deadline = Instant::now() + STOP_GRACE - Duration::from_secs(1);
-            while telemetry.in_flight() > 0 && Instant::now() < deadline {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            sessions.cancel();
+            drain(&telemetry, &cut_off, &sessions).await;
         });
         // Answers are streamed in small writes (headers, then SSE
         // events): without TCP_NODELAY, Nagle's algorithm and the client's
@@ -376,6 +372,46 @@ fn serve_plan(
         }
         served
     })?
+}
+
+/// Ends a stopping server's work in order: the running tool calls get
+/// until one second before `lore mcp stop` would SIGKILL to finish; those
+/// still running then answer a retryable `unavailable`; once the answers
+/// are written, the sessions and their event streams end, so the open
+/// connections close and the server exits.
+async fn drain(
+    telemetry: &lore_mcp::telemetry::Telemetry,
+    cut_off: &CancellationToken,
+    sessions: &CancellationToken,
+) {
+    let running = telemetry.in_flight();
+    tracing::info!(target: "lore::http", in_flight = running, "draining");
+    let grace_over = Instant::now() + STOP_GRACE - Duration::from_secs(1);
+    if running > 0 && !calls_done(telemetry, grace_over).await {
+        tracing::warn!(
+            target: "lore::http",
+            in_flight = telemetry.in_flight(),
+            "stop grace period over: the calls still running answer `unavailable`"
+        );
+        cut_off.cancel();
+        calls_done(telemetry, Instant::now() + Duration::from_millis(500)).await;
+    }
+    if running > 0 {
+        // A call's answer goes out on its stream just after the call ends.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    sessions.cancel();
+}
+
+/// Waits until no tool call runs or `deadline` passes; whether none runs.
+async fn calls_done(telemetry: &lore_mcp::telemetry::Telemetry, deadline: Instant) -> bool {
+    while telemetry.in_flight() > 0 {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    true
 }
 
 fn bind_error(host: &str, port: u16, e: std::io::Error) -> anyhow::Error {
