@@ -142,16 +142,6 @@ fn configure(root: &Path, url: &str, key: &str) {
     .unwrap();
 }
 
-async fn ok(client: &Client, tool: &'static str, arguments: Value) -> Value {
-    let result = call(client, tool, arguments.clone()).await.unwrap();
-    assert_ne!(
-        result.is_error,
-        Some(true),
-        "{tool} {arguments}: {result:?}"
-    );
-    result.structured_content.unwrap()
-}
-
 fn lane<'v>(found: &'v Value, name: &str) -> &'v Value {
     found["lanes"]
         .as_array()

@@ -10,16 +10,6 @@ use std::path::Path;
 use common::*;
 use serde_json::{Value, json};
 
-async fn ok(client: &Client, tool: &'static str, arguments: Value) -> Value {
-    let result = call(client, tool, arguments.clone()).await.unwrap();
-    assert_ne!(
-        result.is_error,
-        Some(true),
-        "{tool} {arguments}: {result:?}"
-    );
-    result.structured_content.unwrap()
-}
-
 fn top(found: &Value, n: usize) -> Vec<String> {
     found["refs"]
         .as_array()

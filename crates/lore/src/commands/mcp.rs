@@ -180,7 +180,10 @@ struct Plan {
 impl Plan {
     fn new(project: &Project, args: &HttpArgs) -> anyhow::Result<Plan> {
         let config = &project.config.mcp;
-        let host = args.host.clone().unwrap_or_else(|| config.host.clone());
+        // One spelling from here on (`[::1]` → `::1`, `LOCALHOST` →
+        // `localhost`): it is bound, recorded in .lore/mcp.json, compared and
+        // turned into URLs.
+        let host = normalize_host(args.host.as_deref().unwrap_or(&config.host));
         let port = args.port.unwrap_or(config.port);
         let tokens = access_tokens(project, args)?;
         if !is_loopback_host(&host) && tokens.is_empty() {
@@ -196,7 +199,7 @@ impl Plan {
             .cloned()
             .collect();
         // A server bound to a named address answers that name.
-        if !is_loopback_host(&host) && !matches!(normalize_host(&host).as_str(), "0.0.0.0" | "::") {
+        if !is_loopback_host(&host) && !matches!(host.as_str(), "0.0.0.0" | "::") {
             allowed_hosts.push(host.clone());
         }
         let allowed_origins: Vec<String> = config
@@ -222,18 +225,14 @@ impl Plan {
     }
 
     fn bind_address(&self) -> anyhow::Result<SocketAddr> {
-        let bind_host = if self.host == "localhost" {
-            "127.0.0.1".to_string()
+        let ip = if self.host == "localhost" {
+            std::net::IpAddr::from([127, 0, 0, 1])
         } else {
-            normalize_host(&self.host)
+            self.host
+                .parse()
+                .with_context(|| format!("`{}` is not an IP address or localhost", self.host))?
         };
-        let text = if bind_host.contains(':') {
-            format!("[{bind_host}]:{}", self.port)
-        } else {
-            format!("{bind_host}:{}", self.port)
-        };
-        text.parse()
-            .with_context(|| format!("`{}` is not an IP address or localhost", self.host))
+        Ok(SocketAddr::new(ip, self.port))
     }
 }
 
@@ -428,7 +427,7 @@ fn start(project: &Project, args: &StartArgs) -> anyhow::Result<()> {
     let plan = Plan::new(project, &args.http)?;
     match daemon::liveness(project) {
         Liveness::Running { state, health } => {
-            let same = normalize_host(&state.host) == normalize_host(&plan.host)
+            let same = normalize_host(&state.host) == plan.host
                 && state.port == plan.port
                 && state.token_auth == plan.token_auth();
             if health.is_none() {
@@ -761,6 +760,39 @@ fn logs(project: &Project, args: &LogsArgs) -> anyhow::Result<()> {
             out.write_all(&chunk)?;
             out.flush()?;
             position = len;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(host: &str) -> Plan {
+        let project = Project {
+            root: std::env::temp_dir(),
+            config: Default::default(),
+            warnings: Vec::new(),
+        };
+        let args = HttpArgs {
+            host: Some(host.to_string()),
+            port: Some(7899),
+            ..HttpArgs::default()
+        };
+        Plan::new(&project, &args).unwrap()
+    }
+
+    #[test]
+    fn a_host_is_bound_recorded_and_reached_in_one_spelling() {
+        for (given, bound, url) in [
+            ("[::1]", "[::1]:7899", "http://[::1]:7899"),
+            ("::1", "[::1]:7899", "http://[::1]:7899"),
+            ("LocalHost", "127.0.0.1:7899", "http://127.0.0.1:7899"),
+            ("127.0.0.1", "127.0.0.1:7899", "http://127.0.0.1:7899"),
+        ] {
+            let plan = plan(given);
+            assert_eq!(plan.bind_address().unwrap().to_string(), bound, "{given}");
+            assert_eq!(daemon::base_url(&plan.host, plan.port), url, "{given}");
         }
     }
 }

@@ -129,6 +129,17 @@ pub async fn call(
         .await
 }
 
+/// The structured result of a call that must succeed.
+pub async fn ok(client: &Client, tool: &'static str, arguments: Value) -> Value {
+    let result = call(client, tool, arguments.clone()).await.unwrap();
+    assert_ne!(
+        result.is_error,
+        Some(true),
+        "{tool} {arguments}: {result:?}"
+    );
+    result.structured_content.unwrap()
+}
+
 /// The `{code, message, retryable}` of an in-band error result.
 pub fn error_of(result: &CallToolResult) -> Value {
     assert_eq!(
