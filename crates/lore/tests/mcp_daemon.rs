@@ -387,9 +387,9 @@ fn drain_record(root: &Path) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stopping_lets_a_running_tool_call_finish_and_refuses_new_connections() {
-    // The call runs 3 s, well inside the 9 s the server gives running
+    // The call runs 5 s, well inside the 9 s the server gives running
     // calls, and ends with the warehouse's own timeout answer.
-    let stopping = stop_during_a_call(3_000).await;
+    let stopping = stop_during_a_call(5_000).await;
     let _guard = StopOnDrop(&stopping.root);
     // A draining server takes no new connection…
     let refused = reqwest::Client::new()
