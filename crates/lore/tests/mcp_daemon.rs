@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{demo_project, empty_project, lore_in};
+use common::{demo_project, empty_project, error_of, lore_in};
 use serde_json::Value;
 
 fn free_port() -> u16 {
@@ -263,13 +263,6 @@ fn counting_forever() -> rmcp::model::CallToolRequestParams {
     )
 }
 
-/// The error report (code, message, retryable) of a failed call.
-fn error_report(result: &rmcp::model::CallToolResult) -> Value {
-    assert_eq!(result.is_error, Some(true), "{result:?}");
-    let report: Value = serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap();
-    report
-}
-
 type CallHandle =
     tokio::task::JoinHandle<Result<rmcp::model::CallToolResult, rmcp::service::ServiceError>>;
 
@@ -401,7 +394,7 @@ async fn stopping_lets_a_running_tool_call_finish_and_refuses_new_connections() 
 
     // …but the call that was running runs to its own end and gets its
     // answer: the warehouse's timeout, not the stop's `unavailable`.
-    let report = error_report(&answer_of(stopping.call).await);
+    let report = error_of(&answer_of(stopping.call).await);
     assert_eq!(report["code"], "timeout", "{report}");
     let (ok, stdout, stderr) = stopping.stop.await.unwrap();
     assert!(ok, "{stderr}");
@@ -419,7 +412,7 @@ async fn a_call_longer_than_the_stop_grace_answers_unavailable_and_the_server_ex
     // running calls.
     let stopping = stop_during_a_call(60_000).await;
     let _guard = StopOnDrop(&stopping.root);
-    let report = error_report(&answer_of(stopping.call).await);
+    let report = error_of(&answer_of(stopping.call).await);
     assert_eq!(report["code"], "unavailable", "{report}");
     assert_eq!(report["retryable"], true);
     // The server ended on its own: `stop` did not need SIGKILL.

@@ -203,23 +203,22 @@ pub fn error_result(report: &ErrorReport) -> CallToolResult {
 /// `minimum: 0`. The OpenAPI formats (`int32`, `int64`, `float`, `double`)
 /// stay.
 fn drop_unknown_formats(schema: &mut JsonObject) {
-    fn walk(value: &mut serde_json::Value) {
-        match value {
-            serde_json::Value::Object(object) => drop_unknown_formats(object),
-            serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
-            _ => {}
+    use schemars::transform::{RecursiveTransform, Transform};
+    // schemars' own walk visits subschemas only, so a `format` inside a
+    // `default` or `examples` value is left alone.
+    let mut wrapped = schemars::Schema::from(std::mem::take(schema));
+    RecursiveTransform(|s: &mut schemars::Schema| {
+        if s.get("format")
+            .and_then(|f| f.as_str())
+            .is_some_and(|f| f.starts_with("uint"))
+        {
+            s.remove("format");
         }
+    })
+    .transform(&mut wrapped);
+    if let serde_json::Value::Object(object) = wrapped.to_value() {
+        *schema = object;
     }
-    // A string `format` is the keyword; a property named `format` holds a
-    // schema (an object) and is walked like any other.
-    if schema
-        .get("format")
-        .and_then(|f| f.as_str())
-        .is_some_and(|f| f.starts_with("uint"))
-    {
-        schema.remove("format");
-    }
-    schema.values_mut().for_each(walk);
 }
 
 /// The tools a server offers, by name.
