@@ -10,6 +10,9 @@
 //!   (`env:VAR`, `file:PATH`).
 //! - [`project`]: where a project lives on disk, how a command finds it, and
 //!   the layout `lore init` writes.
+//! - [`limits`]: how large and deep a SQL text may be, measured without
+//!   recursion before anything parses it, and the stack budget of the code
+//!   that walks SQL trees.
 //! - [`time`]: calendar arithmetic and UTC timestamps for artifacts and
 //!   decoded database values.
 //!
@@ -18,6 +21,7 @@
 pub mod config;
 pub mod error;
 pub mod hash;
+pub mod limits;
 pub mod project;
 pub mod time;
 

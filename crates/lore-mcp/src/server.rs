@@ -252,7 +252,23 @@ impl ServerHandler for LoreServer {
                 ))
             }
             _ => tokio::select! {
-                outcome = self.registry.call(&request.name, request.arguments, &context) => outcome,
+                outcome = isolated(&request.name, self.registry.call(&request.name, request.arguments, &context)) => {
+                    outcome.unwrap_or_else(|panic| {
+                        let request_id = caller
+                            .and_then(|(_, id)| id.map(str::to_string))
+                            .unwrap_or_else(|| format!("jsonrpc-{}", context.id));
+                        tracing::error!(
+                            tool = %request.name,
+                            request_id = %request_id,
+                            panic = %panic,
+                            "a tool call panicked; it was answered internal and the server keeps serving"
+                        );
+                        Ok(error_result(&ErrorReport::new(
+                            ErrorCode::Internal,
+                            format!("Lore hit a bug while answering this call and abandoned it (request {request_id}); the server and other sessions are unaffected. The server log has the details under that request id."),
+                        )))
+                    })
+                }
                 () = self.cut_off.cancelled() => Ok(error_result(&ErrorReport::new(
                     ErrorCode::Unavailable,
                     "the server stopped before this call finished (its stop grace period ran out); retry once it runs again",
@@ -461,6 +477,57 @@ async fn mirror_wiki(
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         }
     }
+}
+
+/// Runs one call so that a panic inside it becomes an `Err` with the panic
+/// message instead of tearing down the task that serves the session.
+async fn isolated<T>(tool: &str, call: impl std::future::Future<Output = T>) -> Result<T, String> {
+    use futures_util::FutureExt;
+    #[cfg(debug_assertions)]
+    let call = async {
+        // Fault injection for the isolation tests (debug builds only): a
+        // call of the tool this variable names panics.
+        if std::env::var("LORE_TEST_PANIC_IN_TOOL").is_ok_and(|name| name == tool) {
+            panic!("injected by LORE_TEST_PANIC_IN_TOOL");
+        }
+        call.await
+    };
+    #[cfg(not(debug_assertions))]
+    let _ = tool;
+    std::panic::AssertUnwindSafe(call)
+        .catch_unwind()
+        .await
+        .map_err(|payload| panic_message(payload.as_ref()))
+}
+
+/// The text a panic was raised with.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+/// Logs every panic once, with where it happened and a backtrace, through
+/// the server's log (stderr, or the daemon's JSON log) instead of the
+/// default hook's bare line. Idempotent.
+pub fn log_panics() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let location = info
+                .location()
+                .map(|l| format!("{}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            tracing::error!(
+                panic = %panic_message(info.payload()),
+                location = %location,
+                backtrace = %std::backtrace::Backtrace::force_capture(),
+                "panic"
+            );
+        }));
+    });
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! Run with `cargo bench -p lore-semantic --bench planner`.
 //! `LORE_BENCH_CALLS` (default 20000) sets the compile samples.
 
+use lore_core::limits::SqlLimits;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -67,12 +68,13 @@ fn main() {
     println!("|---|---|---|---|---|---|");
     for (name, query) in &queries {
         for _ in 0..200 {
-            compile(&model, query, Dialect::Postgres).unwrap();
+            compile(&model, query, Dialect::Postgres, &SqlLimits::default()).unwrap();
         }
         let samples = (0..calls)
             .map(|_| {
                 let started = Instant::now();
-                let compiled = compile(&model, query, Dialect::Postgres).unwrap();
+                let compiled =
+                    compile(&model, query, Dialect::Postgres, &SqlLimits::default()).unwrap();
                 let elapsed = started.elapsed();
                 assert!(!compiled.sql.is_empty());
                 elapsed

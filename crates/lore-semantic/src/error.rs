@@ -74,6 +74,9 @@ pub enum SemanticError {
         /// The equally short paths, as `a -> b -> c`.
         alternatives: Vec<String>,
     },
+    /// An expression is longer or deeper than the limits allow.
+    #[error("{0}")]
+    TooComplex(#[from] lore_core::limits::SqlLimitError),
     /// What was asked is valid but cannot be expressed in this dialect.
     #[error("{message}")]
     Unsupported {
@@ -102,6 +105,7 @@ impl HasErrorCode for SemanticError {
                 ErrorCode::InvalidRequest
             }
             SemanticError::Unsupported { .. } => ErrorCode::UnsupportedOperation,
+            SemanticError::TooComplex(_) => ErrorCode::InvalidSql,
         }
     }
 }

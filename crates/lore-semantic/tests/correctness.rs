@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use lore_core::limits::SqlLimits;
 use lore_semantic::dialect::Dialect;
 use lore_semantic::model::{SemanticModel, load_sources};
 use lore_semantic::planner::compile;
@@ -145,12 +146,12 @@ impl Fixture {
     /// The planner's rows for `query`, and its SQL (for messages).
     fn semantic(&self, query: serde_json::Value) -> (Vec<Vec<String>>, String) {
         let query: SemanticQuery = serde_json::from_value(query).unwrap();
-        let compiled =
-            compile(&self.model, &query, Dialect::Sqlite).unwrap_or_else(|e| panic!("{e}"));
+        let compiled = compile(&self.model, &query, Dialect::Sqlite, &SqlLimits::default())
+            .unwrap_or_else(|e| panic!("{e}"));
         // What the planner writes must pass the guard sql_execution uses.
-        check_read_only(&compiled.sql, SqlDialect::Sqlite).unwrap_or_else(|e| {
-            panic!("the guard refused the compiled SQL: {e}\n{}", compiled.sql)
-        });
+        check_read_only(&compiled.sql, SqlDialect::Sqlite, &SqlLimits::default()).unwrap_or_else(
+            |e| panic!("the guard refused the compiled SQL: {e}\n{}", compiled.sql),
+        );
         (rows(&self.conn, &compiled.sql), compiled.sql)
     }
 
@@ -355,7 +356,7 @@ fn the_plan_explains_fan_and_chasm_handling() {
         "measures": ["accounts.count", "tickets.ticket_count"], "dimensions": ["tickets.priority"]
     }))
     .unwrap();
-    let compiled = compile(&f.model, &query, Dialect::Sqlite).unwrap();
+    let compiled = compile(&f.model, &query, Dialect::Sqlite, &SqlLimits::default()).unwrap();
     assert_eq!(compiled.plan[0].strategy, "distinct_keys");
     assert_eq!(compiled.plan[1].strategy, "direct");
     let notes = compiled.notes.join(" ");
@@ -482,7 +483,11 @@ fn every_dialect_renders_the_chasm_query_in_its_own_spelling() {
         "dimensions": [{"field": "tickets.opened_at", "granularity": "month"}]
     }))
     .unwrap();
-    let sql = |d: Dialect| compile(&f.model, &query, d).unwrap().sql;
+    let sql = |d: Dialect| {
+        compile(&f.model, &query, d, &SqlLimits::default())
+            .unwrap()
+            .sql
+    };
     let expect = [
         (
             Dialect::Postgres,
@@ -538,7 +543,8 @@ fn every_dialect_renders_the_chasm_query_in_its_own_spelling() {
         (Dialect::Postgres, SqlDialect::Postgres),
         (Dialect::Mysql, SqlDialect::Mysql),
     ] {
-        check_read_only(&sql(dialect), guard).unwrap_or_else(|e| panic!("{dialect:?}: {e}"));
+        check_read_only(&sql(dialect), guard, &SqlLimits::default())
+            .unwrap_or_else(|e| panic!("{dialect:?}: {e}"));
     }
     for (dialect, fragments) in expect {
         let text = sql(dialect);

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use lore_core::limits::SqlLimits;
 use lore_semantic::dialect::Dialect;
 use lore_semantic::model::{SemanticModel, load_sources};
 use lore_semantic::planner::compile;
@@ -66,8 +67,8 @@ fn rows(conn: &Connection, sql: &str) -> Vec<Vec<String>> {
 impl Demo {
     fn check(&self, query: serde_json::Value, oracle: &str) -> usize {
         let query: SemanticQuery = serde_json::from_value(query).unwrap();
-        let compiled =
-            compile(&self.model, &query, Dialect::Sqlite).unwrap_or_else(|e| panic!("{e}"));
+        let compiled = compile(&self.model, &query, Dialect::Sqlite, &SqlLimits::default())
+            .unwrap_or_else(|e| panic!("{e}"));
         // The SQL the planner writes for each executed dialect passes the
         // guard that sql_execution uses.
         for (dialect, guard) in [
@@ -75,8 +76,10 @@ impl Demo {
             (Dialect::Postgres, SqlDialect::Postgres),
             (Dialect::Mysql, SqlDialect::Mysql),
         ] {
-            let sql = compile(&self.model, &query, dialect).unwrap().sql;
-            check_read_only(&sql, guard)
+            let sql = compile(&self.model, &query, dialect, &SqlLimits::default())
+                .unwrap()
+                .sql;
+            check_read_only(&sql, guard, &SqlLimits::default())
                 .unwrap_or_else(|e| panic!("{dialect:?}: the guard refused {e}\n{sql}"));
         }
         let got = rows(&self.conn, &compiled.sql);

@@ -8,6 +8,7 @@
 //! `LORE_TEST_MYSQL_URL` are set (a scratch database is created and
 //! dropped); otherwise a notice is printed and they pass.
 
+use lore_core::limits::SqlLimits;
 use std::path::PathBuf;
 
 use lore_core::config::{ConnectionConfig, Driver, LoreConfig, Secret};
@@ -118,7 +119,7 @@ async fn answers(
     let mut out = Vec::new();
     for q in queries() {
         let query: SemanticQuery = serde_json::from_value(q.clone()).unwrap();
-        let compiled = compile(model, &query, dialect).unwrap();
+        let compiled = compile(model, &query, dialect, &SqlLimits::default()).unwrap();
         let prepared = warehouses
             .prepare("w", &compiled.sql)
             .unwrap_or_else(|e| panic!("{dialect:?}: guard: {e}\n{}", compiled.sql));

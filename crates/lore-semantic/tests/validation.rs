@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use lore_core::error::{ErrorCode, HasErrorCode};
+use lore_core::limits::SqlLimits;
 use lore_semantic::SemanticError;
 use lore_semantic::dialect::Dialect;
 use lore_semantic::model::{SemanticModel, load_sources};
@@ -144,7 +145,7 @@ const MODEL: &str = r#"
 fn query_error(query: serde_json::Value) -> SemanticError {
     let model = load(&[("m.yaml", MODEL)]).unwrap();
     let query: SemanticQuery = serde_json::from_value(query).unwrap();
-    compile(&model, &query, Dialect::Postgres).unwrap_err()
+    compile(&model, &query, Dialect::Postgres, &SqlLimits::default()).unwrap_err()
 }
 
 #[test]
@@ -182,10 +183,10 @@ fn query_errors_say_what_to_ask_instead() {
     let model = load(&[("m.yaml", MODEL)]).unwrap();
     let median: SemanticQuery =
         serde_json::from_value(json!({"measures": ["median(accounts.id)"]})).unwrap();
-    let e = compile(&model, &median, Dialect::Mysql).unwrap_err();
+    let e = compile(&model, &median, Dialect::Mysql, &SqlLimits::default()).unwrap_err();
     assert_eq!(e.code(), ErrorCode::UnsupportedOperation);
     assert!(
-        compile(&model, &median, Dialect::Postgres)
+        compile(&model, &median, Dialect::Postgres, &SqlLimits::default())
             .unwrap()
             .sql
             .contains("percentile_cont(0.5)")
@@ -220,7 +221,9 @@ fn an_alias_names_its_own_join_path() {
         json!({"measures": ["users.count"], "dimensions": ["managed.segment"]}),
     )
     .unwrap();
-    let sql = compile(&model, &query, Dialect::Postgres).unwrap().sql;
+    let sql = compile(&model, &query, Dialect::Postgres, &SqlLimits::default())
+        .unwrap()
+        .sql;
     assert!(
         sql.contains("t0.\"manager_account_id\" = t1.\"id\""),
         "{sql}"
@@ -231,4 +234,60 @@ fn an_alias_names_its_own_join_path() {
 fn a_fanned_out_source_without_grain_is_asked_to_declare_one() {
     let e = query_error(json!({"measures": ["users.count"], "dimensions": ["events.kind"]}));
     assert!(e.to_string().contains("declare `grain`"), "{e}");
+}
+
+/// `term` repeated `terms` times, joined by `op`.
+fn chain(term: &str, op: &str, terms: usize) -> String {
+    vec![term; terms].join(op)
+}
+
+#[test]
+fn long_chains_in_filters_and_measures_are_refused_as_invalid_sql_naming_the_limit() {
+    for query in [
+        json!({"measures": ["accounts.count"], "filters": [chain("accounts.id > 5", " AND ", 10_000)]}),
+        json!({"measures": ["accounts.count"], "filters": [format!("accounts.id > {}", chain("1", "+", 2_000))]}),
+        json!({"measures": [format!("sum({})", chain("accounts.id", "+", 5_000))]}),
+        json!({"measures": [{"expr": chain("accounts.count", "+", 3_000), "name": "x"}]}),
+    ] {
+        let error = query_error(query);
+        assert_eq!(error.code(), ErrorCode::InvalidSql, "{error}");
+        assert!(error.to_string().contains("limits.sql_depth"), "{error}");
+    }
+}
+
+#[test]
+fn model_expressions_past_the_limit_are_model_issues() {
+    let yaml = format!(
+        "name: a\ntable: a\ncolumns:\n  - {{ name: id, type: number }}\nmeasures:\n  - {{ name: big, expr: \"sum({})\" }}\n",
+        chain("id", "+", 3_000)
+    );
+    let found = issues(&[("a.yaml", &yaml)]);
+    assert!(
+        found
+            .iter()
+            .any(|i| i.contains("measures") && i.contains("limits.sql_depth")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_query_at_the_depth_limit_compiles_on_a_small_thread() {
+    // Runtime workers have 2 MiB of stack; a tree this deep needs more in
+    // the planner's walks, which the stack budget provides.
+    let compiled = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(|| {
+            let model = load(&[("m.yaml", MODEL)]).unwrap();
+            let query: SemanticQuery = serde_json::from_value(json!({
+                "measures": [format!("sum({})", chain("accounts.id", "+", 990))],
+                "filters": [format!("accounts.id > {}", chain("1", "+", 990))],
+            }))
+            .unwrap();
+            compile(&model, &query, Dialect::Sqlite, &SqlLimits::default()).map(|c| c.sql)
+        })
+        .unwrap()
+        .join()
+        .expect("the planner overflowed its stack");
+    let sql = compiled.unwrap();
+    assert_eq!(sql.matches("+ 1").count(), 989, "{sql}");
 }

@@ -3,6 +3,7 @@
 //! in one dialect or in all of them.
 
 use lore_core::error::HasErrorCode;
+use lore_core::limits::SqlLimits;
 use lore_warehouse::guard::{SqlDialect, check_read_only};
 
 const CORPUS: &str = include_str!("guard_corpus.txt");
@@ -57,7 +58,7 @@ fn every_corpus_statement_gets_its_verdict() {
     let mut failures = Vec::new();
     for case in cases() {
         for dialect in &case.dialects {
-            let outcome = check_read_only(&case.sql, *dialect);
+            let outcome = check_read_only(&case.sql, *dialect, &SqlLimits::default());
             let ok = match (case.verdict.as_str(), &outcome) {
                 ("allow", Ok(())) => true,
                 ("reject", Err(_)) => true,

@@ -53,6 +53,9 @@ pub struct LoreConfig {
     /// Settings of search (`discover_data`, `wiki_search`, `lore search`).
     #[serde(default)]
     pub search: SearchConfig,
+    /// How large and deep the SQL that agents send may be.
+    #[serde(default)]
+    pub limits: crate::limits::SqlLimits,
 }
 
 /// One data connection.
@@ -299,6 +302,9 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
         path: path.to_path_buf(),
         message,
     };
+    if let Err(message) = config.limits.check() {
+        return Err(invalid(message));
+    }
     for (id, conn) in &config.connections {
         if !is_valid_connection_id(id) {
             return Err(invalid(format!(

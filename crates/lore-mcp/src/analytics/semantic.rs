@@ -13,6 +13,7 @@ use lore_semantic::model::{ModelCache, SemanticModel};
 use lore_semantic::planner::{CompiledQuery, DEFAULT_LIMIT, GroupPlan, OutputColumn, compile};
 use lore_semantic::query::SemanticQuery;
 use lore_warehouse::execute::{MAX_ROWS_LIMIT, Warehouses};
+use lore_warehouse::guard::GuardError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -115,17 +116,20 @@ pub fn plan_semantic_query(
         .unwrap_or(DEFAULT_LIMIT)
         .min(MAX_ROWS_LIMIT as u64);
     query.limit = Some(limit + 1);
-    let compiled = compile(&model, &query, dialect).map_err(|e| e.report())?;
+    let compiled = compile(&model, &query, dialect, warehouses.limits()).map_err(|e| e.report())?;
     let prepared = warehouses
         .prepare(&connection_id, &compiled.sql)
-        .map_err(|e| {
-            ErrorReport::new(
+        .map_err(|e| match e {
+            // The query's own expressions were within the limits, but what
+            // the planner wrapped around them is not: the query must shrink.
+            lore_warehouse::execute::WarehouseError::Guard(GuardError::TooComplex(_)) => e.report(),
+            _ => ErrorReport::new(
                 ErrorCode::Internal,
                 format!(
                     "the compiled SQL did not pass the read-only guard ({}); this is a bug in Lore",
                     e.report().message
                 ),
-            )
+            ),
         })?;
     Ok(PlannedSemanticQuery {
         connection_id,

@@ -69,6 +69,7 @@ pub fn http_router(
     settings: HttpSettings,
     shutdown: CancellationToken,
 ) -> Router {
+    crate::server::log_panics();
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(settings.session_idle);
     let sessions = Arc::new(sessions);

@@ -37,6 +37,7 @@ pub enum TransportError {
 /// Serves one MCP session over this process's stdin and stdout until the
 /// client closes it.
 pub async fn serve_stdio(server: LoreServer) -> Result<(), TransportError> {
+    crate::server::log_panics();
     let running = server
         .serve(rmcp::transport::stdio())
         .await

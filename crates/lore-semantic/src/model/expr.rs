@@ -3,10 +3,13 @@
 
 use std::ops::ControlFlow;
 
+use lore_core::limits::{SqlLimits, check_sql, with_stack_budget};
 use sqlparser::ast::{Expr, Ident, visit_expressions, visit_expressions_mut};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
+
+use crate::error::SemanticError;
 
 /// A parsed SQL expression and the text it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,8 +21,14 @@ pub struct SqlExpr {
 }
 
 impl SqlExpr {
-    /// Parses one expression; the whole text must be that expression.
-    pub fn parse(text: &str) -> Result<SqlExpr, String> {
+    /// Parses one expression; the whole text must be that expression, and
+    /// within `limits` (measured before parsing).
+    pub fn parse(text: &str, limits: &SqlLimits) -> Result<SqlExpr, SemanticError> {
+        check_sql(text, &GenericDialect {}, limits).map_err(SemanticError::TooComplex)?;
+        with_stack_budget(|| SqlExpr::parse_checked(text)).map_err(SemanticError::query)
+    }
+
+    fn parse_checked(text: &str) -> Result<SqlExpr, String> {
         let mut parser = Parser::new(&GenericDialect {})
             .try_with_sql(text)
             .map_err(|e| format!("`{text}` does not parse: {e}"))?;
@@ -114,7 +123,11 @@ mod tests {
 
     #[test]
     fn references_and_functions_are_found() {
-        let e = SqlExpr::parse("sum(amount) / count(DISTINCT orders.customer_id)").unwrap();
+        let e = SqlExpr::parse(
+            "sum(amount) / count(DISTINCT orders.customer_id)",
+            &SqlLimits::default(),
+        )
+        .unwrap();
         assert_eq!(
             e.references(),
             vec![
@@ -128,8 +141,8 @@ mod tests {
 
     #[test]
     fn trailing_text_is_an_error() {
-        let err = SqlExpr::parse("amount > 1 banana").unwrap_err();
-        assert!(err.contains("unexpected"), "{err}");
-        assert!(SqlExpr::parse("sum(").is_err());
+        let err = SqlExpr::parse("amount > 1 banana", &SqlLimits::default()).unwrap_err();
+        assert!(err.to_string().contains("unexpected"), "{err}");
+        assert!(SqlExpr::parse("sum(", &SqlLimits::default()).is_err());
     }
 }

@@ -4,6 +4,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
+use lore_core::limits::SqlLimits;
+
 use super::expr::{SqlExpr, is_aggregate};
 use super::{
     Column, Descriptions, Join, Measure, Relation, Segment, SemanticModel, Source, SourceSpec,
@@ -85,10 +87,11 @@ fn parse(
     field: String,
     issues: &mut Issues,
 ) -> Option<SqlExpr> {
-    match SqlExpr::parse(text) {
+    // Model files are written by the team: they get the default limits.
+    match SqlExpr::parse(text, &SqlLimits::default()) {
         Ok(expr) => Some(expr),
-        Err(message) => {
-            issues.add(file, source, Some(field), message);
+        Err(error) => {
+            issues.add(file, source, Some(field), error.to_string());
             None
         }
     }

@@ -24,6 +24,7 @@ pub mod paths;
 mod render;
 mod resolve;
 
+use lore_core::limits::{SqlLimits, with_stack_budget};
 use serde::Serialize;
 
 use crate::dialect::{Dialect, Granularity};
@@ -147,12 +148,18 @@ pub(crate) struct Resolved {
     pub include_empty: bool,
 }
 
-/// Compiles `query` against `model` for `dialect`.
+/// Compiles `query` against `model` for `dialect`. Every expression the
+/// query holds is measured against `limits` before it is parsed, and the
+/// whole compilation (its trees dropped included) runs within the SQL
+/// stack budget.
 pub fn compile(
     model: &SemanticModel,
     query: &SemanticQuery,
     dialect: Dialect,
+    limits: &SqlLimits,
 ) -> Result<CompiledQuery, SemanticError> {
-    let resolved = resolve(model, query)?;
-    render(model, &resolved, dialect)
+    with_stack_budget(|| {
+        let resolved = resolve(model, query, limits)?;
+        render(model, &resolved, dialect)
+    })
 }

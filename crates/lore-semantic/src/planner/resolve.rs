@@ -2,6 +2,8 @@
 //! filters (row conditions or conditions on measures), segments and
 //! orderings it means, with candidates when a name is not found.
 
+use lore_core::limits::SqlLimits;
+
 use super::{BaseMeasure, DEFAULT_LIMIT, DerivedMeasure, Dim, MeasureId, Resolved, RowFilter};
 use crate::error::SemanticError;
 use crate::model::SemanticModel;
@@ -28,6 +30,7 @@ fn candidates(all: impl Iterator<Item = String>, asked: &str) -> Vec<String> {
 
 struct Resolver<'a> {
     model: &'a SemanticModel,
+    limits: &'a SqlLimits,
     bases: Vec<BaseMeasure>,
     derived: Vec<DerivedMeasure>,
 }
@@ -211,7 +214,7 @@ impl<'a> Resolver<'a> {
         if let Some((si, mi)) = self.find_model_measure(text, None)? {
             return self.add_model_measure(si, mi, text.to_string(), visible, 0);
         }
-        let parsed = SqlExpr::parse(text).map_err(SemanticError::query)?;
+        let parsed = SqlExpr::parse(text, self.limits)?;
         if is_aggregate(&parsed) {
             return self.add_inline(text, parsed);
         }
@@ -290,6 +293,7 @@ fn conjuncts(expr: &sqlparser::ast::Expr, out: &mut Vec<sqlparser::ast::Expr>) {
 pub(super) fn resolve(
     model: &SemanticModel,
     query: &SemanticQuery,
+    limits: &SqlLimits,
 ) -> Result<Resolved, SemanticError> {
     if query.measures.is_empty() && query.dimensions.is_empty() {
         return Err(SemanticError::query(
@@ -298,6 +302,7 @@ pub(super) fn resolve(
     }
     let mut r = Resolver {
         model,
+        limits,
         bases: Vec::new(),
         derived: Vec::new(),
     };
@@ -372,7 +377,7 @@ pub(super) fn resolve(
         let reference = match m {
             MeasureRef::Name(text) => r.measure_by_text(text, true)?,
             MeasureRef::Derived { expr, name } => {
-                let parsed = SqlExpr::parse(expr).map_err(SemanticError::query)?;
+                let parsed = SqlExpr::parse(expr, limits)?;
                 if is_aggregate(&parsed) {
                     let base = r.add_inline(expr, parsed)?;
                     if let Ok(i) = base {
@@ -427,8 +432,12 @@ pub(super) fn resolve(
     let mut row_filters = Vec::new();
     let mut having = Vec::new();
     for text in &query.filters {
-        let parsed =
-            SqlExpr::parse(text).map_err(|m| SemanticError::query(format!("filter {m}")))?;
+        let parsed = SqlExpr::parse(text, limits).map_err(|e| match e {
+            SemanticError::InvalidQuery { message, .. } => {
+                SemanticError::query(format!("filter {message}"))
+            }
+            other => other,
+        })?;
         let mut parts = Vec::new();
         conjuncts(&parsed.ast, &mut parts);
         for part in parts {

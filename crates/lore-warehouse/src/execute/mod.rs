@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use lore_core::config::{ConnectionConfig, Driver};
+use lore_core::limits::SqlLimits;
 use lore_core::project::Project;
 use serde::Serialize;
 
@@ -51,6 +52,7 @@ struct Connection {
 pub struct Warehouses {
     project_root: std::path::PathBuf,
     connections: BTreeMap<String, Connection>,
+    limits: SqlLimits,
 }
 
 impl Warehouses {
@@ -76,6 +78,7 @@ impl Warehouses {
         Warehouses {
             project_root: project.root.clone(),
             connections,
+            limits: project.config.limits,
         }
     }
 
@@ -114,11 +117,16 @@ impl Warehouses {
     /// the connection's dialect.
     pub fn prepare(&self, connection_id: &str, sql: &str) -> Result<PreparedQuery, WarehouseError> {
         let (config, connector) = self.get(connection_id)?;
-        check_read_only(sql, SqlDialect::from(config.driver))?;
+        check_read_only(sql, SqlDialect::from(config.driver), &self.limits)?;
         Ok(PreparedQuery {
             connector,
             sql: sql.to_string(),
         })
+    }
+
+    /// How large and deep the SQL sent to these connections may be.
+    pub fn limits(&self) -> &SqlLimits {
+        &self.limits
     }
 
     /// The project directory the connections belong to.

@@ -8,6 +8,11 @@
 //! (DML in a CTE, `SELECT … INTO`, a locking clause, a side-effecting or
 //! file-reading function) is found wherever it sits.
 //!
+//! Before anything parses, the text is measured against the project's
+//! [`SqlLimits`] (bytes, expression depth) from its tokens alone, and the
+//! parse and the walk run inside [`with_stack_budget`]: no statement can
+//! make the guard recurse past its stack.
+//!
 //! The guard is the first of two walls: connectors also run every statement
 //! in a session the database itself holds read-only.
 
@@ -16,6 +21,7 @@ mod deny;
 use std::ops::ControlFlow;
 
 use lore_core::error::{ErrorCode, HasErrorCode};
+use lore_core::limits::{SqlLimitError, SqlLimits, check_sql, with_stack_budget};
 use sqlparser::ast::{
     Expr, ObjectName, Query, Select, SetExpr, Statement, TableFactor, Visit, Visitor,
 };
@@ -43,6 +49,9 @@ pub enum GuardError {
         /// The offending construct, e.g. `INSERT inside a CTE`.
         construct: String,
     },
+    /// The text is longer or deeper than the project's limits allow.
+    #[error("{0}")]
+    TooComplex(#[from] SqlLimitError),
 }
 
 impl HasErrorCode for GuardError {
@@ -50,21 +59,37 @@ impl HasErrorCode for GuardError {
         match self {
             GuardError::InvalidSql { .. } => ErrorCode::InvalidSql,
             GuardError::ReadOnlyViolation { .. } => ErrorCode::ReadOnlyViolation,
+            GuardError::TooComplex(_) => ErrorCode::InvalidSql,
         }
     }
 }
 
-/// Checks that `sql` is exactly one read-only query in `dialect`.
-pub fn check_read_only(sql: &str, dialect: SqlDialect) -> Result<(), GuardError> {
-    let statements = Parser::parse_sql(dialect.parser_dialect().as_ref(), sql).map_err(|e| {
-        GuardError::InvalidSql {
+/// Checks that `sql` is exactly one read-only query in `dialect`, within
+/// `limits`.
+pub fn check_read_only(
+    sql: &str,
+    dialect: SqlDialect,
+    limits: &SqlLimits,
+) -> Result<(), GuardError> {
+    let parser_dialect = dialect.parser_dialect();
+    check_sql(sql, parser_dialect.as_ref(), limits)?;
+    // The tree is built, walked and dropped inside the budget.
+    with_stack_budget(|| check_parsed(sql, dialect, parser_dialect.as_ref()))
+}
+
+fn check_parsed(
+    sql: &str,
+    dialect: SqlDialect,
+    parser_dialect: &dyn sqlparser::dialect::Dialect,
+) -> Result<(), GuardError> {
+    let statements =
+        Parser::parse_sql(parser_dialect, sql).map_err(|e| GuardError::InvalidSql {
             dialect: dialect.as_str(),
             message: e
                 .to_string()
                 .trim_start_matches("sql parser error: ")
                 .to_string(),
-        }
-    })?;
+        })?;
     let statement = match statements.as_slice() {
         [] => {
             return Err(GuardError::InvalidSql {
@@ -247,7 +272,9 @@ mod tests {
     use super::*;
 
     fn code_of(sql: &str, dialect: SqlDialect) -> Option<ErrorCode> {
-        check_read_only(sql, dialect).err().map(|e| e.code())
+        check_read_only(sql, dialect, &SqlLimits::default())
+            .err()
+            .map(|e| e.code())
     }
 
     #[test]
@@ -260,6 +287,7 @@ mod tests {
         let err = check_read_only(
             "WITH gone AS (DELETE FROM accounts RETURNING id) SELECT * FROM gone",
             SqlDialect::Postgres,
+            &SqlLimits::default(),
         )
         .unwrap_err();
         assert_eq!(err.code(), ErrorCode::ReadOnlyViolation);
@@ -268,7 +296,12 @@ mod tests {
 
     #[test]
     fn statement_names_are_short_and_upper_case() {
-        let err = check_read_only("drop table accounts", SqlDialect::Sqlite).unwrap_err();
+        let err = check_read_only(
+            "drop table accounts",
+            SqlDialect::Sqlite,
+            &SqlLimits::default(),
+        )
+        .unwrap_err();
         assert!(
             err.to_string().starts_with("DROP TABLE is not allowed"),
             "{err}"
@@ -277,7 +310,12 @@ mod tests {
 
     #[test]
     fn parse_errors_carry_the_position() {
-        let err = check_read_only("SELECT FROM WHERE", SqlDialect::Sqlite).unwrap_err();
+        let err = check_read_only(
+            "SELECT FROM WHERE",
+            SqlDialect::Sqlite,
+            &SqlLimits::default(),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidSql);
         assert!(err.to_string().contains("Line: 1"), "{err}");
     }
@@ -288,5 +326,33 @@ mod tests {
             code_of("  -- nothing\n", SqlDialect::Sqlite),
             Some(ErrorCode::InvalidSql)
         );
+    }
+
+    #[test]
+    fn long_chains_are_refused_before_parsing_and_chains_within_the_limit_pass_on_a_small_thread() {
+        let chain = |terms: usize| vec!["1=1"; terms].join(" OR ");
+        let err = check_read_only(
+            &format!("SELECT 1 WHERE {}", chain(40_000)),
+            SqlDialect::Sqlite,
+            &SqlLimits::default(),
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidSql);
+        assert!(err.to_string().contains("limits.sql_depth"), "{err}");
+        // A chain of 999 ORs, within 1000: the walk over the tree runs
+        // within the stack budget, not on the caller's 64 KiB.
+        let within = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || {
+                check_read_only(
+                    &format!("SELECT 1 WHERE {}", vec!["x"; 1000].join(" OR ")),
+                    SqlDialect::Postgres,
+                    &SqlLimits::default(),
+                )
+            })
+            .unwrap()
+            .join()
+            .expect("the guard overflowed its stack");
+        assert_eq!(within, Ok(()));
     }
 }

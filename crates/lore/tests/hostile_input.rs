@@ -1,0 +1,299 @@
+//! Requests that used to crash the server, through the real binary: long
+//! flat SQL chains (which parse into trees as deep as they are long) and a
+//! tool that panics. Each must be answered in-band while the process and
+//! every other session keep serving.
+
+mod common;
+
+use common::{
+    Client, Recorder, call, demo_project, error_of, lore, lore_in, ok, spawn_http_server,
+    stdio_client,
+};
+use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::{Value, json};
+
+/// `first` repeated `terms` times, joined by `op`.
+fn chain(first: &str, op: &str, terms: usize) -> String {
+    vec![first; terms].join(op)
+}
+
+/// Every crash input the issue lists, as (tool, arguments).
+fn crash_inputs() -> Vec<(&'static str, Value)> {
+    let sql = |text: String| json!({"connectionId": "warehouse", "sql": text});
+    let sl = |measure: String, filter: Option<String>| {
+        let mut query = json!({"connectionId": "warehouse", "measures": [measure]});
+        if let Some(filter) = filter {
+            query["filters"] = json!([filter]);
+        }
+        query
+    };
+    vec![
+        (
+            "sql_execution",
+            sql(format!("SELECT 1 WHERE {}", chain("1=1", " OR ", 40_000))),
+        ),
+        (
+            "sql_execution",
+            sql(format!("SELECT {}", chain("1", "+", 100_000))),
+        ),
+        (
+            "sql_execution",
+            sql(format!("SELECT {}", chain("'a'", "||", 100_000))),
+        ),
+        (
+            "sql_execution",
+            sql(format!("SELECT {}", chain("1", "*", 100_000))),
+        ),
+        (
+            "sl_query",
+            sl(
+                "invoices.revenue".into(),
+                Some(chain("invoices.id > 5", " AND ", 10_000)),
+            ),
+        ),
+        (
+            "sl_query",
+            sl(format!("sum({})", chain("invoices.id", "+", 5_000)), None),
+        ),
+        (
+            "sl_query",
+            sl(
+                "invoices.revenue".into(),
+                Some(format!("invoices.id > {}", chain("1", "+", 2_000))),
+            ),
+        ),
+    ]
+}
+
+/// Sends every crash input and asserts each is refused as `invalid_sql`
+/// naming the limit, then that ordinary and long-but-legal calls still work.
+async fn assert_crash_inputs_are_refused(client: &Client) {
+    for (tool, arguments) in crash_inputs() {
+        let result = call(client, tool, arguments)
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: the server did not answer (crashed?): {e}"));
+        let error = error_of(&result);
+        assert_eq!(error["code"], "invalid_sql", "{tool}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains("limits.sql_depth") && message.contains("IN ("),
+            "{tool}: the message names the limit and how to rewrite: {message}"
+        );
+    }
+    // The server still answers, and long queries within the limit run.
+    let count = ok(
+        client,
+        "sql_execution",
+        json!({
+            "connectionId": "warehouse",
+            "sql": format!("SELECT count(*) AS n FROM invoices WHERE {}", (1..=300).map(|i| format!("id = {i}")).collect::<Vec<_>>().join(" OR ")),
+        }),
+    )
+    .await;
+    assert_eq!(count["rows"][0][0], 300, "{count}");
+    let revenue = ok(
+        client,
+        "sl_query",
+        json!({
+            "connectionId": "warehouse",
+            "measures": ["invoices.revenue"],
+            "filters": [chain("invoices.id > 0", " AND ", 200)],
+        }),
+    )
+    .await;
+    assert_eq!(
+        revenue["rows"].as_array().map(Vec::len),
+        Some(1),
+        "{revenue}"
+    );
+}
+
+#[tokio::test]
+async fn crash_inputs_are_refused_over_stdio_and_the_server_keeps_serving() {
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    assert_crash_inputs_are_refused(&client).await;
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn crash_inputs_are_refused_over_http_and_other_sessions_keep_serving() {
+    let (_dir, root) = demo_project();
+    let mut command = lore();
+    command
+        .arg("--project-dir")
+        .arg(&root)
+        .args(["mcp", "serve", "--port", "0"]);
+    let mut server = spawn_http_server(command);
+    let connect = || async {
+        Recorder::default()
+            .serve(StreamableHttpClientTransport::from_uri(server.url.clone()))
+            .await
+            .unwrap()
+    };
+    let bystander = connect().await;
+    let attacker = connect().await;
+    assert_crash_inputs_are_refused(&attacker).await;
+    ok(&bystander, "connection_list", json!({})).await;
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "the server exited"
+    );
+    attacker.cancel().await.unwrap();
+    bystander.cancel().await.unwrap();
+}
+
+#[test]
+fn the_cli_refuses_crash_inputs_with_the_limit_and_a_non_zero_exit() {
+    let (_dir, root) = demo_project();
+    let filter = format!("invoices.id > {}", chain("1", "+", 50_000));
+    let out = lore_in(
+        &root,
+        &["sl", "query", "-m", "invoices.revenue", "-f", &filter],
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("limits.sql_depth"), "{stderr}");
+
+    use std::io::Write;
+    let mut child = lore()
+        .arg("--project-dir")
+        .arg(&root)
+        .args(["sql", "-c", "warehouse", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let sql = format!("SELECT {}", chain("1", "+", 100_000));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(sql.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("invalid_sql") || stderr.contains("limits.sql_depth"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_limits_are_read_from_lore_yaml() {
+    let (_dir, root) = demo_project();
+    let config = root.join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}\nlimits:\n  sql_depth: 10\n  sql_bytes: 4096\n"),
+    )
+    .unwrap();
+    let deep = lore_in(
+        &root,
+        &[
+            "sql",
+            "-c",
+            "warehouse",
+            &format!("SELECT {}", chain("1", "+", 20)),
+        ],
+    );
+    assert!(!deep.status.success());
+    assert!(String::from_utf8_lossy(&deep.stderr).contains("over the limit of 10"));
+    let long = lore_in(
+        &root,
+        &[
+            "sql",
+            "-c",
+            "warehouse",
+            &format!("SELECT '{}'", "x".repeat(5000)),
+        ],
+    );
+    assert!(!long.status.success());
+    assert!(String::from_utf8_lossy(&long.stderr).contains("over the limit of 4096"));
+    let fine = lore_in(
+        &root,
+        &[
+            "sql",
+            "-c",
+            "warehouse",
+            &format!("SELECT {}", chain("1", "+", 5)),
+        ],
+    );
+    assert!(
+        fine.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fine.stderr)
+    );
+}
+
+#[tokio::test]
+async fn a_panicking_call_answers_internal_and_both_transports_keep_serving() {
+    let (_dir, root) = demo_project();
+    // stdio: the session that saw the panic keeps working.
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_lore"));
+    command
+        .env("LORE_TEST_PANIC_IN_TOOL", "entity_details")
+        .arg("--project-dir")
+        .arg(&root)
+        .args(["mcp", "stdio"]);
+    let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let client = Recorder::default().serve(transport).await.unwrap();
+    let args = json!({"connectionId": "warehouse", "entities": ["invoices"]});
+    let error = error_of(&call(&client, "entity_details", args.clone()).await.unwrap());
+    assert_eq!(error["code"], "internal", "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("request jsonrpc-"),
+        "{error}"
+    );
+    ok(&client, "connection_list", json!({})).await;
+    client.cancel().await.unwrap();
+    let mut log = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut stderr.unwrap(), &mut log)
+        .await
+        .unwrap();
+    assert!(
+        log.contains("injected by LORE_TEST_PANIC_IN_TOOL") && log.contains("backtrace"),
+        "{log}"
+    );
+
+    // HTTP: the panic is logged with a backtrace and the request id; the
+    // same session and another one keep working.
+    let mut command = lore();
+    command
+        .env("LORE_TEST_PANIC_IN_TOOL", "entity_details")
+        .arg("--project-dir")
+        .arg(&root)
+        .args(["mcp", "serve", "--port", "0"]);
+    let mut server = spawn_http_server(command);
+    let connect = || async {
+        Recorder::default()
+            .serve(StreamableHttpClientTransport::from_uri(server.url.clone()))
+            .await
+            .unwrap()
+    };
+    let first = connect().await;
+    let second = connect().await;
+    let error = error_of(&call(&first, "entity_details", args).await.unwrap());
+    assert_eq!(error["code"], "internal", "{error}");
+    ok(&first, "connection_list", json!({})).await;
+    ok(&second, "connection_list", json!({})).await;
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "the server exited"
+    );
+    let log = server.log.lock().unwrap().join("\n");
+    assert!(log.contains("injected by LORE_TEST_PANIC_IN_TOOL"), "{log}");
+    assert!(log.contains("backtrace"), "{log}");
+    first.cancel().await.unwrap();
+    second.cancel().await.unwrap();
+}
