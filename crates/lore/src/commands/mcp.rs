@@ -346,16 +346,22 @@ fn serve_plan(
         );
         on_ready(&url);
         // On a signal: the listener stops accepting while the sessions
-        // drain (see `drain`).
-        let stop = signal.token();
+        // drain (see `drain`)…
+        // …and the drain begins once the listener is closed, so nothing
+        // connects after `draining` is logged.
+        let (listener_closed, closed) = tokio::sync::oneshot::channel();
         tokio::spawn(async move {
-            stop.cancelled().await;
+            let _ = closed.await;
             drain(&telemetry, &cut_off, &sessions).await;
         });
         // Answers are streamed in small writes (headers, then SSE
         // events): without TCP_NODELAY, Nagle's algorithm and the client's
         // delayed ACK hold each answer for ~40 ms.
-        let listener = listener.tap_io(|tcp| {
+        let listener = ReportsClose {
+            inner: listener,
+            closed: Some(listener_closed),
+        }
+        .tap_io(|tcp| {
             let _ = tcp.set_nodelay(true);
         });
         let served = axum::serve(
@@ -371,6 +377,34 @@ fn serve_plan(
         }
         served
     })?
+}
+
+/// A listener that says when the server dropped it: axum drops it as soon
+/// as a graceful shutdown begins, so from then on no connection is taken.
+struct ReportsClose<L> {
+    inner: L,
+    closed: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl<L: axum::serve::Listener> axum::serve::Listener for ReportsClose<L> {
+    type Io = L::Io;
+    type Addr = L::Addr;
+
+    fn accept(&mut self) -> impl std::future::Future<Output = (Self::Io, Self::Addr)> + Send {
+        self.inner.accept()
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.inner.local_addr()
+    }
+}
+
+impl<L> Drop for ReportsClose<L> {
+    fn drop(&mut self) {
+        if let Some(closed) = self.closed.take() {
+            let _ = closed.send(());
+        }
+    }
 }
 
 /// Ends a stopping server's work in order: the running tool calls get

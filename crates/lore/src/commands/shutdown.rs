@@ -17,10 +17,6 @@ impl ShutdownSignal {
         ShutdownSignal(token)
     }
 
-    pub fn token(&self) -> CancellationToken {
-        self.0.clone()
-    }
-
     pub async fn wait(self) {
         self.0.cancelled().await;
     }
