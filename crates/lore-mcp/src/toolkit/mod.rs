@@ -8,12 +8,17 @@
 //!   output types (JSON Schema 2020-12, field docs become descriptions);
 //! - results as `structuredContent` plus a compact JSON text block for
 //!   text-only clients (or the blocks a tool's [`Tool::content`] gives);
+//! - the argument shapes models commonly drift into (a wrapper object,
+//!   the other case convention, one value for a list) reshaped to the
+//!   schema's first ([`drift`]);
 //! - input that does not match the schema answered as JSON-RPC
 //!   `InvalidParams`, before the tool runs;
 //! - failures inside the tool answered in-band (`isError: true`) with a text
 //!   block holding `{code, message, retryable}` as JSON;
 //! - progress notifications through [`ToolContext::progress`] when the
 //!   request carries a progress token.
+
+mod drift;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -157,15 +162,18 @@ impl<T: Tool> RegisteredTool for Registered<T> {
 
     fn invoke(
         &self,
-        arguments: JsonObject,
+        mut arguments: JsonObject,
         ctx: ToolContext,
     ) -> BoxFuture<'_, Result<CallToolResult, McpError>> {
         Box::pin(async move {
             let name = T::DEFINITION.name;
-            let input: T::Input = serde_json::from_value(serde_json::Value::Object(arguments))
-                .map_err(|e| {
-                    McpError::invalid_params(format!("{name}: invalid arguments: {e}"), None)
-                })?;
+            drift::normalize(&self.descriptor.input_schema, &mut arguments);
+            let input: T::Input = decode::<T::Input>(&arguments).map_err(|e| {
+                McpError::invalid_params(
+                    decoding_error::<T::Input>(name, &self.descriptor.input_schema, &arguments, &e),
+                    None,
+                )
+            })?;
             T::check_input(&input)
                 .map_err(|message| McpError::invalid_params(format!("{name}: {message}"), None))?;
             match self.tool.call(input, ctx).await {
@@ -185,6 +193,65 @@ impl<T: Tool> RegisteredTool for Registered<T> {
                 Err(report) => Ok(error_result(&report)),
             }
         })
+    }
+}
+
+fn decode<I: DeserializeOwned>(
+    arguments: &JsonObject,
+) -> Result<I, serde_path_to_error::Error<serde_json::Error>> {
+    serde_path_to_error::deserialize(serde_json::Value::Object(arguments.clone()))
+}
+
+/// What is wrong with the arguments, where, and what the argument expects
+/// (its schema description).
+fn decoding_error<I: DeserializeOwned>(
+    tool: &str,
+    schema: &JsonObject,
+    arguments: &JsonObject,
+    error: &serde_path_to_error::Error<serde_json::Error>,
+) -> String {
+    let mut path = error.path().to_string();
+    let mut field = error.path().iter().find_map(|segment| match segment {
+        serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+        _ => None,
+    });
+    // Flattened inputs lose the path: the argument at fault is the one
+    // whose absence changes the outcome.
+    if field.is_none() {
+        let original = error.inner().to_string();
+        field = arguments
+            .keys()
+            .find(|key| {
+                let mut without = arguments.clone();
+                without.remove(*key);
+                match decode::<I>(&without) {
+                    Ok(_) => true,
+                    Err(e) => e.inner().to_string() != original,
+                }
+            })
+            .cloned();
+        if let Some(key) = &field {
+            path = key.clone();
+        }
+    }
+    let field = field.as_deref();
+    let expected = field
+        .and_then(|f| {
+            schema
+                .get("properties")?
+                .get(f)?
+                .get("description")?
+                .as_str()
+        })
+        .map(|d| format!("; `{}` expects: {d}", field.unwrap_or_default()))
+        .unwrap_or_default();
+    if path == "." {
+        format!("{tool}: invalid arguments: {}", error.inner())
+    } else {
+        format!(
+            "{tool}: invalid arguments at `{path}`: {}{expected}",
+            error.inner()
+        )
     }
 }
 

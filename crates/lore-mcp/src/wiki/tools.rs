@@ -422,7 +422,7 @@ impl Tool for WikiWrite {
         name: "wiki_write",
         title: "Wiki Write",
         description: "Create or replace a wiki page: durable knowledge about the data for every later session (a metric's definition, a gotcha, a convention). Read the page first and pass its version as expectedVersion so you never overwrite someone else's edit; every write is a transaction you can undo, and the page is mirrored to wiki/<scope>/<key>.md. \
-Example: {\"key\":\"refunds\",\"summary\":\"Refunds are negative payments\",\"body\":\"# Refunds\\nA refund is a payments row with a negative amount_cents … see [[revenue]].\",\"tags\":[\"finance\"],\"expectedVersion\":0} → {\"key\":\"refunds\",\"scope\":\"global\",\"path\":\"wiki/global/refunds.md\",\"entryId\":\"e-31\",\"version\":1,\"txId\":57,\"changed\":true,\"brokenLinks\":[]}",
+Example: {\"key\":\"discounts\",\"summary\":\"Discounts are negative invoice lines\",\"body\":\"# Discounts\\nA discount is an invoice_lines row with line_type discount and a negative amount_cents … see [[revenue]].\",\"tags\":[\"finance\"],\"expectedVersion\":0} → {\"key\":\"discounts\",\"scope\":\"global\",\"path\":\"wiki/global/discounts.md\",\"entryId\":\"e-31\",\"version\":1,\"txId\":57,\"changed\":true,\"brokenLinks\":[]}",
         read_only: false,
         scope: Scope::Writer,
         destructive: false,
