@@ -1,13 +1,13 @@
-//! Lore's MCP surface.
+//! Lore's MCP adapter: tool schemas and annotations, in-band errors,
+//! result shaping, resources, prompts, transports and auth over the
+//! services of `lore-context`, which hold the business logic.
 //!
 //! - [`toolkit`]: the declarative [`toolkit::Tool`] trait and the registry
 //!   that gives every tool the polish kit (schemas, annotations, in-band
 //!   errors, progress).
-//! - [`analytics`]: the analytics toolset (`connection_list`,
-//!   `entity_details`, `dictionary_search`, `sl_read_source`, `sl_query`,
-//!   `sql_execution`).
-//! - [`discover`]: `discover_data`, one ranked search over the semantic
-//!   layer and the scanned schema, from the shared search index.
+//! - [`analytics`]: the analytics toolset (`discover_data`, `wiki_search`,
+//!   `wiki_read`, `wiki_write`, `connection_list`, `entity_details`,
+//!   `dictionary_search`, `sl_read_source`, `sl_query`, `sql_execution`).
 //! - [`memory`]: the memory toolset (eight tools over the knowledge store),
 //!   its resources with subscriptions, and its prompts.
 //! - [`server`]: the MCP handler, shared by both transports.
@@ -20,12 +20,10 @@
 //! Handlers are thin: parse, call a library crate, map the result or error.
 
 pub mod analytics;
-pub mod discover;
 pub mod memory;
 pub mod server;
 pub mod telemetry;
 pub mod toolkit;
 pub mod transport;
-pub mod wiki;
 
 pub use server::LoreServer;

@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::analytics::register_analytics_tools;
 use crate::memory::MemoryService;
-use crate::memory::feed::Subscriptions;
+use crate::memory::subscriptions::Subscriptions;
 use crate::memory::{prompts, resources};
 use crate::telemetry::{CallRecord, CallResult, Telemetry, logs_calls, summarize_arguments};
 use crate::toolkit::{Scope, ToolRegistry, error_result};
@@ -46,7 +46,7 @@ pub struct LoreServer {
     warm_up: Option<Arc<WarmUp>>,
     memory: Option<MemoryService>,
     /// Discovery, with the wiki (`discover.wiki()`).
-    discover: Option<Arc<crate::discover::Discover>>,
+    discover: Option<Arc<lore_context::discover::Discover>>,
     subscriptions: Arc<Subscriptions>,
     telemetry: Arc<Telemetry>,
     /// Cancelled when a stopping server's grace period is over: the calls
@@ -96,12 +96,12 @@ impl LoreServer {
         let mut registry = ToolRegistry::new();
         let models = Arc::new(ModelCache::new(&project.semantic_layer_dir()));
         let mut memory = MemoryService::new(project.store_path());
-        let wiki = Arc::new(crate::wiki::Wiki::for_project(
+        let wiki = Arc::new(lore_context::wiki::Wiki::for_project(
             project,
             Some(Arc::clone(&memory.store)),
         ));
         let discover = Arc::new(
-            crate::discover::Discover::for_project(
+            lore_context::discover::Discover::for_project(
                 project,
                 Arc::clone(&catalog),
                 Arc::clone(&models),
@@ -109,22 +109,22 @@ impl LoreServer {
             .with_wiki(wiki)
             .with_watch(&project.root),
         );
-        registry.register(crate::discover::DiscoverData {
+        registry.register(crate::analytics::DiscoverData {
             discover: Arc::clone(&discover),
         });
         registry
-            .register(crate::wiki::WikiSearch {
+            .register(crate::analytics::WikiSearch {
                 discover: Arc::clone(&discover),
             })
-            .register(crate::wiki::WikiRead {
+            .register(crate::analytics::WikiRead {
                 discover: Arc::clone(&discover),
             })
-            .register(crate::wiki::WikiWrite {
+            .register(crate::analytics::WikiWrite {
                 discover: Arc::clone(&discover),
                 feed: Arc::clone(&memory.feed),
             });
         register_analytics_tools(&mut registry, warehouses, catalog, models);
-        memory.search = Some(Arc::new(crate::memory::search::MemorySearch::new(
+        memory.search = Some(Arc::new(lore_context::memory::query::MemorySearch::new(
             Arc::clone(&discover),
         )));
         memory.register_tools(&mut registry);
@@ -404,7 +404,7 @@ impl ServerHandler for LoreServer {
                     .and_then(Result::ok)
                     .unwrap_or_default()
                     .into_iter()
-                    .filter(|p| p.front.usage_mode == crate::wiki::page::UsageMode::Always)
+                    .filter(|p| p.front.usage_mode == lore_context::wiki::page::UsageMode::Always)
                     .map(|p| (p.address.key, p.front.summary))
                     .collect()
             }
@@ -458,8 +458,8 @@ fn report_error(report: &lore_core::ErrorReport) -> McpError {
 /// Keeps the wiki's files in step with every committed transaction, from
 /// this process or another (an undo of a page's entry rewrites its file).
 async fn mirror_wiki(
-    discover: Arc<crate::discover::Discover>,
-    feed: Arc<crate::memory::feed::ChangeFeed>,
+    discover: Arc<lore_context::discover::Discover>,
+    feed: Arc<lore_store::feed::ChangeFeed>,
 ) {
     let Some(wiki) = discover.wiki().cloned().filter(|w| w.exists()) else {
         return;

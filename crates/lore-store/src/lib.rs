@@ -30,6 +30,7 @@
 
 mod cursor;
 pub mod error;
+pub mod feed;
 pub mod model;
 mod sqlite;
 

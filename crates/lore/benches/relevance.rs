@@ -4,8 +4,8 @@
 //!
 //! Run with `cargo bench -p lore --bench relevance`.
 
+use lore_context::discover::{Discover, DiscoverDataInput, discover_data};
 use lore_core::project::Project;
-use lore_mcp::discover::{Discover, DiscoverDataInput, discover_data};
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();

@@ -6,9 +6,11 @@
 
 mod connection_list;
 mod dictionary_search;
+mod discover_data;
 mod entity_details;
 mod semantic;
 mod sql_execution;
+mod wiki;
 
 use std::sync::Arc;
 
@@ -20,12 +22,13 @@ pub use connection_list::{
     ConnectionList, ConnectionListInput, ConnectionListOutput, ConnectionSummary, ScanSummary,
 };
 pub use dictionary_search::{DictionarySearch, DictionarySearchInput, DictionarySearchOutput};
+pub use discover_data::DiscoverData;
 pub use entity_details::{EntityDetails, EntityDetailsInput, EntityDetailsOutput};
 pub use semantic::{
-    ExecutedSemanticQuery, PlannedSemanticQuery, SlQuery, SlQueryInput, SlQueryOutput,
-    SlReadSource, SlReadSourceInput, SlReadSourceOutput, plan_semantic_query,
+    SlQuery, SlQueryInput, SlQueryOutput, SlReadSource, SlReadSourceInput, SlReadSourceOutput,
 };
 pub use sql_execution::{SqlExecution, SqlExecutionInput, SqlExecutionOutput};
+pub use wiki::{WikiRead, WikiSearch, WikiWrite};
 
 use crate::toolkit::ToolRegistry;
 

@@ -5,21 +5,22 @@
 //!   `query_graph`, `undo`, `history`.
 //! - [`resources`]: `knowledge://entries`, `knowledge://graph/triples`,
 //!   `knowledge://history/transactions`, paged and pinned to a transaction.
-//! - [`feed`]: the change feed (own writes at once, other processes' within
-//!   a poll interval) and per-session subscriptions.
+//! - [`subscriptions`]: per-session resource subscriptions over the
+//!   store's change feed (own writes at once, other processes' within a
+//!   poll interval).
 //! - [`prompts`]: ingest, retrieve, correct.
 
-pub mod feed;
 pub mod prompts;
 pub mod resources;
-pub mod search;
+pub mod subscriptions;
 pub mod tools;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::toolkit::ToolRegistry;
-use feed::{ChangeFeed, StoreHandle};
+use lore_context::memory::query::MemorySearch;
+use lore_store::feed::{ChangeFeed, StoreHandle};
 use tools::Memory;
 
 /// The memory toolset's shared state: the store and its change feed.
@@ -29,8 +30,8 @@ pub struct MemoryService {
     pub store: Arc<StoreHandle>,
     /// Its change feed.
     pub feed: Arc<ChangeFeed>,
-    /// Text queries through the shared index (see [`search`]).
-    pub search: Option<Arc<search::MemorySearch>>,
+    /// Text queries through the shared index.
+    pub search: Option<Arc<MemorySearch>>,
 }
 
 impl MemoryService {

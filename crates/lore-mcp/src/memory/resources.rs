@@ -9,7 +9,7 @@ use lore_store::{EntryQuery, HistoryQuery, KnowledgeStore, TripleQuery, TxId};
 use rmcp::model::{MetaObject, Resource, ResourceContents, ResourceTemplate};
 use serde::Serialize;
 
-use super::feed::StoreHandle;
+use lore_store::feed::StoreHandle;
 
 /// All entries.
 pub const ENTRIES_URI: &str = "knowledge://entries";

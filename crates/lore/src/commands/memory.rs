@@ -7,9 +7,9 @@ use std::io::BufRead;
 use std::path::Path;
 
 use anyhow::Context;
-use lore_mcp::memory::tools::{
-    DeleteOutput, EntryOutput, HistoryOutput, QueryGraphOutput, QueryOutput, RelateOutput,
-    UndoOutput,
+use lore_context::memory::query::QueryOutput;
+use lore_context::memory::results::{
+    DeleteOutput, EntryOutput, HistoryOutput, QueryGraphOutput, RelateOutput, UndoOutput,
 };
 use lore_store::{
     Direction, Durability, EntryPatch, EntryQuery, GraphQuery, HistoryQuery, KnowledgeStore,
@@ -267,7 +267,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
         MemoryCommand::Query(args) => {
             // Text queries of the current state read the shared index, as
             // the query tool does.
-            let input = lore_mcp::memory::tools::QueryInput {
+            let input = lore_context::memory::query::QueryInput {
                 text: args.text.clone(),
                 topic: args.topic.clone(),
                 tags: Some(args.tags.clone()),
@@ -276,8 +276,8 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
                 cursor: args.cursor.clone(),
                 as_of_tx_id: args.as_of_tx_id,
             };
-            let search = lore_mcp::memory::search::MemorySearch::new(std::sync::Arc::new(
-                lore_mcp::discover::Discover::standalone(&project),
+            let search = lore_context::memory::query::MemorySearch::new(std::sync::Arc::new(
+                lore_context::discover::Discover::standalone(&project),
             ));
             if let Some(found) = search.query(&store, &input).map_err(|e| super::coded(&e))? {
                 return print(&found);

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use lore_mcp::discover::Discover;
+use lore_context::discover::Discover;
 
 pub fn run(project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use lore_mcp::discover::{Discover, DiscoverDataInput, RefKind, discover_data};
+use lore_context::discover::{Discover, DiscoverDataInput, RefKind, discover_data};
 
 /// Arguments of `lore search`.
 #[derive(Debug, clap::Args)]
@@ -57,7 +57,7 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
         return Ok(());
     }
     for lane in &found.lanes {
-        if lane.lane != lore_mcp::discover::EMBEDDING_LANE {
+        if lane.lane != lore_context::discover::EMBEDDING_LANE {
             continue;
         }
         if let Some(reason) = &lane.skipped {

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use anyhow::{Context, bail};
+use lore_context::semantic::plan_semantic_query;
 use lore_core::error::HasErrorCode;
-use lore_mcp::analytics::plan_semantic_query;
 use lore_semantic::SemanticError;
 use lore_semantic::model::{ModelCache, SemanticModel};
 use lore_semantic::query::{DimensionRef, MeasureRef, OrderRef, SemanticQuery};

@@ -254,7 +254,7 @@ fn index_check(project: &Project) -> Check {
         )
         .next("lore reindex");
     }
-    let discover = lore_mcp::discover::Discover::standalone(project);
+    let discover = lore_context::discover::Discover::standalone(project);
     match discover.stale_groups() {
         Ok(stale) if stale.is_empty() => check("index", Level::Ok, "up to date"),
         Ok(stale) => check(

@@ -6,10 +6,10 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
-use lore_mcp::discover::Discover;
-use lore_mcp::wiki::page::UsageMode;
-use lore_mcp::wiki::tools::{WikiReadInput, WikiWriteInput, wiki_read, wiki_write};
-use lore_mcp::wiki::{Wiki, wiki_search};
+use lore_context::discover::Discover;
+use lore_context::wiki::page::UsageMode;
+use lore_context::wiki::requests::{WikiReadInput, WikiWriteInput, wiki_read, wiki_write};
+use lore_context::wiki::{Wiki, wiki_search};
 
 const ACTOR: &str = "cli";
 
@@ -258,7 +258,7 @@ pub fn run(command: WikiCommand, project_dir: Option<&Path>) -> anyhow::Result<(
     }
 }
 
-fn print_sync(report: &lore_mcp::wiki::SyncReport) {
+fn print_sync(report: &lore_context::wiki::SyncReport) {
     for (what, paths) in [
         ("imported", &report.imported),
         ("mirrored", &report.mirrored),

@@ -5,18 +5,19 @@
 //! - [`page`]: the file format (front matter, keys, `[[wikilinks]]`).
 //! - [`service`]: [`Wiki`], which writes pages through the store and keeps
 //!   the files and the store in step.
-//! - [`tools`]: `wiki_search`, `wiki_read` and `wiki_write`.
+//! - [`requests`]: search, read and write as `wiki_search`, `wiki_read`
+//!   and `wiki_write` (and `lore wiki`) ask for them.
 
 pub mod page;
+pub mod requests;
 pub mod service;
-pub mod tools;
 
 use lore_search::{DocKind, MatchField, SearchDoc};
 use lore_store::Entry;
 use serde_json::json;
 
+pub use requests::{wiki_read, wiki_search, wiki_write};
 pub use service::{Page, PageWrite, SyncReport, Wiki, WrittenPage, current_user};
-pub use tools::{WikiRead, WikiSearch, WikiWrite, wiki_search};
 
 use page::UsageMode;
 

@@ -1,170 +1,17 @@
-//! The store handle every memory surface shares, the change feed that
-//! turns committed transactions (from this process or any other) into
-//! events, and per-session resource subscriptions.
-//!
-//! The feed polls the store's newest transaction every
-//! [`POLL_INTERVAL`] and is woken at once by this process's own writes, so
-//! a write made by the CLI or a second server reaches subscribers within
-//! one poll interval, and this server's own writes immediately.
-
-use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
-
-use lore_core::ErrorReport;
-use lore_core::error::HasErrorCode;
-use lore_store::{
-    ChangeType, Durability, KnowledgeStore, SqliteStore, StoreError, TxChanges, TxId,
-};
-use rmcp::model::{CustomNotification, ServerNotification};
-use rmcp::{Peer, RoleServer};
-use tokio::sync::{Mutex, Notify, broadcast};
+//! Per-session resource subscriptions: the store's change feed turned into
+//! `notifications/resources/updated` for the URIs a session subscribed to.
 
 use super::resources::{ENTRIES_URI, HISTORY_URI, TRIPLES_URI};
-
-/// How often the feed looks for transactions written by other processes.
-pub const POLL_INTERVAL: Duration = Duration::from_millis(150);
+use lore_store::feed::ChangeFeed;
+use lore_store::{ChangeType, TxChanges, TxId};
+use rmcp::model::{CustomNotification, ServerNotification};
+use rmcp::{Peer, RoleServer};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use tokio::sync::{Mutex, broadcast};
 
 /// How many changed ids one notification lists before it says it was cut.
 pub const NOTIFIED_IDS_CAP: usize = 50;
-
-/// The project's knowledge store, opened on first use (so a server that
-/// never touches memory never creates `.lore/store.db`, and start-up stays
-/// instant).
-pub struct StoreHandle {
-    path: PathBuf,
-    /// The open store; a failed open is not kept, so fixing the cause
-    /// (permissions, a full disk) needs no restart.
-    opened: Arc<std::sync::Mutex<Option<Arc<SqliteStore>>>>,
-}
-
-impl StoreHandle {
-    /// A handle on the store file at `path`.
-    pub fn new(path: PathBuf) -> StoreHandle {
-        StoreHandle {
-            path,
-            opened: Arc::default(),
-        }
-    }
-
-    /// Whether the store file exists (reads that must not create it check
-    /// first).
-    pub fn exists(&self) -> bool {
-        self.path.is_file()
-    }
-
-    /// The open store (opening it first if needed). Blocking: call it off
-    /// the async runtime.
-    pub fn open(&self) -> Result<Arc<SqliteStore>, ErrorReport> {
-        open_shared(&self.opened, &self.path)
-    }
-
-    /// Runs a store operation on the blocking pool (a write may wait for
-    /// another process's lock) and maps its error to the public shape.
-    pub async fn run<T: Send + 'static>(
-        &self,
-        op: impl FnOnce(&SqliteStore) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, ErrorReport> {
-        let (opened, path) = (Arc::clone(&self.opened), self.path.clone());
-        tokio::task::spawn_blocking(move || {
-            let store = open_shared(&opened, &path)?;
-            op(&store).map_err(|e| e.report())
-        })
-        .await
-        .map_err(|_| {
-            ErrorReport::new(
-                lore_core::ErrorCode::Internal,
-                "the store operation was interrupted",
-            )
-        })?
-    }
-}
-
-/// The store in `slot`, opening it first if needed.
-fn open_shared(
-    slot: &std::sync::Mutex<Option<Arc<SqliteStore>>>,
-    path: &std::path::Path,
-) -> Result<Arc<SqliteStore>, ErrorReport> {
-    let mut opened = slot.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(store) = opened.as_ref() {
-        return Ok(Arc::clone(store));
-    }
-    let store = Arc::new(SqliteStore::open(path, Durability::Process).map_err(|e| e.report())?);
-    *opened = Some(Arc::clone(&store));
-    Ok(store)
-}
-
-/// Committed transactions as a stream of events.
-pub struct ChangeFeed {
-    store: Arc<StoreHandle>,
-    events: broadcast::Sender<Arc<TxChanges>>,
-    wake: Arc<Notify>,
-    started: tokio::sync::OnceCell<()>,
-}
-
-impl ChangeFeed {
-    /// A feed over `store`; it starts polling on the first subscription.
-    pub fn new(store: Arc<StoreHandle>) -> ChangeFeed {
-        ChangeFeed {
-            store,
-            events: broadcast::channel(1024).0,
-            wake: Arc::new(Notify::new()),
-            started: tokio::sync::OnceCell::new(),
-        }
-    }
-
-    /// Tells the feed this process just committed (skips the poll wait).
-    pub fn committed(&self) {
-        self.wake.notify_one();
-    }
-
-    /// Receives every transaction committed from now on. The first call
-    /// reads the newest transaction before it returns, so nothing committed
-    /// after it is missed.
-    pub async fn listen(&self) -> broadcast::Receiver<Arc<TxChanges>> {
-        let receiver = self.events.subscribe();
-        self.started
-            .get_or_init(|| async {
-                let seen = self.store.run(|s| s.head()).await.unwrap_or(0);
-                let store = Arc::clone(&self.store);
-                let events = self.events.clone();
-                let wake = Arc::clone(&self.wake);
-                tokio::spawn(poll(store, events, wake, seen));
-            })
-            .await;
-        receiver
-    }
-}
-
-async fn poll(
-    store: Arc<StoreHandle>,
-    events: broadcast::Sender<Arc<TxChanges>>,
-    wake: Arc<Notify>,
-    mut seen: TxId,
-) {
-    loop {
-        tokio::select! {
-            _ = wake.notified() => {}
-            _ = tokio::time::sleep(POLL_INTERVAL) => {}
-        }
-        if events.receiver_count() == 0 {
-            // Nobody listens: move on, so a later subscriber gets no backlog.
-            if let Ok(head) = store.run(|s| s.head()).await {
-                seen = head;
-            }
-            continue;
-        }
-        let after = seen;
-        let Ok(changes) = store.run(move |s| s.changes_since(after, 500)).await else {
-            continue;
-        };
-        for change in changes {
-            seen = change.tx_id;
-            let _ = events.send(Arc::new(change));
-        }
-    }
-}
 
 /// One session's resource subscriptions.
 pub struct Subscriptions {

@@ -37,7 +37,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::page::{self, FrontMatter, PageAddress, Scope};
-use crate::memory::feed::StoreHandle;
+use lore_store::feed::StoreHandle;
 
 /// A live page, read from the store.
 #[derive(Debug, Clone)]

@@ -19,11 +19,12 @@ use std::sync::{Arc, Mutex};
 use lore_core::error::HasErrorCode;
 use lore_core::{ErrorCode, ErrorReport};
 use lore_search::{DocKind, SearchQuery};
-use lore_store::{Entry, EntryFilter, SqliteStore, TxId};
+use lore_store::{Entry, EntryFilter, Page, SqliteStore, TxId};
 
 use crate::discover::{Discover, STORE_GROUP};
 
-use super::tools::{QueryInput, QueryOutput};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// The most matches a text query ranks.
 pub const RANK_MAX: usize = 1_000;
@@ -236,4 +237,52 @@ fn decode(cursor: &str, fingerprint: u64) -> Result<(TxId, usize), ErrorReport> 
 
 fn invalid(message: String) -> ErrorReport {
     ErrorReport::new(ErrorCode::InvalidRequest, message)
+}
+
+/// Arguments of `query`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueryInput {
+    /// Words to look for in topic, content and tags; results are ranked by relevance. Identifiers split into words ("order items" finds orderItems).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Topic prefix, case-insensitive ("deploy" finds "Deployment rollback").
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// Only entries carrying every one of these tags.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    /// Only entries at least this confident (0 to 1).
+    #[serde(default)]
+    pub min_confidence: Option<f64>,
+    /// Page size, 1 to 200 (default 20).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// next_cursor of the previous page (keep the other arguments the same).
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// Read the memory as it was right after this transaction (see history).
+    #[serde(default)]
+    pub as_of_tx_id: Option<TxId>,
+}
+
+/// Result of `query`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct QueryOutput {
+    /// Matching entries: by relevance when text is given, else most recently changed first.
+    pub items: Vec<Entry>,
+    /// Pass as cursor for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+    /// The state read; every page of one listing reads the same state.
+    pub as_of_tx_id: TxId,
+}
+
+impl From<Page<Entry>> for QueryOutput {
+    fn from(page: Page<Entry>) -> Self {
+        QueryOutput {
+            items: page.items,
+            next_cursor: page.next_cursor,
+            as_of_tx_id: page.as_of_tx_id,
+        }
+    }
 }

@@ -29,7 +29,7 @@ use lore_search::embed::{Embedder, content_hash, dot, embed_text, normalized, to
 use lore_search::{DocKind, SearchHit, SearchIndex};
 use lore_store::SqliteStore;
 
-use super::tool::LaneReport;
+use super::data::LaneReport;
 
 /// The lane's name in diagnostics.
 pub const EMBEDDING_LANE: &str = "embedding";

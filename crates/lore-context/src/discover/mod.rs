@@ -13,9 +13,9 @@
 //! separately and fused by weighted reciprocal rank (lexical lanes weigh
 //! 1); scores are normalised so the best is 1.
 
+mod data;
 pub mod documents;
 pub mod embedding;
-mod tool;
 pub mod watch;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,9 +35,9 @@ use serde::Serialize;
 use crate::wiki::{Wiki, entry_doc};
 pub use embedding::{EMBEDDING_LANE, EmbeddingLane};
 
-pub use tool::{
-    DiscoverData, DiscoverDataInput, DiscoverDataOutput, DiscoverRef, LaneReport, RefKind,
-    check_search, discover_data,
+pub use data::{
+    DiscoverDataInput, DiscoverDataOutput, DiscoverRef, LaneReport, RefKind, check_search,
+    discover_data,
 };
 
 /// The reciprocal-rank constant (the usual 60).

@@ -1,0 +1,75 @@
+//! The eight memory tools. Each is a thin mapping from its MCP input to a
+//! store operation; every success answers with a one-line text summary, the
+//! result as an embedded `application/json` resource, and the same result
+//! as `structuredContent`.
+
+mod delete;
+mod history;
+mod query;
+mod query_graph;
+mod relate;
+mod store;
+mod undo;
+mod update;
+
+use crate::memory::resources::{ENTRIES_URI, HISTORY_URI, TRIPLES_URI, uri_with_query};
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
+use lore_context::memory::query::{MemorySearch, QueryInput, QueryOutput};
+use lore_context::memory::results::{
+    DeleteOutput, EntryOutput, HistoryOutput, QueryGraphOutput, RelateOutput, UndoOutput,
+};
+use lore_core::{ErrorCode, ErrorReport};
+use lore_store::feed::{ChangeFeed, StoreHandle};
+use lore_store::{
+    Direction, EntryKind, EntryPatch, EntryQuery, GraphQuery, HistoryQuery, KnowledgeStore,
+    NewEntry, NewTriple, TxId,
+};
+use rmcp::model::{ContentBlock, ResourceContents};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::sync::Arc;
+
+/// What every memory tool holds.
+#[derive(Clone)]
+pub struct Memory {
+    pub(crate) store: Arc<StoreHandle>,
+    pub(crate) feed: Arc<ChangeFeed>,
+    /// Text queries of the current state through the shared index.
+    pub(crate) search: Option<Arc<MemorySearch>>,
+}
+
+/// The text block and the embedded resource of a memory result.
+fn blocks(summary: String, uri: String, structured: &serde_json::Value) -> Vec<ContentBlock> {
+    vec![
+        ContentBlock::text(summary),
+        ContentBlock::resource(
+            ResourceContents::text(structured.to_string(), uri).with_mime_type("application/json"),
+        ),
+    ]
+}
+
+fn entry_uri(id: &str) -> String {
+    format!("{ENTRIES_URI}/{id}")
+}
+
+fn triple_uri(id: &str) -> String {
+    format!("{TRIPLES_URI}/{id}")
+}
+
+fn quote(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= max {
+        line
+    } else {
+        format!("{}…", line.chars().take(max).collect::<String>())
+    }
+}
+
+pub use delete::{Delete, DeleteInput};
+pub use history::{History, HistoryInput};
+pub use query::Query;
+pub use query_graph::{QueryGraph, QueryGraphInput};
+pub use relate::{Relate, RelateInput};
+pub use store::{Store, StoreInput};
+pub use undo::{Undo, UndoInput};
+pub use update::{Update, UpdateInput};

@@ -1,0 +1,86 @@
+//! `query_graph`: walk the triples around a node.
+
+use super::*;
+
+/// Arguments of `query_graph`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueryGraphInput {
+    /// The node to start from.
+    pub node: String,
+    /// Follow only relations with this predicate.
+    #[serde(default)]
+    pub predicate: Option<String>,
+    /// out (subject→object), in (object→subject) or both (default).
+    #[serde(default)]
+    pub direction: Option<Direction>,
+    /// Hops from the start node, 1 to 5 (default 1). Cycles are visited once.
+    #[serde(default)]
+    pub depth: Option<usize>,
+    /// Most relations to return, 1 to 1000 (default 100); truncated says when it was hit.
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Read the graph as it was right after this transaction.
+    #[serde(default)]
+    pub as_of_tx_id: Option<TxId>,
+}
+
+/// `query_graph`.
+pub struct QueryGraph(pub(crate) Memory);
+
+impl Tool for QueryGraph {
+    type Input = QueryGraphInput;
+    type Output = QueryGraphOutput;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "query_graph",
+        title: "Query Knowledge Graph",
+        description: "Walk the knowledge graph from a node: the relations around it up to depth hops, optionally one predicate and one direction, now or as of a past transaction. \
+Example: {\"node\":\"checkout-service\",\"direction\":\"out\",\"depth\":2} → {\"nodes\":[{\"id\":\"checkout-service\",\"depth\":0},{\"id\":\"payments-db\",\"depth\":1}],\"edges\":[{\"id\":\"t-7\",\"subject\":\"checkout-service\",\"predicate\":\"depends_on\",\"object\":\"payments-db\",…}],\"as_of_tx_id\":20,\"truncated\":false}",
+        read_only: true,
+        scope: Scope::Reader,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    fn content(output: &QueryGraphOutput, structured: &serde_json::Value) -> Vec<ContentBlock> {
+        let summary = if output.edges.is_empty() {
+            "No relations found for this node.".to_string()
+        } else {
+            format!(
+                "Found {} relations between {} nodes{}.",
+                output.edges.len(),
+                output.nodes.len(),
+                if output.truncated {
+                    " (cut at limit)"
+                } else {
+                    ""
+                }
+            )
+        };
+        let node = output.nodes.first().map(|n| n.id.clone());
+        blocks(
+            summary,
+            uri_with_query(TRIPLES_URI, &[("subject", node)]),
+            structured,
+        )
+    }
+
+    async fn call(
+        &self,
+        input: QueryGraphInput,
+        _ctx: ToolContext,
+    ) -> Result<QueryGraphOutput, ErrorReport> {
+        let query = GraphQuery {
+            node: input.node,
+            predicate: input.predicate,
+            direction: input.direction.unwrap_or_default(),
+            depth: input.depth,
+            limit: input.limit,
+            as_of_tx_id: input.as_of_tx_id,
+        };
+        let graph = self.0.store.run(move |s| s.query_graph(&query)).await?;
+        Ok(graph.into())
+    }
+}

@@ -1,0 +1,64 @@
+//! `undo`: revert one transaction.
+
+use super::*;
+
+/// Arguments of `undo`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UndoInput {
+    /// The transaction to revert (from a write's result or history).
+    pub tx_id: TxId,
+    /// Revert even though later transactions changed the same entries (their changes to those entries are overwritten).
+    #[serde(default)]
+    pub force: Option<bool>,
+}
+
+/// `undo`.
+pub struct Undo(pub(crate) Memory);
+
+impl Tool for Undo {
+    type Input = UndoInput;
+    type Output = UndoOutput;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "undo",
+        title: "Undo Transaction",
+        description: "Revert one transaction by writing a new one that restores what it changed (a store is removed, an update rolled back, a delete restored). Nothing is erased: undoing the undo redoes. \
+If a later transaction changed the same entries, undo is refused with code conflict naming them: undo those first, or pass force: true. \
+Example: {\"tx_id\":18} → {\"undone_tx_id\":18,\"tx_id\":21,\"changed_ids\":[\"e-42\"]}",
+        read_only: false,
+        scope: Scope::Writer,
+        destructive: true,
+        idempotent: Some(false),
+        open_world: false,
+    };
+
+    fn content(output: &UndoOutput, structured: &serde_json::Value) -> Vec<ContentBlock> {
+        blocks(
+            format!(
+                "Undid transaction {} in transaction {}; restored {}.",
+                output.undone_tx_id,
+                output.tx_id,
+                output.changed_ids.join(", ")
+            ),
+            uri_with_query(
+                HISTORY_URI,
+                &[("since_tx_id", Some((output.tx_id - 1).to_string()))],
+            ),
+            structured,
+        )
+    }
+
+    async fn call(&self, input: UndoInput, ctx: ToolContext) -> Result<UndoOutput, ErrorReport> {
+        let actor = ctx.actor();
+        let force = input.force.unwrap_or(false);
+        let tx_id = input.tx_id;
+        let undone = self
+            .0
+            .store
+            .run(move |s| s.undo(&actor, tx_id, force))
+            .await?;
+        self.0.feed.committed();
+        Ok(undone.into())
+    }
+}
