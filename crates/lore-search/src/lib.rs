@@ -8,9 +8,9 @@
 //!   a group at a time with a freshness stamp; BM25 search weighted by the
 //!   field a term matched, filtered by kind and connection; rebuilt when
 //!   missing or damaged.
-//! - [`embed`]: the optional semantic lane's parts: an OpenAI-compatible
-//!   embeddings client, the text a document is embedded by, its content
-//!   hash and cosine similarity.
+//! - [`embed`]: the optional semantic lane's parts: the text a document is
+//!   embedded by, its content hash and cosine similarity (the client that
+//!   embeds is `lore-llm`'s).
 //!
 //! This crate knows nothing of scans, models or MCP: callers turn their
 //! artifacts into [`SearchDoc`]s.

@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 
 use lore_core::config::EmbeddingsConfig;
 use lore_core::project::Project;
-use lore_search::embed::{Embedder, content_hash, dot, embed_text, normalized, top_k};
+use lore_llm::Embedder;
+use lore_search::embed::{content_hash, dot, embed_text, normalized, top_k};
 use lore_search::{DocKind, SearchHit, SearchIndex};
 use lore_store::SqliteStore;
 
