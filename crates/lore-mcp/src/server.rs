@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use lore_core::project::Project;
 use lore_semantic::model::ModelCache;
-use lore_store::KnowledgeStore;
 use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 use rmcp::model::{

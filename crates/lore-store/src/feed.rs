@@ -17,47 +17,70 @@ use tokio::sync::{Notify, broadcast};
 /// How often the feed looks for transactions written by other processes.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(150);
 
-/// The project's knowledge store, opened on first use (so a server that
-/// never touches memory never creates `.lore/store.db`, and start-up stays
-/// instant).
+/// The shared store: what the services hold. The backend is chosen
+/// where the handle is made ([`StoreHandle::sqlite`], or any
+/// [`KnowledgeStore`] through [`StoreHandle::from_store`]); nothing that
+/// uses the handle names a backend.
 pub struct StoreHandle {
-    path: PathBuf,
+    backend: Backend,
     /// The open store; a failed open is not kept, so fixing the cause
     /// (permissions, a full disk) needs no restart.
-    opened: Arc<std::sync::Mutex<Option<Arc<SqliteStore>>>>,
+    opened: Arc<std::sync::Mutex<Option<Arc<dyn KnowledgeStore>>>>,
+}
+
+/// How a handle opens its store.
+#[derive(Clone)]
+enum Backend {
+    /// The embedded SQLite file, opened on first use (so a server that
+    /// never touches memory never creates `.lore/store.db`, and start-up
+    /// stays instant).
+    Sqlite(PathBuf),
+    /// A store opened by the caller.
+    Open,
 }
 
 impl StoreHandle {
-    /// A handle on the store file at `path`.
-    pub fn new(path: PathBuf) -> StoreHandle {
+    /// A handle on the SQLite store file at `path`, opened on first use.
+    pub fn sqlite(path: PathBuf) -> StoreHandle {
         StoreHandle {
-            path,
+            backend: Backend::Sqlite(path),
             opened: Arc::default(),
         }
     }
 
-    /// Whether the store file exists (reads that must not create it check
+    /// A handle on a store the caller opened (any backend).
+    pub fn from_store(store: Arc<dyn KnowledgeStore>) -> StoreHandle {
+        StoreHandle {
+            backend: Backend::Open,
+            opened: Arc::new(std::sync::Mutex::new(Some(store))),
+        }
+    }
+
+    /// Whether the store exists yet (reads that must not create it check
     /// first).
     pub fn exists(&self) -> bool {
-        self.path.is_file()
+        match &self.backend {
+            Backend::Sqlite(path) => path.is_file(),
+            Backend::Open => true,
+        }
     }
 
     /// The open store (opening it first if needed). Blocking: call it off
     /// the async runtime.
-    pub fn open(&self) -> Result<Arc<SqliteStore>, ErrorReport> {
-        open_shared(&self.opened, &self.path)
+    pub fn open(&self) -> Result<Arc<dyn KnowledgeStore>, ErrorReport> {
+        open_shared(&self.opened, &self.backend)
     }
 
     /// Runs a store operation on the blocking pool (a write may wait for
     /// another process's lock) and maps its error to the public shape.
     pub async fn run<T: Send + 'static>(
         &self,
-        op: impl FnOnce(&SqliteStore) -> Result<T, StoreError> + Send + 'static,
+        op: impl FnOnce(&dyn KnowledgeStore) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, ErrorReport> {
-        let (opened, path) = (Arc::clone(&self.opened), self.path.clone());
+        let (opened, backend) = (Arc::clone(&self.opened), self.backend.clone());
         tokio::task::spawn_blocking(move || {
-            let store = open_shared(&opened, &path)?;
-            op(&store).map_err(|e| e.report())
+            let store = open_shared(&opened, &backend)?;
+            op(store.as_ref()).map_err(|e| e.report())
         })
         .await
         .map_err(|_| {
@@ -71,14 +94,24 @@ impl StoreHandle {
 
 /// The store in `slot`, opening it first if needed.
 fn open_shared(
-    slot: &std::sync::Mutex<Option<Arc<SqliteStore>>>,
-    path: &std::path::Path,
-) -> Result<Arc<SqliteStore>, ErrorReport> {
+    slot: &std::sync::Mutex<Option<Arc<dyn KnowledgeStore>>>,
+    backend: &Backend,
+) -> Result<Arc<dyn KnowledgeStore>, ErrorReport> {
     let mut opened = slot.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(store) = opened.as_ref() {
         return Ok(Arc::clone(store));
     }
-    let store = Arc::new(SqliteStore::open(path, Durability::Process).map_err(|e| e.report())?);
+    let store: Arc<dyn KnowledgeStore> = match backend {
+        Backend::Sqlite(path) => {
+            Arc::new(SqliteStore::open(path, Durability::Process).map_err(|e| e.report())?)
+        }
+        Backend::Open => {
+            return Err(ErrorReport::new(
+                lore_core::ErrorCode::Internal,
+                "the store handle lost its store",
+            ));
+        }
+    };
     *opened = Some(Arc::clone(&store));
     Ok(store)
 }

@@ -126,4 +126,28 @@ pub trait KnowledgeStore: Send + Sync {
 
     /// Verifies the file and counts what it holds.
     fn check(&self) -> Result<StoreHealth, StoreError>;
+
+    /// The entries with these ids as of a transaction (those live then),
+    /// in one read: for listings ranked outside the store.
+    fn entries_by_id(&self, ids: &[String], as_of: TxId) -> Result<Vec<Entry>, StoreError>;
+
+    /// The embedding cache: the cached vectors of `model` for those of
+    /// `hashes` it has. The cache is not knowledge (no transaction, no
+    /// history): a text embedded once is never sent to a provider again,
+    /// whichever process asks.
+    fn cached_vectors(
+        &self,
+        model: &str,
+        hashes: &[String],
+    ) -> Result<std::collections::HashMap<String, Vec<f32>>, StoreError>;
+
+    /// Caches vectors of `model` (replacing any under the same hash), all
+    /// in one write.
+    fn cache_vectors(&self, model: &str, vectors: &[(String, Vec<f32>)]) -> Result<(), StoreError>;
+
+    /// Writes a consistent copy of the whole store to `target` while
+    /// readers and writers go on (an online backup), and returns the
+    /// transaction the copy holds everything up to. `target` must not
+    /// exist; a failed backup leaves nothing there.
+    fn backup_to(&self, target: &std::path::Path) -> Result<TxId, StoreError>;
 }

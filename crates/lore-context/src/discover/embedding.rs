@@ -28,7 +28,7 @@ use lore_core::project::Project;
 use lore_llm::Embedder;
 use lore_search::embed::{content_hash, dot, embed_text, normalized, top_k};
 use lore_search::{DocKind, SearchHit, SearchIndex};
-use lore_store::SqliteStore;
+use lore_store::KnowledgeStore;
 
 use super::data::LaneReport;
 
@@ -155,7 +155,7 @@ impl EmbeddingLane {
         &self,
         index: &SearchIndex,
         stamps: &BTreeMap<String, String>,
-        cache: Option<&SqliteStore>,
+        cache: Option<&dyn KnowledgeStore>,
     ) -> Result<(), String> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let moved: Vec<(String, String)> = stamps
@@ -243,7 +243,7 @@ impl EmbeddingLane {
     pub fn embed_pending(
         &self,
         max: usize,
-        cache: Option<&SqliteStore>,
+        cache: Option<&dyn KnowledgeStore>,
         mut progress: impl FnMut(usize, usize),
     ) -> Result<usize, String> {
         let embedder = self.embedder()?;
@@ -305,7 +305,7 @@ impl EmbeddingLane {
     pub fn search(
         &self,
         index: &SearchIndex,
-        cache: Option<&SqliteStore>,
+        cache: Option<&dyn KnowledgeStore>,
         query: &LaneQuery<'_>,
     ) -> LaneOutcome {
         match self.try_search(index, cache, query) {
@@ -326,7 +326,7 @@ impl EmbeddingLane {
     fn try_search(
         &self,
         index: &SearchIndex,
-        cache: Option<&SqliteStore>,
+        cache: Option<&dyn KnowledgeStore>,
         query: &LaneQuery<'_>,
     ) -> Result<(Vec<SearchHit>, usize), String> {
         let LaneQuery {

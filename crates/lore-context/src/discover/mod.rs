@@ -27,7 +27,7 @@ use lore_core::project::Project;
 use lore_core::{ErrorCode, ErrorReport};
 use lore_search::{DocKind, SearchDoc, SearchHit, SearchIndex, SearchQuery};
 use lore_semantic::model::ModelCache;
-use lore_store::{Entry, KnowledgeStore, SqliteStore, StoreError, TxId};
+use lore_store::{Entry, KnowledgeStore, StoreError, TxId};
 use lore_warehouse::catalog::Catalog;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -377,10 +377,16 @@ impl Discover {
                 let mut removed = Vec::new();
                 let mut docs = Vec::new();
                 for id in ids {
-                    if let Some(doc) = entry_as_of(&store, id, at)?.as_ref().and_then(entry_doc) {
+                    if let Some(doc) = entry_as_of(store.as_ref(), id, at)?
+                        .as_ref()
+                        .and_then(entry_doc)
+                    {
                         removed.push(doc.key());
                     }
-                    if let Some(doc) = entry_as_of(&store, id, last)?.as_ref().and_then(entry_doc) {
+                    if let Some(doc) = entry_as_of(store.as_ref(), id, last)?
+                        .as_ref()
+                        .and_then(entry_doc)
+                    {
                         docs.push(doc);
                     }
                 }
@@ -522,7 +528,7 @@ impl Discover {
     }
 
     /// Where vectors are cached: the knowledge store, when there is one.
-    fn vector_cache(&self) -> Option<Arc<SqliteStore>> {
+    fn vector_cache(&self) -> Option<Arc<dyn KnowledgeStore>> {
         let wiki = self.wiki.as_ref()?;
         match wiki.store() {
             Ok(store) => Some(store),
@@ -629,7 +635,11 @@ fn round(value: f64, scale: f64) -> f64 {
 
 /// An entry as of a transaction; none when it did not exist (or was
 /// deleted) then.
-fn entry_as_of(store: &SqliteStore, id: &str, tx: TxId) -> Result<Option<Entry>, ErrorReport> {
+fn entry_as_of(
+    store: &dyn KnowledgeStore,
+    id: &str,
+    tx: TxId,
+) -> Result<Option<Entry>, ErrorReport> {
     match store.get(id, Some(tx)) {
         Ok(value) => Ok(serde_json::from_value(value).ok()),
         Err(StoreError::NotFound(_)) => Ok(None),

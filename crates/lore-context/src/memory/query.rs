@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use lore_core::error::HasErrorCode;
 use lore_core::{ErrorCode, ErrorReport};
 use lore_search::{DocKind, SearchQuery};
-use lore_store::{Entry, EntryFilter, Page, SqliteStore, TxId};
+use lore_store::{Entry, EntryFilter, KnowledgeStore, Page, TxId};
 
 use crate::discover::{Discover, STORE_GROUP};
 
@@ -57,7 +57,7 @@ impl MemorySearch {
     /// text, a read of the past, a store cursor). Blocking.
     pub fn query(
         &self,
-        store: &SqliteStore,
+        store: &dyn KnowledgeStore,
         input: &QueryInput,
     ) -> Result<Option<QueryOutput>, ErrorReport> {
         let Some(text) = input

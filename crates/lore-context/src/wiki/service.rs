@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex};
 use lore_core::error::HasErrorCode;
 use lore_core::project::Project;
 use lore_core::{ErrorCode, ErrorReport};
-use lore_store::{Entry, EntryKind, EntryQuery, KnowledgeStore, NewEntry, SqliteStore, TxId};
+use lore_store::{Entry, EntryKind, EntryQuery, KnowledgeStore, NewEntry, TxId};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -181,7 +181,7 @@ impl Wiki {
     /// over `store`, or over a store handle of its own when `None` (the
     /// CLI).
     pub fn for_project(project: &Project, store: Option<Arc<StoreHandle>>) -> Wiki {
-        let store = store.unwrap_or_else(|| Arc::new(StoreHandle::new(project.store_path())));
+        let store = store.unwrap_or_else(|| Arc::new(StoreHandle::sqlite(project.store_path())));
         Wiki::new(project, store, current_user())
     }
 
@@ -191,7 +191,7 @@ impl Wiki {
     }
 
     /// The store.
-    pub fn store(&self) -> Result<Arc<SqliteStore>, ErrorReport> {
+    pub fn store(&self) -> Result<Arc<dyn KnowledgeStore>, ErrorReport> {
         self.store.open()
     }
 
@@ -236,7 +236,7 @@ impl Wiki {
         // What this sync starts from, read under the lock.
         let head = store.head().map_err(|e| e.report())?;
         let mut disk = self.walk()?;
-        let report = self.sync_locked(&store, &disk)?;
+        let report = self.sync_locked(store.as_ref(), &disk)?;
         // Remember what the sync read, plus the files it wrote itself, so
         // anything anyone else changes from now on (even during the sync)
         // differs from it. The head is the one read before the sync: its
@@ -258,7 +258,7 @@ impl Wiki {
 
     fn sync_locked(
         &self,
-        store: &SqliteStore,
+        store: &dyn KnowledgeStore,
         disk: &DiskState,
     ) -> Result<SyncReport, ErrorReport> {
         let mut report = SyncReport::default();
@@ -362,7 +362,7 @@ impl Wiki {
     /// when it was imported but is incomplete.
     fn import(
         &self,
-        store: &SqliteStore,
+        store: &dyn KnowledgeStore,
         path: &str,
         text: &str,
         expected_version: i64,
@@ -512,7 +512,7 @@ impl Wiki {
                 key: key.to_string(),
             }
             .topic();
-            if let Some(entry) = find_topic(&store, &topic, as_of_tx_id)? {
+            if let Some(entry) = find_topic(store.as_ref(), &topic, as_of_tx_id)? {
                 return Ok(Page::from_entry(entry));
             }
         }
@@ -637,7 +637,7 @@ pub fn current_user() -> String {
 
 /// The live entry whose topic is exactly `topic`.
 fn find_topic(
-    store: &SqliteStore,
+    store: &dyn KnowledgeStore,
     topic: &str,
     as_of_tx_id: Option<TxId>,
 ) -> Result<Option<Entry>, ErrorReport> {

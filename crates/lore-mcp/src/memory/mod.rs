@@ -37,7 +37,7 @@ pub struct MemoryService {
 impl MemoryService {
     /// The service over the store file at `path` (opened on first use).
     pub fn new(path: PathBuf) -> MemoryService {
-        let store = Arc::new(StoreHandle::new(path));
+        let store = Arc::new(StoreHandle::sqlite(path));
         let feed = Arc::new(ChangeFeed::new(Arc::clone(&store)));
         MemoryService {
             store,

@@ -5,7 +5,7 @@
 //! items have their own URIs (`knowledge://entries/e-42`).
 
 use lore_core::ErrorReport;
-use lore_store::{EntryQuery, HistoryQuery, KnowledgeStore, TripleQuery, TxId};
+use lore_store::{EntryQuery, HistoryQuery, TripleQuery, TxId};
 use rmcp::model::{MetaObject, Resource, ResourceContents, ResourceTemplate};
 use serde::Serialize;
 

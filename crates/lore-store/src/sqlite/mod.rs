@@ -88,12 +88,6 @@ impl SqliteStore {
         &self.path
     }
 
-    /// The entries with these ids as of a transaction (those live then),
-    /// in one read: for listings ranked outside the store.
-    pub fn entries_by_id(&self, ids: &[String], as_of: TxId) -> Result<Vec<Entry>, StoreError> {
-        self.with_reader(|conn| read::entries_by_id(conn, ids, as_of))
-    }
-
     /// Runs `f` on the write connection.
     fn with_writer<T>(
         &self,
@@ -288,5 +282,58 @@ impl KnowledgeStore for SqliteStore {
 
     fn check(&self) -> Result<StoreHealth, StoreError> {
         self.with_reader(read::check)
+    }
+
+    fn entries_by_id(&self, ids: &[String], as_of: TxId) -> Result<Vec<Entry>, StoreError> {
+        self.with_reader(|conn| read::entries_by_id(conn, ids, as_of))
+    }
+
+    fn cached_vectors(
+        &self,
+        model: &str,
+        hashes: &[String],
+    ) -> Result<std::collections::HashMap<String, Vec<f32>>, StoreError> {
+        vectors::cached(self, model, hashes)
+    }
+
+    fn cache_vectors(&self, model: &str, vectors: &[(String, Vec<f32>)]) -> Result<(), StoreError> {
+        vectors::cache(self, model, vectors)
+    }
+
+    fn backup_to(&self, target: &Path) -> Result<TxId, StoreError> {
+        if target.exists() {
+            return Err(StoreError::Conflict {
+                message: format!("{} already exists; back up to a new path", target.display()),
+                ids: Vec::new(),
+            });
+        }
+        // VACUUM INTO copies one read transaction's snapshot: consistent,
+        // and writers in this or other processes are not blocked. It
+        // writes beside the target first, so a failure leaves no file; the
+        // copy's own head says what it holds.
+        let partial = target.with_extension("partial");
+        let _ = std::fs::remove_file(&partial);
+        let copied = self
+            .with_reader(|conn| {
+                conn.execute("VACUUM INTO ?1", [partial.to_string_lossy()])?;
+                Ok(())
+            })
+            .and_then(|()| {
+                let copy = Connection::open_with_flags(
+                    &partial,
+                    rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+                )?;
+                read::head(&copy)
+            })
+            .and_then(|head| {
+                std::fs::rename(&partial, target).map_err(|e| {
+                    StoreError::Unavailable(format!("cannot write the backup: {e}"))
+                })?;
+                Ok(head)
+            });
+        if copied.is_err() {
+            let _ = std::fs::remove_file(&partial);
+        }
+        copied
     }
 }

@@ -10,41 +10,40 @@ use rusqlite::{OptionalExtension, params};
 use super::SqliteStore;
 use crate::error::StoreError;
 
-impl SqliteStore {
-    /// The cached vectors of `model` for those of `hashes` it has.
-    pub fn cached_vectors(
-        &self,
-        model: &str,
-        hashes: &[String],
-    ) -> Result<HashMap<String, Vec<f32>>, StoreError> {
-        self.with_reader(|conn| {
-            let mut statement = conn
-                .prepare_cached("SELECT vector FROM embeddings WHERE model = ?1 AND hash = ?2")?;
-            let mut found = HashMap::new();
-            for hash in hashes {
-                let blob: Option<Vec<u8>> = statement
-                    .query_row(params![model, hash], |row| row.get(0))
-                    .optional()?;
-                if let Some(vector) = blob.as_deref().and_then(decode) {
-                    found.insert(hash.clone(), vector);
-                }
+/// The cached vectors of `model` for those of `hashes` it has.
+pub(super) fn cached(
+    store: &SqliteStore,
+    model: &str,
+    hashes: &[String],
+) -> Result<HashMap<String, Vec<f32>>, StoreError> {
+    store.with_reader(|conn| {
+        let mut statement =
+            conn.prepare_cached("SELECT vector FROM embeddings WHERE model = ?1 AND hash = ?2")?;
+        let mut found = HashMap::new();
+        for hash in hashes {
+            let blob: Option<Vec<u8>> = statement
+                .query_row(params![model, hash], |row| row.get(0))
+                .optional()?;
+            if let Some(vector) = blob.as_deref().and_then(decode) {
+                found.insert(hash.clone(), vector);
             }
-            Ok(found)
-        })
-    }
-
-    /// Caches vectors of `model` (replacing any under the same hash), all
-    /// in one write.
-    pub fn cache_vectors(
-        &self,
-        model: &str,
-        vectors: &[(String, Vec<f32>)],
-    ) -> Result<(), StoreError> {
-        if vectors.is_empty() {
-            return Ok(());
         }
-        let now = lore_core::time::UtcMillis::now().to_iso();
-        self.with_writer(|conn| {
+        Ok(found)
+    })
+}
+
+/// Caches vectors of `model` (replacing any under the same hash), all in
+/// one write.
+pub(super) fn cache(
+    store: &SqliteStore,
+    model: &str,
+    vectors: &[(String, Vec<f32>)],
+) -> Result<(), StoreError> {
+    if vectors.is_empty() {
+        return Ok(());
+    }
+    let now = lore_core::time::UtcMillis::now().to_iso();
+    store.with_writer(|conn| {
             let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             {
                 let mut statement = tx.prepare_cached(
@@ -57,8 +56,9 @@ impl SqliteStore {
             tx.commit()?;
             Ok(())
         })
-    }
+}
 
+impl SqliteStore {
     /// How many vectors of `model` are cached.
     #[cfg(test)]
     pub fn cached_vector_count(&self, model: &str) -> Result<u64, StoreError> {

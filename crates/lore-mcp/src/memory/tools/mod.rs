@@ -21,8 +21,8 @@ use lore_context::memory::results::{
 use lore_core::{ErrorCode, ErrorReport};
 use lore_store::feed::{ChangeFeed, StoreHandle};
 use lore_store::{
-    Direction, EntryKind, EntryPatch, EntryQuery, GraphQuery, HistoryQuery, KnowledgeStore,
-    NewEntry, NewTriple, TxId,
+    Direction, EntryKind, EntryPatch, EntryQuery, GraphQuery, HistoryQuery, NewEntry, NewTriple,
+    TxId,
 };
 use rmcp::model::{ContentBlock, ResourceContents};
 use schemars::JsonSchema;

@@ -47,7 +47,7 @@ Example: {\"topic\":\"deployment\"} → {\"items\":[{\"id\":\"e-42\",\"topic\":\
             let search = Arc::clone(search);
             let store = Arc::clone(&self.0.store);
             let (input, answered) = tokio::task::spawn_blocking(move || {
-                let answered = store.open().and_then(|s| search.query(&s, &input));
+                let answered = store.open().and_then(|s| search.query(s.as_ref(), &input));
                 (input, answered)
             })
             .await

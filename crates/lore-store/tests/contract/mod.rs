@@ -1,15 +1,15 @@
-//! The store's behaviour as its users see it: versions, history, as-of
-//! reads, undo and its conflicts, queries, pages and graph walks.
+//! The contract every knowledge-store backend passes: the store's
+//! behaviour as its users see it (versions, history, as-of reads, undo and
+//! its conflicts, queries, pages, graph walks, the change feed, batches,
+//! keyed puts, reads by id and the embedding cache). Each case takes a
+//! fresh, empty store; a backend's test file runs every case with
+//! [`contract_suite!`] and its own way of opening one.
+
+#![allow(dead_code)]
 
 use lore_store::*;
 
-fn open() -> (tempfile::TempDir, SqliteStore) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join(".lore/store.db"), Durability::Process).unwrap();
-    (dir, store)
-}
-
-fn note(topic: &str, content: &str) -> NewEntry {
+pub fn note(topic: &str, content: &str) -> NewEntry {
     NewEntry {
         topic: topic.to_string(),
         content: content.to_string(),
@@ -17,14 +17,13 @@ fn note(topic: &str, content: &str) -> NewEntry {
     }
 }
 
-fn code(error: StoreError) -> &'static str {
+pub fn code(error: StoreError) -> &'static str {
     use lore_core::error::HasErrorCode;
     error.code().as_str()
 }
 
-#[test]
-fn every_change_is_a_new_version_with_its_own_transaction() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn every_change_is_a_new_version_with_its_own_transaction(store: &dyn KnowledgeStore) {
     let first = store
         .store("test", note("deployment", "Blue-green deploys."))
         .unwrap();
@@ -54,9 +53,8 @@ fn every_change_is_a_new_version_with_its_own_transaction() {
     assert_eq!(now["content"], "Canary deploys.");
 }
 
-#[test]
-fn a_stale_expected_version_is_a_conflict_and_changes_nothing() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn a_stale_expected_version_is_a_conflict_and_changes_nothing(store: &dyn KnowledgeStore) {
     store
         .store("test", note("billing", "Invoices in cents."))
         .unwrap();
@@ -90,9 +88,8 @@ fn a_stale_expected_version_is_a_conflict_and_changes_nothing() {
     assert_eq!(store.head().unwrap(), 2);
 }
 
-#[test]
-fn an_update_that_changes_nothing_writes_no_transaction() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn an_update_that_changes_nothing_writes_no_transaction(store: &dyn KnowledgeStore) {
     store
         .store("test", note("billing", "Invoices in cents."))
         .unwrap();
@@ -111,9 +108,8 @@ fn an_update_that_changes_nothing_writes_no_transaction() {
     assert_eq!(store.head().unwrap(), 1);
 }
 
-#[test]
-fn bad_input_is_refused_with_a_reason_and_writes_nothing() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn bad_input_is_refused_with_a_reason_and_writes_nothing(store: &dyn KnowledgeStore) {
     for (entry, needle) in [
         (note("", "x"), "topic must not be empty"),
         (note("t", "  "), "content must not be empty"),
@@ -153,9 +149,10 @@ fn bad_input_is_refused_with_a_reason_and_writes_nothing() {
     assert!(error.to_string().contains("nothing to update"));
 }
 
-#[test]
-fn delete_writes_a_tombstone_that_history_and_as_of_reads_still_see_past() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn delete_writes_a_tombstone_that_history_and_as_of_reads_still_see_past(
+    store: &dyn KnowledgeStore,
+) {
     let stored = store
         .store("test", note("oncall", "Page Ana first."))
         .unwrap();
@@ -202,9 +199,10 @@ fn delete_writes_a_tombstone_that_history_and_as_of_reads_still_see_past() {
     );
 }
 
-#[test]
-fn undo_restores_the_state_before_a_transaction_as_a_new_transaction() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn undo_restores_the_state_before_a_transaction_as_a_new_transaction(
+    store: &dyn KnowledgeStore,
+) {
     store
         .store("test", note("pricing", "Pro plan is 49 USD."))
         .unwrap();
@@ -254,9 +252,8 @@ fn undo_restores_the_state_before_a_transaction_as_a_new_transaction() {
     );
 }
 
-#[test]
-fn undo_over_later_changes_is_a_conflict_unless_forced() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn undo_over_later_changes_is_a_conflict_unless_forced(store: &dyn KnowledgeStore) {
     store
         .store("test", note("sla", "Respond within 4 hours."))
         .unwrap();
@@ -302,9 +299,8 @@ fn undo_over_later_changes_is_a_conflict_unless_forced() {
     );
 }
 
-#[test]
-fn query_filters_by_topic_prefix_tags_confidence_and_text() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn query_filters_by_topic_prefix_tags_confidence_and_text(store: &dyn KnowledgeStore) {
     let entries = [
         (
             "deployment",
@@ -388,9 +384,8 @@ fn query_filters_by_topic_prefix_tags_confidence_and_text() {
         .unwrap();
 }
 
-#[test]
-fn pages_read_one_state_even_while_others_write() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn pages_read_one_state_even_while_others_write(store: &dyn KnowledgeStore) {
     for i in 0..25 {
         store
             .store("test", note("batch", &format!("fact {i}")))
@@ -446,9 +441,8 @@ fn pages_read_one_state_even_while_others_write() {
     assert_eq!(code(error), "invalid_request");
 }
 
-#[test]
-fn as_of_reads_see_exactly_the_state_after_a_transaction() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn as_of_reads_see_exactly_the_state_after_a_transaction(store: &dyn KnowledgeStore) {
     let a = store.store("test", note("a", "one")).unwrap().tx_id;
     let b = store.store("test", note("b", "two")).unwrap().tx_id;
     store.delete("test", "e-1").unwrap();
@@ -477,9 +471,8 @@ fn as_of_reads_see_exactly_the_state_after_a_transaction() {
     assert!(future.to_string().contains("in the future"));
 }
 
-#[test]
-fn relating_twice_changes_nothing_and_graph_walks_handle_cycles() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn relating_twice_changes_nothing_and_graph_walks_handle_cycles(store: &dyn KnowledgeStore) {
     let rel = |s: &str, p: &str, o: &str| {
         store
             .relate(
@@ -550,9 +543,10 @@ fn relating_twice_changes_nothing_and_graph_walks_handle_cycles() {
     assert_eq!(limited.edges.len(), 2);
 }
 
-#[test]
-fn history_lists_newest_first_and_polls_oldest_first_since_a_transaction() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn history_lists_newest_first_and_polls_oldest_first_since_a_transaction(
+    store: &dyn KnowledgeStore,
+) {
     for i in 0..5 {
         store
             .store("test", note("t", &format!("fact {i}")))
@@ -594,9 +588,8 @@ fn history_lists_newest_first_and_polls_oldest_first_since_a_transaction() {
     assert_eq!(code(error), "not_found");
 }
 
-#[test]
-fn the_change_feed_reports_each_transaction_and_how_rows_changed() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn the_change_feed_reports_each_transaction_and_how_rows_changed(store: &dyn KnowledgeStore) {
     store.store("test", note("a", "one")).unwrap();
     store
         .relate(
@@ -634,9 +627,8 @@ fn the_change_feed_reports_each_transaction_and_how_rows_changed() {
     );
 }
 
-#[test]
-fn a_batch_is_one_transaction_and_a_bad_item_stores_nothing() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn a_batch_is_one_transaction_and_a_bad_item_stores_nothing(store: &dyn KnowledgeStore) {
     let (tx, entries) = store
         .store_batch("test", vec![note("a", "one"), note("b", "two")])
         .unwrap();
@@ -651,22 +643,8 @@ fn a_batch_is_one_transaction_and_a_bad_item_stores_nothing() {
     assert_eq!(store.head().unwrap(), tx);
 }
 
-#[test]
-fn a_file_that_is_not_a_store_is_refused_clearly() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("store.db");
-    std::fs::write(
-        &path,
-        "this is not sqlite, just text that is long enough to look like a header",
-    )
-    .unwrap();
-    let error = SqliteStore::open(&path, Durability::Process).unwrap_err();
-    assert_eq!(code(error), "upstream_error");
-}
-
-#[test]
-fn put_keeps_one_entry_per_topic_and_checks_the_expected_version() {
-    let (_dir, store) = open();
+/// Part of the contract.
+pub fn put_keeps_one_entry_per_topic_and_checks_the_expected_version(store: &dyn KnowledgeStore) {
     let page = |content: &str| NewEntry {
         topic: "wiki/global/revenue".into(),
         content: content.into(),
@@ -702,4 +680,95 @@ fn put_keeps_one_entry_per_topic_and_checks_the_expected_version() {
     let (_, now) = store.entries_at(None, None).unwrap();
     let ids: Vec<&str> = now.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids, ["e-3", "e-5"]);
+}
+
+/// Part of the contract.
+pub fn entries_are_read_by_id_as_of_a_transaction(store: &dyn KnowledgeStore) {
+    let a = store.store("test", note("a", "first")).unwrap();
+    let b = store.store("test", note("b", "second")).unwrap();
+    store.delete("test", &a.value.id).unwrap();
+    let ids = vec![a.value.id.clone(), b.value.id.clone(), "e-999".to_string()];
+    let then: Vec<String> = store
+        .entries_by_id(&ids, b.tx_id)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.content)
+        .collect();
+    assert_eq!(then.len(), 2);
+    assert!(then.contains(&"first".to_string()) && then.contains(&"second".to_string()));
+    let now = store.entries_by_id(&ids, store.head().unwrap()).unwrap();
+    assert_eq!(now.len(), 1);
+    assert_eq!(now[0].content, "second");
+}
+
+/// Part of the contract.
+pub fn the_embedding_cache_keeps_vectors_by_model_and_hash_outside_history(
+    store: &dyn KnowledgeStore,
+) {
+    let head = store.head().unwrap();
+    store
+        .cache_vectors(
+            "m",
+            &[
+                ("h1".into(), vec![0.5, -1.0]),
+                ("h2".into(), vec![1.0, 0.0]),
+            ],
+        )
+        .unwrap();
+    store
+        .cache_vectors("m", &[("h1".into(), vec![2.0, 3.0])])
+        .unwrap();
+    let found = store
+        .cached_vectors("m", &["h1".into(), "h2".into(), "h3".into()])
+        .unwrap();
+    assert_eq!(found.len(), 2);
+    assert_eq!(found["h1"], vec![2.0, 3.0]);
+    assert!(
+        store
+            .cached_vectors("other", &["h1".into()])
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store.head().unwrap(),
+        head,
+        "the cache writes no transaction"
+    );
+}
+
+/// Every case of the contract as a `#[test]`, each on a fresh store from
+/// `$open`, which returns `(guard, store)` (the guard keeps whatever the
+/// store needs alive, such as a temporary folder).
+#[macro_export]
+macro_rules! contract_suite {
+    ($open:expr) => {
+        $crate::contract_suite!(@cases $open;
+            every_change_is_a_new_version_with_its_own_transaction,
+            a_stale_expected_version_is_a_conflict_and_changes_nothing,
+            an_update_that_changes_nothing_writes_no_transaction,
+            bad_input_is_refused_with_a_reason_and_writes_nothing,
+            delete_writes_a_tombstone_that_history_and_as_of_reads_still_see_past,
+            undo_restores_the_state_before_a_transaction_as_a_new_transaction,
+            undo_over_later_changes_is_a_conflict_unless_forced,
+            query_filters_by_topic_prefix_tags_confidence_and_text,
+            pages_read_one_state_even_while_others_write,
+            as_of_reads_see_exactly_the_state_after_a_transaction,
+            relating_twice_changes_nothing_and_graph_walks_handle_cycles,
+            history_lists_newest_first_and_polls_oldest_first_since_a_transaction,
+            the_change_feed_reports_each_transaction_and_how_rows_changed,
+            a_batch_is_one_transaction_and_a_bad_item_stores_nothing,
+            put_keeps_one_entry_per_topic_and_checks_the_expected_version,
+            entries_are_read_by_id_as_of_a_transaction,
+            the_embedding_cache_keeps_vectors_by_model_and_hash_outside_history,
+        );
+    };
+    (@cases $open:expr; $($case:ident,)*) => {
+        $(
+            #[test]
+            fn $case() {
+                let (_guard, store) = $open();
+                contract::$case(&*store);
+            }
+        )*
+    };
 }
