@@ -60,6 +60,17 @@ impl Project {
         })
     }
 
+    /// The project rooted at `root` without reading `lore.yaml` (default
+    /// settings): for commands that only touch `.lore/` state, such as
+    /// stopping a server, which must work when the configuration is broken.
+    pub fn state_only(root: &Path) -> Project {
+        Project {
+            root: root.to_path_buf(),
+            config: LoreConfig::default(),
+            warnings: Vec::new(),
+        }
+    }
+
     /// Path to `lore.yaml`.
     pub fn config_path(&self) -> PathBuf {
         self.root.join(CONFIG_FILE_NAME)

@@ -532,7 +532,7 @@ fn a_generated_model_is_queryable_and_regeneration_keeps_edits() {
     let (_dir, root) = demo_project();
     let dir = root.join("semantic-layer/warehouse");
     std::fs::remove_dir_all(&dir).unwrap();
-    let generated = lore_in(&root, &["sl", "generate"]);
+    let generated = lore_in(&root, &["sl", "generate", "-c", "warehouse"]);
     assert!(generated.status.success(), "{}", stderr(&generated));
     assert!(
         stdout(&generated).contains("9 sources"),
@@ -567,7 +567,7 @@ fn a_generated_model_is_queryable_and_regeneration_keeps_edits() {
     assert_eq!(total, 7944.0, "every invoice counted once: {out}");
 
     std::fs::write(dir.join("plans.yaml"), "name: plans\ntable: plans\ngrain: [id]\ncolumns:\n  - { name: id, type: number }\n# mine\n").unwrap();
-    let again = lore_in(&root, &["sl", "generate"]);
+    let again = lore_in(&root, &["sl", "generate", "-c", "warehouse"]);
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(stdout(&again).contains("kept"), "{}", stdout(&again));
     assert!(

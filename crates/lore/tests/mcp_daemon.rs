@@ -202,8 +202,15 @@ fn lore_status_names_the_next_command_for_what_is_missing() {
     let _guard = StopOnDrop(&root);
     let status = |root: &Path| -> Value {
         let (ok, stdout, stderr) = run(root, &["status", "--json"]);
-        assert!(ok, "{stderr}");
-        serde_json::from_str(&stdout).unwrap()
+        let status: Value = serde_json::from_str(&stdout).unwrap();
+        let failed = status["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["status"] == "fail");
+        // A failed check is a failed command; warnings alone are not.
+        assert_eq!(ok, !failed, "{status}{stderr}");
+        status
     };
     let check = |status: &Value, name: &str| -> Value {
         status["checks"]
@@ -424,4 +431,75 @@ async fn a_call_longer_than_the_stop_grace_answers_unavailable_and_the_server_ex
     );
     let log = std::fs::read_to_string(stopping.root.join(".lore/logs/mcp.log")).unwrap();
     assert!(log.contains("stop grace period over"), "{log}");
+}
+
+#[test]
+fn status_logs_and_stop_work_from_the_server_record_when_lore_yaml_is_broken() {
+    let (_dir, root) = empty_project();
+    let port = free_port().to_string();
+    let _guard = StopOnDrop(&root);
+    let (ok, _, stderr) = run(&root, &["mcp", "start", "--port", &port]);
+    assert!(ok, "{stderr}");
+    // Someone breaks the configuration while the server runs.
+    std::fs::write(root.join("lore.yaml"), "connections: [unclosed\n").unwrap();
+    let (ok, _, stderr) = run(&root, &["status"]);
+    assert!(!ok, "a broken lore.yaml fails other commands: {stderr}");
+
+    assert_eq!(status_json(&root)["state"], "running");
+    let (ok, logs, stderr) = run(&root, &["mcp", "logs", "-n", "5"]);
+    assert!(ok && logs.contains("listening"), "{logs}{stderr}");
+    let (ok, stdout, stderr) = run(&root, &["mcp", "stop"]);
+    assert!(ok && stdout.contains("Stopped"), "{stdout}{stderr}");
+    assert_eq!(status_json(&root)["state"], "stopped");
+}
+
+/// The commands a `next` text names: each `lore …` part, up to an
+/// explanation in parentheses.
+fn suggested_commands(next: &str) -> Vec<Vec<String>> {
+    next.split(", then ")
+        .flat_map(|part| part.split(" && "))
+        .map(|part| part.split(" (").next().unwrap().trim())
+        .filter(|part| part.starts_with("lore "))
+        .map(|part| part.split_whitespace().skip(1).map(String::from).collect())
+        .collect()
+}
+
+#[test]
+fn every_command_lore_status_suggests_runs() {
+    let (_dir, root) = demo_project();
+    let _guard = StopOnDrop(&root);
+    // Take away what the demo has, so status suggests how to get it back.
+    std::fs::remove_dir_all(root.join("semantic-layer/warehouse")).unwrap();
+    std::fs::remove_dir_all(root.join("raw-sources")).unwrap();
+    let _ = std::fs::remove_dir_all(root.join(".lore/index"));
+    let (_, stdout, _) = run(&root, &["status", "--json"]);
+    let status: Value = serde_json::from_str(&stdout).unwrap();
+    let mut ran = Vec::new();
+    for check in status["checks"].as_array().unwrap() {
+        let Some(next) = check["next"].as_str() else {
+            continue;
+        };
+        for command in suggested_commands(next) {
+            let args: Vec<&str> = command.iter().map(String::as_str).collect();
+            let (ok, _, stderr) = run(&root, &args);
+            assert!(
+                ok,
+                "`lore {}` (suggested for {}) failed: {stderr}",
+                args.join(" "),
+                check["check"]
+            );
+            ran.push(args.join(" "));
+        }
+    }
+    for expected in [
+        "scan warehouse",
+        "sl generate -c warehouse",
+        "reindex",
+        "mcp start",
+    ] {
+        assert!(
+            ran.iter().any(|r| r == expected),
+            "{expected} not suggested: {ran:?}"
+        );
+    }
 }

@@ -12,7 +12,7 @@ use super::shutdown::ShutdownSignal;
 use anyhow::{Context, bail};
 use axum::serve::ListenerExt;
 use lore_core::config::Scope;
-use lore_core::project::Project;
+use lore_core::project::{Project, resolve_project_dir};
 use lore_core::time::UtcMillis;
 use lore_mcp::LoreServer;
 use lore_mcp::transport::{
@@ -142,6 +142,18 @@ pub struct LogsArgs {
 }
 
 pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    // Status, stop and logs read the server's record alone: they must work
+    // when lore.yaml is broken, which is when people need them.
+    let state_only = || -> anyhow::Result<Project> {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        Ok(Project::state_only(&resolve_project_dir(project_dir, &cwd)))
+    };
+    match &command {
+        McpCommand::Stop => return stop(&state_only()?),
+        McpCommand::Status(args) => return status(&state_only()?, args),
+        McpCommand::Logs(args) => return logs(&state_only()?, args),
+        _ => {}
+    }
     let project = super::load_project(project_dir)?;
     match command {
         McpCommand::Stdio => {
@@ -162,9 +174,8 @@ pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()
             })
         }
         McpCommand::Start(args) => start(&project, &args),
-        McpCommand::Stop => stop(&project),
-        McpCommand::Status(args) => status(&project, &args),
-        McpCommand::Logs(args) => logs(&project, &args),
+        // Answered above, without lore.yaml.
+        McpCommand::Stop | McpCommand::Status(_) | McpCommand::Logs(_) => Ok(()),
     }
 }
 

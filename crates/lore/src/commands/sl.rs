@@ -30,10 +30,7 @@ pub enum SlCommand {
     /// Compile and run a semantic query.
     Query(SlQueryArgs),
     /// Write a starting model from the latest scan (existing files are kept).
-    Generate {
-        /// Connection id (default: the only connection).
-        connection: Option<String>,
-    },
+    Generate(SlTarget),
 }
 
 /// Which connection's model.
@@ -178,7 +175,7 @@ pub fn run(command: SlCommand, project_dir: Option<&Path>) -> anyhow::Result<()>
             Ok(())
         }
         SlCommand::Query(args) => query(&project, args),
-        SlCommand::Generate { connection } => generate(&project, connection.as_deref()),
+        SlCommand::Generate(target) => generate(&project, target.connection.as_deref()),
     }
 }
 

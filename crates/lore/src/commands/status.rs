@@ -95,7 +95,7 @@ pub fn run(args: StatusArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
             "checks": checks,
         });
         println!("{}", serde_json::to_string_pretty(&value)?);
-        return Ok(());
+        return failed(&checks);
     }
     println!("Lore status for {}\n", root.display());
     for c in &checks {
@@ -118,7 +118,21 @@ pub fn run(args: StatusArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
     } else {
         println!("\nNext: {}", next[0]);
     }
-    Ok(())
+    failed(&checks)
+}
+
+/// An error (exit 1) when a check failed; warnings alone pass.
+fn failed(checks: &[Check]) -> anyhow::Result<()> {
+    let failed: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.status == Level::Fail)
+        .map(|c| c.check)
+        .collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("failed: {}", failed.join(", "))
+    }
 }
 
 fn project_checks(project: &Project) -> Vec<Check> {
