@@ -408,11 +408,20 @@ async fn sessions_open_stream_end_and_expire() {
         .send()
         .await
         .unwrap();
-    assert!(deleted.status().is_success(), "{}", deleted.status());
+    assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
     let after = post(&http, base, None, Some(&session), ping.clone()).await;
     assert_eq!(after.status, StatusCode::NOT_FOUND);
+    assert_eq!(after.body["code"], "not_found", "{}", after.body);
     let unknown = post(&http, base, None, Some("no-such-session"), ping.clone()).await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert!(
+        unknown.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("initialize"),
+        "{}",
+        unknown.body
+    );
 
     // An idle session expires after mcp.session_idle_seconds.
     let idle = open_session(&http, base, None).await;
@@ -452,4 +461,66 @@ fn a_server_beyond_loopback_needs_a_token_of_sufficient_length() {
         !stderr.contains("short is"),
         "the token itself is not echoed"
     );
+}
+
+#[tokio::test]
+async fn every_refusal_has_a_json_body_and_a_wrong_content_type_is_415() {
+    let (_dir, root) = empty_project();
+    configure_mcp(
+        &root,
+        &format!("  tokens:\n    - {{ name: r, token: {READER}, scope: reader }}\n"),
+    );
+    let server = start(&root);
+    let base = server.base();
+    let http = reqwest::Client::new();
+    let json_of = |text: &str| -> Value {
+        serde_json::from_str(text).unwrap_or_else(|_| panic!("not JSON: {text}"))
+    };
+    // 415: a body that is not JSON-RPC as JSON.
+    let wrong = http
+        .post(format!("{base}/mcp"))
+        .header("Authorization", format!("Bearer {READER}"))
+        .header("Content-Type", "text/plain")
+        .header("Accept", "application/json, text/event-stream")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let body = json_of(&wrong.text().await.unwrap());
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("application/json"),
+        "{body}"
+    );
+    // 401 and 403 from the token check, 404 for a path and for a session.
+    let missing = http.post(format!("{base}/mcp")).send().await.unwrap();
+    assert_eq!(missing.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        json_of(&missing.text().await.unwrap())["code"],
+        "unauthorized"
+    );
+    let bad = http
+        .post(format!("{base}/mcp"))
+        .header("Authorization", "Bearer not-a-token-of-this-server")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::FORBIDDEN);
+    assert_eq!(json_of(&bad.text().await.unwrap())["code"], "forbidden");
+    let nowhere = http.get(format!("{base}/nowhere")).send().await.unwrap();
+    assert_eq!(nowhere.status(), StatusCode::NOT_FOUND);
+    assert_eq!(json_of(&nowhere.text().await.unwrap())["code"], "not_found");
+    let gone = post(
+        &http,
+        base,
+        Some(READER),
+        Some("no-such-session"),
+        json!({"jsonrpc":"2.0","id":1,"method":"ping"}),
+    )
+    .await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND);
+    assert_eq!(gone.body["code"], "not_found", "{}", gone.body);
 }

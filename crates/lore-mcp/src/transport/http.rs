@@ -102,14 +102,104 @@ pub fn http_router(
         StreamableHttpService::new(move || Ok(server.for_session()), sessions, config);
     let mcp = Router::new()
         .nest_service("/mcp", mcp)
+        .layer(middleware::from_fn(shape_mcp_responses))
         .layer(middleware::from_fn_with_state(shared.clone(), authorize));
     Router::new()
         .route("/health", get(health))
         .route("/metrics", get(metrics))
         .with_state(shared.clone())
         .merge(mcp)
+        .fallback(not_found)
         .layer(middleware::from_fn_with_state(shared, check_gate))
         .layer(middleware::from_fn(request_id))
+}
+
+/// What a path the server does not have answers: a JSON refusal like
+/// every other.
+async fn not_found(request: Request) -> Response {
+    let report = ErrorReport::new(
+        ErrorCode::NotFound,
+        format!(
+            "no such path {}: the MCP endpoint is /mcp (also /health and /metrics)",
+            request.uri().path()
+        ),
+    );
+    (StatusCode::NOT_FOUND, axum::Json(report)).into_response()
+}
+
+/// Keeps the `/mcp` answers the SDK gives in one shape: a POST whose body
+/// is not JSON is refused with 415 before the SDK sees it; ending a session
+/// answers 204 (no content) instead of 202; and every refusal (4xx) carries
+/// a JSON `{code, message, retryable}` body instead of plain text.
+async fn shape_mcp_responses(request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    if method == Method::POST {
+        let content_type = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let media = content_type.split(';').next().unwrap_or("").trim();
+        if !media.eq_ignore_ascii_case("application/json") {
+            let report = ErrorReport::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "POST /mcp takes JSON-RPC as `Content-Type: application/json`, not `{}`",
+                    if media.is_empty() { "(none)" } else { media }
+                ),
+            );
+            return (StatusCode::UNSUPPORTED_MEDIA_TYPE, axum::Json(report)).into_response();
+        }
+    }
+    let response = next.run(request).await;
+    let status = response.status();
+    if method == Method::DELETE && status == StatusCode::ACCEPTED {
+        let (mut parts, _) = response.into_parts();
+        parts.status = StatusCode::NO_CONTENT;
+        parts.headers.remove(header::CONTENT_TYPE);
+        parts.headers.remove(header::CONTENT_LENGTH);
+        return Response::from_parts(parts, Body::empty());
+    }
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !status.is_client_error() || is_json {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let code = match status {
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        StatusCode::UNAUTHORIZED => ErrorCode::Unauthorized,
+        StatusCode::FORBIDDEN => ErrorCode::Forbidden,
+        StatusCode::CONFLICT => ErrorCode::Conflict,
+        StatusCode::TOO_MANY_REQUESTS => ErrorCode::RateLimited,
+        _ => ErrorCode::InvalidRequest,
+    };
+    let message = match (status, text.is_empty()) {
+        (StatusCode::NOT_FOUND, _) => format!(
+            "{}: the session ended or never existed; start a new one with initialize",
+            if text.is_empty() {
+                "unknown session"
+            } else {
+                text.as_str()
+            }
+        ),
+        (_, true) => status.canonical_reason().unwrap_or("refused").to_string(),
+        (_, false) => text,
+    };
+    let mut shaped = (status, axum::Json(ErrorReport::new(code, message))).into_response();
+    for (name, value) in parts.headers.iter() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            shaped.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    shaped
 }
 
 async fn health(State(shared): State<Arc<Shared>>) -> Response {
