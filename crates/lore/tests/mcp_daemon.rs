@@ -503,3 +503,36 @@ fn every_command_lore_status_suggests_runs() {
         );
     }
 }
+
+#[test]
+fn a_half_written_snapshot_is_ignored_reported_and_cleaned_by_the_next_scan() {
+    let (_dir, root) = demo_project();
+    let dir = root.join("raw-sources/warehouse/live-database");
+    // A folder named far in the future, left half-written (no completion
+    // record): a killed copy, a crashed older Lore.
+    let broken = dir.join("29991231T235959999Z-dead");
+    std::fs::create_dir_all(broken.join("tables")).unwrap();
+    std::fs::write(broken.join("connection.json"), "{\"truncated").unwrap();
+
+    // Catalog reads still answer from the last completed scan.
+    let (ok, stdout, stderr) = run(&root, &["entity", "-c", "warehouse", "invoices"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("total_cents"), "{stdout}");
+    let (_, stdout, _) = run(&root, &["status", "--json"]);
+    let status: Value = serde_json::from_str(&stdout).unwrap();
+    let scan = status["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "scan")
+        .unwrap()
+        .clone();
+    assert!(
+        scan["detail"].as_str().unwrap().contains("29991231T235959999Z-dead"),
+        "{scan}"
+    );
+    assert_eq!(scan["next"], "lore scan warehouse");
+    let (ok, _, stderr) = run(&root, &["scan", "warehouse"]);
+    assert!(ok, "{stderr}");
+    assert!(!broken.exists());
+}

@@ -221,8 +221,8 @@ impl Catalog {
         drop(spawned);
     }
 
-    /// The newest snapshot of `connection_id`, or `None` before its first
-    /// scan. Loads it only when it is newer than the one in memory.
+    /// The snapshot of `connection_id` completed last, or `None` before its
+    /// first scan. Loads it only when it is not the one in memory.
     pub fn latest(
         &self,
         connection_id: &str,
@@ -244,19 +244,13 @@ impl Catalog {
         let _loading = gate.as_ref().map(|gate| gate.lock());
         // Someone else may have loaded it while this caller waited.
         if let Some(cached) = self.cached(connection_id)
-            && cached.manifest.sync_id >= sync_id
+            && cached.manifest.sync_id == sync_id
         {
             return Ok(Some(cached));
         }
         let loaded = Arc::new(LoadedSnapshot::load(&dir.join(&sync_id))?);
         if let Ok(mut cache) = self.cache.lock() {
-            // Another caller may have loaded a newer one meanwhile.
-            let newer = cache
-                .get(connection_id)
-                .is_some_and(|c| c.manifest.sync_id > loaded.manifest.sync_id);
-            if !newer {
-                cache.insert(connection_id.to_string(), Arc::clone(&loaded));
-            }
+            cache.insert(connection_id.to_string(), Arc::clone(&loaded));
         }
         Ok(Some(loaded))
     }

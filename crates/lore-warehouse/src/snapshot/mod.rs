@@ -16,9 +16,14 @@
 //!
 //! A `syncId` is the scan's UTC time plus a random suffix
 //! (`20261122T202530123Z-a3f1`), so snapshots sort by time and never
-//! collide. A snapshot is written into a hidden `.tmp-<syncId>` folder and
-//! renamed into place when complete: readers see a whole snapshot or none,
-//! and a scan that is interrupted leaves nothing behind.
+//! collide. A snapshot is written into a hidden `.tmp-<syncId>` folder,
+//! its completion recorded last (`complete.json`: the sync id and when it
+//! completed), then renamed into place. Only completed snapshots count,
+//! newest completion first, whatever their folder is called: a folder
+//! without its record (copied half-way, written by hand, left by a killed
+//! process) is reported by [`incomplete_snapshots`] and ignored. Snapshots
+//! written before completion records existed count when their scan report
+//! (written last) is there, as of that file's time.
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, Hasher};
@@ -45,6 +50,8 @@ pub const PROFILE_FILE: &str = "profile.json";
 pub const RELATIONSHIPS_FILE: &str = "relationships.json";
 /// The scan report.
 pub const REPORT_FILE: &str = "scan-report.json";
+/// The completion record, written last.
+pub const COMPLETE_FILE: &str = "complete.json";
 /// Prefix of snapshots being written.
 const TEMP_PREFIX: &str = ".tmp-";
 /// Unfinished snapshots older than this are debris from a killed scan.
@@ -129,26 +136,80 @@ pub fn snapshots_dir(root: &Path, connection_id: &str) -> PathBuf {
         .join(LIVE_DATABASE_DIR)
 }
 
-/// Complete snapshots in `dir`, oldest first (an absent folder has none).
-pub fn list_sync_ids(dir: &Path) -> Result<Vec<String>, SnapshotError> {
+/// What a snapshot records as its last act.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Completion {
+    sync_id: String,
+    completed_at: String,
+}
+
+/// When the snapshot in `path` (named `name`) completed, if it did.
+fn completed_at(path: &Path, name: &str) -> Option<UtcMillis> {
+    if let Ok(text) = std::fs::read_to_string(path.join(COMPLETE_FILE)) {
+        let record: Completion = serde_json::from_str(&text).ok()?;
+        return (record.sync_id == name)
+            .then(|| UtcMillis::parse_iso(&record.completed_at))
+            .flatten();
+    }
+    // Written before completion records: the report was its last file.
+    let modified = std::fs::metadata(path.join(REPORT_FILE))
+        .and_then(|m| m.modified())
+        .ok()?;
+    let millis = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_millis();
+    Some(UtcMillis(i64::try_from(millis).ok()?))
+}
+
+/// The visible snapshot folders of `dir` (not the hidden ones being
+/// written), each with its completion time if it completed.
+fn snapshot_folders(dir: &Path) -> Result<Vec<(String, Option<UtcMillis>)>, SnapshotError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io_error(dir)(e)),
     };
-    let mut ids: Vec<String> = entries
+    Ok(entries
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|name| !name.starts_with('.'))
-        .collect();
-    ids.sort();
-    Ok(ids)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            (!name.starts_with('.')).then(|| {
+                let done = completed_at(&e.path(), &name);
+                (name, done)
+            })
+        })
+        .collect())
 }
 
-/// The newest complete snapshot in `dir`.
+/// Completed snapshots in `dir`, oldest completion first (an absent folder
+/// has none).
+pub fn list_sync_ids(dir: &Path) -> Result<Vec<String>, SnapshotError> {
+    let mut done: Vec<(UtcMillis, String)> = snapshot_folders(dir)?
+        .into_iter()
+        .filter_map(|(name, at)| Some((at?, name)))
+        .collect();
+    done.sort();
+    Ok(done.into_iter().map(|(_, name)| name).collect())
+}
+
+/// The snapshot completed last in `dir`.
 pub fn latest_sync_id(dir: &Path) -> Result<Option<String>, SnapshotError> {
     Ok(list_sync_ids(dir)?.pop())
+}
+
+/// Visible snapshot folders in `dir` that never completed: ignored by every
+/// reader, removed by the next scan's pruning.
+pub fn incomplete_snapshots(dir: &Path) -> Result<Vec<String>, SnapshotError> {
+    let mut names: Vec<String> = snapshot_folders(dir)?
+        .into_iter()
+        .filter(|(_, at)| at.is_none())
+        .map(|(name, _)| name)
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 /// A new sync id, later than `after` even if the clock went backwards.
@@ -445,8 +506,21 @@ impl SnapshotWriter {
         write().map_err(io_error(&path))
     }
 
-    /// Makes the snapshot visible, complete, under its sync id.
+    /// Records the snapshot's completion, then makes it visible under its
+    /// sync id.
     pub fn commit(mut self) -> Result<PathBuf, SnapshotError> {
+        let sync_id = self
+            .target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.write_json(
+            COMPLETE_FILE,
+            &Completion {
+                sync_id,
+                completed_at: UtcMillis::now().to_iso(),
+            },
+        )?;
         std::fs::rename(&self.temp, &self.target).map_err(io_error(&self.target))?;
         self.committed = true;
         Ok(self.target.clone())
@@ -461,13 +535,18 @@ impl Drop for SnapshotWriter {
     }
 }
 
-/// Deletes all but the newest `keep` snapshots, and unfinished ones left by
-/// scans that were killed. Returns the sync ids removed.
+/// Deletes all but the newest `keep` snapshots, folders that never
+/// completed, and unfinished ones left by scans that were killed. Returns
+/// the names removed.
 pub fn prune(dir: &Path, keep: usize) -> Result<Vec<String>, SnapshotError> {
     let ids = list_sync_ids(dir)?;
     let excess = ids.len().saturating_sub(keep.max(1));
     let mut removed = Vec::new();
-    for id in ids.into_iter().take(excess) {
+    for id in ids
+        .into_iter()
+        .take(excess)
+        .chain(incomplete_snapshots(dir)?)
+    {
         let path = dir.join(&id);
         std::fs::remove_dir_all(&path).map_err(io_error(&path))?;
         removed.push(id);
@@ -579,5 +658,51 @@ mod tests {
         let removed = prune(dir.path(), 2).unwrap();
         assert_eq!(removed, ["20260101T000000000Z-0001"]);
         assert_eq!(list_sync_ids(dir.path()).unwrap().len(), 2);
+    }
+
+    fn complete(dir: &Path, id: &str) {
+        let writer = SnapshotWriter::create(dir, id).unwrap();
+        writer.write_json(REPORT_FILE, &serde_json::json!({})).unwrap();
+        writer.commit().unwrap();
+    }
+
+    #[test]
+    fn only_completed_snapshots_count_newest_completion_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        complete(dir, "20260101T000000000Z-aaaa");
+        // A folder named far in the future but never completed, and one
+        // whose record names another snapshot (copied over), do not count.
+        std::fs::create_dir_all(dir.join("29991231T235959999Z-ffff/tables")).unwrap();
+        complete(dir, "20250101T000000000Z-bbbb");
+        // Completed an hour later than the first (its clock was behind).
+        let later = Completion {
+            sync_id: "20250101T000000000Z-bbbb".into(),
+            completed_at: UtcMillis(UtcMillis::now().0 + 3_600_000).to_iso(),
+        };
+        std::fs::write(
+            dir.join("20250101T000000000Z-bbbb").join(COMPLETE_FILE),
+            serde_json::to_vec(&later).unwrap(),
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.join("29990101T000000000Z-cccc")).unwrap();
+        std::fs::copy(
+            dir.join("20250101T000000000Z-bbbb").join(COMPLETE_FILE),
+            dir.join("29990101T000000000Z-cccc").join(COMPLETE_FILE),
+        )
+        .unwrap();
+        // The one completed last wins, whatever its name says.
+        assert_eq!(
+            latest_sync_id(dir).unwrap().as_deref(),
+            Some("20250101T000000000Z-bbbb")
+        );
+        assert_eq!(
+            incomplete_snapshots(dir).unwrap(),
+            vec!["29990101T000000000Z-cccc", "29991231T235959999Z-ffff"]
+        );
+        let removed = prune(dir, 5).unwrap();
+        assert_eq!(removed.len(), 2, "{removed:?}");
+        assert!(incomplete_snapshots(dir).unwrap().is_empty());
+        assert_eq!(list_sync_ids(dir).unwrap().len(), 2);
     }
 }

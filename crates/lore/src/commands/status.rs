@@ -166,7 +166,7 @@ fn project_checks(project: &Project) -> Vec<Check> {
     let models = ModelCache::new(&project.semantic_layer_dir());
     for id in &ids {
         checks.push(connection_check(&warehouses, id));
-        checks.push(scan_check(&catalog, id));
+        checks.push(scan_check(&catalog, &project.root, id));
         checks.push(semantic_check(&models, id));
     }
     checks.push(index_check(project));
@@ -209,7 +209,22 @@ fn connection_check(warehouses: &Warehouses, id: &str) -> Check {
     }
 }
 
-fn scan_check(catalog: &Catalog, id: &str) -> Check {
+fn scan_check(catalog: &Catalog, root: &Path, id: &str) -> Check {
+    let dir = lore_warehouse::snapshot::snapshots_dir(root, id);
+    let incomplete = lore_warehouse::snapshot::incomplete_snapshots(&dir).unwrap_or_default();
+    if !incomplete.is_empty() {
+        return check(
+            "scan",
+            Level::Warn,
+            format!(
+                "{id}: {} incomplete snapshot folder(s) in {} ({}): ignored; the next scan removes them, or delete them",
+                incomplete.len(),
+                dir.display(),
+                incomplete.join(", ")
+            ),
+        )
+        .next(format!("lore scan {id}"));
+    }
     match catalog.latest(id) {
         Ok(Some(snapshot)) => {
             let extracted = &snapshot.manifest.extracted_at;
