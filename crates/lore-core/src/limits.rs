@@ -26,6 +26,10 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 /// Default for [`SqlLimits::max_bytes`]: 1 MiB of SQL text.
 pub const DEFAULT_MAX_SQL_BYTES: usize = 1024 * 1024;
 
+/// Default for [`SqlLimits::result_bytes`]: 512 KiB of JSON per result,
+/// well inside the 1 MB message limit common MCP clients have.
+pub const DEFAULT_RESULT_BYTES: usize = 512 * 1024;
+
 /// Default for [`SqlLimits::max_depth`], SQLite's own expression-depth
 /// limit: a statement past it would be refused by SQLite anyway.
 pub const DEFAULT_MAX_SQL_DEPTH: usize = 1000;
@@ -57,6 +61,16 @@ pub struct SqlLimits {
     /// Default 1000 (SQLite's own limit).
     #[serde(default = "default_max_depth", rename = "sql_depth")]
     pub max_depth: usize,
+    /// Most bytes of JSON in one query result's rows (`sql_execution`,
+    /// `sl_query`, `lore sql`): rows stop there with `truncated: true` and
+    /// the reason, and a single value over an eighth of it is cut with a
+    /// marker. Default 524288 (512 KiB).
+    #[serde(default = "default_result_bytes")]
+    pub result_bytes: usize,
+}
+
+fn default_result_bytes() -> usize {
+    DEFAULT_RESULT_BYTES
 }
 
 fn default_max_bytes() -> usize {
@@ -77,6 +91,12 @@ impl SqlLimits {
                 self.max_depth
             ));
         }
+        if self.result_bytes < 4096 {
+            return Err(format!(
+                "limits.result_bytes must be at least 4096; it is {}",
+                self.result_bytes
+            ));
+        }
         if self.max_bytes < 1024 {
             return Err(format!(
                 "limits.sql_bytes must be at least 1024; it is {}",
@@ -92,6 +112,7 @@ impl Default for SqlLimits {
         SqlLimits {
             max_bytes: DEFAULT_MAX_SQL_BYTES,
             max_depth: DEFAULT_MAX_SQL_DEPTH,
+            result_bytes: DEFAULT_RESULT_BYTES,
         }
     }
 }
@@ -420,7 +441,7 @@ mod tests {
     fn the_byte_limit_comes_first_and_names_its_setting() {
         let limits = SqlLimits {
             max_bytes: 10,
-            max_depth: 1000,
+            ..SqlLimits::default()
         };
         let err = check_sql("SELECT 1, 2, 3", &GenericDialect {}, &limits).unwrap_err();
         assert_eq!(

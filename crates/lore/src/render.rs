@@ -25,7 +25,11 @@ pub fn table(result: &QueryResult) -> String {
     let mut out = grid(&result.headers, &cells);
     let n = result.rows.len();
     let noun = if n == 1 { "row" } else { "rows" };
-    if result.truncated {
+    if result.cut_at_bytes.is_some() {
+        out.push_str(&format!(
+            "({n} {noun}, truncated at the size limit of one result: narrow the columns, aggregate or page)\n"
+        ));
+    } else if result.truncated {
         out.push_str(&format!(
             "({n} {noun}, truncated: more rows exist; raise the limit or narrow the query)\n"
         ));
@@ -147,6 +151,7 @@ mod tests {
                 vec![json!(22), Value::Null],
             ],
             truncated,
+            cut_at_bytes: None,
             elapsed_ms: 0,
         }
     }

@@ -297,3 +297,54 @@ async fn a_panicking_call_answers_internal_and_both_transports_keep_serving() {
     first.cancel().await.unwrap();
     second.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn results_stay_within_their_byte_budget() {
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    // 10,000 wide rows: cut at the budget, with the reason and how to page.
+    let wide = call(
+        &client,
+        "sql_execution",
+        json!({"connectionId": "warehouse", "maxRows": 10000, "sql": "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10000) SELECT i, printf('%.150c', 'x') AS a, printf('%.150c', 'y') AS b FROM c"}),
+    )
+    .await
+    .unwrap();
+    let text = &wide.content[0].as_text().unwrap().text;
+    assert!(text.len() < 700 * 1024, "{} bytes of text", text.len());
+    let out = wide.structured_content.unwrap();
+    assert_eq!(out["truncated"], true);
+    let rows = out["rows"].as_array().unwrap().len();
+    assert!(rows > 100 && rows < 10_000, "{rows} rows");
+    let notice = out["notice"].as_str().unwrap();
+    assert!(
+        notice.contains("limits.result_bytes") && notice.contains("ORDER BY"),
+        "{notice}"
+    );
+    // One value larger than a result may carry is cut with a marker.
+    let big = ok(
+        &client,
+        "sql_execution",
+        json!({"connectionId": "warehouse", "sql": "SELECT 1 AS id, printf('%.2000000c', 'z') AS blob_text"}),
+    )
+    .await;
+    let cell = &big["rows"][0][1]["$truncated"];
+    assert_eq!(cell["bytes"], 2_000_002, "{big}");
+    assert!(cell["preview"].as_str().unwrap().starts_with("zzz"));
+    assert_eq!(big["rows"][0][0], 1);
+    // A value SQLite would have to build in 600 MB is refused, not built.
+    let huge = call(
+        &client,
+        "sql_execution",
+        json!({"connectionId": "warehouse", "sql": "SELECT zeroblob(600000000)"}),
+    )
+    .await
+    .unwrap();
+    let error = error_of(&huge);
+    assert!(
+        error["message"].as_str().unwrap().contains("too big"),
+        "{error}"
+    );
+    ok(&client, "connection_list", json!({})).await;
+    client.cancel().await.unwrap();
+}

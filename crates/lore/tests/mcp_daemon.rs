@@ -528,7 +528,10 @@ fn a_half_written_snapshot_is_ignored_reported_and_cleaned_by_the_next_scan() {
         .unwrap()
         .clone();
     assert!(
-        scan["detail"].as_str().unwrap().contains("29991231T235959999Z-dead"),
+        scan["detail"]
+            .as_str()
+            .unwrap()
+            .contains("29991231T235959999Z-dead"),
         "{scan}"
     );
     assert_eq!(scan["next"], "lore scan warehouse");

@@ -306,6 +306,10 @@ Example: {\"measures\":[\"invoices.revenue\"],\"dimensions\":[\"accounts.segment
         } = planned.run().await?;
         let row_count = result.rows.len();
         ctx.progress(1.0, format!("Fetched {row_count} rows")).await;
+        let mut notes = compiled.notes.clone();
+        if result.cut_at_bytes.is_some() {
+            notes.extend(result.truncation_notice(row_count));
+        }
         Ok(SlQueryOutput {
             connection_id,
             headers: result.headers,
@@ -314,7 +318,7 @@ Example: {\"measures\":[\"invoices.revenue\"],\"dimensions\":[\"accounts.segment
             row_count,
             truncated: result.truncated,
             elapsed_ms: result.elapsed_ms,
-            notes: compiled.notes.clone(),
+            notes,
             sql: input
                 .include
                 .contains(&SlInclude::Sql)

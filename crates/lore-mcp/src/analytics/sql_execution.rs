@@ -109,12 +109,7 @@ Example: {\"connectionId\":\"warehouse\",\"sql\":\"SELECT region, count(*) AS ac
         let result = prepared.run(max_rows).await.map_err(|e| e.report())?;
         let row_count = result.rows.len();
         ctx.progress(1.0, format!("Fetched {row_count} rows")).await;
-        let notice = result.truncated.then(|| {
-            format!(
-                "Only the first {max_rows} rows are shown. Aggregate, filter or add ORDER BY … LIMIT to see what matters{}.",
-                if max_rows < MAX_ROWS_LIMIT { format!(", or raise maxRows (up to {MAX_ROWS_LIMIT})") } else { String::new() }
-            )
-        });
+        let notice = result.truncation_notice(max_rows);
         Ok(SqlExecutionOutput {
             headers: result.headers,
             header_types: result.header_types,

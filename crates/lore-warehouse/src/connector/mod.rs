@@ -42,8 +42,38 @@ pub struct QueryResult {
     pub rows: Vec<Vec<serde_json::Value>>,
     /// Whether the query had more rows than were returned.
     pub truncated: bool,
+    /// When the rows stopped at the byte budget rather than at the row
+    /// cap: the budget, in bytes of JSON.
+    pub cut_at_bytes: Option<usize>,
     /// Wall time of execution and fetch, in milliseconds.
     pub elapsed_ms: u64,
+}
+
+impl QueryResult {
+    /// Why the rows stopped and how to get the rest, when they were cut;
+    /// `max_rows` is the row cap the query ran with.
+    pub fn truncation_notice(&self, max_rows: usize) -> Option<String> {
+        if let Some(bytes) = self.cut_at_bytes {
+            return Some(format!(
+                "Only the first {} rows are shown: the result reached its size limit of {} KiB of JSON (limits.result_bytes in lore.yaml). Select fewer or narrower columns, aggregate, or page through it with ORDER BY a key and WHERE key > the last one shown.",
+                self.rows.len(),
+                bytes / 1024
+            ));
+        }
+        self.truncated.then(|| {
+            format!(
+                "Only the first {max_rows} rows are shown. Aggregate, filter or add ORDER BY … LIMIT to see what matters{}.",
+                if max_rows < crate::execute::MAX_ROWS_LIMIT {
+                    format!(
+                        ", or raise maxRows (up to {})",
+                        crate::execute::MAX_ROWS_LIMIT
+                    )
+                } else {
+                    String::new()
+                }
+            )
+        })
+    }
 }
 
 /// Rows as a connector fetched them: at most `max_rows + 1`, so cutting
@@ -52,21 +82,122 @@ pub(crate) struct Fetched {
     pub headers: Vec<String>,
     pub header_types: Option<Vec<String>>,
     pub rows: Vec<Vec<serde_json::Value>>,
+    /// The rows stopped at this byte budget (more rows existed).
+    pub cut_at_bytes: Option<usize>,
 }
 
 impl Fetched {
     /// The result, cut at `max_rows`.
     pub(crate) fn into_result(mut self, max_rows: usize, elapsed_ms: u64) -> QueryResult {
-        let truncated = self.rows.len() > max_rows;
+        let truncated = self.rows.len() > max_rows || self.cut_at_bytes.is_some();
         self.rows.truncate(max_rows);
         QueryResult {
             headers: self.headers,
             header_types: self.header_types,
             rows: self.rows,
             truncated,
+            cut_at_bytes: self.cut_at_bytes,
             elapsed_ms,
         }
     }
+
+    /// Whether the fetch read the result to its end.
+    pub(crate) fn complete(&self, max_rows: usize) -> bool {
+        self.rows.len() <= max_rows && self.cut_at_bytes.is_none()
+    }
+}
+
+/// How much of a result to fetch: rows, and optionally bytes of JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowLimit {
+    /// Most rows returned (one more is fetched to tell whether more exist).
+    pub rows: usize,
+    /// Most bytes of JSON the rows may take (`None`: Lore's own queries).
+    pub bytes: Option<usize>,
+}
+
+impl RowLimit {
+    /// `rows` rows, no byte budget.
+    pub fn rows(rows: usize) -> RowLimit {
+        RowLimit { rows, bytes: None }
+    }
+}
+
+/// Counts the JSON bytes of rows as they stream in: a value over an eighth
+/// of the budget is cut to a marker, and the first row that does not fit
+/// ends the result. Memory stays near the budget whatever the query
+/// returns.
+pub(crate) struct ResultBudget {
+    limit: Option<usize>,
+    used: usize,
+}
+
+/// A value cut because it is larger than a result may carry.
+const CUT_MARKER: &str = "$truncated";
+
+impl ResultBudget {
+    pub(crate) fn new(limit: RowLimit) -> ResultBudget {
+        ResultBudget {
+            limit: limit.bytes,
+            used: 0,
+        }
+    }
+
+    /// Cuts the oversized values of `row` and counts it; `false` when it
+    /// does not fit (the result ends before it).
+    pub(crate) fn admit(&mut self, row: &mut [serde_json::Value]) -> bool {
+        let Some(limit) = self.limit else {
+            return true;
+        };
+        let cell_limit = (limit / 8).max(1024);
+        let mut size = 2;
+        for value in row.iter_mut() {
+            let mut bytes = json_len(value);
+            if bytes > cell_limit {
+                *value = cut(value, bytes);
+                bytes = json_len(value);
+            }
+            size += bytes + 1;
+        }
+        if self.used + size > limit {
+            return false;
+        }
+        self.used += size;
+        true
+    }
+
+    /// The budget, when the result stopped at it.
+    pub(crate) fn cut_at(&self, stopped: bool) -> Option<usize> {
+        stopped.then_some(self.limit).flatten()
+    }
+}
+
+/// The size of `value` as compact JSON, without building the text.
+fn json_len(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// The marker an oversized value is replaced by: its size and the start
+/// of its text.
+fn cut(value: &serde_json::Value, bytes: usize) -> serde_json::Value {
+    let text = match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let preview: String = text.chars().take(200).collect();
+    serde_json::json!({CUT_MARKER: {"bytes": bytes, "preview": preview}})
 }
 
 /// What a connection test learns about the server.
@@ -153,10 +284,19 @@ impl Connector {
     /// not guarded here: see the module documentation. Dropping the future
     /// stops the statement.
     pub async fn run(&self, sql: &str, max_rows: usize) -> Result<QueryResult, WarehouseError> {
+        self.run_within(sql, RowLimit::rows(max_rows)).await
+    }
+
+    /// [`run`](Connector::run) within a row and byte limit.
+    pub async fn run_within(
+        &self,
+        sql: &str,
+        limit: RowLimit,
+    ) -> Result<QueryResult, WarehouseError> {
         match self {
-            Connector::Sqlite(c) => c.run(sql, max_rows).await,
-            Connector::Postgres(c) => c.run(sql, max_rows).await,
-            Connector::Mysql(c) => c.run(sql, max_rows).await,
+            Connector::Sqlite(c) => c.run(sql, limit).await,
+            Connector::Postgres(c) => c.run(sql, limit).await,
+            Connector::Mysql(c) => c.run(sql, limit).await,
         }
     }
 

@@ -15,9 +15,12 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, InterruptHandle, OpenFlags};
 
+/// The largest string, blob or row an agent's query may build, in bytes.
+const MAX_VALUE_BYTES: i32 = 16 * 1024 * 1024;
+
 use super::pool::Pool;
 use super::value::sqlite_to_json;
-use super::{Fetched, QueryResult, ServerInfo};
+use super::{Fetched, QueryResult, ResultBudget, RowLimit, ServerInfo};
 use crate::error::WarehouseError;
 
 /// Runs read-only queries against one SQLite file.
@@ -59,6 +62,14 @@ impl SqliteConnector {
         let conn = Connection::open_with_flags(&self.path, flags).map_err(upstream)?;
         conn.execute_batch("PRAGMA query_only = ON; PRAGMA trusted_schema = OFF;")
             .map_err(upstream)?;
+        // No value larger than this is ever built (`zeroblob(600000000)`,
+        // `printf('%.*c', 1e9, 'x')` fail with "string or blob too big"
+        // instead of taking the memory).
+        conn.set_limit(
+            rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH,
+            MAX_VALUE_BYTES,
+        )
+        .map_err(upstream)?;
         Ok(conn)
     }
 
@@ -67,15 +78,16 @@ impl SqliteConnector {
     pub(crate) async fn run(
         &self,
         sql: &str,
-        max_rows: usize,
+        limit: RowLimit,
     ) -> Result<QueryResult, WarehouseError> {
+        let max_rows = limit.rows;
         let mut lease = self.pool.acquire(|| async { self.open_session() }).await?;
         let conn = lease.take();
         let sql = sql.to_string();
         let mut interrupt_on_drop = InterruptOnDrop(Some(conn.get_interrupt_handle()));
         let started = Instant::now();
         let mut task = tokio::task::spawn_blocking(move || {
-            let outcome = fetch(&conn, &sql, max_rows);
+            let outcome = fetch(&conn, &sql, limit);
             (conn, outcome)
         });
         let joined = match tokio::time::timeout(self.timeout, &mut task).await {
@@ -110,7 +122,7 @@ impl SqliteConnector {
         let result = self
             .run(
                 "SELECT sqlite_version(), (SELECT query_only FROM pragma_query_only)",
-                1,
+                RowLimit::rows(1),
             )
             .await?;
         let row = result.rows.first();
@@ -155,7 +167,10 @@ impl Drop for InterruptOnDrop {
     }
 }
 
-fn fetch(conn: &Connection, sql: &str, max_rows: usize) -> Result<Fetched, WarehouseError> {
+fn fetch(conn: &Connection, sql: &str, limit: RowLimit) -> Result<Fetched, WarehouseError> {
+    let max_rows = limit.rows;
+    let mut budget = ResultBudget::new(limit);
+    let mut stopped = false;
     let mut stmt = conn.prepare(sql).map_err(classify)?;
     if !stmt.readonly() {
         return Err(WarehouseError::RefusedByDatabase {
@@ -183,6 +198,10 @@ fn fetch(conn: &Connection, sql: &str, max_rows: usize) -> Result<Fetched, Wareh
             }
             values.push(sqlite_to_json(value));
         }
+        if !budget.admit(&mut values) {
+            stopped = true;
+            break;
+        }
         rows.push(values);
     }
     // A declared type when the column comes straight from a table, else
@@ -196,6 +215,7 @@ fn fetch(conn: &Connection, sql: &str, max_rows: usize) -> Result<Fetched, Wareh
         headers,
         header_types,
         rows,
+        cut_at_bytes: budget.cut_at(stopped),
     })
 }
 
@@ -236,6 +256,12 @@ fn classify(e: rusqlite::Error) -> WarehouseError {
         ) => upstream(e),
         Some(Sqlite::AuthorizationForStatementDenied) => WarehouseError::RefusedByDatabase {
             message: e.to_string(),
+        },
+        Some(Sqlite::TooBig) => WarehouseError::Query {
+            message: format!(
+                "a value in the result would be larger than {} MiB (SQLite: {e}); select part of it (substr) or its length instead",
+                MAX_VALUE_BYTES / (1024 * 1024)
+            ),
         },
         _ => WarehouseError::Query {
             message: e.to_string(),
@@ -308,10 +334,16 @@ mod tests {
     async fn result_is_capped_and_says_truncated_only_when_more_rows_exist() {
         let (_dir, path) = database(5);
         let conn = connector(path, 1000);
-        let capped = conn.run("SELECT id FROM t ORDER BY id", 3).await.unwrap();
+        let capped = conn
+            .run("SELECT id FROM t ORDER BY id", RowLimit::rows(3))
+            .await
+            .unwrap();
         assert_eq!(capped.rows.len(), 3);
         assert!(capped.truncated);
-        let exact = conn.run("SELECT id FROM t", 5).await.unwrap();
+        let exact = conn
+            .run("SELECT id FROM t", RowLimit::rows(5))
+            .await
+            .unwrap();
         assert_eq!(exact.rows.len(), 5);
         assert!(!exact.truncated);
     }
@@ -322,7 +354,7 @@ mod tests {
         let result = connector(path.clone(), 1000)
             .run(
                 "SELECT id, name, data, big, 1.5 AS r, NULL AS empty FROM t",
-                10,
+                RowLimit::rows(10),
             )
             .await
             .unwrap();
@@ -337,7 +369,7 @@ mod tests {
         // `empty` has neither a declared type nor a value: types are omitted.
         assert_eq!(result.header_types, None);
         let typed = connector(path, 1000)
-            .run("SELECT id, name, 1.5 AS r FROM t", 10)
+            .run("SELECT id, name, 1.5 AS r FROM t", RowLimit::rows(10))
             .await
             .unwrap();
         assert_eq!(
@@ -351,20 +383,20 @@ mod tests {
         let (_dir, path) = database(1);
         let conn = connector(path, 200);
         let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c";
-        let err = conn.run(endless, 10).await.unwrap_err();
+        let err = conn.run(endless, RowLimit::rows(10)).await.unwrap_err();
         assert!(
             matches!(err, WarehouseError::Timeout { timeout_ms: 200 }),
             "{err}"
         );
         // The connector keeps working after an interrupted query.
-        let ok = conn.run("SELECT 1", 10).await.unwrap();
+        let ok = conn.run("SELECT 1", RowLimit::rows(10)).await.unwrap();
         assert_eq!(ok.rows, vec![vec![serde_json::json!(1)]]);
     }
 
     #[tokio::test]
     async fn a_missing_file_is_a_config_error_naming_the_path() {
         let conn = connector(PathBuf::from("/nonexistent/w.db"), 1000);
-        let err = conn.run("SELECT 1", 1).await.unwrap_err();
+        let err = conn.run("SELECT 1", RowLimit::rows(1)).await.unwrap_err();
         assert!(err.to_string().contains("/nonexistent/w.db"), "{err}");
     }
 
@@ -372,8 +404,10 @@ mod tests {
     async fn a_query_error_keeps_the_session_for_reuse() {
         let (_dir, path) = database(1);
         let conn = connector(path, 1000);
-        conn.run("SELECT 1", 1).await.unwrap();
-        conn.run("SELECT * FROM nope", 1).await.unwrap_err();
+        conn.run("SELECT 1", RowLimit::rows(1)).await.unwrap();
+        conn.run("SELECT * FROM nope", RowLimit::rows(1))
+            .await
+            .unwrap_err();
         assert_eq!(
             conn.pool.idle_count(),
             1,
@@ -385,7 +419,7 @@ mod tests {
     async fn unknown_tables_are_reported_as_the_database_says() {
         let (_dir, path) = database(1);
         let err = connector(path, 1000)
-            .run("SELECT * FROM nope", 1)
+            .run("SELECT * FROM nope", RowLimit::rows(1))
             .await
             .unwrap_err();
         assert!(matches!(err, WarehouseError::Query { .. }));

@@ -16,6 +16,7 @@ use lore_core::limits::SqlLimits;
 use lore_core::project::Project;
 use serde::Serialize;
 
+use crate::connector::RowLimit;
 pub use crate::connector::value::{BLOB_MARKER, MAX_SAFE_INTEGER};
 pub use crate::connector::{Connector, QueryResult, ServerInfo};
 pub use crate::error::WarehouseError;
@@ -121,6 +122,7 @@ impl Warehouses {
         Ok(PreparedQuery {
             connector,
             sql: sql.to_string(),
+            result_bytes: self.limits.result_bytes,
         })
     }
 
@@ -140,17 +142,27 @@ impl Warehouses {
 pub struct PreparedQuery {
     connector: Arc<Connector>,
     sql: String,
+    result_bytes: usize,
 }
 
 impl PreparedQuery {
     /// Runs the query, returning at most `max_rows` rows (1 to
-    /// [`MAX_ROWS_LIMIT`]). Dropping the future interrupts the query.
+    /// [`MAX_ROWS_LIMIT`]) and at most the project's `limits.result_bytes`
+    /// of JSON. Dropping the future interrupts the query.
     pub async fn run(self, max_rows: usize) -> Result<QueryResult, WarehouseError> {
         if !(1..=MAX_ROWS_LIMIT).contains(&max_rows) {
             return Err(WarehouseError::InvalidRequest {
                 message: format!("maxRows must be between 1 and {MAX_ROWS_LIMIT}, got {max_rows}"),
             });
         }
-        self.connector.run(&self.sql, max_rows).await
+        self.connector
+            .run_within(
+                &self.sql,
+                RowLimit {
+                    rows: max_rows,
+                    bytes: Some(self.result_bytes),
+                },
+            )
+            .await
     }
 }

@@ -662,7 +662,9 @@ mod tests {
 
     fn complete(dir: &Path, id: &str) {
         let writer = SnapshotWriter::create(dir, id).unwrap();
-        writer.write_json(REPORT_FILE, &serde_json::json!({})).unwrap();
+        writer
+            .write_json(REPORT_FILE, &serde_json::json!({}))
+            .unwrap();
         writer.commit().unwrap();
     }
 

@@ -63,11 +63,10 @@ pub fn run(args: SqlArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
         Format::Csv => render::csv(&result),
     };
     print!("{text}");
-    if result.truncated && !matches!(args.format, Format::Table) {
-        eprintln!(
-            "warning: truncated at {} rows; more rows exist (raise --max-rows or add a LIMIT)",
-            args.max_rows
-        );
+    if let Some(notice) = result.truncation_notice(args.max_rows as usize)
+        && !matches!(args.format, Format::Table)
+    {
+        eprintln!("warning: truncated: {notice}");
     }
     Ok(())
 }

@@ -32,7 +32,7 @@ use mysql_async::{Conn, Opts, OptsBuilder, SslOpts};
 
 use super::pool::Pool;
 use super::tls::{self, TlsMode};
-use super::{Fetched, QueryResult, ServerInfo};
+use super::{Fetched, QueryResult, ResultBudget, RowLimit, ServerInfo};
 use crate::error::WarehouseError;
 
 /// How long opening a session may take.
@@ -264,22 +264,23 @@ impl MysqlConnector {
     pub(crate) async fn run(
         &self,
         sql: &str,
-        max_rows: usize,
+        limit: RowLimit,
     ) -> Result<QueryResult, WarehouseError> {
+        let max_rows = limit.rows;
         let mut lease = self.pool.acquire(|| self.open_session()).await?;
         let connection_id = lease.session().conn.id();
         let started = Instant::now();
         let session = lease.session();
         let outcome = tokio::time::timeout(
             self.timeout + TIMEOUT_SLACK,
-            fetch(&mut session.conn, &session.settings, sql, max_rows),
+            fetch(&mut session.conn, &session.settings, sql, limit),
         )
         .await;
         match outcome {
             Ok(Ok(fetched)) => {
                 // A result cut at the cap still has rows in flight: discard
                 // the session rather than read them all.
-                if fetched.rows.len() <= max_rows {
+                if fetched.complete(max_rows) {
                     lease.release();
                 }
                 Ok(fetched.into_result(max_rows, started.elapsed().as_millis() as u64))
@@ -318,14 +319,20 @@ impl MysqlConnector {
     /// The server version and whether sessions are held read-only.
     pub(crate) async fn server_info(&self) -> Result<ServerInfo, WarehouseError> {
         let result = self
-            .run("SELECT VERSION(), @@session.tx_read_only", 1)
+            .run(
+                "SELECT VERSION(), @@session.tx_read_only",
+                RowLimit::rows(1),
+            )
             .await;
         // MySQL 8 renamed the variable; MariaDB knows the old name.
         let result = match result {
             Ok(result) => result,
             Err(WarehouseError::Query { .. }) => {
-                self.run("SELECT VERSION(), @@session.transaction_read_only", 1)
-                    .await?
+                self.run(
+                    "SELECT VERSION(), @@session.transaction_read_only",
+                    RowLimit::rows(1),
+                )
+                .await?
             }
             Err(e) => return Err(e),
         };
@@ -351,8 +358,11 @@ async fn fetch(
     conn: &mut Conn,
     settings: &str,
     sql: &str,
-    max_rows: usize,
+    limit: RowLimit,
 ) -> Result<Fetched, mysql_async::Error> {
+    let max_rows = limit.rows;
+    let mut budget = ResultBudget::new(limit);
+    let mut stopped = false;
     conn.query_drop(settings).await?;
     conn.query_drop("START TRANSACTION READ ONLY").await?;
     let mut result = conn.exec_iter(sql, ()).await?;
@@ -362,16 +372,19 @@ async fn fetch(
         let Some(row) = result.next().await? else {
             break;
         };
-        let values = row.unwrap();
-        rows.push(
-            values
-                .into_iter()
-                .zip(columns.iter())
-                .map(|(v, column)| value::to_json(v, column))
-                .collect(),
-        );
+        let mut values: Vec<serde_json::Value> = row
+            .unwrap()
+            .into_iter()
+            .zip(columns.iter())
+            .map(|(v, column)| value::to_json(v, column))
+            .collect();
+        if !budget.admit(&mut values) {
+            stopped = true;
+            break;
+        }
+        rows.push(values);
     }
-    let complete = rows.len() <= max_rows;
+    let complete = rows.len() <= max_rows && !stopped;
     drop(result);
     if complete {
         conn.query_drop("ROLLBACK").await?;
@@ -380,6 +393,7 @@ async fn fetch(
         headers: columns.iter().map(|c| c.name_str().into_owned()).collect(),
         header_types: Some(columns.iter().map(value::type_name).collect()),
         rows,
+        cut_at_bytes: budget.cut_at(stopped),
     })
 }
 

@@ -27,7 +27,7 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::pool::Pool;
 use super::tls::{self, TlsMode, TlsSettings};
-use super::{Fetched, QueryResult, ServerInfo};
+use super::{Fetched, QueryResult, ResultBudget, RowLimit, ServerInfo};
 use crate::error::WarehouseError;
 
 /// How long opening a session may take.
@@ -226,8 +226,9 @@ impl PostgresConnector {
     pub(crate) async fn run(
         &self,
         sql: &str,
-        max_rows: usize,
+        limit: RowLimit,
     ) -> Result<QueryResult, WarehouseError> {
+        let max_rows = limit.rows;
         let work = async {
             let mut lease = self.pool.acquire(|| self.open_session()).await?;
             let session = lease.session();
@@ -235,7 +236,7 @@ impl PostgresConnector {
                 CancelOnDrop(Some((session.client.cancel_token(), session.tls.clone())));
             let client = &mut session.client;
             let started = Instant::now();
-            let outcome = fetch(client, sql, max_rows).await;
+            let outcome = fetch(client, sql, limit).await;
             cancel.0 = None;
             match outcome {
                 Ok(fetched) => {
@@ -266,7 +267,7 @@ impl PostgresConnector {
             .run(
                 "SELECT version(), current_setting('transaction_read_only'), \
                  (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid())",
-                1,
+                RowLimit::rows(1),
             )
             .await?;
         let row = result.rows.first();
@@ -331,8 +332,11 @@ fn tls_failure(e: &tokio_postgres::Error, settings: &TlsSettings) -> Option<Stri
 async fn fetch(
     client: &mut Client,
     sql: &str,
-    max_rows: usize,
+    limit: RowLimit,
 ) -> Result<Fetched, tokio_postgres::Error> {
+    let max_rows = limit.rows;
+    let mut budget = ResultBudget::new(limit);
+    let mut stopped = false;
     let transaction = client.build_transaction().read_only(true).start().await?;
     let statement = transaction.prepare(sql).await?;
     let portal = transaction.bind(&statement, &[]).await?;
@@ -344,6 +348,10 @@ async fn fetch(
         let mut values = Vec::with_capacity(columns.len());
         for index in 0..columns.len() {
             values.push(row.try_get::<_, value::PgValue>(index)?.0);
+        }
+        if !budget.admit(&mut values) {
+            stopped = true;
+            break;
         }
         decoded.push(values);
     }
@@ -357,6 +365,7 @@ async fn fetch(
                 .collect(),
         ),
         rows: decoded,
+        cut_at_bytes: budget.cut_at(stopped),
     })
 }
 
