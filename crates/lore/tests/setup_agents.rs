@@ -352,3 +352,63 @@ fn no_target_or_scope_ever_writes_or_prints_the_token() {
         "Bearer ${LORE_MCP_TOKEN}"
     );
 }
+
+#[test]
+fn a_skill_or_rule_file_the_user_wrote_is_never_destroyed() {
+    let env = env();
+    let rule = env.root.join(".cursor/rules/lore-analytics.mdc");
+    let skill = env.root.join(".claude/skills/lore-analytics/SKILL.md");
+    for (path, text) in [(&rule, "my own cursor rule\n"), (&skill, "my own skill\n")] {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    // Refused, naming the file and --force; nothing written at all.
+    let (ok, out) = setup(
+        &env,
+        &["--target", "cursor", "--target", "claude-code"],
+        None,
+    );
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("lore-analytics.mdc") && out.contains("--force"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&rule).unwrap(),
+        "my own cursor rule\n"
+    );
+    assert!(
+        !env.root.join(".cursor/mcp.json").exists(),
+        "nothing is half-written"
+    );
+    assert!(!env.root.join(".mcp.json").exists());
+
+    // --force replaces them, keeping backups that --remove puts back.
+    let (ok, out) = setup(
+        &env,
+        &["--target", "cursor", "--target", "claude-code", "--force"],
+        None,
+    );
+    assert!(ok, "{out}");
+    assert_ne!(
+        std::fs::read_to_string(&rule).unwrap(),
+        "my own cursor rule\n"
+    );
+    // Setting up again is not a conflict: Lore wrote what is there now.
+    let (ok, out) = setup(&env, &["--target", "cursor"], None);
+    assert!(ok, "{out}");
+    for target in ["cursor", "claude-code"] {
+        let (ok, out) = setup(&env, &["--target", target, "--remove"], None);
+        assert!(ok, "{out}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&rule).unwrap(),
+        "my own cursor rule\n"
+    );
+    assert_eq!(std::fs::read_to_string(&skill).unwrap(), "my own skill\n");
+    assert!(
+        !env.root
+            .join(".cursor/rules/lore-analytics.mdc.lore-backup")
+            .exists()
+    );
+}

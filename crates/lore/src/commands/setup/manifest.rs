@@ -39,6 +39,10 @@ pub struct Entry {
     /// file: the fingerprint of what Lore wrote; a changed file is left.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
+    /// file: where the user's own file was kept when `--force` replaced
+    /// it; removal puts it back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backup: Option<PathBuf>,
 }
 
 impl Entry {
@@ -61,6 +65,7 @@ impl Entry {
             previous,
             created_file,
             hash: None,
+            backup: None,
         }
     }
 
@@ -75,6 +80,7 @@ impl Entry {
             previous: None,
             created_file: !existed,
             hash: Some(content_hash(contents)),
+            backup: None,
         }
     }
 
@@ -142,8 +148,16 @@ impl Manifest {
             let old = self.entries.remove(old);
             entry.previous = old.previous;
             entry.created_file = old.created_file;
+            entry.backup = entry.backup.or(old.backup);
         }
         self.entries.push(entry);
+    }
+
+    /// Whether a recorded setup wrote the content with this hash at `path`.
+    pub fn wrote(&self, path: &Path, hash: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.path == path && e.hash.as_deref() == Some(hash))
     }
 
     /// Whether another recorded change still needs the file at `path`.

@@ -93,6 +93,10 @@ pub struct AgentsArgs {
     /// Undo what an earlier `setup agents` for these targets and scope wrote.
     #[arg(long)]
     pub remove: bool,
+    /// Replace a skill or rule file Lore did not write (it is kept as a
+    /// backup that `--remove` restores).
+    #[arg(long, conflicts_with = "remove")]
+    pub force: bool,
     /// MCP URL to write (default: the running server's, else mcp.host/port from lore.yaml).
     #[arg(long)]
     pub url: Option<String>,
@@ -217,12 +221,38 @@ fn agents(project: &Project, args: &AgentsArgs) -> anyhow::Result<()> {
         let scope = args.scope.unwrap_or(default_scope(target));
         plans.push(plan(target, scope, &endpoint, &homes)?);
     }
+    let mut foreign = Vec::new();
     for plan in &plans {
         for change in &plan.changes {
-            if let Change::JsonKey { file, .. } = change {
-                read_json_object(file)?;
+            match change {
+                Change::JsonKey { file, .. } => {
+                    read_json_object(file)?;
+                }
+                Change::File { path, contents } => {
+                    if is_foreign(&manifest, path, contents) {
+                        foreign.push(path.clone());
+                    }
+                }
+                _ => {}
             }
         }
+    }
+    if !foreign.is_empty() && !args.force {
+        bail!(
+            "{} not written by Lore: {}; nothing was changed. Move {} aside, or run again with --force to replace {} (Lore keeps a backup that --remove restores)",
+            if foreign.len() == 1 {
+                "a file exists that was"
+            } else {
+                "files exist that were"
+            },
+            foreign
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if foreign.len() == 1 { "it" } else { "them" },
+            if foreign.len() == 1 { "it" } else { "them" },
+        );
     }
     for plan in plans {
         apply(&mut manifest, &plan)?;
@@ -281,9 +311,23 @@ fn apply(manifest: &mut Manifest, plan: &Plan) -> anyhow::Result<()> {
                     std::fs::create_dir_all(dir)
                         .with_context(|| format!("cannot create {}", dir.display()))?;
                 }
-                std::fs::write(path, contents)
+                // Checked before anything was written: a file here that Lore
+                // did not write is only replaced under --force, after a backup.
+                let backup = if is_foreign(manifest, path, contents) {
+                    let backup = backup_path(path);
+                    std::fs::copy(path, &backup).with_context(|| {
+                        format!("cannot back up {} to {}", path.display(), backup.display())
+                    })?;
+                    println!("  kept your {} as {}", path.display(), backup.display());
+                    Some(backup)
+                } else {
+                    None
+                };
+                lore_core::project::write_atomically(path, contents)
                     .with_context(|| format!("cannot write {}", path.display()))?;
-                manifest.record(Entry::file(target, scope, path, contents, existed));
+                let mut entry = Entry::file(target, scope, path, contents, existed);
+                entry.backup = backup;
+                manifest.record(entry);
                 println!("  installed the analytics skill at {}", path.display());
             }
             Change::Print { title, text } => {
@@ -396,6 +440,19 @@ fn undo(entry: &Entry) -> anyhow::Result<String> {
                     path.display()
                 ));
             }
+            if let Some(backup) = entry.backup.as_ref().filter(|b| b.exists()) {
+                std::fs::rename(backup, path).with_context(|| {
+                    format!(
+                        "cannot restore {} from {}",
+                        path.display(),
+                        backup.display()
+                    )
+                })?;
+                return Ok(format!(
+                    "restored your {} (Lore had replaced it)",
+                    path.display()
+                ));
+            }
             std::fs::remove_file(path)
                 .with_context(|| format!("cannot remove {}", path.display()))?;
             // Remove the skill's own folder when it is left empty.
@@ -407,6 +464,23 @@ fn undo(entry: &Entry) -> anyhow::Result<String> {
             Ok(format!("removed {}", path.display()))
         }
     }
+}
+
+/// Whether a file at `path` holds something Lore did not write: it
+/// exists, differs from what Lore would write now, and is not what a
+/// recorded setup wrote there.
+fn is_foreign(manifest: &Manifest, path: &Path, contents: &str) -> bool {
+    let Ok(current) = std::fs::read_to_string(path) else {
+        return path.exists();
+    };
+    current != contents && !manifest.wrote(path, &manifest::content_hash(&current))
+}
+
+/// Where a replaced file is kept: beside it, `<name>.lore-backup`.
+fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lore-backup");
+    path.with_file_name(name)
 }
 
 /// The file's JSON object, or an empty one when the file does not exist.
