@@ -228,10 +228,8 @@ fn agents(project: &Project, args: &AgentsArgs) -> anyhow::Result<()> {
                 Change::JsonKey { file, .. } => {
                     read_json_object(file)?;
                 }
-                Change::File { path, contents } => {
-                    if is_foreign(&manifest, path, contents) {
-                        foreign.push(path.clone());
-                    }
+                Change::File { path, contents } if is_foreign(&manifest, path, contents) => {
+                    foreign.push(path.clone());
                 }
                 _ => {}
             }
