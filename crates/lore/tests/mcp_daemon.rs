@@ -539,3 +539,79 @@ fn a_half_written_snapshot_is_ignored_reported_and_cleaned_by_the_next_scan() {
     assert!(ok, "{stderr}");
     assert!(!broken.exists());
 }
+
+#[test]
+fn the_demo_server_is_the_one_lore_mcp_and_lore_status_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("demo");
+    let port = free_port().to_string();
+    let mut demo = common::lore()
+        .arg("demo")
+        .arg(&root)
+        .args(["--port", &port])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _guard = StopOnDrop(&root);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !root.join(".lore/mcp.json").exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the demo never recorded its server"
+        );
+        assert!(demo.try_wait().unwrap().is_none(), "the demo exited");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = status_json(&root);
+    assert_eq!(status["state"], "running", "{status}");
+    assert_eq!(status["port"].to_string(), port);
+    let (_, stdout, _) = run(&root, &["status", "--json"]);
+    let checks: Value = serde_json::from_str(&stdout).unwrap();
+    let server = checks["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "server")
+        .unwrap()
+        .clone();
+    assert_eq!(server["status"], "ok", "{server}");
+    let (ok, stdout, _) = run(&root, &["mcp", "start", "--port", &port]);
+    assert!(ok && stdout.contains("already running"), "{stdout}");
+    let (ok, stdout, stderr) = run(&root, &["mcp", "stop"]);
+    assert!(ok && stdout.contains("Stopped"), "{stdout}{stderr}");
+    assert!(demo.wait().unwrap().success());
+    assert!(!root.join(".lore/mcp.json").exists());
+}
+
+#[test]
+fn stop_never_signals_a_process_it_cannot_confirm_is_this_projects_lore() {
+    let (_dir, root) = empty_project();
+    let mut other = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let state = serde_json::json!({
+        "pid": other.id(),
+        "host": "127.0.0.1",
+        "port": free_port(),
+        "url": "http://127.0.0.1:9/mcp",
+        "tokenAuth": false,
+        "projectDir": root.display().to_string(),
+        "startedAt": "2026-11-25T00:00:00.000Z",
+        "logPath": "x",
+        "version": "0",
+        "stopKey": "a-key-nobody-serves",
+    });
+    std::fs::create_dir_all(root.join(".lore")).unwrap();
+    std::fs::write(root.join(".lore/mcp.json"), state.to_string()).unwrap();
+    let (ok, _, stderr) = run(&root, &["mcp", "stop"]);
+    assert!(!ok);
+    assert!(stderr.contains("nothing was signalled"), "{stderr}");
+    assert!(
+        other.try_wait().unwrap().is_none(),
+        "the other process was signalled"
+    );
+    let _ = other.kill();
+    let _ = other.wait();
+}

@@ -21,7 +21,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use super::auth::{AccessToken, Caller, Denied, Tokens};
+use super::auth::{self, AccessToken, Caller, Denied, Tokens};
 use super::gate::Gate;
 use super::limit::RateLimiter;
 use crate::LoreServer;
@@ -50,7 +50,14 @@ pub struct HttpSettings {
     pub rate_limit: RateLimitConfig,
     /// How long an idle session lives.
     pub session_idle: Duration,
+    /// `POST /shutdown` with this key (header `X-Lore-Stop-Key`) cancels
+    /// this token: how `lore mcp stop` ends a recorded server on any
+    /// platform, without signalling a process id. `None`: no such route.
+    pub stop: Option<(String, CancellationToken)>,
 }
+
+/// The header `POST /shutdown` checks.
+pub const STOP_KEY_HEADER: &str = "x-lore-stop-key";
 
 struct Shared {
     gate: Gate,
@@ -104,14 +111,47 @@ pub fn http_router(
         .nest_service("/mcp", mcp)
         .layer(middleware::from_fn(shape_mcp_responses))
         .layer(middleware::from_fn_with_state(shared.clone(), authorize));
-    Router::new()
+    let mut routes = Router::new()
         .route("/health", get(health))
-        .route("/metrics", get(metrics))
+        .route("/metrics", get(metrics));
+    if let Some((key, token)) = settings.stop.clone() {
+        routes = routes.route(
+            "/shutdown",
+            axum::routing::post(move |request: Request| {
+                stop_server(key.clone(), token.clone(), request)
+            }),
+        );
+    }
+    routes
         .with_state(shared.clone())
         .merge(mcp)
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(shared, check_gate))
         .layer(middleware::from_fn(request_id))
+}
+
+/// `POST /shutdown`: begins the graceful stop when the request carries the
+/// key recorded in `.lore/mcp.json` (readable by the project's owner only).
+async fn stop_server(key: String, token: CancellationToken, request: Request) -> Response {
+    let given = request
+        .headers()
+        .get(STOP_KEY_HEADER)
+        .map(|v| v.as_bytes())
+        .unwrap_or_default();
+    if !auth::constant_time_eq(given, key.as_bytes()) {
+        let report = ErrorReport::new(
+            ErrorCode::Forbidden,
+            "stopping the server needs the key recorded in .lore/mcp.json; use `lore mcp stop`",
+        );
+        return (StatusCode::FORBIDDEN, axum::Json(report)).into_response();
+    }
+    tracing::info!(target: "lore::http", "stop requested");
+    token.cancel();
+    (
+        StatusCode::ACCEPTED,
+        axum::Json(serde_json::json!({"status": "stopping"})),
+    )
+        .into_response()
 }
 
 /// What a path the server does not have answers: a JSON refusal like

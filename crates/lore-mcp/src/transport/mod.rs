@@ -17,7 +17,7 @@ mod limit;
 pub use auth::{AccessToken, Caller};
 pub use gate::{LOOPBACK_HOSTS, is_loopback_host, normalize_host, validate_origin};
 pub(crate) use http::caller_of;
-pub use http::{HttpSettings, MAX_BODY_BYTES, REQUEST_ID_HEADER, http_router};
+pub use http::{HttpSettings, MAX_BODY_BYTES, REQUEST_ID_HEADER, STOP_KEY_HEADER, http_router};
 
 use rmcp::ServiceExt;
 

@@ -28,6 +28,10 @@ pub struct DaemonState {
     pub project_dir: String,
     /// When it started (RFC 3339, UTC).
     pub started_at: String,
+    /// The key `POST /shutdown` takes (the file is readable by its owner
+    /// only); absent in states written before stops went through it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_key: Option<String>,
     /// Where it logs.
     pub log_path: String,
     /// Lore's version.
@@ -58,7 +62,15 @@ pub fn write_state(project: &Project, state: &DaemonState) -> anyhow::Result<()>
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let text = serde_json::to_string_pretty(state)?;
-    write_atomically(&path, &text).map_err(anyhow::Error::from)
+    write_atomically(&path, &text).map_err(anyhow::Error::from)?;
+    // The stop key is a credential: the owner alone reads the record.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+            .with_context(|| format!("cannot restrict {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Removes the state file if it still describes process `pid`.
@@ -94,7 +106,16 @@ pub fn liveness(project: &Project) -> Liveness {
     Liveness::Running { state, health }
 }
 
+/// Whether `pid` is a live process (not a zombie). Where processes cannot
+/// be asked (not Unix), it is taken to live: the server's `/health` then
+/// tells whether it answers, and stopping goes through its stop endpoint.
+#[cfg(not(unix))]
+pub fn process_alive(_pid: u32) -> bool {
+    true
+}
+
 /// Whether `pid` is a live process (not a zombie).
+#[cfg(unix)]
 pub fn process_alive(pid: u32) -> bool {
     let Ok(pid_t) = libc::pid_t::try_from(pid) else {
         return false;
@@ -117,6 +138,7 @@ pub fn process_alive(pid: u32) -> bool {
 }
 
 /// Sends `signal` to `pid`; false when the process is gone.
+#[cfg(unix)]
 pub fn signal(pid: u32, signal: libc::c_int) -> bool {
     let Ok(pid_t) = libc::pid_t::try_from(pid) else {
         return false;
@@ -191,6 +213,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(unix)]
     fn this_process_lives_and_a_free_pid_does_not() {
         assert!(process_alive(std::process::id()));
         assert!(!process_alive(u32::MAX - 7));

@@ -91,7 +91,28 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "lore".into());
-    serve_http(&project, &args.http, false, |url| {
+    // One record of the running server, whoever started it: the demo's
+    // server is the one `lore mcp status|stop` and `lore status` see, and a
+    // server already running for the project is reused, not doubled.
+    match super::daemon::liveness(&project) {
+        super::daemon::Liveness::Running {
+            state,
+            health: Some(_),
+        } => {
+            eprintln!(
+                "\nA Lore server already serves the demo project at {} (pid {}); `lore mcp stop` stops it.\n",
+                state.url, state.pid
+            );
+            eprintln!("{}", connect_instructions(&state.url, &exe, &root));
+            eprintln!("{try_it}");
+            return Ok(());
+        }
+        super::daemon::Liveness::Stale(_) => {
+            let _ = std::fs::remove_file(super::daemon::state_path(&project));
+        }
+        _ => {}
+    }
+    serve_http(&project, &args.http, true, |url| {
         eprintln!("\nLore is serving the demo project at {url}\n");
         eprintln!("{}", connect_instructions(url, &exe, &root));
         eprintln!("{try_it}\n\nPress Ctrl-C to stop.");

@@ -16,8 +16,8 @@ use lore_core::project::{Project, resolve_project_dir};
 use lore_core::time::UtcMillis;
 use lore_mcp::LoreServer;
 use lore_mcp::transport::{
-    AccessToken, HttpSettings, http_router, is_loopback_host, normalize_host, serve_stdio,
-    validate_origin,
+    AccessToken, HttpSettings, STOP_KEY_HEADER, http_router, is_loopback_host, normalize_host,
+    serve_stdio, validate_origin,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -314,6 +314,15 @@ fn serve_plan(
         let bound = listener.local_addr()?;
         let signal = ShutdownSignal::new();
         let sessions = CancellationToken::new();
+        // A recorded server can be stopped by `lore mcp stop` through
+        // `POST /shutdown` with this key, on any platform.
+        let stop_key = record.then(|| {
+            format!(
+                "{}{}",
+                uuid::Uuid::new_v4().simple(),
+                uuid::Uuid::new_v4().simple()
+            )
+        });
         let router = http_router(
             server,
             HttpSettings {
@@ -324,6 +333,7 @@ fn serve_plan(
                 tokens: plan.tokens.clone(),
                 rate_limit: project.config.mcp.rate_limit,
                 session_idle: Duration::from_secs(project.config.mcp.session_idle_seconds),
+                stop: stop_key.clone().map(|key| (key, signal.token())),
             },
             sessions.clone(),
         );
@@ -343,6 +353,7 @@ fn serve_plan(
                     token_auth: plan.token_auth(),
                     project_dir: project.root.display().to_string(),
                     started_at: UtcMillis::now().to_iso(),
+                    stop_key: stop_key.clone(),
                     log_path: daemon::log_path(project).display().to_string(),
                     version: env!("CARGO_PKG_VERSION").to_string(),
                 },
@@ -583,6 +594,7 @@ fn start(project: &Project, args: &StartArgs) -> anyhow::Result<()> {
             return Ok(());
         }
         if started.elapsed() > START_TIMEOUT {
+            #[cfg(unix)]
             let _ = daemon::signal(pid, libc::SIGTERM);
             bail!(
                 "the server did not answer /health within {} s and was stopped; see {}",
@@ -642,22 +654,37 @@ fn stop(project: &Project) -> anyhow::Result<()> {
         }
         Liveness::Running { state, .. } => state,
     };
-    if !is_lore_process(state.pid) {
-        let _ = std::fs::remove_file(daemon::state_path(project));
-        println!(
-            "pid {} is no longer a Lore server (the id was reused); removed the stale state.",
-            state.pid
-        );
-        return Ok(());
-    }
     let started = Instant::now();
-    daemon::signal(state.pid, libc::SIGTERM);
+    // First the server's own stop endpoint (the key in .lore/mcp.json):
+    // it works on every platform and cannot reach another process.
+    let asked = request_stop(&state);
+    if !asked {
+        if !is_lore_process(state.pid, project) {
+            bail!(
+                "the server recorded in .lore/mcp.json (pid {}) does not answer its stop request at {}, and pid {} cannot be confirmed to be this project's Lore server, so nothing was signalled; stop that process yourself if it is Lore, then delete .lore/mcp.json",
+                state.pid,
+                state.url,
+                state.pid
+            );
+        }
+        #[cfg(unix)]
+        daemon::signal(state.pid, libc::SIGTERM);
+    }
     while daemon::process_alive(state.pid) && started.elapsed() < STOP_GRACE {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let killed = daemon::process_alive(state.pid);
-    if killed {
+    let mut killed = false;
+    if daemon::process_alive(state.pid) {
+        if !is_lore_process(state.pid, project) {
+            bail!(
+                "the Lore MCP server (pid {}) did not stop within {} s; it cannot be confirmed to be Lore's, so it was not killed: stop it yourself",
+                state.pid,
+                STOP_GRACE.as_secs()
+            );
+        }
+        #[cfg(unix)]
         daemon::signal(state.pid, libc::SIGKILL);
+        killed = true;
         let deadline = Instant::now() + Duration::from_secs(2);
         while daemon::process_alive(state.pid) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
@@ -666,7 +693,7 @@ fn stop(project: &Project) -> anyhow::Result<()> {
     let _ = std::fs::remove_file(daemon::state_path(project));
     if killed {
         println!(
-            "The Lore MCP server (pid {}) did not stop within {} s of SIGTERM and was killed.",
+            "The Lore MCP server (pid {}) did not stop within {} s and was killed.",
             state.pid,
             STOP_GRACE.as_secs()
         );
@@ -680,16 +707,51 @@ fn stop(project: &Project) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether `pid` runs Lore (guards against a reused pid); true where the
-/// process table cannot be read.
-fn is_lore_process(pid: u32) -> bool {
-    match std::fs::read(format!("/proc/{pid}/cmdline")) {
-        Ok(cmdline) => {
-            let text = String::from_utf8_lossy(&cmdline);
-            text.contains("lore") && text.contains("mcp")
-        }
-        Err(_) => true,
+/// Asks the recorded server to stop through `POST /shutdown` with its key;
+/// whether it accepted.
+fn request_stop(state: &DaemonState) -> bool {
+    let Some(key) = &state.stop_key else {
+        return false;
+    };
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(3)))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    agent
+        .post(format!(
+            "{}/shutdown",
+            daemon::base_url(&state.host, state.port)
+        ))
+        .header(STOP_KEY_HEADER, key)
+        .send_empty()
+        .is_ok_and(|r| r.status() == 202)
+}
+
+/// Whether `pid` is confirmed to run this project's Lore server: its
+/// executable is Lore's and its command line names this project or `mcp`
+/// (a reused pid is someone else's). Where the process table cannot be
+/// read (no `/proc`), nothing is confirmed, so nothing is signalled.
+fn is_lore_process(pid: u32, project: &Project) -> bool {
+    let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) else {
+        return false;
+    };
+    let name = exe.file_name().map(|n| n.to_string_lossy().into_owned());
+    if !name.is_some_and(|n| n == "lore" || n.starts_with("lore ")) {
+        return false;
     }
+    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+        return false;
+    };
+    let args: Vec<String> = cmdline
+        .split(|b| *b == 0)
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    let root = std::path::absolute(&project.root).unwrap_or_else(|_| project.root.clone());
+    args.iter().any(|a| a == "mcp")
+        || args
+            .iter()
+            .any(|a| std::path::absolute(a).is_ok_and(|p| p == root))
 }
 
 fn status(project: &Project, args: &StatusArgs) -> anyhow::Result<()> {

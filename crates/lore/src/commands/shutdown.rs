@@ -17,6 +17,11 @@ impl ShutdownSignal {
         ShutdownSignal(token)
     }
 
+    /// The token a stop request cancels too (`POST /shutdown`).
+    pub fn token(&self) -> CancellationToken {
+        self.0.clone()
+    }
+
     pub async fn wait(self) {
         self.0.cancelled().await;
     }
