@@ -10,7 +10,6 @@ use lore_semantic::model::{ModelCache, SemanticModel};
 use lore_semantic::planner::{CompiledQuery, DEFAULT_LIMIT, compile};
 use lore_semantic::query::SemanticQuery;
 use lore_warehouse::execute::{MAX_ROWS_LIMIT, Warehouses};
-use lore_warehouse::guard::GuardError;
 use std::sync::Arc;
 
 /// The dialect the planner writes for a connection's driver.
@@ -113,17 +112,17 @@ pub fn plan_semantic_query(
     let compiled = compile(&model, &query, dialect, warehouses.limits()).map_err(|e| e.report())?;
     let prepared = warehouses
         .prepare(&connection_id, &compiled.sql)
-        .map_err(|e| match e {
-            // The query's own expressions were within the limits, but what
-            // the planner wrapped around them is not: the query must shrink.
-            lore_warehouse::execute::WarehouseError::Guard(GuardError::TooComplex(_)) => e.report(),
-            _ => ErrorReport::new(
-                ErrorCode::Internal,
+        .map_err(|e| {
+            // The query and the model wrote this SQL: say so, keep the
+            // guard's stable code (invalid_sql, read_only_violation).
+            let report = e.report();
+            ErrorReport::new(
+                report.code,
                 format!(
-                    "the compiled SQL did not pass the read-only guard ({}); this is a bug in Lore",
-                    e.report().message
+                    "the SQL compiled from this query and the semantic model was refused: {}; check the model's expressions with sl_read_source",
+                    report.message
                 ),
-            ),
+            )
         })?;
     Ok(PlannedSemanticQuery {
         connection_id,

@@ -13,6 +13,10 @@ use serde::{Deserialize, Serialize};
 pub enum ErrorCode {
     /// The request is malformed or names something invalid; fix the input.
     InvalidRequest,
+    /// A tool's or command's arguments do not fit its schema (a missing or
+    /// unknown field, a wrong type, a NUL byte): the message names the
+    /// field, what it expects and an example.
+    InvalidArguments,
     /// The SQL text does not parse in the connection's dialect.
     InvalidSql,
     /// The SQL parses but would write, lock, or cause side effects.
@@ -39,6 +43,9 @@ pub enum ErrorCode {
     /// The server is stopping and cut the call off before it finished;
     /// retry once the server runs again.
     Unavailable,
+    /// The operating system refused access to a file or folder Lore needs
+    /// (permissions); the message names it.
+    PermissionDenied,
     /// A bug in Lore; the message says what happened without internals.
     Internal,
 }
@@ -48,6 +55,7 @@ impl ErrorCode {
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::InvalidArguments => "invalid_arguments",
             ErrorCode::InvalidSql => "invalid_sql",
             ErrorCode::ReadOnlyViolation => "read_only_violation",
             ErrorCode::NotFound => "not_found",
@@ -60,6 +68,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedOperation => "unsupported_operation",
             ErrorCode::Timeout => "timeout",
             ErrorCode::Unavailable => "unavailable",
+            ErrorCode::PermissionDenied => "permission_denied",
             ErrorCode::Internal => "internal",
         }
     }

@@ -291,3 +291,18 @@ fn a_query_at_the_depth_limit_compiles_on_a_small_thread() {
     let sql = compiled.unwrap();
     assert_eq!(sql.matches("+ 1").count(), 989, "{sql}");
 }
+
+#[test]
+fn measures_with_subqueries_are_refused_in_models_and_queries() {
+    let yaml = "name: a\ntable: a\ncolumns:\n  - { name: id, type: number }\nmeasures:\n  - { name: sneaky, expr: \"sum((SELECT max(id) FROM b))\" }\n";
+    let found = issues(&[("a.yaml", yaml)]);
+    assert!(
+        found
+            .iter()
+            .any(|i| i.contains("measures.sneaky.expr") && i.contains("subquery")),
+        "{found:?}"
+    );
+    let error = query_error(json!({"measures": ["sum((SELECT 1))"]}));
+    assert_eq!(error.code(), ErrorCode::InvalidRequest);
+    assert!(error.to_string().contains("subquery"), "{error}");
+}

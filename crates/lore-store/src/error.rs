@@ -25,10 +25,13 @@ pub enum StoreError {
     /// timeout; retrying later succeeds.
     #[error("the knowledge store is busy (another process is writing); retry in a moment")]
     Busy,
-    /// The store file cannot be opened or read (permissions, corruption,
-    /// a newer schema).
+    /// The store file cannot be opened or read (corruption, a newer
+    /// schema, a full disk).
     #[error("{0}")]
     Unavailable(String),
+    /// The operating system refused access to the store's file.
+    #[error("{0}")]
+    PermissionDenied(String),
 }
 
 impl HasErrorCode for StoreError {
@@ -39,6 +42,7 @@ impl HasErrorCode for StoreError {
             StoreError::Conflict { .. } => ErrorCode::Conflict,
             StoreError::Busy => ErrorCode::Timeout,
             StoreError::Unavailable(_) => ErrorCode::UpstreamError,
+            StoreError::PermissionDenied(_) => ErrorCode::PermissionDenied,
         }
     }
 
@@ -53,7 +57,7 @@ impl From<rusqlite::Error> for StoreError {
         match error.sqlite_error_code() {
             Some(Sqlite::DatabaseBusy | Sqlite::DatabaseLocked) => StoreError::Busy,
             Some(Sqlite::ReadOnly | Sqlite::PermissionDenied | Sqlite::CannotOpen) => {
-                StoreError::Unavailable(
+                StoreError::PermissionDenied(
                     "the knowledge store (.lore/store.db) cannot be written: check the file's permissions"
                         .to_string(),
                 )

@@ -145,4 +145,10 @@ impl HasErrorCode for WarehouseError {
             }
         }
     }
+
+    /// A statement that ran past its timeout will do so again unchanged:
+    /// it is not retryable (the message says how to narrow it).
+    fn retryable(&self) -> bool {
+        !matches!(self, WarehouseError::Timeout { .. }) && self.code().is_retryable()
+    }
 }

@@ -359,17 +359,54 @@ async fn the_argument_shapes_models_drift_into_are_accepted() {
     let tx = history["items"][0]["tx_id"].as_i64().unwrap();
     must_succeed(&client, "history", json!({"sinceTxId": tx}), "drift").await;
     // Still wrong after normalisation: refused with the field named.
-    let refused = call(
+    let message = common::assert_invalid_arguments(
         &client,
         "sl_query",
         json!({"connectionId": "warehouse", "measures": {"name": 1}}),
     )
-    .await
-    .unwrap_err();
-    let message = refused.to_string();
+    .await;
     assert!(
         message.contains("at `measures`") && message.contains("expects"),
         "{message}"
     );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn argument_errors_are_in_band_and_name_the_field() {
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    let unknown = common::assert_invalid_arguments(
+        &client,
+        "sql_execution",
+        json!({"connectionId": "warehouse", "sql": "SELECT 1", "colour": "red"}),
+    )
+    .await;
+    assert!(
+        unknown.contains("`colour`") && unknown.contains("maxRows"),
+        "{unknown}"
+    );
+    let nul = common::assert_invalid_arguments(
+        &client,
+        "store",
+        json!({"topic": "t", "content": "before\u{0}after"}),
+    )
+    .await;
+    assert!(nul.contains("`content`") && nul.contains("NUL"), "{nul}");
+    common::assert_invalid_arguments(
+        &client,
+        "wiki_write",
+        json!({"key": "k", "summary": "s", "body": "a\u{0}b"}),
+    )
+    .await;
+    // Every tool's schema says unknown arguments are refused.
+    for tool in client.list_all_tools().await.unwrap() {
+        assert_eq!(
+            tool.input_schema.get("additionalProperties"),
+            Some(&json!(false)),
+            "{}",
+            tool.name
+        );
+    }
     client.cancel().await.unwrap();
 }

@@ -112,9 +112,9 @@ async fn discover_data_ranks_the_semantic_layer_and_the_schema_together() {
     .await
     .unwrap();
     assert_eq!(error_of(&unknown)["code"], "not_found");
-    assert_invalid_params(&client, "discover_data", json!({"query": "  "})).await;
-    assert_invalid_params(&client, "discover_data", json!({"query": "x", "limit": 51})).await;
-    assert_invalid_params(
+    assert_invalid_arguments(&client, "discover_data", json!({"query": "  "})).await;
+    assert_invalid_arguments(&client, "discover_data", json!({"query": "x", "limit": 51})).await;
+    assert_invalid_arguments(
         &client,
         "discover_data",
         json!({"query": "x", "kinds": ["tables"]}),

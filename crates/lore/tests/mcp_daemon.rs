@@ -403,6 +403,8 @@ async fn stopping_lets_a_running_tool_call_finish_and_refuses_new_connections() 
     // answer: the warehouse's timeout, not the stop's `unavailable`.
     let report = error_of(&answer_of(stopping.call).await);
     assert_eq!(report["code"], "timeout", "{report}");
+    // The same statement would run past its timeout again.
+    assert_eq!(report["retryable"], false, "{report}");
     let (ok, stdout, stderr) = stopping.stop.await.unwrap();
     assert!(ok, "{stderr}");
     assert!(stdout.contains("Stopped"), "{stdout}");

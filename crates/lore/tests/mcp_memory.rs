@@ -108,9 +108,9 @@ async fn every_memory_tool_works_and_fails_clearly_over_mcp() {
     let invalid = fails(&client, "store", json!({"topic": " ", "content": "x"})).await;
     assert_eq!(invalid["code"], "invalid_request");
     assert!(!invalid["message"].as_str().unwrap().contains("SQL"));
-    assert_invalid_params(&client, "store", json!({"topic": "t"})).await;
-    assert_invalid_params(&client, "update", json!({"id": "e-1"})).await;
-    assert_invalid_params(&client, "query", json!({"colour": "red"})).await;
+    assert_invalid_arguments(&client, "store", json!({"topic": "t"})).await;
+    assert_invalid_arguments(&client, "update", json!({"id": "e-1"})).await;
+    assert_invalid_arguments(&client, "query", json!({"colour": "red"})).await;
 
     // query now and as of the first transaction.
     let now = ok(&client, "query", json!({"topic": "deploy"})).await;

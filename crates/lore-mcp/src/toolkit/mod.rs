@@ -11,8 +11,10 @@
 //! - the argument shapes models commonly drift into (a wrapper object,
 //!   the other case convention, one value for a list) reshaped to the
 //!   schema's first ([`drift`]);
-//! - input that does not match the schema answered as JSON-RPC
-//!   `InvalidParams`, before the tool runs;
+//! - input that does not match the schema (an unknown argument, a wrong
+//!   type, a NUL byte, a failed `check_input`) answered in-band as
+//!   `invalid_arguments`, naming the field and what it expects, before the
+//!   tool runs;
 //! - failures inside the tool answered in-band (`isError: true`) with a text
 //!   block holding `{code, message, retryable}` as JSON;
 //! - progress notifications through [`ToolContext::progress`] when the
@@ -74,7 +76,7 @@ pub trait Tool: Send + Sync + 'static {
     const DEFINITION: ToolDefinition;
 
     /// Checks constraints the type cannot express (ranges, non-empty
-    /// strings). A message returned here is answered as `InvalidParams`.
+    /// strings). A message returned here is answered as `invalid_arguments`.
     fn check_input(_input: &Self::Input) -> Result<(), String> {
         Ok(())
     }
@@ -168,14 +170,33 @@ impl<T: Tool> RegisteredTool for Registered<T> {
         Box::pin(async move {
             let name = T::DEFINITION.name;
             drift::normalize(&self.descriptor.input_schema, &mut arguments);
-            let input: T::Input = decode::<T::Input>(&arguments).map_err(|e| {
-                McpError::invalid_params(
-                    decoding_error::<T::Input>(name, &self.descriptor.input_schema, &arguments, &e),
-                    None,
-                )
-            })?;
-            T::check_input(&input)
-                .map_err(|message| McpError::invalid_params(format!("{name}: {message}"), None))?;
+            // Every argument error is answered in-band, like any other
+            // failure, naming the field and what it expects.
+            let refuse = |message: String| {
+                Ok(error_result(&ErrorReport::new(
+                    ErrorCode::InvalidArguments,
+                    format!("{name}: {message}"),
+                )))
+            };
+            if let Some(message) = unknown_argument(&self.descriptor.input_schema, &arguments) {
+                return refuse(message);
+            }
+            if let Some(message) = nul_byte(&arguments) {
+                return refuse(message);
+            }
+            let input: T::Input = match decode::<T::Input>(&arguments) {
+                Ok(input) => input,
+                Err(e) => {
+                    return refuse(decoding_error::<T::Input>(
+                        &self.descriptor.input_schema,
+                        &arguments,
+                        &e,
+                    ));
+                }
+            };
+            if let Err(message) = T::check_input(&input) {
+                return refuse(message);
+            }
             match self.tool.call(input, ctx).await {
                 Ok(output) => match serde_json::to_value(&output) {
                     Ok(value) => {
@@ -196,6 +217,45 @@ impl<T: Tool> RegisteredTool for Registered<T> {
     }
 }
 
+/// An argument the schema does not name (after drift normalisation),
+/// with the names it does.
+fn unknown_argument(schema: &JsonObject, arguments: &JsonObject) -> Option<String> {
+    let properties = schema.get("properties")?.as_object()?;
+    let unknown = arguments.keys().find(|k| !properties.contains_key(*k))?;
+    let mut known: Vec<&str> = properties.keys().map(String::as_str).collect();
+    known.sort_unstable();
+    Some(if known.is_empty() {
+        format!("unknown argument `{unknown}`: this tool takes no arguments (send {{}})")
+    } else {
+        format!(
+            "unknown argument `{unknown}`: this tool takes {}",
+            known.join(", ")
+        )
+    })
+}
+
+/// A text argument holding a NUL byte (nothing Lore stores or queries may
+/// contain one), named by its path.
+fn nul_byte(arguments: &JsonObject) -> Option<String> {
+    fn find(value: &serde_json::Value, path: String) -> Option<String> {
+        match value {
+            serde_json::Value::String(s) if s.contains('\0') => Some(path),
+            serde_json::Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| find(v, format!("{path}[{i}]"))),
+            serde_json::Value::Object(map) => {
+                map.iter().find_map(|(k, v)| find(v, format!("{path}.{k}")))
+            }
+            _ => None,
+        }
+    }
+    arguments
+        .iter()
+        .find_map(|(k, v)| find(v, k.clone()))
+        .map(|path| format!("`{path}` contains a NUL byte (\\u0000), which no text Lore keeps or queries may hold; remove it"))
+}
+
 fn decode<I: DeserializeOwned>(
     arguments: &JsonObject,
 ) -> Result<I, serde_path_to_error::Error<serde_json::Error>> {
@@ -205,7 +265,6 @@ fn decode<I: DeserializeOwned>(
 /// What is wrong with the arguments, where, and what the argument expects
 /// (its schema description).
 fn decoding_error<I: DeserializeOwned>(
-    tool: &str,
     schema: &JsonObject,
     arguments: &JsonObject,
     error: &serde_path_to_error::Error<serde_json::Error>,
@@ -246,12 +305,9 @@ fn decoding_error<I: DeserializeOwned>(
         .map(|d| format!("; `{}` expects: {d}", field.unwrap_or_default()))
         .unwrap_or_default();
     if path == "." {
-        format!("{tool}: invalid arguments: {}", error.inner())
+        format!("invalid arguments: {}", error.inner())
     } else {
-        format!(
-            "{tool}: invalid arguments at `{path}`: {}{expected}",
-            error.inner()
-        )
+        format!("invalid arguments at `{path}`: {}{expected}", error.inner())
     }
 }
 
@@ -316,6 +372,9 @@ impl ToolRegistry {
         input_schema
             .entry("properties")
             .or_insert_with(|| serde_json::json!({}));
+        // Unknown arguments are refused (after the drift rules), and the
+        // schema says so.
+        input_schema.insert("additionalProperties".into(), serde_json::json!(false));
         let mut annotations = ToolAnnotations::with_title(def.title)
             .read_only(def.read_only)
             .open_world(def.open_world);

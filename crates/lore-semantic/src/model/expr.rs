@@ -65,6 +65,18 @@ impl SqlExpr {
         found
     }
 
+    /// Whether the expression holds a subquery (`(SELECT …)`, `EXISTS`,
+    /// `IN (SELECT …)`).
+    pub fn has_subquery(&self) -> bool {
+        visit_expressions(&self.ast, |e| match e {
+            Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. } => {
+                ControlFlow::Break(())
+            }
+            _ => ControlFlow::Continue(()),
+        })
+        .is_break()
+    }
+
     /// The names of the functions called in the expression, lower-cased.
     pub fn functions(&self) -> Vec<String> {
         let mut found = Vec::new();

@@ -26,6 +26,7 @@ mod cache;
 pub mod expr;
 mod load;
 mod validate;
+pub(crate) use validate::SUBQUERY_IN_MEASURE;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -97,6 +97,9 @@ fn parse(
     }
 }
 
+/// Why a measure may not hold a subquery, and what to do instead.
+pub(crate) const SUBQUERY_IN_MEASURE: &str = "a measure may not contain a subquery (its rows could not be aggregated at the source's grain); model what the subquery reads as its own source (table or sql) with a join, and aggregate that";
+
 fn build_source(
     file: &std::path::Path,
     spec: &SourceSpec,
@@ -204,6 +207,10 @@ fn build_source(
         let Some(expr) = parse(&m.expr, file, name, field.clone(), issues) else {
             continue;
         };
+        if expr.has_subquery() {
+            issues.add(file, name, Some(field), SUBQUERY_IN_MEASURE.into());
+            continue;
+        }
         let derived = !is_aggregate(&expr);
         if derived {
             // An expression over measures: every reference must be one.

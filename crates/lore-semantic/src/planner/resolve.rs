@@ -215,6 +215,12 @@ impl<'a> Resolver<'a> {
             return self.add_model_measure(si, mi, text.to_string(), visible, 0);
         }
         let parsed = SqlExpr::parse(text, self.limits)?;
+        if parsed.has_subquery() {
+            return Err(SemanticError::query(format!(
+                "measure `{text}`: {}",
+                crate::model::SUBQUERY_IN_MEASURE
+            )));
+        }
         if is_aggregate(&parsed) {
             return self.add_inline(text, parsed);
         }

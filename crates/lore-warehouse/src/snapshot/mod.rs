@@ -81,6 +81,11 @@ pub enum SnapshotError {
 impl HasErrorCode for SnapshotError {
     fn code(&self) -> ErrorCode {
         match self {
+            SnapshotError::Io { source, .. }
+                if source.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                ErrorCode::PermissionDenied
+            }
             SnapshotError::Io { .. } => ErrorCode::Internal,
             SnapshotError::Corrupt { .. } => ErrorCode::ConfigError,
         }

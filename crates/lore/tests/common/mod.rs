@@ -105,16 +105,25 @@ pub async fn stdio_client(root: &Path) -> Client {
     Recorder::default().serve(transport).await.unwrap()
 }
 
-/// Asserts that calling `tool` with `arguments` is a JSON-RPC InvalidParams error.
-pub async fn assert_invalid_params(client: &Client, tool: &'static str, arguments: Value) {
-    match call(client, tool, arguments.clone()).await {
-        Err(ServiceError::McpError(e)) => assert_eq!(
-            e.code,
-            rmcp::model::ErrorCode::INVALID_PARAMS,
-            "{tool} {arguments}: {e:?}"
-        ),
-        other => panic!("{tool} {arguments}: expected InvalidParams, got {other:?}"),
-    }
+/// Asserts that calling `tool` with `arguments` is answered in-band with
+/// `invalid_arguments` whose message names the tool; returns the message.
+pub async fn assert_invalid_arguments(
+    client: &Client,
+    tool: &'static str,
+    arguments: Value,
+) -> String {
+    let result = call(client, tool, arguments.clone())
+        .await
+        .unwrap_or_else(|e| panic!("{tool} {arguments}: expected an in-band error, got {e:?}"));
+    let error = error_of(&result);
+    assert_eq!(
+        error["code"], "invalid_arguments",
+        "{tool} {arguments}: {error}"
+    );
+    assert_eq!(error["retryable"], false);
+    let message = error["message"].as_str().unwrap().to_string();
+    assert!(message.starts_with(tool), "{message}");
+    message
 }
 
 /// Calls a tool with JSON arguments.
@@ -280,14 +289,14 @@ pub async fn exercise_analytics_tools(client: &Client) {
     exercise_catalog_tools(client).await;
     exercise_semantic_tools(client).await;
 
-    // Input that does not fit the schema is a JSON-RPC InvalidParams error.
+    // Input that does not fit the schema is an in-band invalid_arguments.
     for bad in [
         serde_json::json!({"connectionId": "warehouse"}),
         serde_json::json!({"connectionId": "warehouse", "sql": "SELECT 1", "maxRows": 0}),
         serde_json::json!({"connectionId": "warehouse", "sql": "SELECT 1", "maxRows": "ten"}),
         serde_json::json!({"connectionId": "", "sql": "SELECT 1"}),
     ] {
-        assert_invalid_params(client, "sql_execution", bad).await;
+        assert_invalid_arguments(client, "sql_execution", bad).await;
     }
 }
 
@@ -396,7 +405,7 @@ async fn exercise_catalog_tools(client: &Client) {
         } else {
             "entity_details"
         };
-        assert_invalid_params(client, tool, bad).await;
+        assert_invalid_arguments(client, tool, bad).await;
     }
 }
 
