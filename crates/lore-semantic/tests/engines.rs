@@ -11,6 +11,22 @@
 use lore_core::limits::SqlLimits;
 use std::path::PathBuf;
 
+/// The server URL in `var`, or `None` with a notice when it is unset —
+/// unless `LORE_REQUIRE_SERVERS=1` (set by `.ci/run` when the local servers
+/// answer), where a missing server fails the test.
+fn server_url(var: &str, test: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) => Some(url),
+        Err(_) if std::env::var("LORE_REQUIRE_SERVERS").is_ok_and(|v| v == "1") => {
+            panic!("{test}: LORE_REQUIRE_SERVERS=1 but {var} is unset")
+        }
+        Err(_) => {
+            eprintln!("notice: {test} skipped: set {var} to run it against a real server");
+            None
+        }
+    }
+}
+
 use lore_core::config::{ConnectionConfig, Driver, LoreConfig, Secret};
 use lore_core::project::Project;
 use lore_semantic::dialect::Dialect;
@@ -196,10 +212,10 @@ fn url_with_database(url: &str, database: &str) -> String {
 
 #[tokio::test]
 async fn postgres_gives_the_same_rows_as_sqlite() {
-    let Ok(admin_url) = std::env::var("LORE_TEST_POSTGRES_URL") else {
-        eprintln!(
-            "notice: postgres_gives_the_same_rows_as_sqlite skipped: set LORE_TEST_POSTGRES_URL"
-        );
+    let Some(admin_url) = server_url(
+        "LORE_TEST_POSTGRES_URL",
+        "postgres_gives_the_same_rows_as_sqlite",
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -243,8 +259,8 @@ async fn postgres_gives_the_same_rows_as_sqlite() {
 #[tokio::test]
 async fn mysql_gives_the_same_rows_as_sqlite() {
     use mysql_async::prelude::Queryable;
-    let Ok(admin_url) = std::env::var("LORE_TEST_MYSQL_URL") else {
-        eprintln!("notice: mysql_gives_the_same_rows_as_sqlite skipped: set LORE_TEST_MYSQL_URL");
+    let Some(admin_url) = server_url("LORE_TEST_MYSQL_URL", "mysql_gives_the_same_rows_as_sqlite")
+    else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -60,13 +60,27 @@ pub fn with_database(url: &str, database: &str) -> String {
     out
 }
 
+/// The server URL in `var`, or `None` with a notice when it is unset —
+/// unless `LORE_REQUIRE_SERVERS=1` (what `.ci/run` sets when the local
+/// servers answer), where a missing server fails the test instead of
+/// letting it pass unrun.
+pub fn server_url(var: &str, test: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) => Some(url),
+        Err(_) if std::env::var("LORE_REQUIRE_SERVERS").is_ok_and(|v| v == "1") => {
+            panic!("{test}: LORE_REQUIRE_SERVERS=1 but {var} is unset")
+        }
+        Err(_) => {
+            eprintln!("notice: {test} skipped: set {var} to run it against a real server");
+            None
+        }
+    }
+}
+
 /// A scratch PostgreSQL database, or `None` (with a notice) when
 /// `LORE_TEST_POSTGRES_URL` is unset.
 pub async fn postgres(test: &str) -> Option<ScratchDb> {
-    let Ok(admin_url) = std::env::var("LORE_TEST_POSTGRES_URL") else {
-        eprintln!("notice: {test} skipped: set LORE_TEST_POSTGRES_URL to run PostgreSQL tests");
-        return None;
-    };
+    let admin_url = server_url("LORE_TEST_POSTGRES_URL", test)?;
     let name = unique_name();
     let admin = pg_client(&admin_url).await;
     admin
@@ -85,10 +99,7 @@ pub async fn postgres(test: &str) -> Option<ScratchDb> {
 /// A scratch MySQL/MariaDB database (plus a second one), or `None` (with a
 /// notice) when `LORE_TEST_MYSQL_URL` is unset.
 pub async fn mysql(test: &str) -> Option<ScratchDb> {
-    let Ok(admin_url) = std::env::var("LORE_TEST_MYSQL_URL") else {
-        eprintln!("notice: {test} skipped: set LORE_TEST_MYSQL_URL to run MySQL/MariaDB tests");
-        return None;
-    };
+    let admin_url = server_url("LORE_TEST_MYSQL_URL", test)?;
     let name = unique_name();
     let second = format!("{name}_b");
     let mut admin = mysql_async::Conn::from_url(&admin_url)
