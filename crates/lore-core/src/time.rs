@@ -1,9 +1,11 @@
-//! Calendar arithmetic and UTC timestamps, without a date-time dependency.
+//! Calendar arithmetic and UTC timestamps.
 //!
 //! Lore needs dates in a few fixed shapes only: ISO-8601 text for artifacts
 //! (`2026-11-22T20:15:30.123Z`), day numbers for decoding database values,
 //! and ids that sort by time. Day numbers count from 1970-01-01 in the
-//! proleptic Gregorian calendar (Howard Hinnant's algorithms).
+//! proleptic Gregorian calendar (Howard Hinnant's algorithms); text is
+//! parsed by the `time` crate's RFC 3339 parser, which refuses what is not
+//! a real date (month 13, February 30).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -112,22 +114,17 @@ impl UtcMillis {
             .collect()
     }
 
-    /// Parses what [`UtcMillis::to_iso`] writes (also without milliseconds).
+    /// Parses an RFC 3339 timestamp such as [`UtcMillis::to_iso`] writes
+    /// (also without milliseconds, or with another offset); `None` for
+    /// anything that is not a real moment.
     pub fn parse_iso(text: &str) -> Option<UtcMillis> {
-        let bytes = text.as_bytes();
-        let number =
-            |range: std::ops::Range<usize>| -> Option<i64> { text.get(range)?.parse().ok() };
-        if bytes.len() < 20 || bytes[4] != b'-' || bytes[10] != b'T' {
-            return None;
-        }
-        let days = days_from_civil(number(0..4)?, number(5..7)?, number(8..10)?);
-        let seconds = number(11..13)? * 3600 + number(14..16)? * 60 + number(17..19)?;
-        let millis = if bytes.get(19) == Some(&b'.') {
-            number(20..23)?
-        } else {
-            0
-        };
-        Some(UtcMillis(days * 86_400_000 + seconds * 1000 + millis))
+        let parsed = time::OffsetDateTime::parse(
+            text.trim(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .ok()?;
+        let millis = parsed.unix_timestamp_nanos() / 1_000_000;
+        i64::try_from(millis).ok().map(UtcMillis)
     }
 }
 
@@ -161,5 +158,25 @@ mod tests {
         assert_eq!(UtcMillis::parse_iso(&t.to_iso()), Some(t));
         assert!(UtcMillis(t.0 + 1).to_compact() > t.to_compact());
         assert_eq!(UtcMillis::parse_iso("yesterday"), None);
+    }
+
+    #[test]
+    fn only_real_moments_parse() {
+        let t = UtcMillis::parse_iso("2026-11-22T20:15:30.123Z").unwrap();
+        assert_eq!(t.to_iso(), "2026-11-22T20:15:30.123Z");
+        assert_eq!(UtcMillis::parse_iso(&t.to_iso()), Some(t));
+        assert_eq!(
+            UtcMillis::parse_iso("2026-11-22T20:15:30Z").map(|t| t.0 % 1000),
+            Some(0)
+        );
+        for bad in [
+            "2026-13-01T00:00:00Z",
+            "2026-02-30T00:00:00Z",
+            "2026-01-01T24:00:00Z",
+            "2026-01-01",
+            "not a date at all!!",
+        ] {
+            assert_eq!(UtcMillis::parse_iso(bad), None, "{bad}");
+        }
     }
 }

@@ -408,7 +408,7 @@ fn ctrl_c_during_a_scan_leaves_no_snapshot() {
         ),
     )
     .unwrap();
-    let child = lore()
+    let mut child = lore()
         .arg("--project-dir")
         .arg(dir.path())
         .args(["scan", "w"])
@@ -416,14 +416,30 @@ fn ctrl_c_during_a_scan_leaves_no_snapshot() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until profiling is under way, then interrupt.
-    std::thread::sleep(std::time::Duration::from_millis(400));
+    // Read the progress lines until profiling is under way, then interrupt.
+    use std::io::{BufRead, Read};
+    let mut progress = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("profiling") {
+        let mut line = String::new();
+        assert!(
+            progress.read_line(&mut line).unwrap() > 0,
+            "the scan ended before profiling: {seen}"
+        );
+        seen.push_str(&line);
+    }
     let interrupted = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(interrupted.success());
-    let output = child.wait_with_output().unwrap();
+    progress.read_to_string(&mut seen).unwrap();
+    let status = child.wait().unwrap();
+    let output = std::process::Output {
+        status,
+        stdout: Vec::new(),
+        stderr: seen.into_bytes(),
+    };
     assert!(
         !output.status.success(),
         "the scan finished before the signal; make the fixture larger"

@@ -274,7 +274,19 @@ async fn tokens_and_scopes_decide_what_a_caller_sees_and_may_call() {
 
     // Every call was logged as JSON with its tool and argument shapes, and
     // no token appears anywhere in the log.
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    // The log lines arrive on the server's stderr: wait until the store
+    // call's line is there.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !server
+        .log
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.contains("\"tool\":\"store\""))
+    {
+        assert!(std::time::Instant::now() < deadline, "no store line logged");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let log = server.log.lock().unwrap().join("\n");
     let stored_line = log
         .lines()
