@@ -123,11 +123,13 @@ fn average_tickets_per_paying_account_by_plan() {
 }
 
 #[test]
-fn mrr_and_arr_by_plan_tier_count_only_active_subscriptions() {
+fn mrr_and_arr_by_plan_tier_count_active_and_past_due_subscriptions() {
+    // The wiki's definition (mrr.md): active or past due, status normalised.
+    let billing = "lower(replace(status, 'PastDue', 'past_due')) IN ('active', 'past_due')";
     demo().check(
         json!({"measures": ["subscriptions.mrr", "subscriptions.arr"], "dimensions": ["plans.tier"]}),
         &format!(
-            "SELECT p.tier, SUM(CASE WHEN {ACTIVE} THEN s.mrr_cents END) / 100.0, SUM(CASE WHEN {ACTIVE} THEN s.mrr_cents END) / 100.0 * 12 \
+            "SELECT p.tier, SUM(CASE WHEN {billing} THEN s.mrr_cents END) / 100.0, SUM(CASE WHEN {billing} THEN s.mrr_cents END) / 100.0 * 12 \
              FROM subscriptions s LEFT JOIN plans p ON p.id = s.plan_id GROUP BY 1"
         ),
     );

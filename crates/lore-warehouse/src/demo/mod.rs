@@ -390,4 +390,51 @@ mod tests {
         let conn = &loaded.config.connections[DEMO_CONNECTION_ID];
         assert_eq!(conn.path.as_deref(), Some(DEMO_DATABASE_PATH));
     }
+
+    #[test]
+    fn the_wiki_and_the_semantic_layer_define_money_the_same_way() {
+        let model = |file: &str| {
+            DEMO_SEMANTIC_MODEL
+                .iter()
+                .find(|(name, _)| *name == file)
+                .map(|(_, text)| *text)
+                .unwrap()
+        };
+        let wiki = |file: &str| {
+            DEMO_WIKI
+                .iter()
+                .find(|(name, _)| *name == file)
+                .map(|(_, text)| *text)
+                .unwrap()
+        };
+        // MRR: active and past-due subscriptions, in both.
+        let mrr = model("subscriptions.yaml")
+            .lines()
+            .find(|l| l.contains("name: mrr,"))
+            .unwrap();
+        assert!(mrr.contains("'active', 'past_due'"), "{mrr}");
+        assert!(wiki("mrr.md").contains("active or past due"));
+        assert!(
+            wiki("subscription-status.md")
+                .contains("Past-due subscriptions still count in [[mrr]]")
+        );
+        // Money is never added across currencies, and both say so.
+        for (file, measure) in [
+            ("invoices.yaml", "name: revenue,"),
+            ("subscriptions.yaml", "name: mrr,"),
+        ] {
+            let line = model(file).lines().find(|l| l.contains(measure)).unwrap();
+            assert!(line.contains("currenc"), "{file}: {line}");
+        }
+        for page in ["revenue.md", "mrr.md"] {
+            assert!(wiki(page).contains("[[currencies]]"), "{page}");
+        }
+        // Active accounts: not soft-deleted, in both.
+        assert!(
+            model("accounts.yaml").contains(
+                "name: active_accounts, expr: \"count(*)\", filter: \"deleted_at IS NULL\""
+            )
+        );
+        assert!(wiki("active-accounts.md").contains("`accounts.active_accounts`"));
+    }
 }
