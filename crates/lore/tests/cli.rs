@@ -592,3 +592,18 @@ fn a_generated_model_is_queryable_and_regeneration_keeps_edits() {
             .contains("# mine")
     );
 }
+
+#[test]
+fn an_empty_search_says_what_it_searched() {
+    let (_dir, root) = demo_project();
+    let out = lore_in(&root, &["search", "xyzzyqwerty"]);
+    assert!(out.status.success());
+    let text = stderr(&out);
+    assert!(
+        text.contains("\"xyzzyqwerty\"")
+            && text.contains("raw schema")
+            && text.contains("wiki")
+            && text.contains("connections: warehouse"),
+        "{text}"
+    );
+}

@@ -51,6 +51,12 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
     if input.query.trim().is_empty() {
         anyhow::bail!("give some text to search for [invalid_request]");
     }
+    let query = input.query.clone();
+    let scope = match &input.connection_id {
+        Some(id) => format!("connection: {id}"),
+        None if discover.connections().is_empty() => "no connection configured".to_string(),
+        None => format!("connections: {}", discover.connections().join(", ")),
+    };
     let found = discover_data(&discover, input).map_err(|e| super::coded(&e))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&found)?);
@@ -67,7 +73,18 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
         }
     }
     if found.refs.is_empty() {
-        eprintln!("Nothing matches. Has the connection been scanned (`lore scan`)?");
+        let searched: Vec<String> = found
+            .lanes
+            .iter()
+            .map(|l| match &l.skipped {
+                Some(reason) => format!("{} (skipped: {reason})", l.lane.replace('_', " ")),
+                None => l.lane.replace('_', " "),
+            })
+            .collect();
+        eprintln!(
+            "Nothing matches \"{query}\". Searched the lanes {} ({scope}; their latest scans, semantic-layer files and the wiki). Try other words, or run `lore scan` if a connection was never scanned.",
+            searched.join(", ")
+        );
         return Ok(());
     }
     for r in &found.refs {
