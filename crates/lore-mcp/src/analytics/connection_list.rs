@@ -65,10 +65,7 @@ impl Tool for ConnectionList {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "connection_list",
         title: "Connection List",
-        description: "List the data connections configured in this Lore project, with their id, driver, SQL dialect and description. \
-Call this first in a project with several warehouses, then pass the chosen `id` as `connectionId` to entity_details, dictionary_search and sql_execution. \
-lastScan says when the connection was last scanned (entity_details and dictionary_search answer from that scan); null means never. \
-Takes no arguments. Example result: {\"connections\":[{\"id\":\"warehouse\",\"driver\":\"sqlite\",\"dialect\":\"sqlite\",\"description\":\"Demo warehouse…\",\"statementTimeoutMs\":30000,\"lastScan\":{\"syncId\":\"20261122T202530123Z-a3f1\",\"extractedAt\":\"2026-11-22T20:25:30.123Z\",\"tableCount\":9}}]}",
+        description: "List the project's data connections: id (pass it as connectionId), driver, SQL dialect, description and lastScan (null: never scanned, so entity_details and dictionary_search have nothing to answer from yet). Takes no arguments. Example: {}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,

@@ -62,11 +62,7 @@ impl Tool for DictionarySearch {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "dictionary_search",
         title: "Dictionary Search",
-        description: "Find which table and column hold a literal value the user mentioned (a customer name, a status, a plan), so the SQL filters the right column with the right spelling. \
-Searches the values `lore scan` sampled from short text, enum and boolean columns (ids, emails, secrets, free text and dates are never sampled); matching ignores case, spaces and punctuation and finds substrings (\"past due\" finds past_due and PastDue); exact matches come first, base tables before views. \
-matchedValue is the spelling stored in the database: use it in filters. \
-A miss is NOT proof the value is absent: misses[].reason is value_not_in_sample (it may be outside the sample: confirm with sql_execution), no_profile_artifact (never scanned: run `lore scan`) or no_candidate_columns. \
-Example: {\"values\":[\"Acme\",\"past due\"],\"connectionId\":\"warehouse\"}",
+        description: "Find which table and column hold a value the user mentioned (a name, a status) and how it is spelled there: use matchedValue in filters. Matching ignores case, spaces and punctuation; exact matches come first. A miss is not proof of absence (misses[].reason says why; confirm with sql_execution). Example: {\"values\":[\"Acme\",\"past due\"],\"connectionId\":\"warehouse\"}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,

@@ -21,9 +21,7 @@ impl Tool for DiscoverData {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "discover_data",
         title: "Discover Data",
-        description: "Search everything that exists in one ranked list: wiki pages (definitions, gotchas), semantic-layer sources, measures and dimensions, and the scanned tables and columns (names, comments, expressions, sample values). Call it first, before writing SQL; it returns refs only, which you dereference with sl_read_source (sl_*), entity_details (table/column: pass tableRef) or wiki_read (wiki). \
-Identifiers and prose match each other (\"order items\" finds order_items and orderItems). Always answers from the latest scan, model files and wiki pages. \
-Example: {\"query\":\"revenue by plan\"} → {\"refs\":[{\"kind\":\"sl_measure\",\"id\":\"invoices.revenue\",\"score\":1,\"summary\":\"…\",\"snippet\":\"sum(total_cents) / 100.0\",\"matchedOn\":\"name\",\"connectionId\":\"warehouse\"},{\"kind\":\"column\",\"id\":\"plans.name\",…,\"tableRef\":{\"catalog\":null,\"db\":null,\"name\":\"plans\"},\"columnName\":\"name\"}],\"lanes\":[…]}",
+        description: "Search everything that exists in one ranked list before writing SQL: wiki pages, semantic-layer sources, measures and dimensions, scanned tables and columns (names, comments, expressions, sample values). Returns refs to open with wiki_read, sl_read_source or entity_details (pass tableRef). \"order items\" finds order_items and orderItems. Example: {\"query\":\"revenue by plan\"}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,

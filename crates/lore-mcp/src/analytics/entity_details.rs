@@ -131,11 +131,7 @@ impl Tool for EntityDetails {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "entity_details",
         title: "Entity Details",
-        description: "Read the exact structure of tables before writing SQL: columns with native and normalized types, dimension type, nullability, primary keys and comments; declared foreign keys (with target schema); accepted relationships in both directions (declared, or inferred from the data with a confidence); and per-column sample statistics (null and distinct counts, min/max, most frequent values). \
-Answers from the latest `lore scan` of the connection and says which (snapshot.syncId, extractedAt). \
-Each entity gets its own result: status ok, partial (some requested columns do not exist: error.code column_not_found with candidates), or error with error.code scan_missing (error.command says what to run), table_not_found (error.candidates lists close names; error.command rescans, for a table newer than the scan) or ambiguous_table (error.candidates lists names to use). \
-Tables may be display strings (\"orders\", \"sales.orders\") or {catalog, db, name}; {schema, table} also works. \
-Example: {\"connectionId\":\"warehouse\",\"entities\":[{\"table\":\"accounts\",\"columns\":[\"segment\",\"deleted_at\"]},{\"table\":{\"schema\":\"public\",\"table\":\"invoices\"}}]}",
+        description: "Read the exact structure of tables from the latest scan: columns (types, nullability, keys, comments, sample statistics, frequent values), foreign keys and relationships both ways. Each entity answers on its own: ok, partial (unknown columns, with candidates) or error (scan_missing with the command to run, table_not_found or ambiguous_table with candidates). Example: {\"connectionId\":\"warehouse\",\"entities\":[{\"table\":\"accounts\",\"columns\":[\"segment\",\"deleted_at\"]},\"invoices\"]}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,

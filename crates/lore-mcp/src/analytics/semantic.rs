@@ -63,9 +63,7 @@ impl Tool for SlReadSource {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "sl_read_source",
         title: "Semantic Layer Read Source",
-        description: "Read how one source of a connection's semantic layer is modelled before querying it with sl_query: its table or SQL, grain, typed columns (dimensions), joins with their cardinality, approved measures with their definitions and filters, and segments. \
-The answer lists the names to use in sl_query (measures as source.measure, dimensions as source.column, segments as source.segment). An unknown sourceName is answered with the list of sources. \
-Example: {\"connectionId\":\"warehouse\",\"sourceName\":\"invoices\"}",
+        description: "Read how one semantic-layer source is modelled (table or SQL, grain, columns, joins, measures with their filters, segments) and the exact names sl_query takes. An unknown sourceName lists the sources. Example: {\"connectionId\":\"warehouse\",\"sourceName\":\"invoices\"}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,
@@ -248,12 +246,7 @@ impl Tool for SlQuery {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "sl_query",
         title: "Semantic Layer Query",
-        description: "Get approved metrics from the semantic layer instead of writing SQL: ask for measures by dimensions and Lore compiles correct SQL, runs it read-only and returns the rows. \
-Measures: \"source.measure\", a unique bare name, an inline aggregate (\"sum(invoices.amount)\", \"count_distinct(orders.customer_id)\"), or {\"expr\": \"invoices.revenue / accounts.count\", \"name\": \"revenue_per_account\"}. \
-Dimensions: \"source.column\" or {\"field\": \"source.column\", \"granularity\": \"month\"} (day, week, month, quarter, year; time columns only). \
-filters: SQL conditions over source.column (WHERE) or over measures (HAVING), e.g. \"accounts.segment = 'enterprise'\", \"invoices.revenue > 1000\". segments: [\"source.segment\"]. order_by: [{\"field\": \"invoices.revenue\", \"direction\": \"desc\"}] (also \"field desc\" or {\"id\", \"desc\"}). limit: default 1000. \
-Every measure is aggregated at its own grain, so one-to-many joins never inflate it (fan trap) and measures of several sources are combined on the shared dimensions (chasm trap); notes says when that happened. include: [\"sql\", \"plan\"] returns the compiled SQL and plan. Use sl_read_source to see a source's measures and columns. \
-Example: {\"measures\":[\"invoices.revenue\"],\"dimensions\":[\"accounts.segment\",{\"field\":\"invoices.issued_at\",\"granularity\":\"month\"}],\"filters\":[\"invoices.status = 'paid'\"],\"order_by\":[{\"field\":\"invoices.issued_at.month\",\"direction\":\"asc\"}]}",
+        description: "Get approved metrics from the semantic layer instead of writing SQL: measures by dimensions, with filters, segments, order_by and limit. Every measure is aggregated at its own grain, so one-to-many joins never double count (notes says when that mattered), and the SQL runs read-only. sl_read_source shows a source's names. Example: {\"connectionId\":\"warehouse\",\"measures\":[\"invoices.revenue\"],\"dimensions\":[\"invoices.currency\",{\"field\":\"invoices.issued_at\",\"granularity\":\"quarter\"}],\"order_by\":[\"invoices.revenue desc\"]}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,

@@ -66,11 +66,7 @@ impl Tool for SqlExecution {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "sql_execution",
         title: "SQL Execution",
-        description: "Run one read-only SQL query against a configured connection and get the rows back. \
-Use it for questions the semantic layer does not cover, to inspect data, or to check a value's exact spelling. \
-The SQL is parsed in the connection's dialect and refused unless it is a single pure read; it then runs in a read-only session with a statement timeout. \
-Results are capped at maxRows (default 1000, max 10000) and say truncated: true when more rows exist. \
-Example: {\"connectionId\":\"warehouse\",\"sql\":\"SELECT region, count(*) AS accounts FROM accounts WHERE deleted_at IS NULL GROUP BY region\",\"maxRows\":100}",
+        description: "Run one read-only SQL query (checked in the connection's dialect, run in a read-only session with a timeout) for what the semantic layer does not cover. Rows stop at maxRows or a size budget; truncated: true and notice say how to get more. Prefer aggregates. Example: {\"connectionId\":\"warehouse\",\"sql\":\"SELECT region, count(*) AS accounts FROM accounts WHERE deleted_at IS NULL GROUP BY region\"}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,

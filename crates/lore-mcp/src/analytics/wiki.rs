@@ -28,8 +28,7 @@ impl Tool for WikiSearch {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "wiki_search",
         title: "Wiki Search",
-        description: "Search the project's wiki: pages written by people and agents about the data (metric definitions, gotchas such as amounts in cents or soft deletes, legacy values, conventions). Returns page keys with summaries, scores and why each matched; read a page with wiki_read. Always answers from the latest pages, including files edited on disk a moment ago. \
-Example: {\"query\":\"how is revenue defined\"} → {\"results\":[{\"key\":\"revenue\",\"path\":\"wiki/global/revenue.md\",\"scope\":\"global\",\"summary\":\"Revenue = paid invoice totals …\",\"score\":1,\"matchReasons\":[\"key: revenue\",\"summary: revenue, defined\"],\"lanes\":[{\"lane\":\"lexical\",\"rank\":1}]}],\"lanes\":[…]}",
+        description: "Search the wiki (definitions, gotchas such as amounts in cents or soft deletes, conventions) for page keys with summaries and why they matched; open one with wiki_read. Example: {\"query\":\"how is revenue defined\"}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,
@@ -63,8 +62,7 @@ impl Tool for WikiRead {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "wiki_read",
         title: "Wiki Read",
-        description: "Read one wiki page by key: its summary, tags, related pages, semantic-layer refs and markdown body, with its version. A missing page is not an error: the answer says found: false and suggests the closest keys. \
-Example: {\"key\":\"revenue\"} → {\"found\":true,\"key\":\"revenue\",\"page\":{\"scope\":\"global\",\"path\":\"wiki/global/revenue.md\",\"summary\":\"…\",\"body\":\"# Revenue …\",\"version\":2,…}}; {\"key\":\"revenu\"} → {\"found\":false,\"key\":\"revenu\",\"message\":\"no page `revenu`; did you mean `revenue`?\",\"suggestions\":[\"revenue\"]}",
+        description: "Read a wiki page by key: summary, tags, links, semantic-layer refs, markdown body and version. A missing page answers found: false with the closest keys. Example: {\"key\":\"revenue\"}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,
@@ -102,8 +100,7 @@ impl Tool for WikiWrite {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "wiki_write",
         title: "Wiki Write",
-        description: "Create or replace a wiki page: durable knowledge about the data for every later session (a metric's definition, a gotcha, a convention). Read the page first and pass its version as expectedVersion so you never overwrite someone else's edit; every write is a transaction you can undo, and the page is mirrored to wiki/<scope>/<key>.md. \
-Example: {\"key\":\"discounts\",\"summary\":\"Discounts are negative invoice lines\",\"body\":\"# Discounts\\nA discount is an invoice_lines row with line_type discount and a negative amount_cents … see [[revenue]].\",\"tags\":[\"finance\"],\"expectedVersion\":0} → {\"key\":\"discounts\",\"scope\":\"global\",\"path\":\"wiki/global/discounts.md\",\"entryId\":\"e-31\",\"version\":1,\"txId\":57,\"changed\":true,\"brokenLinks\":[]}",
+        description: "Create or replace a wiki page of durable knowledge about the data (a definition, a gotcha). Pass the version you read as expectedVersion (0 for a new page) so no edit is lost; the write is an undoable transaction, mirrored to wiki/<scope>/<key>.md. Example: {\"key\":\"discounts\",\"summary\":\"Discounts are negative invoice lines\",\"body\":\"# Discounts\\nA discount is an invoice_lines row with line_type discount.\",\"expectedVersion\":0}",
         read_only: false,
         scope: Scope::Writer,
         destructive: false,

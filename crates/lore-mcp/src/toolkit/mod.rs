@@ -344,6 +344,114 @@ fn drop_unknown_formats(schema: &mut JsonObject) {
     }
 }
 
+/// Makes an input schema cheaper for a model to read without changing what
+/// it accepts: drops `$schema`, titles and defaults (descriptions say what
+/// an omitted argument means), turns a `oneOf` of constants into an `enum`,
+/// writes an optional argument's type without `null` (omitting it is how to
+/// say nothing), and keeps descriptions only where an argument is
+/// described, not on each alternative shape inside it. Every tool pays for
+/// its definitions on every request (the budget is measured by
+/// `tests/context_budget.rs`).
+fn compact_input_schema(schema: &mut JsonObject) {
+    schema.remove("$schema");
+    compact_subschema(schema, false);
+}
+
+fn compact_subschema(schema: &mut JsonObject, nested: bool) {
+    use serde_json::Value;
+    schema.remove("title");
+    schema.remove("default");
+    if nested {
+        schema.remove("description");
+    }
+    if let Some(Value::Array(variants)) = schema.get("oneOf")
+        && variants.iter().all(|v| v.get("const").is_some())
+    {
+        let values: Vec<Value> = variants
+            .iter()
+            .filter_map(|v| v.get("const").cloned())
+            .collect();
+        let types: std::collections::BTreeSet<String> = variants
+            .iter()
+            .filter_map(|v| v.get("type").and_then(Value::as_str).map(String::from))
+            .collect();
+        schema.remove("oneOf");
+        schema.insert("enum".into(), Value::Array(values));
+        if let [only] = types.into_iter().collect::<Vec<_>>().as_slice() {
+            schema.insert("type".into(), Value::String(only.clone()));
+        }
+    }
+    let required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            let Value::Object(property) = property else {
+                continue;
+            };
+            if !required.contains(name) {
+                drop_null_alternative(property);
+            }
+            compact_subschema(property, nested);
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(variants)) = schema.get_mut(key) {
+            for variant in variants.iter_mut().filter_map(Value::as_object_mut) {
+                compact_subschema(variant, true);
+            }
+        }
+    }
+    if let Some(Value::Object(items)) = schema.get_mut("items") {
+        compact_subschema(items, true);
+    }
+    if let Some(Value::Object(definitions)) = schema.get_mut("$defs") {
+        for definition in definitions.values_mut().filter_map(Value::as_object_mut) {
+            compact_subschema(definition, true);
+        }
+    }
+}
+
+/// `type: [T, "null"]` → `type: T`; `anyOf: [S, {type: null}]` → `S`.
+fn drop_null_alternative(property: &mut JsonObject) {
+    use serde_json::Value;
+    if let Some(Value::Array(types)) = property.get("type")
+        && types.len() == 2
+        && types.iter().any(|t| t == "null")
+        && let Some(other) = types.iter().find(|t| *t != "null").cloned()
+    {
+        property.insert("type".into(), other);
+    }
+    if let Some(Value::Array(variants)) = property.get("anyOf")
+        && variants
+            .iter()
+            .any(|v| v.get("type").is_some_and(|t| t == "null"))
+    {
+        let rest: Vec<Value> = variants
+            .iter()
+            .filter(|v| !v.get("type").is_some_and(|t| t == "null"))
+            .cloned()
+            .collect();
+        property.remove("anyOf");
+        match rest.as_slice() {
+            [Value::Object(only)] => {
+                for (k, v) in only {
+                    property.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+            _ => {
+                property.insert("anyOf".into(), Value::Array(rest));
+            }
+        }
+    }
+}
+
 /// The tools a server offers, by name.
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
@@ -387,6 +495,7 @@ impl ToolRegistry {
         let mut output_schema = (*schema_for_output::<T::Output>()).clone();
         drop_unknown_formats(&mut input_schema);
         drop_unknown_formats(&mut output_schema);
+        compact_input_schema(&mut input_schema);
         let descriptor = rmcp::model::Tool::new(def.name, def.description, Arc::new(input_schema))
             .with_title(def.title)
             .with_raw_output_schema(Arc::new(output_schema))

@@ -20,8 +20,7 @@ impl Tool for Delete {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "delete",
         title: "Delete Memory",
-        description: "Delete an entry (e-…) or a relation (t-…). The deletion is a transaction: history keeps every earlier version, as_of reads still see it, and undo with the returned tx_id restores it. \
-Example: {\"id\":\"e-42\"} → {\"id\":\"e-42\",\"tx_id\":19}",
+        description: "Delete an entry (e-…) or relation (t-…) as a transaction: history and as-of reads keep it, and undo with the returned tx_id restores it. Example: {\"id\":\"e-42\"}",
         read_only: false,
         scope: Scope::Writer,
         destructive: true,

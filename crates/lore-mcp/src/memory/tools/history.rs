@@ -30,9 +30,7 @@ impl Tool for History {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "history",
         title: "Memory History",
-        description: "List the transaction log: what changed, when, by whom, with the ids each transaction touched. With id: how one entry or relation changed, each item carrying the version written (state). \
-With since_tx_id: the transactions after it, oldest first (the polling path for clients without subscriptions). \
-Example: {\"id\":\"e-42\"} → {\"items\":[{\"tx_id\":18,\"at\":\"2026-11-23T10:00:00.000Z\",\"kind\":\"update\",\"summary\":\"updated e-42 v2 (content): …\",\"changed_ids\":[\"e-42\"],\"state\":{…}}],\"next_cursor\":null,\"as_of_tx_id\":20}",
+        description: "The transaction log, newest first: what changed, when and by whom. With id: the versions of one entry or relation; with since_tx_id: the transactions after it, oldest first. Example: {\"id\":\"e-42\"}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,

@@ -12,9 +12,7 @@ impl Tool for Query {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "query",
         title: "Query Memory",
-        description: "Find remembered entries by words (text), topic prefix, tags and minimum confidence; with no filter, lists the most recently changed entries. \
-Pages are pinned to one transaction (as_of_tx_id), so paging with next_cursor is stable while others write; pass as_of_tx_id yourself to read the memory as it was in the past. \
-Example: {\"topic\":\"deployment\"} → {\"items\":[{\"id\":\"e-42\",\"topic\":\"deployment\",\"content\":\"Use blue-green deploys…\",\"confidence\":0.92,…}],\"next_cursor\":null,\"as_of_tx_id\":17}",
+        description: "Find remembered entries by words (text), topic prefix, tags or minimum confidence; with no filter, the latest. Pages are pinned to one transaction (as_of_tx_id), so next_cursor stays stable while others write; pass as_of_tx_id to read the past. Example: {\"topic\":\"deployment\"}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,

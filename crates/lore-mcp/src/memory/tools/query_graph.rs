@@ -35,8 +35,7 @@ impl Tool for QueryGraph {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "query_graph",
         title: "Query Knowledge Graph",
-        description: "Walk the knowledge graph from a node: the relations around it up to depth hops, optionally one predicate and one direction, now or as of a past transaction. \
-Example: {\"node\":\"checkout-service\",\"direction\":\"out\",\"depth\":2} → {\"nodes\":[{\"id\":\"checkout-service\",\"depth\":0},{\"id\":\"payments-db\",\"depth\":1}],\"edges\":[{\"id\":\"t-7\",\"subject\":\"checkout-service\",\"predicate\":\"depends_on\",\"object\":\"payments-db\",…}],\"as_of_tx_id\":20,\"truncated\":false}",
+        description: "Walk the relations around a node, up to depth hops, optionally one predicate and direction, now or as of a transaction. Example: {\"node\":\"checkout-service\",\"direction\":\"out\",\"depth\":2}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,

@@ -27,8 +27,7 @@ impl Tool for Relate {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "relate",
         title: "Relate Nodes",
-        description: "Record a relation subject —predicate→ object in the knowledge graph. Relating the same three again changes nothing (or only the confidence); remove a relation with delete and its triple id. Explore with query_graph. \
-Example: {\"subject\":\"checkout-service\",\"predicate\":\"depends_on\",\"object\":\"payments-db\"} → {\"triple\":{\"id\":\"t-7\",…},\"tx_id\":20,\"changed\":true}",
+        description: "Record a relation subject -predicate-> object; relating the same three again changes nothing. Remove it with delete and its triple id; explore with query_graph. Example: {\"subject\":\"checkout-service\",\"predicate\":\"depends_on\",\"object\":\"payments-db\"} → {\"triple\":{\"id\":\"t-7\",…},\"tx_id\":20}",
         read_only: false,
         scope: Scope::Writer,
         destructive: false,

@@ -31,9 +31,7 @@ impl Tool for Store {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "store",
         title: "Store Memory",
-        description: "Remember a fact as a new knowledge entry. Every write is a transaction: the result's tx_id can be passed to undo, and history shows every version. \
-Before storing, query for an existing entry on the topic and update it instead of creating a duplicate. \
-Example: {\"topic\":\"deployment\",\"content\":\"Use blue-green deploys for zero-downtime releases.\",\"confidence\":0.9,\"tags\":[\"ops\"]} → {\"entry\":{\"id\":\"e-42\",\"version\":1,…},\"tx_id\":17}",
+        description: "Remember a fact as a new entry, in a transaction (undo its tx_id; history keeps every version). Query the topic first and update an existing entry rather than duplicating it. Example: {\"topic\":\"deployment\",\"content\":\"Use blue-green deploys.\",\"tags\":[\"ops\"]} → {\"entry\":{\"id\":\"e-42\",…},\"tx_id\":17}",
         read_only: false,
         scope: Scope::Writer,
         destructive: false,

@@ -23,9 +23,7 @@ impl Tool for Undo {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "undo",
         title: "Undo Transaction",
-        description: "Revert one transaction by writing a new one that restores what it changed (a store is removed, an update rolled back, a delete restored). Nothing is erased: undoing the undo redoes. \
-If a later transaction changed the same entries, undo is refused with code conflict naming them: undo those first, or pass force: true. \
-Example: {\"tx_id\":18} → {\"undone_tx_id\":18,\"tx_id\":21,\"changed_ids\":[\"e-42\"]}",
+        description: "Revert one transaction with a new one that restores what it changed; undoing the undo redoes. If a later transaction changed the same entries, undo answers conflict naming them (undo those first, or force: true). Example: {\"tx_id\":18}",
         read_only: false,
         scope: Scope::Writer,
         destructive: true,

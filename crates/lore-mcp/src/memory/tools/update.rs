@@ -35,9 +35,7 @@ impl Tool for Update {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "update",
         title: "Update Memory",
-        description: "Change an entry: writes its next version and keeps the old one in history (undo the returned tx_id to revert). Give only the fields to change. \
-Pass expected_version (the version you read) to refuse the update with code conflict if someone changed the entry since. \
-Example: {\"id\":\"e-42\",\"content\":\"Use canary deploys.\",\"expected_version\":1} → {\"entry\":{\"id\":\"e-42\",\"version\":2,…},\"tx_id\":18,\"changed\":true}",
+        description: "Write the next version of an entry (only the fields given); the old one stays in history. Pass expected_version (the version you read) to get a conflict instead of overwriting someone's change. Example: {\"id\":\"e-42\",\"content\":\"Use canary deploys.\",\"expected_version\":1} → {\"entry\":{\"id\":\"e-42\",…},\"tx_id\":18}",
         read_only: false,
         scope: Scope::Writer,
         destructive: false,
