@@ -13,12 +13,14 @@
 //! - [`limits`]: how large and deep a SQL text may be, measured without
 //!   recursion before anything parses it, and the stack budget of the code
 //!   that walks SQL trees.
+//! - [`cursor`]: the one page-cursor codec of every listing.
 //! - [`time`]: calendar arithmetic and UTC timestamps for artifacts and
 //!   decoded database values.
 //!
 //! This crate performs no network I/O and prints nothing.
 
 pub mod config;
+pub mod cursor;
 pub mod error;
 pub mod hash;
 pub mod limits;

@@ -123,7 +123,14 @@ pub enum ProjectError {
 
 impl HasErrorCode for ProjectError {
     fn code(&self) -> ErrorCode {
-        ErrorCode::InvalidRequest
+        match self {
+            ProjectError::Write { source, .. }
+                if source.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                ErrorCode::PermissionDenied
+            }
+            ProjectError::Write { .. } => ErrorCode::Internal,
+        }
     }
 }
 
@@ -214,20 +221,28 @@ pub fn init_project(root: &Path, config_text: &str) -> Result<InitReport, Projec
 
 /// Writes `contents` to `path` through a temporary file and a rename, so a
 /// reader never sees a half-written file.
-pub fn write_atomically(path: &Path, contents: &str) -> Result<(), ProjectError> {
-    let tmp = path.with_extension("tmp-lore");
+pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), ProjectError> {
+    use std::io::Write;
     let write_err = |source| ProjectError::Write {
         path: path.to_path_buf(),
         source,
     };
-    std::fs::write(&tmp, contents).map_err(write_err)?;
-    std::fs::rename(&tmp, path).map_err(|source| {
-        let _ = std::fs::remove_file(&tmp);
-        ProjectError::Write {
-            path: path.to_path_buf(),
-            source,
-        }
-    })
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(parent).map_err(write_err)?;
+    // A uniquely named file beside the target, renamed over it: readers
+    // see the old or the new file whole, and two writers never share a
+    // temporary file. Dropped on failure, it removes itself.
+    let mut file = tempfile::Builder::new()
+        .prefix(".lore-")
+        .suffix(".tmp")
+        .tempfile_in(parent)
+        .map_err(write_err)?;
+    file.write_all(contents.as_ref()).map_err(write_err)?;
+    file.persist(path).map_err(|e| write_err(e.error))?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -282,5 +297,31 @@ mod tests {
     fn without_any_lore_yaml_the_current_directory_is_the_project() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(resolve_project_dir(None, dir.path()), dir.path());
+    }
+
+    #[test]
+    fn atomic_writes_leave_one_whole_file_and_no_temporary_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/page.md");
+        let writers: Vec<_> = (0..8)
+            .map(|i| {
+                let path = path.clone();
+                std::thread::spawn(move || write_atomically(&path, format!("{i}").repeat(10_000)))
+            })
+            .collect();
+        for writer in writers {
+            writer.join().unwrap().unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.len(), 10_000);
+        assert!(
+            text.chars().all(|c| c == text.chars().next().unwrap()),
+            "interleaved writes"
+        );
+        let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("page.md")]);
     }
 }

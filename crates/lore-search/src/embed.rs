@@ -42,9 +42,7 @@ pub fn embed_text(doc: &SearchDoc) -> String {
 }
 
 /// The cache key of an embedded text.
-pub fn content_hash(text: &str) -> String {
-    format!("{:016x}", lore_core::hash::fnv1a(&[text.as_bytes()]))
-}
+pub use lore_core::hash::content_hash;
 
 /// `vector` scaled to length 1 (so a dot product is the cosine); none for
 /// a zero vector.

@@ -3,10 +3,12 @@
 //! same state (stable under concurrent writes) and a cursor replayed with
 //! other filters is refused instead of silently skipping rows.
 
+use lore_core::cursor::PageCursor;
+
 use crate::error::StoreError;
 use crate::model::TxId;
 
-/// A decoded cursor.
+/// A decoded cursor of the store's listings (kind `c1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cursor {
     /// The transaction the listing reads.
@@ -17,48 +19,27 @@ pub(crate) struct Cursor {
     pub filters: u64,
 }
 
+/// The kind of the store's own cursors.
+const KIND: &str = "c1";
+
 impl Cursor {
     /// The opaque text handed to clients.
     pub fn encode(self) -> String {
-        format!("c1.{}.{}.{:016x}", self.as_of, self.position, self.filters)
+        PageCursor {
+            as_of: self.as_of,
+            position: self.position,
+            filters: self.filters,
+        }
+        .encode(KIND)
     }
 
     /// Parses a cursor and checks it belongs to a listing with `filters`.
     pub fn decode(text: &str, filters: u64) -> Result<Cursor, StoreError> {
-        let invalid = || {
-            StoreError::Invalid(format!(
-                "cursor `{}` is not one this store issued; start again without a cursor",
-                text.chars().take(40).collect::<String>()
-            ))
-        };
-        let mut parts = text.split('.');
-        if parts.next() != Some("c1") {
-            return Err(invalid());
-        }
-        let as_of = parts
-            .next()
-            .and_then(|p| p.parse().ok())
-            .ok_or_else(invalid)?;
-        let position = parts
-            .next()
-            .and_then(|p| p.parse().ok())
-            .ok_or_else(invalid)?;
-        let hash = parts
-            .next()
-            .and_then(|p| u64::from_str_radix(p, 16).ok())
-            .ok_or_else(invalid)?;
-        if parts.next().is_some() || as_of < 0 || position < 0 {
-            return Err(invalid());
-        }
-        if hash != filters {
-            return Err(StoreError::Invalid(
-                "cursor belongs to a listing with other filters; pass the same filters as the first page, or start again without a cursor"
-                    .to_string(),
-            ));
-        }
+        let cursor = PageCursor::decode(text, KIND, filters)
+            .map_err(|e| StoreError::Invalid(e.to_string()))?;
         Ok(Cursor {
-            as_of,
-            position,
+            as_of: cursor.as_of,
+            position: cursor.position,
             filters,
         })
     }
@@ -67,7 +48,7 @@ impl Cursor {
 /// FNV-1a over the parts of a filter: stable across processes and releases.
 pub(crate) fn fingerprint(parts: &[&str]) -> u64 {
     let bytes: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
-    lore_core::hash::fnv1a(&bytes)
+    lore_core::cursor::fingerprint(&bytes)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
+use lore_core::cursor::PageCursor;
 use lore_core::error::HasErrorCode;
 use lore_core::{ErrorCode, ErrorReport};
 use lore_search::{DocKind, SearchQuery};
@@ -71,7 +72,7 @@ impl MemorySearch {
         let ours = input
             .cursor
             .as_deref()
-            .is_some_and(|c| c.starts_with("i1."));
+            .is_some_and(|c| PageCursor::is_kind(c, CURSOR_KIND));
         if !ours && (input.cursor.is_some() || input.as_of_tx_id.is_some()) {
             return Ok(None);
         }
@@ -116,7 +117,12 @@ impl MemorySearch {
             .collect();
         let next_cursor = (items.len() > limit).then(|| {
             items.truncate(limit);
-            format!("i1.{as_of}.{}.{fingerprint:016x}", offset + limit)
+            PageCursor {
+                as_of,
+                position: (offset + limit) as i64,
+                filters: fingerprint,
+            }
+            .encode(CURSOR_KIND)
         });
         Ok(Some(QueryOutput {
             items,
@@ -208,31 +214,17 @@ fn fingerprint(text: &str, filter: &EntryFilter) -> u64 {
         confidence.as_bytes(),
     ];
     parts.extend(filter.tags.iter().map(|t| t.as_bytes()));
-    lore_core::hash::fnv1a(&parts)
+    lore_core::cursor::fingerprint(&parts)
 }
 
-/// A cursor of ours: `i1.<as_of>.<offset>.<fingerprint>`.
+/// The kind of this search's cursors (the store's are `c1`).
+const CURSOR_KIND: &str = "i1";
+
+/// A cursor of ours: the transaction and offset it continues from.
 fn decode(cursor: &str, fingerprint: u64) -> Result<(TxId, usize), ErrorReport> {
-    let bad = || {
-        invalid(format!(
-            "cursor `{}` is not one this server issued; start again without a cursor",
-            cursor.chars().take(40).collect::<String>()
-        ))
-    };
-    let parts: Vec<&str> = cursor.split('.').collect();
-    let [_, as_of, offset, hash] = parts[..] else {
-        return Err(bad());
-    };
-    let as_of: TxId = as_of.parse().map_err(|_| bad())?;
-    let offset: usize = offset.parse().map_err(|_| bad())?;
-    let hash = u64::from_str_radix(hash, 16).map_err(|_| bad())?;
-    if hash != fingerprint {
-        return Err(invalid(
-            "cursor belongs to a listing with other filters; pass the same filters as the first page, or start again without a cursor"
-                .to_string(),
-        ));
-    }
-    Ok((as_of, offset))
+    let cursor =
+        PageCursor::decode(cursor, CURSOR_KIND, fingerprint).map_err(|e| invalid(e.to_string()))?;
+    Ok((cursor.as_of, cursor.position as usize))
 }
 
 fn invalid(message: String) -> ErrorReport {

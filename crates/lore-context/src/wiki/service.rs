@@ -738,25 +738,17 @@ fn disk_fingerprint(disk: &DiskState) -> u64 {
     lore_core::hash::fnv1a(&parts)
 }
 
-fn content_hash(content: &str) -> String {
-    format!("{:016x}", lore_core::hash::fnv1a(&[content.as_bytes()]))
-}
+use lore_core::hash::content_hash;
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ErrorReport> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
-    let tmp = parent.join(format!(
-        ".{}.{}.tmp",
-        path.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).map_err(|e| io_error(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io_error(path, e)
-    })
+    lore_core::project::write_atomically(path, bytes).map_err(|e| e.report())
 }
 
 fn io_error(path: &Path, error: std::io::Error) -> ErrorReport {
-    ErrorReport::new(ErrorCode::Internal, format!("{}: {error}", path.display()))
+    let code = if error.kind() == std::io::ErrorKind::PermissionDenied {
+        ErrorCode::PermissionDenied
+    } else {
+        ErrorCode::Internal
+    };
+    ErrorReport::new(code, format!("{}: {error}", path.display()))
 }

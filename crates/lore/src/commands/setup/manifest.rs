@@ -7,10 +7,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// A content fingerprint for files Lore wrote.
-pub fn content_hash(text: &str) -> String {
-    format!("{:016x}", lore_core::hash::fnv1a(&[text.as_bytes()]))
-}
+pub use lore_core::hash::content_hash;
 
 /// One recorded change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
