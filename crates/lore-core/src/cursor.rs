@@ -119,3 +119,23 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn any_text_decodes_or_is_refused(text in "\\PC{0,80}", filters in any::<u64>()) {
+            let _ = PageCursor::decode(&text, "c1", filters);
+        }
+
+        #[test]
+        fn every_cursor_round_trips(as_of in 0i64.., position in 0i64.., filters in any::<u64>()) {
+            let cursor = PageCursor { as_of, position, filters };
+            prop_assert_eq!(PageCursor::decode(&cursor.encode("i1"), "i1", filters), Ok(cursor));
+        }
+    }
+}

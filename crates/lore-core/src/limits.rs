@@ -522,3 +522,18 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+    use sqlparser::dialect::GenericDialect;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn measuring_any_text_never_fails(text in "\\PC{0,2000}") {
+            let _ = check_sql(&text, &GenericDialect {}, &SqlLimits::default());
+        }
+    }
+}
