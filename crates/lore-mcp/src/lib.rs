@@ -17,7 +17,8 @@
 //!   Origin checks, bearer tokens with scopes, rate limits, request ids,
 //!   `/health` and `/metrics`.
 //!
-//! Handlers are thin: parse, call a library crate, map the result or error.
+//! Handlers are thin: parse, call a service of `lore-context` (or an
+//! engine crate), map the result or error.
 
 pub mod analytics;
 pub mod memory;

@@ -6,11 +6,10 @@
 mod common;
 
 use common::{
-    Client, Recorder, call, demo_project, error_of, lore, lore_in, ok, spawn_http_server,
-    stdio_client,
+    Client, Recorder, call, demo_project, error_of, http_client, lore, lore_in, ok,
+    spawn_http_server, stdio_client,
 };
 use rmcp::ServiceExt;
-use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
 
 /// `first` repeated `terms` times, joined by `op`.
@@ -126,14 +125,8 @@ async fn crash_inputs_are_refused_over_http_and_other_sessions_keep_serving() {
         .arg(&root)
         .args(["mcp", "serve", "--port", "0"]);
     let mut server = spawn_http_server(command);
-    let connect = || async {
-        Recorder::default()
-            .serve(StreamableHttpClientTransport::from_uri(server.url.clone()))
-            .await
-            .unwrap()
-    };
-    let bystander = connect().await;
-    let attacker = connect().await;
+    let bystander = http_client(&server.url).await;
+    let attacker = http_client(&server.url).await;
     assert_crash_inputs_are_refused(&attacker).await;
     ok(&bystander, "connection_list", json!({})).await;
     assert!(
@@ -275,14 +268,8 @@ async fn a_panicking_call_answers_internal_and_both_transports_keep_serving() {
         .arg(&root)
         .args(["mcp", "serve", "--port", "0"]);
     let mut server = spawn_http_server(command);
-    let connect = || async {
-        Recorder::default()
-            .serve(StreamableHttpClientTransport::from_uri(server.url.clone()))
-            .await
-            .unwrap()
-    };
-    let first = connect().await;
-    let second = connect().await;
+    let first = http_client(&server.url).await;
+    let second = http_client(&server.url).await;
     let error = error_of(&call(&first, "entity_details", args).await.unwrap());
     assert_eq!(error["code"], "internal", "{error}");
     ok(&first, "connection_list", json!({})).await;

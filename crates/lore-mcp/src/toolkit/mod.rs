@@ -10,7 +10,7 @@
 //!   text-only clients (or the blocks a tool's [`Tool::content`] gives);
 //! - the argument shapes models commonly drift into (a wrapper object,
 //!   the other case convention, one value for a list) reshaped to the
-//!   schema's first ([`drift`]);
+//!   schema's first (`drift.rs`);
 //! - input that does not match the schema (an unknown argument, a wrong
 //!   type, a NUL byte, a failed `check_input`) answered in-band as
 //!   `invalid_arguments`, naming the field and what it expects, before the

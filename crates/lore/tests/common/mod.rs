@@ -105,6 +105,17 @@ pub async fn stdio_client(root: &Path) -> Client {
     Recorder::default().serve(transport).await.unwrap()
 }
 
+/// An MCP client of the Streamable HTTP server at `url`.
+pub async fn http_client(url: &str) -> Client {
+    use rmcp::ServiceExt;
+    Recorder::default()
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
+            url.to_string(),
+        ))
+        .await
+        .unwrap()
+}
+
 /// Asserts that calling `tool` with `arguments` is answered in-band with
 /// `invalid_arguments` whose message names the tool; returns the message.
 pub async fn assert_invalid_arguments(
