@@ -15,11 +15,11 @@ pub fn fnv1a(parts: &[&[u8]]) -> u64 {
     hash
 }
 
-/// The fingerprint of a text Lore wrote or read (wiki files, installed
-/// skills, embedded documents): 16 hex digits of [`fnv1a`], the same in
-/// every process and release.
-pub fn content_hash(text: &str) -> String {
-    format!("{:016x}", fnv1a(&[text.as_bytes()]))
+/// The fingerprint of content Lore wrote or read (wiki files, installed
+/// skills and bundles, embedded documents): 16 hex digits of [`fnv1a`],
+/// the same in every process and release.
+pub fn content_hash(content: impl AsRef<[u8]>) -> String {
+    format!("{:016x}", fnv1a(&[content.as_ref()]))
 }
 
 #[cfg(test)]

@@ -135,6 +135,17 @@ impl LoreServer {
         }
     }
 
+    /// Checks a tool call's arguments as the call would, without running
+    /// the tool: the drift rules, unknown arguments, NUL bytes, decoding
+    /// and the tool's own checks (see [`ToolRegistry::check_arguments`]).
+    pub fn check_arguments(
+        &self,
+        tool: &str,
+        arguments: rmcp::model::JsonObject,
+    ) -> Result<(), ErrorReport> {
+        self.registry.check_arguments(tool, arguments)
+    }
+
     /// The `tools/list` entries.
     pub fn tools(&self) -> Vec<Tool> {
         self.registry.descriptors()

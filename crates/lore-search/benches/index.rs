@@ -350,7 +350,7 @@ fn embedding_lane(schema: &[SearchDoc], semantic: &[SearchDoc], wiki: &[SearchDo
     let start = Instant::now();
     let hashes: Vec<String> = embedded
         .iter()
-        .map(|d| content_hash(&embed_text(d)))
+        .map(|d| content_hash(embed_text(d)))
         .collect();
     println!(
         "\nembedding lane: texts and hashes of {} documents (all but columns) in {:.0} ms",

@@ -45,6 +45,12 @@ pub trait KnowledgeStore: Send + Sync {
     /// The newest committed transaction (0 for an empty store).
     fn head(&self) -> Result<TxId, StoreError>;
 
+    /// The newest transaction that changed an entry of `kind` (stored,
+    /// updated, deleted or restored by an undo), 0 when none did: a reader
+    /// of one kind (the wiki mirror) skips its work when only other kinds
+    /// changed.
+    fn kind_head(&self, kind: EntryKind) -> Result<TxId, StoreError>;
+
     /// Stores a new entry.
     fn store(&self, actor: &str, entry: NewEntry) -> Result<Written<Entry>, StoreError>;
 

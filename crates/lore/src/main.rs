@@ -156,3 +156,15 @@ fn init_logging(setup: LogSetup) {
             .init(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every command's flags are well formed (unique names, valid
+    /// conflicts): clap checks this only when a command is parsed, so a
+    /// mistake in a rarely used command would otherwise reach users.
+    #[test]
+    fn every_command_definition_is_valid() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

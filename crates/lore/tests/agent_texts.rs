@@ -410,3 +410,89 @@ async fn argument_errors_are_in_band_and_name_the_field() {
     }
     client.cancel().await.unwrap();
 }
+
+const ADMIN_SKILL: &str = include_str!("../src/commands/setup/ADMIN-SKILL.md");
+
+/// The command lines of the ```sh blocks of a skill, in order.
+fn sh_commands(text: &str) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            in_block = !in_block && trimmed == "```sh";
+            continue;
+        }
+        if in_block && !trimmed.is_empty() && !trimmed.starts_with('#') {
+            commands.push(trimmed.to_string());
+        }
+    }
+    commands
+}
+
+/// Every command of the admin skill, run in order with `sh` in a fresh
+/// demo project (lore first on the PATH, a temporary home), must succeed:
+/// a renamed command or flag, or an example that stopped working, fails
+/// here.
+#[test]
+fn every_command_in_the_admin_skill_runs_on_the_demo() {
+    let commands = sh_commands(ADMIN_SKILL);
+    assert!(commands.len() >= 25, "{commands:?}");
+    let (dir, root) = demo_project();
+    // A free port for `lore mcp start`, so parallel tests do not meet.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let config = std::fs::read_to_string(root.join("lore.yaml")).unwrap();
+    std::fs::write(
+        root.join("lore.yaml"),
+        config.replace("port: 7878", &format!("port: {port}")),
+    )
+    .unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_lore"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    for command in &commands {
+        assert!(
+            command.starts_with("lore "),
+            "the admin skill's sh blocks hold lore commands only: {command}"
+        );
+        let output = std::process::Command::new("sh")
+            .args(["-c", command])
+            .current_dir(&root)
+            .env("PATH", &path)
+            .env("HOME", &home)
+            .env_remove("LORE_PROJECT_DIR")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("CODEX_HOME")
+            .env_remove("LORE_MCP_TOKEN")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "`{command}` failed:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    // What the examples did is there: the page, the memory entry, the skills.
+    assert!(root.join("wiki/global/discounts.md").is_file());
+    assert!(root.join("my-project/lore.yaml").is_file());
+    assert!(root.join(".claude/skills/lore-admin/SKILL.md").is_file());
+    // The server the skill started, it stopped.
+    let status = common::lore_in(&root, &["mcp", "status", "--json"]);
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("\"state\": \"stopped\""),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
+}

@@ -246,6 +246,292 @@ fn claude_desktop_spawns_lore_over_stdio() {
     assert!(!ok && out.contains("--scope user"), "{out}");
 }
 
+/// The `mcpb` command line (npm `@anthropic-ai/mcpb`): `LORE_MCPB`, else
+/// `mcpb` on the PATH.
+fn mcpb_cli() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("LORE_MCPB") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("mcpb"))
+        .find(|p| p.is_file())
+}
+
+fn unzip(archive: &Path, name: &str) -> Vec<u8> {
+    let file = std::fs::File::open(archive).unwrap();
+    let mut zip = zip::ZipArchive::new(file).unwrap();
+    let mut entry = zip
+        .by_name(name)
+        .unwrap_or_else(|e| panic!("{name} in {}: {e}", archive.display()));
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut entry, &mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn claude_desktop_gets_a_bundle_that_serves_the_project_and_skill_archives() {
+    let env = env();
+    let (ok, out) = setup(
+        &env,
+        &[
+            "--target",
+            "claude-desktop",
+            "--skill",
+            "analytics",
+            "--skill",
+            "admin",
+        ],
+        None,
+    );
+    assert!(ok, "{out}");
+    let dir = env.root.join(".lore/agents/claude-desktop");
+    let bundle = dir.join("lore.mcpb");
+    assert!(
+        out.contains("lore-analytics.zip") && out.contains("lore.mcpb"),
+        "{out}"
+    );
+
+    // The skill archives hold each skill as the app's upload expects.
+    for (name, heading) in [
+        ("lore-analytics", "# Answering data questions with Lore"),
+        ("lore-admin", "# Running a Lore project"),
+    ] {
+        let skill = String::from_utf8(unzip(
+            &dir.join(format!("{name}.zip")),
+            &format!("{name}/SKILL.md"),
+        ))
+        .unwrap();
+        assert!(
+            skill.starts_with(&format!("---\nname: {name}\n")),
+            "{skill}"
+        );
+        assert!(skill.contains(heading), "{name}");
+    }
+
+    // The bundle's manifest starts the bundled executable on the project.
+    let manifest: Value = serde_json::from_slice(&unzip(&bundle, "manifest.json")).unwrap();
+    assert_eq!(manifest["server"]["type"], "binary");
+    assert_eq!(
+        manifest["user_config"]["project_dir"]["default"],
+        json!(env.root.display().to_string())
+    );
+    let entry_point = manifest["server"]["entry_point"].as_str().unwrap();
+    let unpacked = tempfile::tempdir().unwrap();
+    let exe = unpacked.path().join(entry_point);
+    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    std::fs::write(&exe, unzip(&bundle, entry_point)).unwrap();
+    std::fs::write(
+        unpacked.path().join("manifest.json"),
+        unzip(&bundle, "manifest.json"),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let config = &manifest["server"]["mcp_config"];
+    let command = config["command"]
+        .as_str()
+        .unwrap()
+        .replace("${__dirname}", &unpacked.path().display().to_string());
+    let args: Vec<String> = config["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            a.as_str().unwrap().replace(
+                "${user_config.project_dir}",
+                &env.root.display().to_string(),
+            )
+        })
+        .collect();
+    let messages = [
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-desktop-test","version":"1"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+    ];
+    let input: String = messages.iter().map(|m| format!("{m}\n")).collect();
+    let mut child = std::process::Command::new(&command)
+        .args(&args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{command}: {e}"));
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    let listed = loop {
+        let line = lines.next().expect("the bundled server answers").unwrap();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            break message;
+        }
+    };
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"sql_execution") && names.contains(&"store"),
+        "{names:?}"
+    );
+
+    // The official validator accepts the manifest and reads the bundle.
+    match mcpb_cli() {
+        Some(cli) => {
+            for args in [
+                vec!["validate".into(), unpacked.path().join("manifest.json")],
+                vec!["info".into(), bundle.clone()],
+            ] {
+                let output = std::process::Command::new(&cli)
+                    .args(&args)
+                    .output()
+                    .unwrap();
+                assert!(
+                    output.status.success(),
+                    "mcpb {args:?}: {}{}",
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+        }
+        None if std::env::var_os("LORE_REQUIRE_MCPB").is_some_and(|v| v == "1") => {
+            panic!("LORE_REQUIRE_MCPB=1 but no mcpb CLI: set LORE_MCPB or put mcpb on the PATH")
+        }
+        None => eprintln!(
+            "skipping `mcpb validate`: no mcpb CLI (npm i @anthropic-ai/mcpb; LORE_MCPB=path)"
+        ),
+    }
+
+    // Running again recognises its own files; removal takes them away.
+    let (ok, out) = setup(
+        &env,
+        &[
+            "--target",
+            "claude-desktop",
+            "--skill",
+            "analytics",
+            "--skill",
+            "admin",
+        ],
+        None,
+    );
+    assert!(ok, "{out}");
+    let (ok, out) = setup(&env, &["--target", "claude-desktop", "--remove"], None);
+    assert!(ok, "{out}");
+    assert!(!dir.exists(), "{out}");
+}
+
+#[test]
+fn the_admin_skill_is_installed_beside_the_analytics_skill() {
+    let env = env();
+    let (ok, out) = setup(
+        &env,
+        &[
+            "--target",
+            "claude-code",
+            "--target",
+            "cursor",
+            "--skill",
+            "admin",
+            "--skill",
+            "analytics",
+        ],
+        None,
+    );
+    assert!(ok, "{out}");
+    for path in [
+        ".claude/skills/lore-admin/SKILL.md",
+        ".claude/skills/lore-analytics/SKILL.md",
+        ".cursor/rules/lore-admin.mdc",
+        ".cursor/rules/lore-analytics.mdc",
+    ] {
+        assert!(env.root.join(path).is_file(), "{path}: {out}");
+    }
+    let rule = std::fs::read_to_string(env.root.join(".cursor/rules/lore-admin.mdc")).unwrap();
+    assert!(
+        rule.starts_with("---\ndescription: Use when setting up or maintaining a Lore project"),
+        "{rule}"
+    );
+    let (ok, out) = setup(
+        &env,
+        &["--target", "claude-code", "--target", "cursor", "--remove"],
+        None,
+    );
+    assert!(ok, "{out}");
+    assert!(
+        !env.root.join(".claude/skills/lore-admin").exists(),
+        "{out}"
+    );
+    assert!(
+        !env.root.join(".cursor/rules/lore-admin.mdc").exists(),
+        "{out}"
+    );
+}
+
+#[test]
+fn without_a_target_and_no_terminal_it_says_what_to_pass() {
+    let env = env();
+    let (ok, out) = setup(&env, &[], None);
+    assert!(!ok, "{out}");
+    assert!(out.contains("--target claude-code"), "{out}");
+    assert!(!env.root.join(".lore/agents").exists(), "{out}");
+}
+
+#[cfg(unix)]
+#[test]
+fn in_a_terminal_without_a_target_it_asks_and_sets_up_what_was_chosen() {
+    // util-linux `script` runs the command on a pseudo-terminal and passes
+    // our answers to it.
+    let script = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file());
+    let Some(script) = script else {
+        eprintln!("skipping: no `script` command to provide a terminal");
+        return;
+    };
+    let env = env();
+    std::fs::create_dir_all(env.home.join(".cursor")).unwrap();
+    let command = format!(
+        "'{}' --project-dir '{}' setup agents",
+        env!("CARGO_BIN_EXE_lore"),
+        env.root.display()
+    );
+    let mut child = std::process::Command::new(script)
+        .args(["-qec", &command, "/dev/null"])
+        .env("HOME", &env.home)
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("CODEX_HOME")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The detected client (cursor) is the default: accept it, then the
+    // project scope.
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), b"\nproject\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.contains("cursor") && text.contains("(found on this computer)"),
+        "{text}"
+    );
+    assert!(env.root.join(".cursor/mcp.json").is_file(), "{text}");
+    assert!(!env.root.join(".mcp.json").exists(), "{text}");
+}
+
 #[test]
 fn codex_and_opencode_get_snippets_and_skills_but_no_config_edits() {
     let env = env();

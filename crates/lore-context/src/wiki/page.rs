@@ -226,8 +226,29 @@ fn flow_list(items: &[String]) -> String {
     format!("[{}]", quoted.join(", "))
 }
 
+/// A YAML double-quoted scalar: JSON's escapes, plus `\uXXXX` for the
+/// characters JSON leaves as they are but YAML may not hold unescaped (DEL,
+/// C1 controls but NEL, U+FFFE/U+FFFF), so any text reads back as itself.
 fn quote(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
+    let json = serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into());
+    let printable = |c: char| {
+        matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}')
+            || ('\u{a0}'..='\u{d7ff}').contains(&c)
+            || ('\u{e000}'..='\u{fffd}').contains(&c)
+            || c >= '\u{10000}'
+    };
+    if json.chars().all(printable) {
+        return json;
+    }
+    json.chars()
+        .map(|c| {
+            if printable(c) {
+                c.to_string()
+            } else {
+                format!("\\u{:04x}", c as u32)
+            }
+        })
+        .collect()
 }
 
 /// The file of a page: front matter (only the fields that are set) and

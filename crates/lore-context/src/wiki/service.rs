@@ -224,7 +224,8 @@ impl Wiki {
             return Ok(None);
         }
         let store = self.store.open()?;
-        let head = store.head().map_err(|e| e.report())?;
+        // Only wiki entries matter here: memory writes do not start a sync.
+        let head = store.kind_head(EntryKind::Wiki).map_err(|e| e.report())?;
         let disk = self.walk()?;
         let fingerprint = disk_fingerprint(&disk);
         if !force
@@ -234,7 +235,7 @@ impl Wiki {
         }
         let _lock = self.lock()?;
         // What this sync starts from, read under the lock.
-        let head = store.head().map_err(|e| e.report())?;
+        let head = store.kind_head(EntryKind::Wiki).map_err(|e| e.report())?;
         let mut disk = self.walk()?;
         let report = self.sync_locked(store.as_ref(), &disk)?;
         // Remember what the sync read, plus the files it wrote itself, so

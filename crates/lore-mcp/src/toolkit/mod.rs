@@ -146,6 +146,34 @@ trait RegisteredTool: Send + Sync {
         arguments: JsonObject,
         ctx: ToolContext,
     ) -> BoxFuture<'_, Result<CallToolResult, McpError>>;
+    fn check(&self, arguments: JsonObject) -> Result<(), ErrorReport>;
+}
+
+/// What a call does with its arguments before the tool runs: the drift
+/// rules, then refusing unknown arguments, NUL bytes, undecodable values
+/// and what the tool's own check refuses, each as `invalid_arguments`
+/// naming the field.
+fn prepare<T: Tool>(
+    schema: &JsonObject,
+    mut arguments: JsonObject,
+) -> Result<T::Input, ErrorReport> {
+    let refuse = |message: String| {
+        ErrorReport::new(
+            ErrorCode::InvalidArguments,
+            format!("{}: {message}", T::DEFINITION.name),
+        )
+    };
+    drift::normalize(schema, &mut arguments);
+    if let Some(message) = unknown_argument(schema, &arguments) {
+        return Err(refuse(message));
+    }
+    if let Some(message) = nul_byte(&arguments) {
+        return Err(refuse(message));
+    }
+    let input: T::Input = decode::<T::Input>(&arguments)
+        .map_err(|e| refuse(decoding_error::<T::Input>(schema, &arguments, &e)))?;
+    T::check_input(&input).map_err(refuse)?;
+    Ok(input)
 }
 
 struct Registered<T: Tool> {
@@ -162,41 +190,23 @@ impl<T: Tool> RegisteredTool for Registered<T> {
         T::DEFINITION.scope
     }
 
+    fn check(&self, arguments: JsonObject) -> Result<(), ErrorReport> {
+        prepare::<T>(&self.descriptor.input_schema, arguments).map(drop)
+    }
+
     fn invoke(
         &self,
-        mut arguments: JsonObject,
+        arguments: JsonObject,
         ctx: ToolContext,
     ) -> BoxFuture<'_, Result<CallToolResult, McpError>> {
         Box::pin(async move {
             let name = T::DEFINITION.name;
-            drift::normalize(&self.descriptor.input_schema, &mut arguments);
             // Every argument error is answered in-band, like any other
             // failure, naming the field and what it expects.
-            let refuse = |message: String| {
-                Ok(error_result(&ErrorReport::new(
-                    ErrorCode::InvalidArguments,
-                    format!("{name}: {message}"),
-                )))
-            };
-            if let Some(message) = unknown_argument(&self.descriptor.input_schema, &arguments) {
-                return refuse(message);
-            }
-            if let Some(message) = nul_byte(&arguments) {
-                return refuse(message);
-            }
-            let input: T::Input = match decode::<T::Input>(&arguments) {
+            let input = match prepare::<T>(&self.descriptor.input_schema, arguments) {
                 Ok(input) => input,
-                Err(e) => {
-                    return refuse(decoding_error::<T::Input>(
-                        &self.descriptor.input_schema,
-                        &arguments,
-                        &e,
-                    ));
-                }
+                Err(report) => return Ok(error_result(&report)),
             };
-            if let Err(message) = T::check_input(&input) {
-                return refuse(message);
-            }
             match self.tool.call(input, ctx).await {
                 Ok(output) => match serde_json::to_value(&output) {
                     Ok(value) => {
@@ -542,6 +552,18 @@ impl ToolRegistry {
     /// Every tool's name and the scope it needs.
     pub fn scopes(&self) -> BTreeMap<&'static str, Scope> {
         self.tools.iter().map(|(n, t)| (*n, t.scope())).collect()
+    }
+
+    /// Checks `arguments` for the tool `name` as a call would before the
+    /// tool runs (see [`ToolRegistry::call`]), without running it: `Ok`
+    /// when the call would reach the tool, otherwise the
+    /// `invalid_arguments` (or `not_found` for an unknown tool) report the
+    /// call would answer.
+    pub fn check_arguments(&self, name: &str, arguments: JsonObject) -> Result<(), ErrorReport> {
+        let tool = self.tools.get(name).ok_or_else(|| {
+            ErrorReport::new(ErrorCode::NotFound, format!("unknown tool `{name}`"))
+        })?;
+        tool.check(arguments)
     }
 
     /// Calls a tool by name: unknown names and malformed arguments are

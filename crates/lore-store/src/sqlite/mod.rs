@@ -182,6 +182,10 @@ impl KnowledgeStore for SqliteStore {
         self.with_reader(read::head)
     }
 
+    fn kind_head(&self, kind: EntryKind) -> Result<TxId, StoreError> {
+        self.with_reader(|conn| read::kind_head(conn, kind))
+    }
+
     fn store(&self, actor: &str, entry: NewEntry) -> Result<Written<Entry>, StoreError> {
         let mut written = self.store_batch(actor, vec![entry])?;
         let entry = written

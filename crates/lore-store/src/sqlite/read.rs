@@ -63,6 +63,13 @@ pub(crate) fn head(conn: &Connection) -> Result<TxId, StoreError> {
         .query_row([], |row| row.get(0))?)
 }
 
+/// The newest transaction that wrote a version of an entry of `kind`.
+pub(crate) fn kind_head(conn: &Connection, kind: EntryKind) -> Result<TxId, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT coalesce(max(from_tx), 0) FROM entry_versions WHERE kind = ?1")?
+        .query_row([kind.as_str()], |row| row.get(0))?)
+}
+
 /// The transaction a read sees: the requested one (checked to exist) or
 /// the newest.
 fn resolve_as_of(conn: &Connection, requested: Option<TxId>) -> Result<TxId, StoreError> {

@@ -91,6 +91,11 @@ CREATE TABLE embeddings (
     PRIMARY KEY (model, hash)
 ) WITHOUT ROWID;
 "#,
+    // 3: the newest change of one kind of entry (`kind_head`) without a
+    // scan: a wiki read skips its sync when only memory entries changed.
+    r#"
+CREATE INDEX entry_versions_kind ON entry_versions(kind, from_tx);
+"#,
 ];
 
 /// The schema version this build writes.

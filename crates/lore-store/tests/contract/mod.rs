@@ -739,6 +739,44 @@ pub fn the_embedding_cache_keeps_vectors_by_model_and_hash_outside_history(
 /// Every case of the contract as a `#[test]`, each on a fresh store from
 /// `$open`, which returns `(guard, store)` (the guard keeps whatever the
 /// store needs alive, such as a temporary folder).
+/// Part of the contract.
+pub fn the_head_of_one_kind_moves_only_with_changes_to_that_kind(store: &dyn KnowledgeStore) {
+    assert_eq!(store.kind_head(EntryKind::Wiki).unwrap(), 0);
+    let page = store
+        .store(
+            "test",
+            NewEntry {
+                kind: Some(EntryKind::Wiki),
+                ..note("wiki/global/revenue", "Revenue is paid invoices.")
+            },
+        )
+        .unwrap();
+    assert_eq!(store.kind_head(EntryKind::Wiki).unwrap(), page.tx_id);
+    // Memory writes and relations leave the wiki's head where it was.
+    let fact = store
+        .store("test", note("ops", "Deploys on Tuesdays."))
+        .unwrap();
+    store
+        .relate(
+            "test",
+            NewTriple {
+                subject: "a".into(),
+                predicate: "b".into(),
+                object: "c".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(store.kind_head(EntryKind::Wiki).unwrap(), page.tx_id);
+    assert_eq!(store.kind_head(EntryKind::Note).unwrap(), fact.tx_id);
+    // A delete and its undo each move it.
+    let deleted = store.delete("test", &page.value.id).unwrap();
+    assert_eq!(store.kind_head(EntryKind::Wiki).unwrap(), deleted);
+    let undone = store.undo("test", deleted, false).unwrap();
+    assert_eq!(store.kind_head(EntryKind::Wiki).unwrap(), undone.tx_id);
+    assert_eq!(store.head().unwrap(), undone.tx_id);
+}
+
 #[macro_export]
 macro_rules! contract_suite {
     ($open:expr) => {
@@ -760,6 +798,7 @@ macro_rules! contract_suite {
             put_keeps_one_entry_per_topic_and_checks_the_expected_version,
             entries_are_read_by_id_as_of_a_transaction,
             the_embedding_cache_keeps_vectors_by_model_and_hash_outside_history,
+            the_head_of_one_kind_moves_only_with_changes_to_that_kind,
         );
     };
     (@cases $open:expr; $($case:ident,)*) => {

@@ -25,6 +25,10 @@ pub enum ConnectionCommand {
         /// Connections to test (default: all).
         #[arg(value_name = "CONNECTION")]
         connections: Vec<String>,
+        /// A connection to test, as `-c` names one in every command
+        /// (repeatable; the same as naming it after `test`).
+        #[arg(short = 'c', long = "connection", value_name = "ID")]
+        connection_flags: Vec<String>,
         /// Print JSON instead of lines.
         #[arg(long)]
         json: bool,
@@ -81,7 +85,13 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
             }
             Ok(())
         }
-        ConnectionCommand::Test { connections, json } => {
+        ConnectionCommand::Test {
+            mut connections,
+            mut connection_flags,
+            json,
+        } => {
+            connections.append(&mut connection_flags);
+            connections.dedup();
             let ids = if connections.is_empty() {
                 warehouses.ids()
             } else {

@@ -19,6 +19,10 @@ pub struct ScanArgs {
     /// Connections to scan (default: every connection in lore.yaml).
     #[arg(value_name = "CONNECTION")]
     pub connections: Vec<String>,
+    /// A connection to scan, as `-c` names one in every command
+    /// (repeatable; the same as naming it after `scan`).
+    #[arg(short = 'c', long = "connection", value_name = "ID")]
+    pub connection_flags: Vec<String>,
     /// Print the scan reports as a JSON array on stdout (progress stays on stderr).
     #[arg(long)]
     pub json: bool,
@@ -33,8 +37,10 @@ pub struct ScanArgs {
     pub sample_rows: Option<u64>,
 }
 
-pub fn run(args: ScanArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
+pub fn run(mut args: ScanArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;
+    args.connections.append(&mut args.connection_flags);
+    args.connections.dedup();
     let ids = if args.connections.is_empty() {
         let ids: Vec<String> = project.config.connections.keys().cloned().collect();
         if ids.is_empty() {

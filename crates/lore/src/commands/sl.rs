@@ -39,6 +39,9 @@ pub struct SlTarget {
     /// Connection id (default: the only connection).
     #[arg(short = 'c', long = "connection", value_name = "ID")]
     pub connection: Option<String>,
+    /// Print JSON instead of text (`sl query`: the same as `--format json`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Output of `lore sl query`.
@@ -114,6 +117,16 @@ fn explain(error: &SemanticError) -> anyhow::Error {
 }
 
 pub fn run(command: SlCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    let command = match command {
+        SlCommand::Query(mut args) => {
+            // `--json` (of the shared connection flags) is `--format json`.
+            if args.target.json {
+                args.format = QueryFormat::Json;
+            }
+            SlCommand::Query(args)
+        }
+        other => other,
+    };
     let project = super::load_project(project_dir)?;
     match command {
         SlCommand::List(target) => {
@@ -141,6 +154,30 @@ pub fn run(command: SlCommand, project_dir: Option<&Path>) -> anyhow::Result<()>
                 })
                 .collect();
             let headers = ["source", "grain", "measures", "columns", "joins"].map(String::from);
+            if target.json {
+                let sources: Vec<serde_json::Value> = model
+                    .sources
+                    .iter()
+                    .map(|s| {
+                        serde_json::json!({
+                            "source": s.name,
+                            "grain": s.grain,
+                            "measures": s.measures.iter().map(|m| &m.name).collect::<Vec<_>>(),
+                            "columns": s.columns.len(),
+                            "joins": s.joins.iter().map(|j| &j.name).collect::<Vec<_>>(),
+                        })
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "connectionId": connection,
+                        "sources": sources,
+                        "warnings": model.warnings,
+                    }))?
+                );
+                return Ok(());
+            }
             print!("{}", render::grid(&headers, &rows));
             for warning in &model.warnings {
                 eprintln!("warning: {warning}");
@@ -156,6 +193,17 @@ pub fn run(command: SlCommand, project_dir: Option<&Path>) -> anyhow::Result<()>
                     model.source_names().join(", ")
                 );
             };
+            if target.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "connectionId": connection,
+                        "file": found.file,
+                        "source": found.spec,
+                    }))?
+                );
+                return Ok(());
+            }
             println!("# {}", found.file.display());
             print!("{}", found.to_yaml());
             Ok(())
@@ -167,6 +215,20 @@ pub fn run(command: SlCommand, project_dir: Option<&Path>) -> anyhow::Result<()>
                 eprintln!("warning: {warning}");
             }
             let measures: usize = model.sources.iter().map(|s| s.measures.len()).sum();
+            if target.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({
+                        "ok": true,
+                        "connectionId": connection,
+                        "sources": model.sources.len(),
+                        "measures": measures,
+                        "dir": cache.dir(&connection),
+                        "warnings": model.warnings,
+                    }))?
+                );
+                return Ok(());
+            }
             println!(
                 "ok: {} sources, {measures} measures in {}",
                 model.sources.len(),

@@ -31,12 +31,18 @@ pub struct SqlArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// The same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
     /// Most rows to print (1 to 10000).
     #[arg(long, default_value_t = DEFAULT_MAX_ROWS as u32, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub max_rows: u32,
 }
 
-pub fn run(args: SqlArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
+pub fn run(mut args: SqlArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    if args.json {
+        args.format = Format::Json;
+    }
     let sql = match args.sql.as_deref() {
         Some(sql) if sql != "-" => sql.to_string(),
         _ => {

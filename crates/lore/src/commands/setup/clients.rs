@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::{Endpoint, Homes, SKILL, Scope, Target};
+use super::{Endpoint, Homes, Scope, Skill, Target, bundle};
 
 /// The token reference most clients expand in header values.
 const TOKEN_REF: &str = "Bearer ${LORE_MCP_TOKEN}";
@@ -21,8 +21,13 @@ pub enum Change {
         pointer: Vec<String>,
         value: Value,
     },
-    /// Write a whole file (the skill).
-    File { path: PathBuf, contents: String },
+    /// Write a whole file (a skill, a rule, a bundle); `what` says what it
+    /// is ("the analytics skill").
+    File {
+        path: PathBuf,
+        contents: Vec<u8>,
+        what: String,
+    },
     /// Show a snippet the user pastes (clients Lore does not write).
     Print { title: String, text: String },
     /// Say something the user should know.
@@ -68,24 +73,30 @@ fn http_entry(endpoint: &Endpoint, extra: Value, token_ref: &str) -> Value {
     entry
 }
 
-/// The skill as a Claude / Codex / universal skill folder's SKILL.md.
-fn skill_file(dir: PathBuf) -> Change {
+/// A skill as a Claude / Codex / universal skill folder's SKILL.md.
+fn skill_file(dir: &std::path::Path, skill: Skill) -> Change {
     Change::File {
-        path: dir.join("lore-analytics").join("SKILL.md"),
-        contents: SKILL.to_string(),
+        path: dir.join(skill.name()).join("SKILL.md"),
+        contents: skill.text().as_bytes().to_vec(),
+        what: format!("the {} skill", skill.title()),
     }
 }
 
-/// The skill body without its front matter.
-fn skill_body() -> &'static str {
-    SKILL
-        .strip_prefix("---\n")
-        .and_then(|rest| rest.split_once("\n---\n"))
-        .map_or(SKILL, |(_, body)| body.trim_start())
+fn skills_dir_files(dir: &std::path::Path, skills: &[Skill]) -> Vec<Change> {
+    skills.iter().map(|&s| skill_file(dir, s)).collect()
 }
 
-fn skill_description() -> &'static str {
-    SKILL
+/// A skill's body without its front matter.
+fn skill_body(skill: Skill) -> &'static str {
+    let text = skill.text();
+    text.strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map_or(text, |(_, body)| body.trim_start())
+}
+
+fn skill_description(skill: Skill) -> &'static str {
+    skill
+        .text()
         .lines()
         .find_map(|l| l.strip_prefix("description: "))
         .unwrap_or("Answer data questions with Lore's MCP tools.")
@@ -94,6 +105,7 @@ fn skill_description() -> &'static str {
 pub fn plan(
     target: Target,
     scope: Scope,
+    skills: &[Skill],
     endpoint: &Endpoint,
     homes: &Homes,
 ) -> anyhow::Result<Plan> {
@@ -123,10 +135,11 @@ pub fn plan(
             });
             // Skills have project and personal folders; "local" (private
             // to you) uses the personal one, which nothing commits.
-            changes.push(skill_file(match scope {
+            let dir = match scope {
                 Scope::Project => root.join(".claude/skills"),
                 Scope::Local | Scope::User => homes.home.join(".claude/skills"),
-            }));
+            };
+            changes.extend(skills_dir_files(&dir, skills));
         }
         Target::ClaudeDesktop => {
             if scope != Scope::User {
@@ -141,9 +154,30 @@ pub fn plan(
                     "args": ["--project-dir", root.display().to_string(), "mcp", "stdio"],
                 }),
             });
-            changes.push(Change::Note(
-                "Claude Desktop starts `lore mcp stdio` itself (no daemon needed); restart Claude Desktop to load it. It reads skills uploaded in its settings, not from files: upload the SKILL.md from `.claude/skills/lore-analytics` (see `lore setup agents --target claude-code`) there if you want it.".into(),
-            ));
+            // One-step install elsewhere, and skills as the app uploads them.
+            let dir = root.join(".lore/agents/claude-desktop");
+            changes.push(Change::File {
+                path: dir.join("lore.mcpb"),
+                contents: bundle::mcpb(root, std::path::Path::new(&endpoint.exe))?,
+                what: "the MCP Bundle".into(),
+            });
+            for &skill in skills {
+                changes.push(Change::File {
+                    path: dir.join(format!("{}.zip", skill.name())),
+                    contents: bundle::skill_archive(skill.name(), skill.text())?,
+                    what: format!("the {} skill archive", skill.title()),
+                });
+            }
+            changes.push(Change::Note(format!(
+                "Claude Desktop starts `lore mcp stdio` itself (no daemon needed): restart it to load the entry. \
+                 Skills are uploaded in its settings (Settings > Capabilities > Skills > Upload): upload {}. \
+                 On another computer with the same system, open lore.mcpb with Claude Desktop instead: it installs Lore with one click and asks for the project folder.",
+                skills
+                    .iter()
+                    .map(|s| dir.join(format!("{}.zip", s.name())).display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )));
         }
         Target::Cursor => {
             let entry = http_entry(endpoint, json!({}), TOKEN_REF);
@@ -158,21 +192,27 @@ pub fn plan(
                 value: entry,
             });
             match scope {
-                Scope::Project => changes.push(Change::File {
-                    path: root.join(".cursor/rules/lore-analytics.mdc"),
-                    contents: format!(
-                        "---\ndescription: {}\nalwaysApply: false\n---\n\n{}",
-                        skill_description(),
-                        skill_body()
-                    ),
-                }),
+                Scope::Project => {
+                    for &skill in skills {
+                        changes.push(Change::File {
+                            path: root.join(format!(".cursor/rules/{}.mdc", skill.name())),
+                            contents: format!(
+                                "---\ndescription: {}\nalwaysApply: false\n---\n\n{}",
+                                skill_description(skill),
+                                skill_body(skill)
+                            )
+                            .into_bytes(),
+                            what: format!("the {} rule", skill.title()),
+                        });
+                    }
+                }
                 _ => changes.push(Change::Note(
                     "Cursor keeps user rules in its settings, not in files: run with --scope project to install the analytics rule in .cursor/rules.".into(),
                 )),
             }
         }
         Target::Codex => {
-            let (config, skills) = match scope {
+            let (config, skills_dir) = match scope {
                 Scope::User => (
                     homes.codex_home.join("config.toml"),
                     homes.codex_home.join("skills"),
@@ -195,7 +235,7 @@ pub fn plan(
                 ),
                 text: toml,
             });
-            changes.push(skill_file(skills));
+            changes.extend(skills_dir_files(&skills_dir, skills));
         }
         Target::Opencode => {
             let (config, commands) = match scope {
@@ -222,14 +262,18 @@ pub fn plan(
                 ),
                 text: serde_json::to_string_pretty(&snippet).unwrap_or_default(),
             });
-            changes.push(Change::File {
-                path: commands.join("lore-analytics.md"),
-                contents: format!(
-                    "---\ndescription: {}\n---\n\n{}\n$ARGUMENTS\n",
-                    skill_description(),
-                    skill_body()
-                ),
-            });
+            for &skill in skills {
+                changes.push(Change::File {
+                    path: commands.join(format!("{}.md", skill.name())),
+                    contents: format!(
+                        "---\ndescription: {}\n---\n\n{}\n$ARGUMENTS\n",
+                        skill_description(skill),
+                        skill_body(skill)
+                    )
+                    .into_bytes(),
+                    what: format!("the {} command", skill.title()),
+                });
+            }
         }
         Target::Universal => {
             let dir = match scope {
@@ -237,7 +281,7 @@ pub fn plan(
                 Scope::User => homes.home.join(".agents/skills"),
                 Scope::Local => return Err(unsupported(target, scope, "project or --scope user")),
             };
-            changes.push(skill_file(dir));
+            changes.extend(skills_dir_files(&dir, skills));
             changes.push(Change::Note(format!(
                 "point any MCP client at {} (Streamable HTTP){}",
                 endpoint.url,

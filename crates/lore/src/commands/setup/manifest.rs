@@ -66,7 +66,7 @@ impl Entry {
         }
     }
 
-    pub fn file(target: &str, scope: &str, path: &Path, contents: &str, existed: bool) -> Entry {
+    pub fn file(target: &str, scope: &str, path: &Path, contents: &[u8], existed: bool) -> Entry {
         Entry {
             kind: "file".into(),
             target: target.into(),

@@ -7,7 +7,9 @@
 //! Tokens are only ever written as references to `LORE_MCP_TOKEN` in the
 //! syntax each client expands; the token's value is never read here.
 
+mod bundle;
 mod clients;
+mod interactive;
 mod manifest;
 
 use std::path::{Path, PathBuf};
@@ -20,8 +22,46 @@ use super::daemon::{self, Liveness};
 use clients::{Change, Plan, plan};
 use manifest::{Entry, Manifest};
 
-/// The skill every target gets, in its own wrapper.
+/// The analytics skill every target gets, in its own wrapper.
 pub const SKILL: &str = include_str!("SKILL.md");
+
+/// The admin skill (`--skill admin`): the `lore` command line.
+pub const ADMIN_SKILL: &str = include_str!("ADMIN-SKILL.md");
+
+/// The skills `setup agents` installs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Skill {
+    /// Answering data questions with Lore's MCP tools (lore-analytics).
+    Analytics,
+    /// Running a Lore project with the `lore` command line (lore-admin).
+    Admin,
+}
+
+impl Skill {
+    /// The skill's folder and file name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Skill::Analytics => "lore-analytics",
+            Skill::Admin => "lore-admin",
+        }
+    }
+
+    /// How messages name it.
+    pub fn title(self) -> &'static str {
+        match self {
+            Skill::Analytics => "analytics",
+            Skill::Admin => "admin",
+        }
+    }
+
+    /// Its SKILL.md.
+    pub fn text(self) -> &'static str {
+        match self {
+            Skill::Analytics => SKILL,
+            Skill::Admin => ADMIN_SKILL,
+        }
+    }
+}
 
 /// `lore setup`.
 #[derive(Debug, clap::Subcommand)]
@@ -84,9 +124,13 @@ impl Scope {
 /// `lore setup agents`.
 #[derive(Debug, clap::Args)]
 pub struct AgentsArgs {
-    /// Client to set up (repeatable).
-    #[arg(long = "target", short, required = true, value_enum)]
+    /// Client to set up (repeatable). Without it, in a terminal, Lore asks.
+    #[arg(long = "target", short, value_enum)]
     pub targets: Vec<Target>,
+    /// Skill to install (repeatable): analytics (answering data questions
+    /// through the MCP tools) or admin (running Lore with the CLI).
+    #[arg(long = "skill", value_enum, default_values_t = [Skill::Analytics])]
+    pub skills: Vec<Skill>,
     /// Where to write (default: project; claude-desktop: user).
     #[arg(long, value_enum)]
     pub scope: Option<Scope>,
@@ -204,11 +248,32 @@ fn agents(project: &Project, args: &AgentsArgs) -> anyhow::Result<()> {
         .join("install-manifest.json");
     let mut manifest = Manifest::load(&manifest_path)?;
     let mut targets = args.targets.clone();
+    let mut scope_choice = args.scope;
+    let mut asked = false;
+    if targets.is_empty() {
+        if args.remove || !interactive::available() {
+            bail!(
+                "say which clients to set up: --target claude-code, claude-desktop, cursor, codex, opencode or universal (repeatable){}",
+                if args.remove {
+                    ""
+                } else {
+                    "; in a terminal, Lore asks"
+                }
+            );
+        }
+        let answers = interactive::ask(&homes, args.scope)?;
+        targets = answers.targets;
+        scope_choice = answers.scope;
+        asked = true;
+    }
     targets.sort();
     targets.dedup();
+    let mut skills = args.skills.clone();
+    skills.sort();
+    skills.dedup();
     if args.remove {
         for target in targets {
-            let scope = args.scope.unwrap_or(default_scope(target));
+            let scope = scope_choice.unwrap_or(default_scope(target));
             remove(&mut manifest, target, scope)?;
         }
         return manifest.save(&manifest_path);
@@ -218,8 +283,8 @@ fn agents(project: &Project, args: &AgentsArgs) -> anyhow::Result<()> {
     // stops the command before anything is written.
     let mut plans = Vec::new();
     for &target in &targets {
-        let scope = args.scope.unwrap_or(default_scope(target));
-        plans.push(plan(target, scope, &endpoint, &homes)?);
+        let scope = scope_for(target, scope_choice, asked);
+        plans.push(plan(target, scope, &skills, &endpoint, &homes)?);
     }
     let mut foreign = Vec::new();
     for plan in &plans {
@@ -228,7 +293,7 @@ fn agents(project: &Project, args: &AgentsArgs) -> anyhow::Result<()> {
                 Change::JsonKey { file, .. } => {
                     read_json_object(file)?;
                 }
-                Change::File { path, contents } if is_foreign(&manifest, path, contents) => {
+                Change::File { path, contents, .. } if is_foreign(&manifest, path, contents) => {
                     foreign.push(path.clone());
                 }
                 _ => {}
@@ -283,6 +348,17 @@ fn default_scope(target: Target) -> Scope {
     }
 }
 
+/// The scope a target is set up in: the one asked for, except that Claude
+/// Desktop has only its user configuration (an interactive choice of
+/// "project" still sets it up there).
+fn scope_for(target: Target, chosen: Option<Scope>, asked: bool) -> Scope {
+    match (target, chosen) {
+        (Target::ClaudeDesktop, Some(Scope::Project)) if asked => Scope::User,
+        (_, Some(scope)) => scope,
+        (_, None) => default_scope(target),
+    }
+}
+
 fn apply(manifest: &mut Manifest, plan: &Plan) -> anyhow::Result<()> {
     let (target, scope) = (plan.target.as_str(), plan.scope.as_str());
     println!("{target} ({scope} scope):");
@@ -303,7 +379,11 @@ fn apply(manifest: &mut Manifest, plan: &Plan) -> anyhow::Result<()> {
                 ));
                 println!("  wrote {} in {}", pointer_text(pointer), file.display());
             }
-            Change::File { path, contents } => {
+            Change::File {
+                path,
+                contents,
+                what,
+            } => {
                 let existed = path.exists();
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir)
@@ -326,7 +406,7 @@ fn apply(manifest: &mut Manifest, plan: &Plan) -> anyhow::Result<()> {
                 let mut entry = Entry::file(target, scope, path, contents, existed);
                 entry.backup = backup;
                 manifest.record(entry);
-                println!("  installed the analytics skill at {}", path.display());
+                println!("  wrote {what} at {}", path.display());
             }
             Change::Print { title, text } => {
                 println!("  {title}:\n");
@@ -429,7 +509,7 @@ fn undo(entry: &Entry) -> anyhow::Result<String> {
             ))
         }
         None => {
-            let Ok(current) = std::fs::read_to_string(path) else {
+            let Ok(current) = std::fs::read(path) else {
                 return Ok(format!("{} is gone already", path.display()));
             };
             if Some(manifest::content_hash(&current)) != entry.hash {
@@ -453,9 +533,14 @@ fn undo(entry: &Entry) -> anyhow::Result<String> {
             }
             std::fs::remove_file(path)
                 .with_context(|| format!("cannot remove {}", path.display()))?;
-            // Remove the skill's own folder when it is left empty.
+            // Remove a folder of Lore's own when it is left empty.
             if let Some(dir) = path.parent()
-                && dir.file_name().is_some_and(|n| n == "lore-analytics")
+                && dir.file_name().is_some_and(|n| {
+                    n == "claude-desktop"
+                        || [Skill::Analytics, Skill::Admin]
+                            .iter()
+                            .any(|s| n == s.name())
+                })
             {
                 let _ = std::fs::remove_dir(dir);
             }
@@ -467,8 +552,8 @@ fn undo(entry: &Entry) -> anyhow::Result<String> {
 /// Whether a file at `path` holds something Lore did not write: it
 /// exists, differs from what Lore would write now, and is not what a
 /// recorded setup wrote there.
-fn is_foreign(manifest: &Manifest, path: &Path, contents: &str) -> bool {
-    let Ok(current) = std::fs::read_to_string(path) else {
+fn is_foreign(manifest: &Manifest, path: &Path, contents: &[u8]) -> bool {
+    let Ok(current) = std::fs::read(path) else {
         return path.exists();
     };
     current != contents && !manifest.wrote(path, &manifest::content_hash(&current))
