@@ -607,3 +607,59 @@ fn an_empty_search_says_what_it_searched() {
         "{text}"
     );
 }
+
+/// One spelling per concept: `-c` names a connection in every command,
+/// and read commands print JSON with `--json`.
+#[test]
+fn connections_are_named_with_c_and_read_commands_print_json() {
+    let (_dir, root) = demo_project();
+    let run = |args: &[&str]| {
+        let output = lore_in(&root, args);
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let json = |args: &[&str]| -> serde_json::Value {
+        let text = run(args);
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}\n{text}"))
+    };
+    let tested = json(&["connection", "test", "-c", "warehouse", "--json"]);
+    assert_eq!(tested.as_array().map(Vec::len), Some(1), "{tested}");
+    let scanned = json(&["scan", "-c", "warehouse", "--no-profile", "--json"]);
+    assert_eq!(scanned.as_array().map(Vec::len), Some(1), "{scanned}");
+    let listed = json(&["sl", "list", "-c", "warehouse", "--json"]);
+    assert!(
+        listed["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["source"] == "invoices"
+                && s["measures"].as_array().is_some_and(|m| !m.is_empty())),
+        "{listed}"
+    );
+    let read = json(&["sl", "read", "-c", "warehouse", "invoices", "--json"]);
+    assert_eq!(read["source"]["name"], "invoices", "{read}");
+    let valid = json(&["sl", "validate", "-c", "warehouse", "--json"]);
+    assert_eq!(valid["ok"], true, "{valid}");
+    let rows = json(&["sql", "-c", "warehouse", "--json", "SELECT 1 AS one"]);
+    assert_eq!(rows["rows"][0][0], 1, "{rows}");
+    let revenue = json(&[
+        "sl",
+        "query",
+        "-c",
+        "warehouse",
+        "-m",
+        "invoices.revenue",
+        "--json",
+    ]);
+    assert!(
+        revenue["rows"].as_array().is_some_and(|r| r.len() == 1),
+        "{revenue}"
+    );
+    let config = json(&["config", "check", "--json"]);
+    assert_eq!(config["valid"], true, "{config}");
+    assert_eq!(config["connections"][0]["id"], "warehouse", "{config}");
+}

@@ -12,8 +12,8 @@ use lore_context::memory::results::{
     DeleteOutput, EntryOutput, HistoryOutput, QueryGraphOutput, RelateOutput, UndoOutput,
 };
 use lore_store::{
-    Direction, Durability, EntryPatch, EntryQuery, GraphQuery, HistoryQuery, KnowledgeStore,
-    NewEntry, NewTriple, SqliteStore, TxId,
+    Direction, EntryPatch, EntryQuery, GraphQuery, HistoryQuery, KnowledgeStore, NewEntry,
+    NewTriple, TxId,
 };
 use serde::Serialize;
 
@@ -228,8 +228,11 @@ struct ImportLine {
 
 pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;
-    let store = SqliteStore::open(&project.store_path(), Durability::Process)
-        .map_err(|e| super::coded(&e))?;
+    // Through the store seam, as the server does: any backend behind
+    // `KnowledgeStore` serves the CLI unchanged.
+    let handle = lore_store::feed::StoreHandle::sqlite(project.store_path());
+    let store = handle.open().map_err(|e| super::coded(&e))?;
+    let store: &dyn KnowledgeStore = store.as_ref();
     let coded = |e: lore_store::StoreError| super::coded(&e);
     // Writes may touch wiki pages' entries: their files follow.
     let writes = !matches!(
@@ -279,7 +282,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             let search = lore_context::memory::query::MemorySearch::new(std::sync::Arc::new(
                 lore_context::discover::Discover::standalone(&project),
             ));
-            if let Some(found) = search.query(&store, &input).map_err(|e| super::coded(&e))? {
+            if let Some(found) = search.query(store, &input).map_err(|e| super::coded(&e))? {
                 return print(&found);
             }
             let page = store
@@ -356,7 +359,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             let undone = store.undo(ACTOR, args.tx_id, args.force).map_err(coded)?;
             print(&UndoOutput::from(undone))
         }
-        MemoryCommand::Import(args) => import(&store, &args),
+        MemoryCommand::Import(args) => import(store, &args),
         MemoryCommand::Check => {
             let health = store.check().map_err(coded)?;
             print(&health)?;
@@ -372,7 +375,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
     outcome
 }
 
-fn import(store: &SqliteStore, args: &ImportArgs) -> anyhow::Result<()> {
+fn import(store: &dyn KnowledgeStore, args: &ImportArgs) -> anyhow::Result<()> {
     let reader: Box<dyn BufRead> = if args.file == "-" {
         Box::new(std::io::stdin().lock())
     } else {
