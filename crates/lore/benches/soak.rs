@@ -270,6 +270,30 @@ async fn session_loop(
     tally
 }
 
+/// Bytes of the files under `path` (a file or a folder).
+fn disk_bytes(path: &Path) -> u64 {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::read_dir(path)
+            .map(|entries| entries.flatten().map(|e| disk_bytes(&e.path())).sum())
+            .unwrap_or(0),
+        Ok(meta) => meta.len(),
+        Err(_) => 0,
+    }
+}
+
+/// The knowledge store (with its WAL) and the search index, in MiB: what
+/// the server's memory may legitimately grow with.
+fn data_mib(root: &Path) -> (f64, f64) {
+    let state = root.join(".lore");
+    let store = ["store.db", "store.db-wal"]
+        .iter()
+        .map(|f| disk_bytes(&state.join(f)))
+        .sum::<u64>();
+    let index = disk_bytes(&state.join("index"));
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    (mib(store), mib(index))
+}
+
 /// Open file descriptors of a process (Linux).
 fn open_fds(pid: u32) -> Option<usize> {
     Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count())
@@ -343,10 +367,16 @@ fn main() {
         let url: Arc<str> = Arc::from(url.as_str());
         let started = Instant::now();
         let until = started + Duration::from_secs(seconds);
+        let data_root = root.clone();
         let sampler = tokio::spawn(async move {
             let mut samples = Vec::new();
             loop {
-                samples.push((started.elapsed(), support::rss_mib(pid), open_fds(pid)));
+                samples.push((
+                    started.elapsed(),
+                    support::rss_mib(pid),
+                    open_fds(pid),
+                    data_mib(&data_root),
+                ));
                 if Instant::now() >= until {
                     return samples;
                 }
@@ -418,11 +448,18 @@ fn main() {
             fds.map(|f| f.to_string()).unwrap_or("?".into())
         )
     };
-    println!("\n| moment | RSS | open fds |");
-    println!("|---|---|---|");
-    println!("| idle, before the sessions | {} |", show(idle.0, idle.1));
-    for (at, rss, fds) in samples {
-        println!("| {:.0} s | {} |", at.as_secs_f64(), show(rss, fds));
+    println!("\n| moment | RSS | open fds | store file | search index |");
+    println!("|---|---|---|---|---|");
+    println!(
+        "| idle, before the sessions | {} | | |",
+        show(idle.0, idle.1)
+    );
+    for (at, rss, fds, (store, index)) in samples {
+        println!(
+            "| {:.0} s | {} | {store:.1} MiB | {index:.1} MiB |",
+            at.as_secs_f64(),
+            show(rss, fds)
+        );
     }
     let _ = server.kill();
     let _ = server.wait();
