@@ -11,7 +11,8 @@
 //! - [`memory`]: text queries of the knowledge memory through the shared
 //!   index, and the shapes the memory operations answer with.
 //! - [`semantic`]: a semantic query compiled for its connection, checked by
-//!   the read-only guard, and run.
+//!   the read-only guard, and run; the model's files kept in the store
+//!   (history, undo) and a starting model generated from a scan.
 //!
 //! Services hold the knowledge store through `lore_store::feed::StoreHandle`.
 

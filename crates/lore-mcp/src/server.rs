@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use lore_core::config::Toolset;
 use lore_core::project::Project;
 use lore_semantic::model::ModelCache;
 use lore_warehouse::catalog::Catalog;
@@ -30,13 +31,15 @@ use crate::toolkit::{Scope, ToolRegistry, error_result};
 use crate::transport::caller_of;
 use lore_core::{ErrorCode, ErrorReport};
 
-const INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
+const ANALYTICS_INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
 Start with discover_data to find what exists (wiki pages, semantic-layer measures and dimensions, tables, columns) and connection_list to see the warehouses. Wiki pages hold what the schema does not say (metric definitions, amounts in cents, soft deletes, legacy values): read the ones discover_data or wiki_search return with wiki_read, and record durable findings with wiki_write. Never guess table or column names: read them with entity_details, and find which column holds a value the user named with dictionary_search (a miss there is not proof of absence). \
 For metrics, prefer the semantic layer when the connection has one: sl_read_source shows a source's approved measures and dimensions, and sl_query computes them with correct joins (no double counting). \
 Otherwise query with sql_execution (read-only: writes are refused). \
-Prefer aggregates and LIMIT over pulling raw rows; results say truncated: true when capped. \
-The memory tools (store, update, query, delete, relate, query_graph, undo, history) keep what you learn across sessions as versioned entries and relations: query before storing to avoid duplicates, and every write returns a tx_id that undo reverts. \
-Errors come back as JSON {code, message, retryable}: fix the input for codes like invalid_sql or read_only_violation, retry only when retryable is true.";
+Prefer aggregates and LIMIT over pulling raw rows; results say truncated: true when capped. ";
+
+const MEMORY_INSTRUCTIONS: &str = "The memory tools (store, update, query, delete, relate, query_graph, undo, history) keep what you learn across sessions as versioned entries and relations: query before storing to avoid duplicates, and every write returns a tx_id that undo reverts. ";
+
+const ERROR_INSTRUCTIONS: &str = "Errors come back as JSON {code, message, retryable}: fix the input for codes like invalid_sql or read_only_violation, retry only when retryable is true.";
 
 /// Lore's MCP server.
 #[derive(Clone)]
@@ -46,6 +49,12 @@ pub struct LoreServer {
     memory: Option<MemoryService>,
     /// Discovery, with the wiki (`discover.wiki()`).
     discover: Option<Arc<lore_context::discover::Discover>>,
+    /// The store's change feed the file mirrors follow (also when the
+    /// memory toolset is not served).
+    feed: Option<Arc<lore_store::feed::ChangeFeed>>,
+    /// What the server tells clients at the handshake: the served
+    /// toolsets' part.
+    instructions: String,
     subscriptions: Arc<Subscriptions>,
     telemetry: Arc<Telemetry>,
     /// Cancelled when a stopping server's grace period is over: the calls
@@ -69,6 +78,8 @@ impl LoreServer {
             warm_up: None,
             memory: None,
             discover: None,
+            feed: None,
+            instructions: format!("{ANALYTICS_INSTRUCTIONS}{ERROR_INSTRUCTIONS}"),
             subscriptions: Arc::default(),
             telemetry: Arc::default(),
             cut_off: CancellationToken::new(),
@@ -106,31 +117,51 @@ impl LoreServer {
                 Arc::clone(&models),
             )
             .with_wiki(wiki)
+            .with_model_files(Arc::new(lore_context::semantic::files::SemanticFiles::new(
+                project,
+                Some(Arc::clone(&memory.store)),
+            )))
             .with_watch(&project.root),
         );
-        registry.register(crate::analytics::DiscoverData {
-            discover: Arc::clone(&discover),
-        });
-        registry
-            .register(crate::analytics::WikiSearch {
+        let toolsets = &project.config.mcp.toolsets;
+        let mut instructions = String::new();
+        if toolsets.contains(&Toolset::Analytics) {
+            registry.register(crate::analytics::DiscoverData {
                 discover: Arc::clone(&discover),
-            })
-            .register(crate::analytics::WikiRead {
-                discover: Arc::clone(&discover),
-            })
-            .register(crate::analytics::WikiWrite {
-                discover: Arc::clone(&discover),
-                feed: Arc::clone(&memory.feed),
             });
-        register_analytics_tools(&mut registry, warehouses, catalog, models);
+            registry
+                .register(crate::analytics::WikiSearch {
+                    discover: Arc::clone(&discover),
+                })
+                .register(crate::analytics::WikiRead {
+                    discover: Arc::clone(&discover),
+                })
+                .register(crate::analytics::WikiWrite {
+                    discover: Arc::clone(&discover),
+                    feed: Arc::clone(&memory.feed),
+                });
+            register_analytics_tools(&mut registry, warehouses, catalog, models);
+            instructions.push_str(ANALYTICS_INSTRUCTIONS);
+        }
         memory.search = Some(Arc::new(lore_context::memory::query::MemorySearch::new(
             Arc::clone(&discover),
         )));
-        memory.register_tools(&mut registry);
+        let feed = Arc::clone(&memory.feed);
+        // Resources, subscriptions and prompts come with the memory toolset.
+        let memory = if toolsets.contains(&Toolset::Memory) {
+            memory.register_tools(&mut registry);
+            instructions.push_str(MEMORY_INSTRUCTIONS);
+            Some(memory)
+        } else {
+            None
+        };
+        instructions.push_str(ERROR_INSTRUCTIONS);
         LoreServer {
             warm_up: Some(Arc::new(warm_up)),
-            memory: Some(memory),
+            memory,
             discover: Some(discover),
+            feed: Some(feed),
+            instructions,
             ..LoreServer::new(registry)
         }
     }
@@ -193,8 +224,8 @@ impl ServerHandler for LoreServer {
                         }
                     });
                 }
-                if let (Some(discover), Some(memory)) = (&self.discover, &self.memory) {
-                    tokio::spawn(mirror_wiki(Arc::clone(discover), Arc::clone(&memory.feed)));
+                if let (Some(discover), Some(feed)) = (&self.discover, &self.feed) {
+                    tokio::spawn(mirror_files(Arc::clone(discover), Arc::clone(feed)));
                 }
             });
         }
@@ -215,7 +246,7 @@ impl ServerHandler for LoreServer {
             .with_server_info(
                 Implementation::new("lore", env!("CARGO_PKG_VERSION")).with_title("Lore"),
             )
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.instructions.clone())
     }
 
     async fn list_tools(
@@ -465,23 +496,39 @@ fn report_error(report: &lore_core::ErrorReport) -> McpError {
     }
 }
 
-/// Keeps the wiki's files in step with every committed transaction, from
-/// this process or another (an undo of a page's entry rewrites its file).
-async fn mirror_wiki(
+/// Keeps the mirrored files (wiki pages, semantic-layer sources) in step
+/// with every committed transaction, from this process or another (an
+/// undo of a page's entry rewrites its file; an undo of a model write
+/// takes its files back).
+async fn mirror_files(
     discover: Arc<lore_context::discover::Discover>,
     feed: Arc<lore_store::feed::ChangeFeed>,
 ) {
-    let Some(wiki) = discover.wiki().cloned().filter(|w| w.exists()) else {
+    let wiki = discover.wiki().cloned();
+    let models = discover.model_files().cloned();
+    if wiki.is_none() && models.is_none() {
         return;
-    };
+    }
     let mut events = feed.listen().await;
     loop {
         match events.recv().await {
             Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                let wiki = Arc::clone(&wiki);
-                let synced = tokio::task::spawn_blocking(move || wiki.refresh()).await;
-                if let Ok(Err(e)) = synced {
-                    tracing::warn!("wiki mirror: {e}");
+                let (wiki, models) = (wiki.clone(), models.clone());
+                let synced = tokio::task::spawn_blocking(move || {
+                    if let Some(wiki) = wiki.filter(|w| w.exists())
+                        && let Err(e) = wiki.refresh()
+                    {
+                        tracing::warn!("wiki mirror: {e}");
+                    }
+                    if let Some(models) = models
+                        && let Err(e) = models.refresh()
+                    {
+                        tracing::warn!("semantic-layer mirror: {e}");
+                    }
+                })
+                .await;
+                if let Err(e) = synced {
+                    tracing::warn!("file mirror: {e}");
                 }
             }
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,

@@ -13,8 +13,10 @@
 //!   the rows it changed, refusing (unless forced) when a later transaction
 //!   touched the same rows.
 //!
-//! Entries are knowledge items (memory notes now; wiki pages and documents
-//! later) and triples are graph edges `subject —predicate→ object`.
+//! Entries are knowledge items (memory notes, wiki pages, semantic-layer
+//! files, documents) and triples are graph edges `subject —predicate→
+//! object`. [`mirror`] keeps entries of one kind in step with a folder of
+//! files people edit (the wiki, the semantic layer).
 //! [`KnowledgeStore`] is the interface; [`SqliteStore`] implements it on one
 //! SQLite file that several processes can share safely.
 //!
@@ -31,6 +33,7 @@
 mod cursor;
 pub mod error;
 pub mod feed;
+pub mod mirror;
 pub mod model;
 mod sqlite;
 
@@ -80,6 +83,19 @@ pub trait KnowledgeStore: Send + Sync {
         entry: NewEntry,
         expected_version: Option<i64>,
     ) -> Result<Written<Entry>, StoreError>;
+
+    /// Writes or removes the live entries several topics name (each like
+    /// [`KnowledgeStore::put`]) in one transaction whose summary is
+    /// `summary`: all or none. Every expected version is checked before
+    /// anything is written; a topic written twice is refused; nothing is
+    /// written when no change changes anything. Undoing the transaction
+    /// reverts every change at once (a file mirror's multi-file writes).
+    fn put_many(
+        &self,
+        actor: &str,
+        summary: &str,
+        writes: Vec<TopicWrite>,
+    ) -> Result<BatchWritten, StoreError>;
 
     /// Deletes an entry (`e-…`) or triple (`t-…`) by writing a tombstone
     /// version; history keeps every earlier version.

@@ -24,6 +24,8 @@ pub enum EntryKind {
     Wiki,
     /// An ingested document.
     Document,
+    /// A semantic-layer source file (`semantic-layer/<connection>/*.yaml`).
+    Model,
 }
 
 impl EntryKind {
@@ -33,6 +35,7 @@ impl EntryKind {
             EntryKind::Note => "note",
             EntryKind::Wiki => "wiki",
             EntryKind::Document => "document",
+            EntryKind::Model => "model",
         }
     }
 
@@ -42,6 +45,7 @@ impl EntryKind {
             "note" => Some(EntryKind::Note),
             "wiki" => Some(EntryKind::Wiki),
             "document" => Some(EntryKind::Document),
+            "model" => Some(EntryKind::Model),
             _ => None,
         }
     }
@@ -138,7 +142,8 @@ pub const CHANGED_IDS_CAP: usize = 100;
 pub struct NewEntry {
     /// Required, at most 200 characters.
     pub topic: String,
-    /// Required, at most 64 KiB.
+    /// Required, at most 64 KiB for a note, 1 MiB for the kinds mirrored
+    /// as files (wiki pages, semantic-layer sources, documents).
     pub content: String,
     /// 0 to 1; 1 when not given.
     pub confidence: Option<f64>,
@@ -148,6 +153,44 @@ pub struct NewEntry {
     pub source: Option<String>,
     /// note when not given.
     pub kind: Option<EntryKind>,
+}
+
+/// One change in a [`crate::KnowledgeStore::put_many`]: the live entry of
+/// one kind that a topic names is written (or removed).
+#[derive(Debug, Clone, Default)]
+pub struct TopicWrite {
+    /// The entry: its kind and topic say which one; for a removal only
+    /// they count.
+    pub entry: NewEntry,
+    /// Refuse the whole batch unless the live entry is at this version
+    /// (0: must not exist).
+    pub expected_version: Option<i64>,
+    /// Delete the live entry (nothing when there is none) instead of
+    /// writing it.
+    pub remove: bool,
+}
+
+/// What one [`TopicWrite`] did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TopicWritten {
+    /// The topic as written.
+    pub topic: String,
+    /// The live entry afterwards (`None` when removed or never there).
+    pub entry: Option<Entry>,
+    /// False when this write changed nothing.
+    pub changed: bool,
+}
+
+/// What a [`crate::KnowledgeStore::put_many`] did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BatchWritten {
+    /// The transaction holding every change, or the newest transaction
+    /// when nothing changed.
+    pub tx_id: TxId,
+    /// False when no write changed anything (no transaction was written).
+    pub changed: bool,
+    /// One outcome per write, in the order given.
+    pub items: Vec<TopicWritten>,
 }
 
 /// Input of [`crate::KnowledgeStore::update`]: the fields to change.
@@ -357,6 +400,17 @@ pub struct TxChanges {
 pub(crate) mod limits {
     pub const TOPIC_CHARS: usize = 200;
     pub const CONTENT_BYTES: usize = 64 * 1024;
+    /// The content limit of the kinds mirrored as files (wiki pages,
+    /// semantic-layer sources, documents).
+    pub const FILE_CONTENT_BYTES: usize = 1024 * 1024;
+
+    /// The content limit of an entry of `kind`.
+    pub fn content_bytes(kind: super::EntryKind) -> usize {
+        match kind {
+            super::EntryKind::Note => CONTENT_BYTES,
+            _ => FILE_CONTENT_BYTES,
+        }
+    }
     pub const TAGS: usize = 32;
     pub const TAG_CHARS: usize = 64;
     pub const SOURCE_CHARS: usize = 1000;

@@ -68,6 +68,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !serves(&cli.command) {
+        die_quietly_on_closed_pipe();
+    }
     init_logging(log_setup(&cli.command));
     let outcome = match cli.command {
         Command::Init(args) => commands::init::run(args, cli.project_dir.as_deref()),
@@ -95,6 +98,25 @@ fn main() -> ExitCode {
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Whether the command serves MCP (and must outlive a client that closes
+/// its end).
+fn serves(command: &Command) -> bool {
+    matches!(command, Command::Mcp(_) | Command::Demo(_))
+}
+
+/// A command whose output is piped into `head` (or any reader that stops
+/// early) ends quietly when the pipe closes, as Unix tools do, instead of
+/// panicking on the failed write: Rust ignores SIGPIPE by default; this
+/// restores the default action.
+fn die_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to the default before any
+    // other thread exists; no handler runs Rust code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

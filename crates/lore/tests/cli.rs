@@ -593,6 +593,80 @@ fn a_generated_model_is_queryable_and_regeneration_keeps_edits() {
     );
 }
 
+/// The model's files are kept in the store: `sl generate` is one
+/// transaction that one `memory undo` takes back, and a hand edit becomes a
+/// version whose history `lore memory history` shows.
+#[test]
+fn a_generated_model_is_one_undoable_transaction_and_edits_have_history() {
+    let (_dir, root) = demo_project();
+    let dir = root.join("semantic-layer/warehouse");
+    for file in ["plans.yaml", "users.yaml"] {
+        std::fs::remove_file(dir.join(file)).unwrap();
+    }
+    let generated = lore_in(&root, &["sl", "generate", "-c", "warehouse", "--json"]);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    let report: serde_json::Value = serde_json::from_slice(&generated.stdout).unwrap();
+    assert_eq!(
+        report["written"],
+        serde_json::json!([
+            "semantic-layer/warehouse/plans.yaml",
+            "semantic-layer/warehouse/users.yaml"
+        ])
+    );
+    let tx = report["tx_id"].as_i64().expect("a transaction").to_string();
+    assert!(dir.join("plans.yaml").is_file());
+
+    let undo = lore_in(&root, &["memory", "undo", "--tx-id", &tx]);
+    assert!(undo.status.success(), "{}", stderr(&undo));
+    assert!(
+        !dir.join("plans.yaml").exists(),
+        "undo takes the files back"
+    );
+    assert!(!dir.join("users.yaml").exists());
+    assert!(dir.join("invoices.yaml").is_file(), "kept files stay");
+
+    // A hand edit is recorded by the next sync, with the old text in history.
+    let before = std::fs::read_to_string(dir.join("invoices.yaml")).unwrap();
+    std::fs::write(dir.join("invoices.yaml"), format!("{before}# reviewed\n")).unwrap();
+    let sync = lore_in(&root, &["sl", "sync"]);
+    assert!(sync.status.success(), "{}", stderr(&sync));
+    assert!(
+        stdout(&sync).contains("recorded      semantic-layer/warehouse/invoices.yaml"),
+        "{}",
+        stdout(&sync)
+    );
+    let history = lore_in(&root, &["memory", "history", "--limit", "1"]);
+    let history: serde_json::Value = serde_json::from_slice(&history.stdout).unwrap();
+    let summary = history["items"][0]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("semantic-layer/warehouse/invoices.yaml"),
+        "{summary}"
+    );
+}
+
+/// A command piped into a reader that stops early ends quietly, as Unix
+/// tools do.
+#[cfg(unix)]
+#[test]
+fn output_piped_into_head_ends_quietly() {
+    let (_dir, root) = demo_project();
+    let script = format!(
+        "'{}' --project-dir '{}' sql -c warehouse 'SELECT * FROM invoice_lines' --max-rows 5000 | head -n 1",
+        env!("CARGO_BIN_EXE_lore"),
+        root.display()
+    );
+    let output = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let err = stderr(&output);
+    assert!(
+        !err.contains("panicked") && !err.contains("Broken pipe"),
+        "{err}"
+    );
+}
+
 #[test]
 fn an_empty_search_says_what_it_searched() {
     let (_dir, root) = demo_project();

@@ -32,6 +32,7 @@ use lore_warehouse::catalog::Catalog;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::semantic::files::SemanticFiles;
 use crate::wiki::{Wiki, entry_doc};
 pub use embedding::{EMBEDDING_LANE, EmbeddingLane};
 
@@ -68,6 +69,7 @@ pub struct Discover {
     catalog: Arc<Catalog>,
     models: Arc<ModelCache>,
     wiki: Option<Arc<Wiki>>,
+    model_files: Option<Arc<SemanticFiles>>,
     index: Mutex<Option<Arc<SearchIndex>>>,
     /// A long-running server's change notification, with the project root
     /// it watches under.
@@ -123,6 +125,7 @@ impl Discover {
             catalog,
             models,
             wiki: None,
+            model_files: None,
             index: Mutex::new(None),
             watch: None,
             checked_at: Mutex::new(None),
@@ -161,6 +164,18 @@ impl Discover {
         self.wiki.as_ref()
     }
 
+    /// Adds the semantic model's files: edits made to them on disk are
+    /// recorded in the store (as versions) before every search.
+    pub fn with_model_files(mut self, files: Arc<SemanticFiles>) -> Discover {
+        self.model_files = Some(files);
+        self
+    }
+
+    /// The semantic model's files, when they are kept in the store.
+    pub fn model_files(&self) -> Option<&Arc<SemanticFiles>> {
+        self.model_files.as_ref()
+    }
+
     /// The service of a loaded project: its connections, its scans (shared
     /// `catalog`) and its semantic models (shared `models`).
     pub fn for_project(
@@ -183,13 +198,15 @@ impl Discover {
     /// The service of a project on its own (the CLI): its own catalog,
     /// models, store handle and wiki (for the current user).
     pub fn standalone(project: &Project) -> Discover {
-        let wiki = Wiki::for_project(project, None);
+        let store = Arc::new(lore_store::feed::StoreHandle::sqlite(project.store_path()));
+        let wiki = Wiki::for_project(project, Some(Arc::clone(&store)));
         Discover::for_project(
             project,
             Arc::new(Catalog::new(&project.root)),
             Arc::new(ModelCache::new(&project.semantic_layer_dir())),
         )
         .with_wiki(Arc::new(wiki))
+        .with_model_files(Arc::new(SemanticFiles::new(project, Some(store))))
     }
 
     /// The configured connection ids.
@@ -221,13 +238,23 @@ impl Discover {
         }
         // Also makes searches see commits made by other processes.
         let stamps = index.sync().map_err(internal)?;
-        // The wiki's files are checked on a second thread while this one
-        // checks the scans and the model files (each is a folder walk).
+        // The wiki's files (and the model files' history) are checked on
+        // a second thread while this one checks the scans and the model
+        // files for the index (each is a folder walk).
         let (moved, wiki_synced) = std::thread::scope(|scope| {
-            let wiki = self
-                .wiki
-                .as_ref()
-                .map(|wiki| scope.spawn(move || wiki.refresh()));
+            let files = self.model_files.as_ref();
+            let wiki = self.wiki.as_ref().map(|wiki| {
+                scope.spawn(move || {
+                    if let Some(files) = files
+                        && let Err(e) = files.refresh()
+                    {
+                        // The model is read from its files: a failure to
+                        // record their history never stops a search.
+                        tracing::warn!("semantic-layer mirror: {e}");
+                    }
+                    wiki.refresh()
+                })
+            });
             let moved = self.moved_groups(&stamps);
             let synced = wiki.map(|w| {
                 w.join().unwrap_or_else(|_| {

@@ -58,10 +58,15 @@ pub fn page_doc(page: &Page) -> Option<SearchDoc> {
 }
 
 /// The search document of a knowledge entry: a wiki page's (see
-/// [`page_doc`]) or a memory note's (kind `entry`, id `e-…`).
+/// [`page_doc`]) or a memory note's (kind `entry`, id `e-…`); none for a
+/// semantic-layer file (the semantic-layer lane indexes the model itself).
 pub fn entry_doc(entry: &Entry) -> Option<SearchDoc> {
-    if entry.kind == lore_store::EntryKind::Wiki {
-        return Page::from_entry(entry.clone()).and_then(|p| page_doc(&p));
+    match entry.kind {
+        lore_store::EntryKind::Wiki => {
+            return Page::from_entry(entry.clone()).and_then(|p| page_doc(&p));
+        }
+        lore_store::EntryKind::Model => return None,
+        lore_store::EntryKind::Note | lore_store::EntryKind::Document => {}
     }
     let mut fields = vec![(MatchField::Name, entry.topic.clone())];
     if !entry.tags.is_empty() {

@@ -1,43 +1,25 @@
 //! The wiki service: pages live in the knowledge store (history, undo,
-//! as-of) and are mirrored to `wiki/` as files people edit and commit.
-//!
-//! ## Keeping the store and the files in step
-//!
-//! A ledger (`.lore/wiki-ledger.json`) records, for every page file, the
-//! hash of the content the store and the file last agreed on. Comparing
-//! the store (S), the file (D) and the ledger (L) tells who moved:
-//!
-//! | store | file | ledger | meaning | action |
-//! |---|---|---|---|---|
-//! | S | D = S | – | in step | none |
-//! | S | D ≠ S | L = D | the store moved (a write, an undo) | write the file |
-//! | S | D ≠ S | other | the file was edited | import D as a new version |
-//! | S | none | L = S | the file was deleted | delete the page |
-//! | S | none | other | never mirrored | write the file |
-//! | none | D | L = D | the page was deleted (or undone) | remove the file |
-//! | none | D | other | a new file | import it as a new page |
-//!
-//! When both moved, the file wins: the store's version stays in history.
-//! A file that cannot be imported (broken front matter, a bad name) is
-//! reported and left alone, never overwritten. Syncs run on start-up, before
-//! every wiki or discovery read (cheaply: a directory walk and the store's
-//! head, and nothing more when neither moved), after every write, and from
-//! `lore wiki sync`; a file lock keeps Lore processes from syncing at once.
+//! as-of) and are mirrored to `wiki/` as files people edit and commit,
+//! through a [`FileMirror`] of [`WikiFiles`] (how the store and the files
+//! are kept in step is described in [`lore_store::mirror`]). Syncs run on
+//! start-up, before every wiki or discovery read (cheaply: a directory walk
+//! and the store's newest wiki change, and nothing more when neither
+//! moved), after every write, and from `lore wiki sync`.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use lore_core::error::HasErrorCode;
 use lore_core::project::Project;
 use lore_core::{ErrorCode, ErrorReport};
-use lore_store::{Entry, EntryKind, EntryQuery, KnowledgeStore, NewEntry, TxId};
+use lore_store::{Entry, EntryKind, EntryQuery, KnowledgeStore, TxId};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::page::{self, FrontMatter, PageAddress, Scope};
 use lore_store::feed::StoreHandle;
+pub use lore_store::mirror::SyncProblem;
+use lore_store::mirror::{Checked, FileMirror, MirrorFormat};
 
 /// A live page, read from the store.
 #[derive(Debug, Clone)]
@@ -81,15 +63,6 @@ impl Page {
         }
         links
     }
-}
-
-/// Something a sync could not do, or found wrong.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct SyncProblem {
-    /// The file (or store topic) concerned.
-    pub path: String,
-    /// What is wrong and how to fix it.
-    pub message: String,
 }
 
 /// A link to a page that does not exist.
@@ -148,32 +121,73 @@ pub struct WrittenPage {
     pub changed: bool,
 }
 
-/// The files and their stamps, by path relative to the project root.
-type DiskState = BTreeMap<String, (u128, u64)>;
+/// The wiki's files: `wiki/**/*.md`, one page each, stored as wiki
+/// entries whose topic is the page's address (`wiki/global/<key>`,
+/// `wiki/user/<id>/<key>`).
+pub struct WikiFiles;
+
+impl MirrorFormat for WikiFiles {
+    fn name(&self) -> &'static str {
+        "wiki"
+    }
+
+    fn kind(&self) -> EntryKind {
+        EntryKind::Wiki
+    }
+
+    fn folder(&self) -> &'static str {
+        "wiki"
+    }
+
+    fn holds(&self, path: &str) -> bool {
+        path.ends_with(".md")
+    }
+
+    fn topic_of(&self, path: &str) -> Result<String, String> {
+        PageAddress::from_path(path)
+            .map(|a| a.topic())
+            .ok_or_else(|| {
+                format!(
+                    "not imported: the file name is not a page key (lower-case letters, digits, `-`, `_`, `.`); rename it, e.g. to `{}`",
+                    page::slug(path.trim_end_matches(".md"))
+                )
+            })
+    }
+
+    fn path_of(&self, topic: &str) -> Option<String> {
+        PageAddress::from_topic(topic).map(|a| a.path())
+    }
+
+    fn check(&self, _path: &str, text: &str) -> Result<Checked, String> {
+        let (front, _) = page::parse(text)
+            .map_err(|e| format!("not imported: {e}; fix the file and run `lore wiki sync`"))?;
+        Ok(Checked {
+            warning: front
+                .summary
+                .is_none()
+                .then(|| "has no `summary` in its front matter; searches show none".to_string()),
+            tags: front.tags,
+        })
+    }
+
+    fn kept_folders(&self) -> Vec<String> {
+        vec!["wiki".into(), "wiki/global".into(), "wiki/user".into()]
+    }
+}
 
 /// The wiki of one project.
 pub struct Wiki {
-    root: PathBuf,
-    ledger_path: PathBuf,
-    lock_path: PathBuf,
-    store: Arc<StoreHandle>,
+    mirror: FileMirror,
     user: String,
-    /// The disk fingerprint and store head of the last sync.
-    seen: Mutex<Option<(u64, TxId)>>,
 }
 
 impl Wiki {
     /// The wiki of `project` over its store, for `user` (see
     /// [`current_user`]).
     pub fn new(project: &Project, store: Arc<StoreHandle>, user: String) -> Wiki {
-        let state = project.state_dir();
         Wiki {
-            root: project.root.clone(),
-            ledger_path: state.join("wiki-ledger.json"),
-            lock_path: state.join("wiki.lock"),
-            store,
+            mirror: FileMirror::new(project, store, WikiFiles),
             user,
-            seen: Mutex::new(None),
         }
     }
 
@@ -192,7 +206,7 @@ impl Wiki {
 
     /// The store.
     pub fn store(&self) -> Result<Arc<dyn KnowledgeStore>, ErrorReport> {
-        self.store.open()
+        self.mirror.store().open()
     }
 
     /// Whether a page belongs to someone else (and stays hidden).
@@ -203,196 +217,42 @@ impl Wiki {
     /// Whether there is anything to keep in step yet (a `wiki/` folder or
     /// a store file); checking creates nothing.
     pub fn exists(&self) -> bool {
-        self.store.exists() || self.root.join("wiki").is_dir()
+        self.mirror.exists()
     }
 
     /// Brings the store and the files in step, even when nothing seems to
     /// have moved. Blocking.
     pub fn sync(&self) -> Result<SyncReport, ErrorReport> {
-        Ok(self.sync_if(true)?.unwrap_or_default())
+        let report = self.mirror.sync()?;
+        self.report(report)
     }
 
     /// Syncs when a file or the store moved since the last sync; returns
     /// the report when it synced. Blocking.
     pub fn refresh(&self) -> Result<Option<SyncReport>, ErrorReport> {
-        self.sync_if(false)
+        match self.mirror.refresh()? {
+            Some(report) => Ok(Some(self.report(report)?)),
+            None => Ok(None),
+        }
     }
 
-    fn sync_if(&self, force: bool) -> Result<Option<SyncReport>, ErrorReport> {
-        if !self.exists() {
-            // No wiki and no store: nothing to sync, and nothing to create.
-            return Ok(None);
-        }
-        let store = self.store.open()?;
-        // Only wiki entries matter here: memory writes do not start a sync.
-        let head = store.kind_head(EntryKind::Wiki).map_err(|e| e.report())?;
-        let disk = self.walk()?;
-        let fingerprint = disk_fingerprint(&disk);
-        if !force
-            && *self.seen.lock().unwrap_or_else(|p| p.into_inner()) == Some((fingerprint, head))
-        {
-            return Ok(None);
-        }
-        let _lock = self.lock()?;
-        // What this sync starts from, read under the lock.
-        let head = store.kind_head(EntryKind::Wiki).map_err(|e| e.report())?;
-        let mut disk = self.walk()?;
-        let report = self.sync_locked(store.as_ref(), &disk)?;
-        // Remember what the sync read, plus the files it wrote itself, so
-        // anything anyone else changes from now on (even during the sync)
-        // differs from it. The head is the one read before the sync: its
-        // own imports make the next call sync once more, finding nothing.
-        for path in report.mirrored.iter().chain(&report.removed_files) {
-            match std::fs::metadata(self.root.join(path)) {
-                Ok(meta) => {
-                    disk.insert(path.clone(), file_stamp(&meta));
-                }
-                Err(_) => {
-                    disk.remove(path);
-                }
-            }
-        }
-        *self.seen.lock().unwrap_or_else(|p| p.into_inner()) =
-            Some((disk_fingerprint(&disk), head));
-        Ok(Some(report))
-    }
-
-    fn sync_locked(
-        &self,
-        store: &dyn KnowledgeStore,
-        disk: &DiskState,
-    ) -> Result<SyncReport, ErrorReport> {
-        let mut report = SyncReport::default();
-        let mut ledger = self.load_ledger();
-        let (_, entries) = store
-            .entries_at(Some(EntryKind::Wiki), None)
-            .map_err(|e| e.report())?;
-        let mut in_store: BTreeMap<String, Entry> = BTreeMap::new();
-        for entry in entries {
-            match PageAddress::from_topic(&entry.topic) {
-                Some(address) => {
-                    in_store.insert(address.path(), entry);
-                }
-                None => report.problems.push(SyncProblem {
-                    path: entry.topic.clone(),
-                    message: format!(
-                        "wiki entry {} has a topic that is no page path (wiki/global/<key> or wiki/user/<id>/<key>); it is not mirrored",
-                        entry.id
-                    ),
-                }),
-            }
-        }
-        let paths: BTreeSet<String> = in_store
-            .keys()
-            .chain(disk.keys())
-            .chain(ledger.keys())
-            .cloned()
+    /// A mirror's report with the wiki's own checks (links, page count).
+    fn report(&self, report: lore_store::mirror::MirrorReport) -> Result<SyncReport, ErrorReport> {
+        let (tx_id, entries) = self.mirror.entries()?;
+        let pages: Vec<Page> = entries
+            .into_iter()
+            .filter_map(|(_, e)| Page::from_entry(e))
             .collect();
-        for path in paths {
-            let stored = in_store.get(&path);
-            let on_disk = if disk.contains_key(&path) {
-                match std::fs::read_to_string(self.root.join(&path)) {
-                    Ok(text) => Some(text),
-                    Err(e) => {
-                        report.problems.push(SyncProblem {
-                            path: path.clone(),
-                            message: format!("cannot read the file ({e}); it is left alone"),
-                        });
-                        continue;
-                    }
-                }
-            } else {
-                None
-            };
-            let agreed = ledger.get(&path).cloned();
-            let stored_hash = stored.map(|e| content_hash(&e.content));
-            let disk_hash = on_disk.as_deref().map(content_hash);
-            match (stored, on_disk) {
-                (None, None) => {
-                    ledger.remove(&path);
-                }
-                (Some(_), Some(_)) if stored_hash == disk_hash => {
-                    ledger.insert(path, stored_hash.unwrap_or_default());
-                }
-                (Some(entry), None) if agreed == stored_hash => {
-                    store.delete("disk", &entry.id).map_err(|e| e.report())?;
-                    report.deleted_pages.push(path.clone());
-                    ledger.remove(&path);
-                }
-                (Some(entry), d) if d.is_none() || agreed == disk_hash => {
-                    self.write_file(&path, &entry.content)?;
-                    report.mirrored.push(path.clone());
-                    ledger.insert(path, stored_hash.unwrap_or_default());
-                }
-                (None, Some(_)) if agreed == disk_hash => {
-                    self.remove_file(&path)?;
-                    report.removed_files.push(path.clone());
-                    ledger.remove(&path);
-                }
-                (stored, Some(text)) => {
-                    let expected = stored.map_or(0, |e| e.version);
-                    match self.import(store, &path, &text, expected) {
-                        Ok(warning) => {
-                            report.imported.push(path.clone());
-                            if let Some(message) = warning {
-                                report.problems.push(SyncProblem {
-                                    path: path.clone(),
-                                    message,
-                                });
-                            }
-                            ledger.insert(path, disk_hash.unwrap_or_default());
-                        }
-                        Err(message) => report.problems.push(SyncProblem { path, message }),
-                    }
-                }
-                (Some(_), None) => {}
-            }
-        }
-        self.save_ledger(&ledger)?;
-        let (tx_id, entries) = store
-            .entries_at(Some(EntryKind::Wiki), None)
-            .map_err(|e| e.report())?;
-        let pages: Vec<Page> = entries.into_iter().filter_map(Page::from_entry).collect();
-        report.broken_links = broken_links(&pages);
-        report.pages = pages.len();
-        report.tx_id = tx_id;
-        Ok(report)
-    }
-
-    /// Imports a file's text as the page at `path`; `Ok(Some(warning))`
-    /// when it was imported but is incomplete.
-    fn import(
-        &self,
-        store: &dyn KnowledgeStore,
-        path: &str,
-        text: &str,
-        expected_version: i64,
-    ) -> Result<Option<String>, String> {
-        let address = PageAddress::from_path(path).ok_or_else(|| {
-            format!(
-                "not imported: the file name is not a page key (lower-case letters, digits, `-`, `_`, `.`); rename it, e.g. to `{}`",
-                page::slug(path.trim_end_matches(".md"))
-            )
-        })?;
-        let (front, _) = page::parse(text)
-            .map_err(|e| format!("not imported: {e}; fix the file and run `lore wiki sync`"))?;
-        store
-            .put(
-                "disk",
-                NewEntry {
-                    topic: address.topic(),
-                    content: text.to_string(),
-                    tags: front.tags.clone(),
-                    kind: Some(EntryKind::Wiki),
-                    ..Default::default()
-                },
-                Some(expected_version),
-            )
-            .map_err(|e| format!("not imported: {e}"))?;
-        Ok(front
-            .summary
-            .is_none()
-            .then(|| "has no `summary` in its front matter; searches show none".to_string()))
+        Ok(SyncReport {
+            imported: report.imported,
+            mirrored: report.mirrored,
+            removed_files: report.removed_files,
+            deleted_pages: report.deleted,
+            problems: report.problems,
+            broken_links: broken_links(&pages),
+            pages: pages.len(),
+            tx_id: tx_id.max(report.tx_id),
+        })
     }
 
     /// Writes a page through the store and mirrors it. Blocking.
@@ -430,30 +290,10 @@ impl Wiki {
             ..input.front.clone()
         };
         let content = page::render(&front, &input.body);
-        // An edit made on disk and not yet imported must not be lost.
-        self.refresh()?;
-        let store = self.store.open()?;
-        let _lock = self.lock()?;
-        let written = store
-            .put(
-                actor,
-                NewEntry {
-                    topic: address.topic(),
-                    content: content.clone(),
-                    tags: front.tags.clone(),
-                    kind: Some(EntryKind::Wiki),
-                    ..Default::default()
-                },
-                input.expected_version,
-            )
-            .map_err(|e| e.report())?;
-        let path = address.path();
-        self.write_file(&path, &written.value.content)?;
-        let mut ledger = self.load_ledger();
-        ledger.insert(path, content_hash(&written.value.content));
-        self.save_ledger(&ledger)?;
-        let (tx_id, changed) = (written.tx_id, written.changed);
-        let page = Page::from_entry(written.value).ok_or_else(|| {
+        let (entry, tx_id, changed) =
+            self.mirror
+                .write_one(actor, &address.path(), content, input.expected_version)?;
+        let page = Page::from_entry(entry).ok_or_else(|| {
             ErrorReport::new(ErrorCode::Internal, "the written page has no page address")
         })?;
         Ok(WrittenPage {
@@ -472,14 +312,10 @@ impl Wiki {
     /// The pages this user may see as the store holds them now, without
     /// syncing first (for callers that just read or wrote a page).
     fn visible_pages(&self) -> Result<Vec<Page>, ErrorReport> {
-        let (_, entries) = self
-            .store
-            .open()?
-            .entries_at(Some(EntryKind::Wiki), None)
-            .map_err(|e| e.report())?;
+        let (_, entries) = self.mirror.entries()?;
         Ok(entries
             .into_iter()
-            .filter_map(Page::from_entry)
+            .filter_map(|(_, e)| Page::from_entry(e))
             .filter(|p| !self.is_foreign(&p.address.scope))
             .collect())
     }
@@ -495,7 +331,7 @@ impl Wiki {
     ) -> Result<Option<Page>, ErrorReport> {
         page::check_key(key)?;
         self.refresh()?;
-        let store = self.store.open()?;
+        let store = self.store()?;
         let scopes = match scope {
             None => vec![Scope::User(self.user.clone()), Scope::Global],
             Some("global") => vec![Scope::Global],
@@ -559,70 +395,6 @@ impl Wiki {
             .filter(|l| !known.contains(l))
             .collect())
     }
-
-    fn walk(&self) -> Result<DiskState, ErrorReport> {
-        let mut out = DiskState::new();
-        let base = self.root.join("wiki");
-        if base.is_dir() {
-            walk_dir(&base, "wiki", &mut out)?;
-        }
-        Ok(out)
-    }
-
-    fn lock(&self) -> Result<File, ErrorReport> {
-        if let Some(parent) = self.lock_path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
-        }
-        let file = File::create(&self.lock_path).map_err(|e| io_error(&self.lock_path, e))?;
-        file.lock().map_err(|e| io_error(&self.lock_path, e))?;
-        Ok(file)
-    }
-
-    fn load_ledger(&self) -> BTreeMap<String, String> {
-        // A missing or damaged ledger only means "nothing agreed yet":
-        // files then win over the store, and nothing is lost.
-        std::fs::read(&self.ledger_path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_default()
-    }
-
-    fn save_ledger(&self, ledger: &BTreeMap<String, String>) -> Result<(), ErrorReport> {
-        let text = serde_json::to_vec_pretty(ledger).unwrap_or_default();
-        write_atomic(&self.ledger_path, &text)
-    }
-
-    fn write_file(&self, path: &str, content: &str) -> Result<(), ErrorReport> {
-        let target = self.root.join(path);
-        if std::fs::read(&target).is_ok_and(|old| old == content.as_bytes()) {
-            return Ok(());
-        }
-        write_atomic(&target, content.as_bytes())
-    }
-
-    fn remove_file(&self, path: &str) -> Result<(), ErrorReport> {
-        let target = self.root.join(path);
-        match std::fs::remove_file(&target) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io_error(&target, e)),
-        }
-        // Empty folders a removed page leaves behind go too (not wiki/
-        // itself, nor the scope folders).
-        let stop = [
-            self.root.join("wiki"),
-            self.root.join("wiki/global"),
-            self.root.join("wiki/user"),
-        ];
-        let mut dir = target.parent().map(Path::to_path_buf);
-        while let Some(d) = dir {
-            if stop.contains(&d) || std::fs::remove_dir(&d).is_err() {
-                break;
-            }
-            dir = d.parent().map(Path::to_path_buf);
-        }
-        Ok(())
-    }
 }
 
 /// The user id from `LORE_USER`, else `USER`, made a valid key segment.
@@ -684,72 +456,4 @@ fn broken_links(pages: &[Page]) -> Vec<BrokenLink> {
         }
     }
     out
-}
-
-/// Adds the `.md` files under `dir` (whose path relative to the project
-/// is `prefix`) to `out`. Runs before every search: one `readdir` per
-/// folder and one `stat` per file, nothing more.
-fn walk_dir(dir: &Path, prefix: &str, out: &mut DiskState) -> Result<(), ErrorReport> {
-    let entries = std::fs::read_dir(dir).map_err(|e| io_error(dir, e))?;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if name.starts_with('.') {
-            continue;
-        }
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        let relative = format!("{prefix}/{name}");
-        if kind.is_dir() {
-            walk_dir(&entry.path(), &relative, out)?;
-        } else if kind.is_file() && name.ends_with(".md") {
-            let Ok(meta) = entry.metadata() else { continue };
-            out.insert(relative, file_stamp(&meta));
-        }
-    }
-    Ok(())
-}
-
-/// A file's modification time (ns) and size.
-fn file_stamp(meta: &std::fs::Metadata) -> (u128, u64) {
-    let modified = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    (modified, meta.len())
-}
-
-fn disk_fingerprint(disk: &DiskState) -> u64 {
-    let mut parts: Vec<&[u8]> = Vec::with_capacity(disk.len() * 2);
-    let stamps: Vec<[u8; 24]> = disk
-        .values()
-        .map(|(modified, len)| {
-            let mut bytes = [0u8; 24];
-            bytes[..16].copy_from_slice(&modified.to_le_bytes());
-            bytes[16..].copy_from_slice(&len.to_le_bytes());
-            bytes
-        })
-        .collect();
-    for (path, stamp) in disk.keys().zip(&stamps) {
-        parts.push(path.as_bytes());
-        parts.push(stamp);
-    }
-    lore_core::hash::fnv1a(&parts)
-}
-
-use lore_core::hash::content_hash;
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ErrorReport> {
-    lore_core::project::write_atomically(path, bytes).map_err(|e| e.report())
-}
-
-fn io_error(path: &Path, error: std::io::Error) -> ErrorReport {
-    let code = if error.kind() == std::io::ErrorKind::PermissionDenied {
-        ErrorCode::PermissionDenied
-    } else {
-        ErrorCode::Internal
-    };
-    ErrorReport::new(code, format!("{}: {error}", path.display()))
 }

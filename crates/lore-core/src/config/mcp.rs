@@ -1,6 +1,6 @@
 //! `mcp:` in `lore.yaml`: where the HTTP server binds, which hosts and
-//! origins it answers, its access tokens and their scopes, its rate limit
-//! and how long an idle session lives.
+//! origins it answers, its access tokens and their scopes, its rate limit,
+//! how long an idle session lives, and which toolsets it serves.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -34,6 +34,41 @@ pub struct McpConfig {
     /// Seconds a session may stay idle before the server ends it (default 1800).
     #[serde(default = "default_session_idle_seconds")]
     pub session_idle_seconds: u64,
+    /// The toolsets served over MCP (default: all of them). A client
+    /// reads every served tool's definition on every request: serve only
+    /// what its agents use.
+    #[serde(default = "all_toolsets")]
+    pub toolsets: Vec<Toolset>,
+}
+
+/// A group of tools served together.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Toolset {
+    /// Data context: discover, wiki, schema, dictionary, semantic layer,
+    /// read-only SQL.
+    Analytics,
+    /// The versioned knowledge memory: its tools, resources and prompts.
+    Memory,
+}
+
+impl Toolset {
+    /// Every toolset, in the order they are listed.
+    pub const ALL: [Toolset; 2] = [Toolset::Analytics, Toolset::Memory];
+
+    /// Its name in `lore.yaml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Toolset::Analytics => "analytics",
+            Toolset::Memory => "memory",
+        }
+    }
+}
+
+fn all_toolsets() -> Vec<Toolset> {
+    Toolset::ALL.to_vec()
 }
 
 /// One access token.
@@ -125,6 +160,7 @@ impl Default for McpConfig {
             tokens: Vec::new(),
             rate_limit: RateLimitConfig::default(),
             session_idle_seconds: default_session_idle_seconds(),
+            toolsets: all_toolsets(),
         }
     }
 }
@@ -153,6 +189,12 @@ impl McpConfig {
         if self.session_idle_seconds == 0 {
             return Some("mcp.session_idle_seconds must be at least 1".into());
         }
+        if self.toolsets.is_empty() {
+            return Some(
+                "mcp.toolsets is empty, so the server would serve nothing: list at least one of analytics, memory (or remove the key to serve both)"
+                    .into(),
+            );
+        }
         None
     }
 }
@@ -166,6 +208,17 @@ mod tests {
         assert!(Scope::Reader < Scope::Writer && Scope::Writer < Scope::Admin);
         let token: TokenConfig = serde_json::from_str(r#"{"name":"ci","token":"env:T"}"#).unwrap();
         assert_eq!(token.scope, Scope::Reader);
+    }
+
+    #[test]
+    fn every_toolset_is_served_unless_the_list_names_some() {
+        assert_eq!(McpConfig::default().toolsets, Toolset::ALL.to_vec());
+        let only: McpConfig = serde_json::from_str(r#"{"toolsets":["memory"]}"#).unwrap();
+        assert_eq!(only.toolsets, vec![Toolset::Memory]);
+        let unknown = serde_json::from_str::<McpConfig>(r#"{"toolsets":["gateway2"]}"#);
+        assert!(unknown.unwrap_err().to_string().contains("analytics"));
+        let none: McpConfig = serde_json::from_str(r#"{"toolsets":[]}"#).unwrap();
+        assert!(none.problem().unwrap().contains("at least one"));
     }
 
     #[test]

@@ -22,7 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, HasErrorCode};
-pub use mcp::{McpConfig, RateLimitConfig, Scope, TokenConfig};
+pub use mcp::{McpConfig, RateLimitConfig, Scope, TokenConfig, Toolset};
 pub use scan::{DEFAULT_DICTIONARY_EXCLUDES, DictionaryConfig, ScanConfig, pattern_matches};
 pub use search::{EMBEDDABLE_KINDS, EmbeddingsConfig, SearchConfig};
 pub use secret::Secret;

@@ -44,6 +44,11 @@ pub fn load_dir(dir: &Path) -> Result<SemanticModel, SemanticError> {
     load_sources(texts)
 }
 
+/// Whether a file name is a model file's (`*.yaml` or `*.yml`).
+pub fn is_model_file_name(name: &str) -> bool {
+    is_model_file(Path::new(name))
+}
+
 /// Whether `path` names a model file (`*.yaml` or `*.yml`).
 pub(super) fn is_model_file(path: &Path) -> bool {
     path.extension()
@@ -62,8 +67,10 @@ pub fn load_sources(files: Vec<(PathBuf, String)>) -> Result<SemanticModel, Sema
     validate::build(specs)
 }
 
-/// The sources of one file: a mapping is one source, a sequence a list.
-fn parse_file(file: &Path, text: &str) -> Result<Vec<SourceSpec>, SemanticError> {
+/// The sources of one file: a mapping is one source, a sequence a list
+/// (an empty file holds none). Checks the YAML and each source's shape,
+/// not the model as a whole (see [`load_sources`]).
+pub fn parse_file(file: &Path, text: &str) -> Result<Vec<SourceSpec>, SemanticError> {
     let is_list = text
         .lines()
         .map(str::trim_start)

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cache::ModelCache;
 pub use expr::SqlExpr;
-pub use load::{load_dir, load_sources};
+pub use load::{is_model_file_name, load_dir, load_sources, parse_file};
 
 use crate::error::ModelIssue;
 

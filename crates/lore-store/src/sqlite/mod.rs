@@ -230,6 +230,34 @@ impl KnowledgeStore for SqliteStore {
         self.with_writer(|conn| write::put_entry(conn, actor, state, expected_version))
     }
 
+    fn put_many(
+        &self,
+        actor: &str,
+        summary: &str,
+        writes: Vec<TopicWrite>,
+    ) -> Result<BatchWritten, StoreError> {
+        let changes = writes
+            .into_iter()
+            .map(|w| {
+                // A removal names its entry by kind and topic only.
+                let entry = if w.remove && w.entry.content.trim().is_empty() {
+                    NewEntry {
+                        content: "-".to_string(),
+                        ..w.entry
+                    }
+                } else {
+                    w.entry
+                };
+                Ok(write::TopicChange {
+                    state: write::EntryState::from_new(entry)?,
+                    expected_version: w.expected_version,
+                    remove: w.remove,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        self.with_writer(|conn| write::put_many(conn, actor, summary, changes))
+    }
+
     fn delete(&self, actor: &str, id: &str) -> Result<TxId, StoreError> {
         self.with_writer(|conn| write::delete(conn, actor, id))
     }

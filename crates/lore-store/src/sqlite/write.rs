@@ -24,10 +24,11 @@ pub(crate) struct EntryState {
 
 impl EntryState {
     pub fn from_new(entry: NewEntry) -> Result<EntryState, StoreError> {
+        let kind = entry.kind.unwrap_or(EntryKind::Note);
         Ok(EntryState {
-            kind: entry.kind.unwrap_or(EntryKind::Note),
+            kind,
             topic: check_topic(&entry.topic)?,
-            content: check_content(&entry.content)?,
+            content: check_content(&entry.content, kind)?,
             confidence: check_confidence(entry.confidence)?,
             tags: normalise_tags(&entry.tags)?,
             source: check_source(entry.source)?,
@@ -63,17 +64,18 @@ fn check_topic(topic: &str) -> Result<String, StoreError> {
     Ok(topic.to_string())
 }
 
-fn check_content(content: &str) -> Result<String, StoreError> {
+fn check_content(content: &str, kind: EntryKind) -> Result<String, StoreError> {
     if content.trim().is_empty() {
         return Err(StoreError::Invalid(
             "content must not be empty: state the fact to remember".to_string(),
         ));
     }
-    if content.len() > limits::CONTENT_BYTES {
+    let max = limits::content_bytes(kind);
+    if content.len() > max {
         return Err(StoreError::Invalid(format!(
-            "content is {} bytes, more than the {} allowed; split it into several entries",
+            "content is {} bytes, more than the {max} allowed for a {}; split it into several entries",
             content.len(),
-            limits::CONTENT_BYTES
+            kind.as_str()
         )));
     }
     Ok(content.to_string())
@@ -418,7 +420,7 @@ pub(crate) fn update_entry(
         state.topic = check_topic(topic)?;
     }
     if let Some(content) = &patch.content {
-        state.content = check_content(content)?;
+        state.content = check_content(content, state.kind)?;
     }
     if patch.confidence.is_some() {
         state.confidence = check_confidence(patch.confidence)?;
@@ -572,6 +574,179 @@ pub(crate) fn put_entry(
             clip(&next.topic, 60),
             clip(&next.content, 80)
         )
+    })
+}
+
+/// The live entry of `kind` whose topic is `topic` (case-insensitively).
+fn live_by_topic(
+    tx: &SqlTx<'_>,
+    kind: EntryKind,
+    topic: &str,
+) -> Result<Option<Entry>, StoreError> {
+    Ok(tx
+        .prepare_cached(&format!(
+            "SELECT {ENTRY_COLUMNS} FROM entry_versions ev
+             WHERE ev.topic_key = ?1 AND ev.to_tx = ?2 AND ev.deleted = 0 AND ev.kind = ?3
+             ORDER BY ev.vid LIMIT 1"
+        ))?
+        .query_row(
+            params![topic.to_lowercase(), OPEN, kind.as_str()],
+            entry_from_row,
+        )
+        .optional()?)
+}
+
+/// A write of [`put_many`], validated.
+pub(crate) struct TopicChange {
+    pub state: EntryState,
+    pub expected_version: Option<i64>,
+    pub remove: bool,
+}
+
+/// Writes (or removes) the live entries several topics name in one
+/// transaction: every expected version is checked first, and a single
+/// conflict refuses the whole batch. Writes nothing when nothing changes.
+pub(crate) fn put_many(
+    conn: &mut Connection,
+    actor: &str,
+    summary: &str,
+    changes: Vec<TopicChange>,
+) -> Result<BatchWritten, StoreError> {
+    if changes.is_empty() {
+        return Err(StoreError::Invalid("nothing to write".to_string()));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for change in &changes {
+        if !seen.insert((change.state.kind, change.state.topic.to_lowercase())) {
+            return Err(StoreError::Invalid(format!(
+                "\"{}\" is written twice in one batch; write each topic once",
+                change.state.topic
+            )));
+        }
+    }
+    let tx = begin(conn)?;
+    let mut current = Vec::with_capacity(changes.len());
+    for change in &changes {
+        let live = live_by_topic(&tx, change.state.kind, &change.state.topic)?;
+        let found = live.as_ref().map_or(0, |c| c.version);
+        if let Some(expected) = change.expected_version
+            && expected != found
+        {
+            let message = match &live {
+                Some(c) => format!(
+                    "\"{}\" is at version {} (changed in transaction {}), not the expected version {expected}; read it again and reapply your change",
+                    change.state.topic, c.version, c.tx_id
+                ),
+                None => format!(
+                    "\"{}\" does not exist, so it is not at the expected version {expected}; omit the expected version to create it",
+                    change.state.topic
+                ),
+            };
+            return Err(StoreError::Conflict {
+                message,
+                ids: live.iter().map(|c| c.id.clone()).collect(),
+            });
+        }
+        current.push(live);
+    }
+    let changed = |change: &TopicChange, live: &Option<Entry>| match (change.remove, live) {
+        (true, live) => live.is_some(),
+        (false, Some(live)) => {
+            let mut next = change.state.clone();
+            next.topic = live.topic.clone();
+            next != EntryState::of(live)
+        }
+        (false, None) => true,
+    };
+    if !changes.iter().zip(&current).any(|(c, l)| changed(c, l)) {
+        let head = super::read::head(&tx)?;
+        return Ok(BatchWritten {
+            tx_id: head,
+            changed: false,
+            items: changes
+                .into_iter()
+                .zip(current)
+                .map(|(c, live)| TopicWritten {
+                    topic: c.state.topic,
+                    entry: live,
+                    changed: false,
+                })
+                .collect(),
+        });
+    }
+    let summary = if summary.trim().is_empty() {
+        format!("wrote {} entries", changes.len())
+    } else {
+        clip(summary, 160)
+    };
+    let (tx_id, at) = log_transaction(&tx, actor, "put", &summary, None)?;
+    let mut items = Vec::with_capacity(changes.len());
+    for (change, live) in changes.into_iter().zip(current) {
+        if !changed(&change, &live) {
+            items.push(TopicWritten {
+                topic: change.state.topic,
+                entry: live,
+                changed: false,
+            });
+            continue;
+        }
+        let vid = next_vid(&tx, "entry_versions")?;
+        let topic = live
+            .as_ref()
+            .map_or_else(|| change.state.topic.clone(), |l| l.topic.clone());
+        let entry = match (change.remove, live) {
+            (true, Some(live)) => {
+                write_entry_version(
+                    &tx,
+                    vid,
+                    &live.id,
+                    live.version + 1,
+                    tx_id,
+                    &EntryState::of(&live),
+                    true,
+                    &live.recorded_at,
+                    &at,
+                )?;
+                None
+            }
+            (false, Some(live)) => {
+                let mut next = change.state;
+                next.topic = live.topic.clone();
+                Some(write_entry_version(
+                    &tx,
+                    vid,
+                    &live.id,
+                    live.version + 1,
+                    tx_id,
+                    &next,
+                    false,
+                    &live.recorded_at,
+                    &at,
+                )?)
+            }
+            (_, None) => Some(write_entry_version(
+                &tx,
+                vid,
+                &format!("e-{vid}"),
+                1,
+                tx_id,
+                &change.state,
+                false,
+                &at,
+                &at,
+            )?),
+        };
+        items.push(TopicWritten {
+            topic,
+            entry,
+            changed: true,
+        });
+    }
+    tx.commit()?;
+    Ok(BatchWritten {
+        tx_id,
+        changed: true,
+        items,
     })
 }
 

@@ -736,9 +736,6 @@ pub fn the_embedding_cache_keeps_vectors_by_model_and_hash_outside_history(
     );
 }
 
-/// Every case of the contract as a `#[test]`, each on a fresh store from
-/// `$open`, which returns `(guard, store)` (the guard keeps whatever the
-/// store needs alive, such as a temporary folder).
 /// Part of the contract.
 pub fn the_head_of_one_kind_moves_only_with_changes_to_that_kind(store: &dyn KnowledgeStore) {
     assert_eq!(store.kind_head(EntryKind::Wiki).unwrap(), 0);
@@ -777,6 +774,152 @@ pub fn the_head_of_one_kind_moves_only_with_changes_to_that_kind(store: &dyn Kno
     assert_eq!(store.head().unwrap(), undone.tx_id);
 }
 
+fn model_file(topic: &str, content: &str) -> TopicWrite {
+    TopicWrite {
+        entry: NewEntry {
+            kind: Some(EntryKind::Model),
+            ..note(topic, content)
+        },
+        ..Default::default()
+    }
+}
+
+fn live_models(store: &dyn KnowledgeStore, as_of: Option<TxId>) -> Vec<(String, String)> {
+    let (_, entries) = store.entries_at(Some(EntryKind::Model), as_of).unwrap();
+    let mut out: Vec<(String, String)> =
+        entries.into_iter().map(|e| (e.topic, e.content)).collect();
+    out.sort();
+    out
+}
+
+/// Part of the contract.
+pub fn put_many_is_one_transaction_checked_whole_and_undone_whole(store: &dyn KnowledgeStore) {
+    let first = store
+        .put_many(
+            "test",
+            "two sources",
+            vec![
+                model_file("semantic-layer/wh/a.yaml", "a: 1"),
+                model_file("semantic-layer/wh/b.yaml", "b: 1"),
+            ],
+        )
+        .unwrap();
+    assert!(first.changed);
+    assert_eq!(first.items.len(), 2);
+    assert!(first.items.iter().all(|i| i.changed && i.entry.is_some()));
+    let history = store.history(&HistoryQuery::default()).unwrap();
+    assert_eq!(history.items[0].transaction.tx_id, first.tx_id);
+    assert_eq!(history.items[0].transaction.summary, "two sources");
+
+    // Update one, remove one, add one: one transaction.
+    let second = store
+        .put_many(
+            "test",
+            "",
+            vec![
+                TopicWrite {
+                    expected_version: Some(1),
+                    ..model_file("semantic-layer/wh/a.yaml", "a: 2")
+                },
+                TopicWrite {
+                    remove: true,
+                    ..model_file("semantic-layer/wh/b.yaml", "")
+                },
+                model_file("semantic-layer/wh/c.yaml", "c: 1"),
+            ],
+        )
+        .unwrap();
+    assert_eq!(second.tx_id, first.tx_id + 1);
+    assert_eq!(second.items[0].entry.as_ref().unwrap().version, 2);
+    assert!(second.items[1].entry.is_none() && second.items[1].changed);
+    assert_eq!(
+        live_models(store, None),
+        vec![
+            ("semantic-layer/wh/a.yaml".into(), "a: 2".into()),
+            ("semantic-layer/wh/c.yaml".into(), "c: 1".into()),
+        ]
+    );
+
+    // The same again changes nothing and writes no transaction.
+    let same = store
+        .put_many(
+            "test",
+            "",
+            vec![
+                model_file("semantic-layer/wh/a.yaml", "a: 2"),
+                TopicWrite {
+                    remove: true,
+                    ..model_file("semantic-layer/wh/b.yaml", "")
+                },
+            ],
+        )
+        .unwrap();
+    assert!(!same.changed);
+    assert_eq!(same.tx_id, second.tx_id);
+    assert_eq!(store.head().unwrap(), second.tx_id);
+
+    // One stale expected version refuses the whole batch.
+    let conflict = store
+        .put_many(
+            "test",
+            "",
+            vec![
+                model_file("semantic-layer/wh/d.yaml", "d: 1"),
+                TopicWrite {
+                    expected_version: Some(1),
+                    ..model_file("semantic-layer/wh/a.yaml", "a: 3")
+                },
+            ],
+        )
+        .unwrap_err();
+    assert_eq!(code(conflict), "conflict");
+    // A topic twice is refused, whatever its case.
+    let twice = store
+        .put_many(
+            "test",
+            "",
+            vec![
+                model_file("semantic-layer/wh/e.yaml", "e: 1"),
+                model_file("semantic-layer/wh/E.yaml", "e: 2"),
+            ],
+        )
+        .unwrap_err();
+    assert_eq!(code(twice), "invalid_request");
+    assert_eq!(store.head().unwrap(), second.tx_id);
+
+    // Undo reverts every change of the batch at once.
+    store.undo("test", second.tx_id, false).unwrap();
+    assert_eq!(
+        live_models(store, None),
+        vec![
+            ("semantic-layer/wh/a.yaml".into(), "a: 1".into()),
+            ("semantic-layer/wh/b.yaml".into(), "b: 1".into()),
+        ]
+    );
+    assert_eq!(live_models(store, Some(second.tx_id)).len(), 2);
+}
+
+/// Part of the contract.
+pub fn mirrored_kinds_hold_files_larger_than_a_note(store: &dyn KnowledgeStore) {
+    let big = "x".repeat(200 * 1024);
+    let refused = store.store("test", note("big", &big)).unwrap_err();
+    assert_eq!(code(refused), "invalid_request");
+    let written = store
+        .put_many(
+            "test",
+            "",
+            vec![model_file("semantic-layer/wh/big.yaml", &big)],
+        )
+        .unwrap();
+    assert_eq!(
+        written.items[0].entry.as_ref().unwrap().content.len(),
+        big.len()
+    );
+}
+
+/// Every case of the contract as a `#[test]`, each on a fresh store from
+/// `$open`, which returns `(guard, store)` (the guard keeps whatever the
+/// store needs alive, such as a temporary folder).
 #[macro_export]
 macro_rules! contract_suite {
     ($open:expr) => {
@@ -799,6 +942,8 @@ macro_rules! contract_suite {
             entries_are_read_by_id_as_of_a_transaction,
             the_embedding_cache_keeps_vectors_by_model_and_hash_outside_history,
             the_head_of_one_kind_moves_only_with_changes_to_that_kind,
+            put_many_is_one_transaction_checked_whole_and_undone_whole,
+            mirrored_kinds_hold_files_larger_than_a_note,
         );
     };
     (@cases $open:expr; $($case:ident,)*) => {

@@ -96,7 +96,7 @@ pub fn write_demo_wiki(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for (name, text) in DEMO_WIKI {
         let path = dir.join(name);
-        std::fs::write(&path, text)?;
+        lore_core::project::write_atomically(&path, text).map_err(std::io::Error::other)?;
         written.push(path);
     }
     Ok(written)
@@ -112,7 +112,7 @@ pub fn write_demo_semantic_model(root: &Path) -> std::io::Result<Vec<std::path::
     for (name, text) in DEMO_SEMANTIC_MODEL {
         let path = dir.join(name);
         if !path.exists() {
-            std::fs::write(&path, text)?;
+            lore_core::project::write_atomically(&path, text).map_err(std::io::Error::other)?;
             written.push(path);
         }
     }

@@ -234,7 +234,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
     let store = handle.open().map_err(|e| super::coded(&e))?;
     let store: &dyn KnowledgeStore = store.as_ref();
     let coded = |e: lore_store::StoreError| super::coded(&e);
-    // Writes may touch wiki pages' entries: their files follow.
+    // Writes may touch mirrored entries (wiki pages, model files): their files follow.
     let writes = !matches!(
         command,
         MemoryCommand::Query(_)

@@ -29,8 +29,16 @@ pub enum SlCommand {
     Validate(SlTarget),
     /// Compile and run a semantic query.
     Query(SlQueryArgs),
-    /// Write a starting model from the latest scan (existing files are kept).
+    /// Write a starting model from the latest scan (existing files are
+    /// kept) as one transaction of the store (undo it to take it back).
     Generate(SlTarget),
+    /// Record edits made to the model files in the store (history, undo)
+    /// and bring back files whose entries changed (an undo).
+    Sync {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Which connection's model.
@@ -237,82 +245,69 @@ pub fn run(command: SlCommand, project_dir: Option<&Path>) -> anyhow::Result<()>
             Ok(())
         }
         SlCommand::Query(args) => query(&project, args),
-        SlCommand::Generate(target) => generate(&project, target.connection.as_deref()),
+        SlCommand::Generate(target) => generate(&project, target),
+        SlCommand::Sync { json } => {
+            let files = lore_context::semantic::files::SemanticFiles::new(&project, None);
+            let report = files.sync().map_err(|e| super::coded(&e))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+                return Ok(());
+            }
+            for (what, paths) in [
+                ("recorded", &report.imported),
+                ("restored", &report.mirrored),
+                ("removed file", &report.removed_files),
+                ("deleted", &report.deleted),
+            ] {
+                for path in paths {
+                    println!("{what:<13} {path}");
+                }
+            }
+            for problem in &report.problems {
+                eprintln!("warning: {}: {}", problem.path, problem.message);
+            }
+            println!(
+                "semantic-layer files in step with the store (transaction {}).",
+                report.tx_id
+            );
+            Ok(())
+        }
     }
 }
 
-fn generate(project: &lore_core::project::Project, connection: Option<&str>) -> anyhow::Result<()> {
-    use lore_semantic::generate::{
-        ColumnShape, LinkShape, TableShape, generate_sources, write_sources,
-    };
-    use lore_semantic::model::ColumnType;
-    use lore_warehouse::scan::relationships::{RelationshipKind, RelationshipStatus};
-    use lore_warehouse::schema::DimensionType;
-
-    let connection = super::pick_connection(project, connection)?;
-    let Some(snapshot) = lore_warehouse::catalog::Catalog::new(&project.root)
-        .latest(&connection)
-        .map_err(|e| super::coded(&e))?
-    else {
-        bail!("`{connection}` has not been scanned yet; run `lore scan {connection}` first");
-    };
-    let tables: Vec<TableShape> = snapshot
-        .tables
-        .iter()
-        .map(|t| TableShape {
-            db: t.db.clone(),
-            name: t.name.clone(),
-            comment: t.comment.clone(),
-            columns: t
-                .columns
-                .iter()
-                .map(|c| ColumnShape {
-                    name: c.name.clone(),
-                    column_type: match c.dimension_type {
-                        DimensionType::Time => ColumnType::Time,
-                        DimensionType::String => ColumnType::String,
-                        DimensionType::Number => ColumnType::Number,
-                        DimensionType::Boolean => ColumnType::Boolean,
-                    },
-                    comment: c.comment.clone(),
-                })
-                .collect(),
-            primary_key: t
-                .columns
-                .iter()
-                .filter(|c| c.primary_key)
-                .map(|c| c.name.clone())
-                .collect(),
-        })
-        .collect();
-    let links: Vec<LinkShape> = snapshot
-        .relationships
-        .iter()
-        .filter(|r| r.status == RelationshipStatus::Accepted)
-        .map(|r| LinkShape {
-            from: (r.from.db.clone(), r.from.table.clone()),
-            from_columns: r.from.columns.clone(),
-            to: (r.to.db.clone(), r.to.table.clone()),
-            to_columns: r.to.columns.clone(),
-            declared: r.kind == RelationshipKind::Formal,
-        })
-        .collect();
-    let (specs, skipped) = generate_sources(&tables, &links);
+fn generate(project: &lore_core::project::Project, target: SlTarget) -> anyhow::Result<()> {
+    let connection = super::pick_connection(project, target.connection.as_deref())?;
+    let catalog = lore_warehouse::catalog::Catalog::new(&project.root);
+    let files = lore_context::semantic::files::SemanticFiles::new(project, None);
+    let generated = lore_context::semantic::generate::generate_model(
+        &catalog,
+        &files,
+        &connection,
+        &lore_context::wiki::current_user(),
+    )
+    .map_err(|e| super::coded(&e))?;
     let models = ModelCache::new(&project.semantic_layer_dir());
     let dir = models.dir(&connection);
-    let report = write_sources(&dir, &specs, &format!("scan {}", snapshot.manifest.sync_id))
-        .with_context(|| format!("cannot write the model in {}", dir.display()))?;
-    for path in &report.written {
-        println!("created  {}", path.display());
+    if target.json {
+        println!("{}", serde_json::to_string_pretty(&generated)?);
+        return models
+            .model(&connection)
+            .map(|_| ())
+            .map_err(|e| explain(&e));
     }
-    for path in &report.kept {
-        println!(
-            "kept     {} (exists; delete it to regenerate)",
-            path.display()
-        );
+    for path in &generated.written {
+        println!("created  {path}");
     }
-    for note in &skipped {
+    for path in &generated.kept {
+        println!("kept     {path} (exists; delete it to regenerate)");
+    }
+    for note in &generated.skipped {
         eprintln!("note: {note}");
+    }
+    if let Some(tx_id) = generated.tx_id {
+        println!(
+            "written as transaction {tx_id}; take it back with: lore memory undo --tx-id {tx_id}"
+        );
     }
     match models.model(&connection) {
         Ok(model) => {

@@ -284,10 +284,15 @@ fn print_sync(report: &lore_context::wiki::SyncReport) {
     );
 }
 
-/// Brings the wiki's files in step after a store write made outside the
-/// wiki (`lore memory update|delete|undo` on a page's entry).
+/// Brings every mirrored folder (wiki pages, semantic-layer sources) in
+/// step with the store after a write that may have touched their entries
+/// (an undo takes a page or a whole model write back).
 pub fn mirror(project: &lore_core::project::Project) {
     if let Err(e) = Wiki::for_project(project, None).refresh() {
         eprintln!("warning: the wiki files could not be updated: {e}");
+    }
+    let files = lore_context::semantic::files::SemanticFiles::new(project, None);
+    if let Err(e) = files.refresh() {
+        eprintln!("warning: the semantic-layer files could not be updated: {e}");
     }
 }

@@ -1,6 +1,15 @@
-//! Semantic queries: a connection's model, a query compiled for its dialect
-//! and checked by the read-only guard, then run. Shared by `sl_query` and
-//! `lore sl query`.
+//! The semantic layer as front ends ask for it.
+//!
+//! - Semantic queries (this module): a connection's model, a query
+//!   compiled for its dialect and checked by the read-only guard, then
+//!   run. Shared by `sl_query` and `lore sl query`.
+//! - [`files`]: the model's files kept in the knowledge store (history,
+//!   undo of a multi-file write as one transaction).
+//! - [`generate`]: a starting model from a scan, written through
+//!   [`files`].
+
+pub mod files;
+pub mod generate;
 
 use lore_core::ErrorReport;
 use lore_core::config::Driver;
