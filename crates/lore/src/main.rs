@@ -53,6 +53,9 @@ enum Command {
     /// The wiki: search, read, write and sync pages (wiki/ mirrors them).
     #[command(subcommand)]
     Wiki(commands::wiki::WikiCommand),
+    /// The knowledge gateway over code and docs: ingest roots, search chunks.
+    #[command(subcommand)]
+    Gateway(commands::gateway::GatewayCommand),
     /// Serve the MCP tools (stdio or Streamable HTTP).
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         Command::Sl(command) => commands::sl::run(command, cli.project_dir.as_deref()),
         Command::Memory(command) => commands::memory::run(command, cli.project_dir.as_deref()),
         Command::Wiki(command) => commands::wiki::run(command, cli.project_dir.as_deref()),
+        Command::Gateway(command) => commands::gateway::run(command, cli.project_dir.as_deref()),
         Command::Mcp(command) => commands::mcp::run(command, cli.project_dir.as_deref()),
         Command::Setup(command) => commands::setup::run(command, cli.project_dir.as_deref()),
         Command::Status(args) => commands::status::run(args, cli.project_dir.as_deref()),

@@ -355,6 +355,15 @@ async fn the_argument_shapes_models_drift_into_are_accepted() {
     )
     .await;
     assert_eq!(page["sourceName"], "invoices");
+    // A transaction of its own, whatever the server's start-up has
+    // imported by now.
+    must_succeed(
+        &client,
+        "store",
+        json!({"topic": "drift", "content": "Models write connection_id."}),
+        "canonical",
+    )
+    .await;
     let history = must_succeed(&client, "history", json!({"limit": 1}), "drift").await;
     let tx = history["items"][0]["tx_id"].as_i64().unwrap();
     must_succeed(&client, "history", json!({"sinceTxId": tx}), "drift").await;

@@ -10,6 +10,7 @@
 //! (`env:VAR`, `file:PATH` or a literal) and is resolved only when a
 //! connection is opened.
 
+mod gateway;
 mod mcp;
 mod scan;
 mod search;
@@ -22,6 +23,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, HasErrorCode};
+pub use gateway::{GatewayConfig, GatewayRoot, is_root_name, with_root_added};
 pub use mcp::{McpConfig, RateLimitConfig, Scope, TokenConfig, Toolset};
 pub use scan::{DEFAULT_DICTIONARY_EXCLUDES, DictionaryConfig, ScanConfig, pattern_matches};
 pub use search::{EMBEDDABLE_KINDS, EmbeddingsConfig, SearchConfig};
@@ -56,6 +58,9 @@ pub struct LoreConfig {
     /// How large and deep the SQL that agents send may be.
     #[serde(default)]
     pub limits: crate::limits::SqlLimits,
+    /// The repositories the knowledge gateway ingests.
+    #[serde(default)]
+    pub gateway: GatewayConfig,
 }
 
 /// One data connection.
@@ -355,6 +360,9 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
         }
     }
     if let Some(problem) = config.search.problem() {
+        return Err(invalid(problem));
+    }
+    if let Some(problem) = config.gateway.problem() {
         return Err(invalid(problem));
     }
     if let Some(problem) = config.mcp.problem() {

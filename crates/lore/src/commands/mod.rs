@@ -7,6 +7,7 @@ pub mod daemon;
 pub mod demo;
 pub mod dictionary;
 pub mod entity;
+pub mod gateway;
 pub mod init;
 pub mod mcp;
 pub mod memory;

@@ -1,0 +1,167 @@
+//! `gateway:` in `lore.yaml`: the code and document repositories the
+//! knowledge gateway ingests (its roots) and how.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Settings of the knowledge gateway.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct GatewayConfig {
+    /// The folders ingested (`lore gateway ingest PATH` adds one).
+    #[serde(default)]
+    pub roots: Vec<GatewayRoot>,
+    /// Files larger than this are skipped, and reported (default 1 MiB).
+    #[serde(default = "default_max_file_bytes")]
+    pub max_file_bytes: u64,
+}
+
+/// One ingested folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GatewayRoot {
+    /// The folder: absolute, or relative to the project directory.
+    pub path: String,
+    /// How results name it (default: the folder's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+fn default_max_file_bytes() -> u64 {
+    1024 * 1024
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        GatewayConfig {
+            roots: Vec::new(),
+            max_file_bytes: default_max_file_bytes(),
+        }
+    }
+}
+
+impl GatewayConfig {
+    /// What is wrong with these settings, as a message naming the key.
+    pub fn problem(&self) -> Option<String> {
+        if self.max_file_bytes == 0 {
+            return Some("gateway.max_file_bytes must be at least 1".into());
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for root in &self.roots {
+            if root.path.trim().is_empty() {
+                return Some("gateway.roots: every root needs a `path`".into());
+            }
+            if let Some(name) = &root.name
+                && !is_root_name(name)
+            {
+                return Some(format!(
+                    "gateway.roots: `{name}` is not a root name (letters, digits, `-`, `_`, `.`)"
+                ));
+            }
+            if !names.insert(root.name.clone().unwrap_or_else(|| root.path.clone())) {
+                return Some(format!(
+                    "gateway.roots: `{}` is listed twice",
+                    root.name.as_deref().unwrap_or(&root.path)
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// Whether `name` may name a root (it prefixes paths in results).
+pub fn is_root_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name != "."
+        && name != ".."
+}
+
+/// Adds `path` (with an optional `name`) to `gateway.roots` in the
+/// `lore.yaml` text, keeping everything else (comments included) as it
+/// is. Returns `None` when the file's layout is one this edit cannot
+/// follow (the caller then asks the user to add it by hand). The result
+/// must still be loaded and checked by the caller.
+pub fn with_root_added(text: &str, path: &str, name: Option<&str>) -> Option<String> {
+    let item = match name {
+        Some(name) => format!("    - path: {}\n      name: {name}\n", yaml_string(path)),
+        None => format!("    - path: {}\n", yaml_string(path)),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(start) = lines.iter().position(|l| l.trim_end() == "gateway:") else {
+        let mut out = text.to_string();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&format!("\ngateway:\n  roots:\n{item}"));
+        return Some(out);
+    };
+    // The block: the lines after `gateway:` that are indented (or blank).
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| !l.is_empty() && !l.starts_with(' ') && !l.starts_with('#'))
+        .map_or(lines.len(), |i| start + 1 + i);
+    let roots = (start + 1..end).find(|&i| lines[i].trim_start().starts_with("roots:"))?;
+    let rest = lines[roots]
+        .trim_start()
+        .trim_start_matches("roots:")
+        .trim();
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    if rest == "[]" {
+        out[roots] = "  roots:".to_string();
+        out.insert(roots + 1, item.trim_end().to_string());
+    } else if rest.is_empty() || rest.starts_with('#') {
+        // After the last line of the list (items and their fields).
+        let mut last = roots;
+        for (i, line) in lines.iter().enumerate().take(end).skip(roots + 1) {
+            let indent = line.len() - line.trim_start().len();
+            if line.trim().is_empty() || indent <= 2 {
+                break;
+            }
+            last = i;
+        }
+        out.insert(last + 1, item.trim_end().to_string());
+    } else {
+        return None;
+    }
+    Some(out.join("\n") + "\n")
+}
+
+/// `text` as a YAML scalar (JSON quoting is valid YAML).
+fn yaml_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| format!("{text:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_are_added_without_touching_the_rest() {
+        let plain = "# my project\nconnections: {}\n";
+        let added = with_root_added(plain, ".", None).unwrap();
+        assert!(added.starts_with("# my project\nconnections: {}\n"));
+        assert!(
+            added.ends_with("gateway:\n  roots:\n    - path: \".\"\n"),
+            "{added}"
+        );
+
+        let listed = "gateway:\n  roots:\n    - path: a\n      name: a # first\n  max_file_bytes: 10\nmcp:\n  port: 1\n";
+        let added = with_root_added(listed, "../b", Some("b")).unwrap();
+        assert_eq!(
+            added,
+            "gateway:\n  roots:\n    - path: a\n      name: a # first\n    - path: \"../b\"\n      name: b\n  max_file_bytes: 10\nmcp:\n  port: 1\n"
+        );
+        let empty = "gateway:\n  roots: []\n";
+        assert_eq!(
+            with_root_added(empty, "c", None).unwrap(),
+            "gateway:\n  roots:\n    - path: \"c\"\n"
+        );
+        // A flow list is not followed: the user is asked to edit by hand.
+        assert_eq!(
+            with_root_added("gateway:\n  roots: [{path: a}]\n", "b", None),
+            None
+        );
+    }
+}

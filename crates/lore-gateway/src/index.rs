@@ -1,0 +1,231 @@
+//! The gateway's chunk index (`.lore/gateway/index/`, tantivy): one
+//! document per chunk with its text, path, heading, artifact type,
+//! language, subsystem and modification time. A file's chunks are replaced
+//! together (deleted by the file's key, then added) and a run's changes
+//! become visible in one commit, so an interrupted ingest leaves the
+//! previous index answering. A damaged index, or one of an older format,
+//! is rebuilt empty and the next ingest fills it again.
+
+use std::path::Path;
+
+use lore_core::{ErrorCode, ErrorReport};
+use lore_search::tokenizer::{IDENTIFIER_ANALYZER, identifier_analyzer};
+use tantivy::directory::MmapDirectory;
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+use crate::chunk::Chunk;
+use crate::classify::ArtifactType;
+
+const FORMAT: &str = "lore-gateway-1";
+const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
+
+/// The index's fields.
+pub(crate) struct Fields {
+    pub file: Field,
+    pub root: Field,
+    pub path: Field,
+    pub file_name: Field,
+    pub path_text: Field,
+    pub heading: Field,
+    pub text: Field,
+    pub artifact_type: Field,
+    pub language: Field,
+    pub subsystem: Field,
+    pub chunk_id: Field,
+    pub start_line: Field,
+    pub end_line: Field,
+    pub modified: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let analyzed = |stored: bool| {
+        let options = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(IDENTIFIER_ANALYZER)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        if stored {
+            options.set_stored()
+        } else {
+            options
+        }
+    };
+    let fields = Fields {
+        file: b.add_text_field("file", STRING),
+        root: b.add_text_field("root", STRING | STORED),
+        path: b.add_text_field("path", STRING | STORED),
+        file_name: b.add_text_field("file_name", STRING),
+        path_text: b.add_text_field("path_text", analyzed(false)),
+        heading: b.add_text_field("heading", analyzed(true)),
+        text: b.add_text_field("text", analyzed(true)),
+        artifact_type: b.add_text_field("artifact_type", STRING | STORED),
+        language: b.add_text_field("language", STRING | STORED),
+        subsystem: b.add_text_field("subsystem", STRING | STORED),
+        chunk_id: b.add_text_field("chunk_id", STRING | STORED),
+        start_line: b.add_u64_field("start_line", STORED),
+        end_line: b.add_u64_field("end_line", STORED),
+        modified: b.add_i64_field("modified", INDEXED | STORED | FAST),
+    };
+    (b.build(), fields)
+}
+
+/// What a file is, for its chunks' documents.
+#[derive(Debug, Clone)]
+pub struct FileFacts {
+    /// The root's name.
+    pub root: String,
+    /// Root-relative path.
+    pub path: String,
+    /// Its type.
+    pub artifact_type: ArtifactType,
+    /// Its language.
+    pub language: Option<String>,
+    /// Its subsystem.
+    pub subsystem: Option<String>,
+    /// Modification time, ms since the epoch.
+    pub modified_ms: i64,
+}
+
+/// The chunk index.
+pub struct GatewayIndex {
+    pub(crate) index: Index,
+    pub(crate) reader: IndexReader,
+    pub(crate) fields: Fields,
+    /// True when the index was (re)created empty on opening.
+    pub rebuilt: bool,
+}
+
+fn internal(e: impl std::fmt::Display) -> ErrorReport {
+    ErrorReport::new(ErrorCode::Internal, format!("gateway index: {e}"))
+}
+
+/// The key a file's chunks are deleted by.
+pub(crate) fn file_key(root: &str, path: &str) -> String {
+    format!("{root}\u{1f}{path}")
+}
+
+impl GatewayIndex {
+    /// Opens (or creates) the index in `dir`; a damaged or outdated one is
+    /// rebuilt empty (`rebuilt`).
+    pub fn open(dir: &Path) -> Result<GatewayIndex, ErrorReport> {
+        match GatewayIndex::try_open(dir) {
+            Ok(index) => Ok(index),
+            Err(_) => {
+                if dir.exists() {
+                    std::fs::remove_dir_all(dir).map_err(internal)?;
+                }
+                let mut index = GatewayIndex::try_open(dir)?;
+                index.rebuilt = true;
+                Ok(index)
+            }
+        }
+    }
+
+    fn try_open(dir: &Path) -> Result<GatewayIndex, ErrorReport> {
+        std::fs::create_dir_all(dir).map_err(internal)?;
+        let marker = dir.join("FORMAT");
+        let fresh = !dir.join("meta.json").exists();
+        if !fresh && std::fs::read_to_string(&marker).ok().as_deref() != Some(FORMAT) {
+            return Err(internal("an index of another format"));
+        }
+        let (schema, fields) = schema();
+        let directory = MmapDirectory::open(dir).map_err(internal)?;
+        let index = Index::open_or_create(directory, schema).map_err(internal)?;
+        index
+            .tokenizers()
+            .register(IDENTIFIER_ANALYZER, identifier_analyzer());
+        if fresh {
+            lore_core::project::write_atomically(&marker, FORMAT).map_err(internal)?;
+        }
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(internal)?;
+        Ok(GatewayIndex {
+            index,
+            reader,
+            fields,
+            rebuilt: fresh,
+        })
+    }
+
+    /// A writer (one at a time per index; another process writing is a
+    /// `conflict` saying an ingest is running).
+    pub fn writer(&self) -> Result<IndexWriter, ErrorReport> {
+        self.index.writer(WRITER_HEAP_BYTES).map_err(|e| match e {
+            tantivy::TantivyError::LockFailure(..) => ErrorReport::new(
+                ErrorCode::Conflict,
+                "another ingest is writing the gateway index; wait for it to finish",
+            ),
+            other => internal(other),
+        })
+    }
+
+    /// Removes a file's chunks (seen after the commit).
+    pub fn remove_file(&self, writer: &IndexWriter, root: &str, path: &str) {
+        writer.delete_term(Term::from_field_text(
+            self.fields.file,
+            &file_key(root, path),
+        ));
+    }
+
+    /// Replaces a file's chunks with `chunks` (seen after the commit).
+    pub fn put_file(
+        &self,
+        writer: &IndexWriter,
+        facts: &FileFacts,
+        chunks: &[Chunk],
+    ) -> Result<(), ErrorReport> {
+        self.remove_file(writer, &facts.root, &facts.path);
+        let f = &self.fields;
+        let name = facts
+            .path
+            .rsplit('/')
+            .next()
+            .unwrap_or(&facts.path)
+            .to_lowercase();
+        for chunk in chunks {
+            let mut doc = TantivyDocument::default();
+            doc.add_text(f.file, file_key(&facts.root, &facts.path));
+            doc.add_text(f.root, &facts.root);
+            doc.add_text(f.path, &facts.path);
+            doc.add_text(f.file_name, &name);
+            doc.add_text(f.path_text, &facts.path);
+            if let Some(heading) = &chunk.heading {
+                doc.add_text(f.heading, heading);
+            }
+            doc.add_text(f.text, &chunk.text);
+            doc.add_text(f.artifact_type, facts.artifact_type.as_str());
+            doc.add_text(f.language, facts.language.as_deref().unwrap_or(""));
+            doc.add_text(f.subsystem, facts.subsystem.as_deref().unwrap_or(""));
+            doc.add_text(f.chunk_id, format!("{}::{}", facts.path, chunk.ordinal));
+            doc.add_u64(f.start_line, chunk.start_line as u64);
+            doc.add_u64(f.end_line, chunk.end_line as u64);
+            doc.add_i64(f.modified, facts.modified_ms);
+            writer.add_document(doc).map_err(internal)?;
+        }
+        Ok(())
+    }
+
+    /// Makes the writer's changes visible at once.
+    pub fn commit(&self, writer: &mut IndexWriter) -> Result<(), ErrorReport> {
+        writer.commit().map_err(internal)?;
+        self.reader.reload().map_err(internal)?;
+        Ok(())
+    }
+
+    /// Sees commits made since (by this or another process).
+    pub fn reload(&self) -> Result<(), ErrorReport> {
+        self.reader.reload().map_err(internal)
+    }
+
+    /// How many chunks the index holds.
+    pub fn chunk_count(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+}

@@ -1,0 +1,503 @@
+//! Ingest: walk each root, classify and chunk what changed, and commit
+//! the index once. A content-hash ledger per root
+//! (`.lore/gateway/ledger/<root>.json`) makes re-ingest incremental: a file
+//! whose size and time are unchanged is not read, one whose text is
+//! unchanged is not re-chunked, and the chunks of changed, deleted and
+//! newly skipped files are removed. Every run is recorded
+//! (`.lore/gateway/runs.jsonl`) whether it succeeded or not.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use lore_core::config::{GatewayConfig, is_root_name};
+use lore_core::hash::content_hash;
+use lore_core::time::UtcMillis;
+use lore_core::{ErrorCode, ErrorReport};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::chunk::chunk;
+use crate::classify::{ArtifactType, artifact_type, language};
+use crate::index::{FileFacts, GatewayIndex};
+use crate::subsystem::Catalog;
+use crate::walk::{FoundFile, SkipReason, read_text, walk};
+
+/// A configured root, resolved.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Root {
+    /// Its name (results and node ids of other roots never collide with it).
+    pub name: String,
+    /// The folder.
+    pub path: PathBuf,
+}
+
+/// The roots of `config`, relative paths taken from `project_root`.
+pub fn resolve_roots(project_root: &Path, config: &GatewayConfig) -> Vec<Root> {
+    config
+        .roots
+        .iter()
+        .map(|root| {
+            let path = project_root.join(&root.path);
+            let path = path.canonicalize().unwrap_or(path);
+            let name = root
+                .name
+                .clone()
+                .unwrap_or_else(|| default_root_name(&path));
+            Root { name, path }
+        })
+        .collect()
+}
+
+/// A root's name from its folder (`my-repo`), made a valid name.
+pub fn default_root_name(path: &Path) -> String {
+    let raw = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("root")
+        .to_string();
+    let cleaned: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if is_root_name(&cleaned) {
+        cleaned
+    } else {
+        "root".to_string()
+    }
+}
+
+/// What an ingest should do.
+#[derive(Debug, Clone, Default)]
+pub struct IngestRequest {
+    /// The label recorded with the run (default `manual`).
+    pub profile: Option<String>,
+    /// Read and count, but write nothing (no index, no ledger).
+    pub dry_run: bool,
+    /// Only these files (root-relative, or absolute inside a root);
+    /// every file of every root when empty.
+    pub paths: Vec<String>,
+}
+
+/// A file left out of a run, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Skipped {
+    /// The root.
+    pub root: String,
+    /// Root-relative path.
+    pub path: String,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+/// One ingest run, as `km-ingest-status` reports it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct IngestRun {
+    /// Its id (sortable by time).
+    pub run_id: String,
+    /// The label it was started with.
+    pub profile: String,
+    /// When it started (ISO-8601 UTC).
+    pub started_at: String,
+    /// How long it took.
+    pub duration_seconds: f64,
+    /// Whether it finished and committed.
+    pub success: bool,
+    /// Whether it only counted (nothing written).
+    pub dry_run: bool,
+    /// The roots it read.
+    pub roots: Vec<String>,
+    /// Files indexed afterwards, by artifact type.
+    pub artifact_counts: BTreeMap<String, u64>,
+    /// Chunks in the index afterwards.
+    pub chunk_count: u64,
+    /// Files looked at.
+    pub files_seen: u64,
+    /// Files (re)chunked because they were new or changed.
+    pub files_changed: u64,
+    /// Files whose chunks were removed (deleted, now ignored or skipped).
+    pub files_removed: u64,
+    /// Files left out, with the reason.
+    pub skipped: Vec<Skipped>,
+    /// The commit checked out in each root that is a git work tree.
+    pub repo_head: BTreeMap<String, String>,
+    /// Why it failed, when it did.
+    pub error: Option<String>,
+}
+
+/// What the ledger remembers of a file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct LedgerEntry {
+    hash: String,
+    size: u64,
+    modified_ms: i64,
+    artifact_type: ArtifactType,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Ledger {
+    /// The subsystem catalog the files were classified with: a new one
+    /// re-classifies every file.
+    catalog: String,
+    files: BTreeMap<String, LedgerEntry>,
+}
+
+/// The gateway's state folder, `.lore/gateway/`.
+pub fn state_dir(project_state: &Path) -> PathBuf {
+    project_state.join("gateway")
+}
+
+/// Runs an ingest of `roots` into the index under `state` (the gateway's
+/// state folder), reporting each file to `progress` (done, total). The
+/// run is recorded even when it fails.
+pub fn ingest(
+    project_root: &Path,
+    state: &Path,
+    config: &GatewayConfig,
+    roots: &[Root],
+    request: &IngestRequest,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<IngestRun, ErrorReport> {
+    let started = Instant::now();
+    let started_at = UtcMillis::now();
+    let mut run = IngestRun {
+        run_id: format!("run-{}", started_at.to_compact()),
+        profile: request.profile.clone().unwrap_or_else(|| "manual".into()),
+        started_at: started_at.to_iso(),
+        duration_seconds: 0.0,
+        success: false,
+        dry_run: request.dry_run,
+        roots: roots.iter().map(|r| r.name.clone()).collect(),
+        artifact_counts: BTreeMap::new(),
+        chunk_count: 0,
+        files_seen: 0,
+        files_changed: 0,
+        files_removed: 0,
+        skipped: Vec::new(),
+        repo_head: BTreeMap::new(),
+        error: None,
+    };
+    if roots.is_empty() {
+        return Err(ErrorReport::new(
+            ErrorCode::InvalidRequest,
+            "no gateway roots: run `lore gateway ingest PATH` to add a folder, or list it under gateway.roots in lore.yaml",
+        ));
+    }
+    let outcome = run_roots(
+        project_root,
+        state,
+        config,
+        roots,
+        request,
+        &mut run,
+        progress,
+    );
+    run.duration_seconds = started.elapsed().as_secs_f64();
+    match outcome {
+        Ok(()) => run.success = true,
+        Err(e) => run.error = Some(e.message.clone()),
+    }
+    if !request.dry_run {
+        record_run(state, &run)?;
+    }
+    Ok(run)
+}
+
+fn run_roots(
+    project_root: &Path,
+    state: &Path,
+    config: &GatewayConfig,
+    roots: &[Root],
+    request: &IngestRequest,
+    run: &mut IngestRun,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), ErrorReport> {
+    let run_started_ms = UtcMillis::now().0;
+    let index = GatewayIndex::open(&state.join("index"))?;
+    let mut writer = if request.dry_run {
+        None
+    } else {
+        Some(index.writer()?)
+    };
+    let mut ledgers = Vec::with_capacity(roots.len());
+    for root in roots {
+        if !root.path.is_dir() {
+            return Err(ErrorReport::new(
+                ErrorCode::NotFound,
+                format!(
+                    "gateway root `{}` ({}) is not a folder; fix gateway.roots in lore.yaml",
+                    root.name,
+                    root.path.display()
+                ),
+            ));
+        }
+        let catalog = Catalog::load(project_root, &root.path)?;
+        let catalog_stamp = catalog_stamp(project_root, &root.path);
+        let ledger_path = state.join("ledger").join(format!("{}.json", root.name));
+        let mut ledger: Ledger = if index.rebuilt {
+            Ledger::default()
+        } else {
+            std::fs::read(&ledger_path)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok())
+                .unwrap_or_default()
+        };
+        if ledger.catalog != catalog_stamp {
+            // Subsystems may have moved: every file is classified again.
+            ledger.files.clear();
+            ledger.catalog = catalog_stamp;
+            if let Some(writer) = &writer {
+                writer.delete_term(tantivy::Term::from_field_text(
+                    index.fields.root,
+                    &root.name,
+                ));
+            }
+        }
+        let (files, gone) = files_to_read(root, config, request, &ledger, run)?;
+        if let Some(head) = git_head(&root.path) {
+            run.repo_head.insert(root.name.clone(), head);
+        }
+        let total = files.len() as u64;
+        for (done, file) in files.iter().enumerate() {
+            progress(done as u64, total);
+            run.files_seen += 1;
+            // Stamps are trusted only for files older than a moment: one
+            // rewritten within the same clock tick keeps its size and time.
+            let settled = file.modified_ms < run_started_ms - 2_000;
+            let unchanged = settled
+                && ledger
+                    .files
+                    .get(&file.path)
+                    .is_some_and(|e| e.size == file.size && e.modified_ms == file.modified_ms);
+            if unchanged {
+                continue;
+            }
+            let text = match read_text(&file.absolute) {
+                Ok(text) => text,
+                Err(reason) => {
+                    run.skipped.push(Skipped {
+                        root: root.name.clone(),
+                        path: file.path.clone(),
+                        reason,
+                    });
+                    if ledger.files.remove(&file.path).is_some() {
+                        run.files_removed += 1;
+                        if let Some(writer) = &writer {
+                            index.remove_file(writer, &root.name, &file.path);
+                        }
+                    }
+                    continue;
+                }
+            };
+            let hash = content_hash(&text);
+            let lang = language(&file.path);
+            let kind = artifact_type(&file.path, lang);
+            let same_text = ledger.files.get(&file.path).is_some_and(|e| e.hash == hash);
+            if !same_text {
+                run.files_changed += 1;
+                if let Some(writer) = &writer {
+                    let facts = FileFacts {
+                        root: root.name.clone(),
+                        path: file.path.clone(),
+                        artifact_type: kind,
+                        language: lang.map(str::to_string),
+                        subsystem: catalog.subsystem_of(&file.path),
+                        modified_ms: file.modified_ms,
+                    };
+                    index.put_file(writer, &facts, &chunk(&text, lang))?;
+                }
+            }
+            ledger.files.insert(
+                file.path.clone(),
+                LedgerEntry {
+                    hash,
+                    size: file.size,
+                    modified_ms: file.modified_ms,
+                    artifact_type: kind,
+                },
+            );
+        }
+        progress(total, total);
+        for path in gone {
+            if ledger.files.remove(&path).is_some() {
+                run.files_removed += 1;
+                if let Some(writer) = &writer {
+                    index.remove_file(writer, &root.name, &path);
+                }
+            }
+        }
+        for entry in ledger.files.values() {
+            *run.artifact_counts
+                .entry(entry.artifact_type.as_str().to_string())
+                .or_default() += 1;
+        }
+        ledgers.push((ledger_path, ledger));
+    }
+    if let Some(writer) = &mut writer {
+        // The index first, then the ledgers: a crash in between re-chunks
+        // a few files next time, never loses one.
+        index.commit(writer)?;
+        for (path, ledger) in &ledgers {
+            let bytes = serde_json::to_vec(ledger)
+                .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("ledger: {e}")))?;
+            lore_core::project::write_atomically(path, bytes).map_err(|e| {
+                use lore_core::error::HasErrorCode;
+                e.report()
+            })?;
+        }
+    }
+    run.chunk_count = index.chunk_count();
+    Ok(())
+}
+
+/// The files of `root` to look at, and the ledger's paths that are gone.
+fn files_to_read(
+    root: &Root,
+    config: &GatewayConfig,
+    request: &IngestRequest,
+    ledger: &Ledger,
+    run: &mut IngestRun,
+) -> Result<(Vec<FoundFile>, Vec<String>), ErrorReport> {
+    if request.paths.is_empty() {
+        let found = walk(&root.path, config.max_file_bytes);
+        for skipped in found.skipped {
+            run.skipped.push(Skipped {
+                root: root.name.clone(),
+                path: skipped.path,
+                reason: skipped.reason,
+            });
+        }
+        let present: std::collections::BTreeSet<&str> =
+            found.files.iter().map(|f| f.path.as_str()).collect();
+        let gone = ledger
+            .files
+            .keys()
+            .filter(|p| !present.contains(p.as_str()))
+            .cloned()
+            .collect();
+        return Ok((found.files, gone));
+    }
+    let mut files = Vec::new();
+    let mut gone = Vec::new();
+    for asked in &request.paths {
+        let Some(path) = root_relative(&root.path, asked) else {
+            continue;
+        };
+        let absolute = root.path.join(&path);
+        match std::fs::symlink_metadata(&absolute) {
+            Ok(meta) if meta.is_file() => {
+                if meta.len() > config.max_file_bytes {
+                    run.skipped.push(Skipped {
+                        root: root.name.clone(),
+                        path: path.clone(),
+                        reason: SkipReason::TooLarge,
+                    });
+                    gone.push(path);
+                    continue;
+                }
+                let modified_ms = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_millis() as i64);
+                files.push(FoundFile {
+                    path,
+                    absolute,
+                    size: meta.len(),
+                    modified_ms,
+                });
+            }
+            Ok(_) => {}
+            Err(_) => gone.push(path),
+        }
+    }
+    Ok((files, gone))
+}
+
+/// `asked` as a path inside `root` (`/`-separated), or `None` when it
+/// leads elsewhere.
+pub fn root_relative(root: &Path, asked: &str) -> Option<String> {
+    let candidate = Path::new(asked);
+    let joined = if candidate.is_absolute() {
+        candidate.to_path_buf()
+    } else {
+        root.join(candidate)
+    };
+    // Resolve `..` without touching the disk (the file may be gone).
+    let mut parts: Vec<String> = Vec::new();
+    let relative = joined.strip_prefix(root).ok()?;
+    for component in relative.components() {
+        match component {
+            std::path::Component::Normal(part) => parts.push(part.to_str()?.to_string()),
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                parts.pop()?;
+            }
+            _ => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// A fingerprint of the catalog files a root is classified with.
+fn catalog_stamp(project_root: &Path, root: &Path) -> String {
+    let texts: Vec<String> = [
+        project_root.join("subsystems.yaml"),
+        root.join(".metadata").join("subsystems.json"),
+    ]
+    .iter()
+    .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+    .collect();
+    content_hash(texts.join("\u{1f}"))
+}
+
+/// The commit `HEAD` names in a git work tree (reading `.git` directly).
+pub fn git_head(root: &Path) -> Option<String> {
+    let git = root.join(".git");
+    let head = std::fs::read_to_string(git.join("HEAD")).ok()?;
+    let head = head.trim();
+    let Some(reference) = head.strip_prefix("ref: ") else {
+        return Some(head.to_string());
+    };
+    if let Ok(commit) = std::fs::read_to_string(git.join(reference)) {
+        return Some(commit.trim().to_string());
+    }
+    let packed = std::fs::read_to_string(git.join("packed-refs")).ok()?;
+    packed.lines().find_map(|line| {
+        let (commit, name) = line.split_once(' ')?;
+        (name == reference).then(|| commit.to_string())
+    })
+}
+
+const RUNS_KEPT: usize = 200;
+
+fn record_run(state: &Path, run: &IngestRun) -> Result<(), ErrorReport> {
+    let path = state.join("runs.jsonl");
+    let mut lines: Vec<String> = std::fs::read_to_string(&path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    lines.push(serde_json::to_string(run).unwrap_or_default());
+    let keep = lines.len().saturating_sub(RUNS_KEPT);
+    let text = lines[keep..].join("\n") + "\n";
+    lore_core::project::write_atomically(&path, text).map_err(|e| {
+        use lore_core::error::HasErrorCode;
+        e.report()
+    })
+}
+
+/// The newest recorded run (of `profile`, when given).
+pub fn last_run(state: &Path, profile: Option<&str>) -> Option<IngestRun> {
+    let text = std::fs::read_to_string(state.join("runs.jsonl")).ok()?;
+    text.lines()
+        .rev()
+        .filter_map(|line| serde_json::from_str::<IngestRun>(line).ok())
+        .find(|run| profile.is_none_or(|p| run.profile == p))
+}

@@ -1,0 +1,614 @@
+//! `km-search`: the chunks an issue, a stack trace or a question is about.
+//!
+//! Ranking: BM25 over chunk text, headings and path words (identifier
+//! aware: `orderItems` and `order_items` are `order item`), with the
+//! files a query names (a path, a file name, a stack frame such as
+//! `File "pkg/api.py", line 12` or `at run (src/app.ts:40:7)`) boosted.
+//! Filters are part of the query, so they apply **before** ranking: a
+//! filtered search never loses results to a top-N cut. Long queries (a
+//! pasted issue) keep their most specific words. A file contributes at
+//! most two chunks, the second at half weight, so one file cannot flood
+//! the top. Every result explains its score.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use lore_core::time::UtcMillis;
+use lore_core::{ErrorCode, ErrorReport};
+use lore_search::tokenizer::query_terms;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tantivy::collector::TopDocs;
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery,
+};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{TantivyDocument, Term};
+
+use crate::classify::ArtifactType;
+use crate::index::GatewayIndex;
+
+/// Longest query, in characters (a pasted issue with its stack trace fits).
+pub const MAX_QUERY_CHARS: usize = 32_000;
+/// Most results.
+pub const MAX_LIMIT: usize = 25;
+/// Results when no limit is given.
+pub const DEFAULT_LIMIT: usize = 10;
+/// Most distinct words a query is searched by (its rarest ones).
+const MAX_QUERY_TERMS: usize = 64;
+/// Chunks ranked before per-file aggregation.
+const CANDIDATES: usize = 300;
+
+/// Filters, combined with AND and applied before ranking.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFilters {
+    /// Only chunks of these subsystems.
+    #[serde(default)]
+    pub subsystems: Vec<String>,
+    /// Only these artifact types: code, test, doc, config, other.
+    #[serde(default)]
+    pub artifact_types: Vec<String>,
+    /// Only files under these top-level folders (`docs`, `src`), or of
+    /// these roots.
+    #[serde(default)]
+    pub namespaces: Vec<String>,
+    /// Only files tagged so (not indexed yet: refused).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Only chunks declaring these qualified symbols (not indexed yet:
+    /// refused).
+    #[serde(default)]
+    pub symbols: Vec<String>,
+    /// Only chunks declaring symbols of these kinds (not indexed yet:
+    /// refused).
+    #[serde(default)]
+    pub symbol_kinds: Vec<String>,
+    /// Only files in these languages (`python`, `typescript`, `go`, …).
+    #[serde(default)]
+    pub symbol_languages: Vec<String>,
+    /// Only files modified after this moment (RFC 3339).
+    #[serde(default)]
+    pub updated_after: Option<String>,
+    /// Only files modified in the last this many days.
+    #[serde(default)]
+    pub max_age_days: Option<u32>,
+}
+
+/// A search.
+#[derive(Debug, Clone, Default)]
+pub struct SearchRequest {
+    /// What to look for: words, identifiers, a whole issue, a stack trace.
+    pub query: String,
+    /// Most results (1 to 25; default 10).
+    pub limit: Option<usize>,
+    /// Filters applied before ranking.
+    pub filters: SearchFilters,
+}
+
+/// A chunk as results show it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ChunkOut {
+    /// `<path>::<ordinal>`.
+    pub chunk_id: String,
+    /// The root it comes from.
+    pub root: String,
+    /// Root-relative path, `/`-separated.
+    pub artifact_path: String,
+    /// code, test, doc, config or other.
+    pub artifact_type: String,
+    /// Its subsystem (null when none).
+    pub subsystem: Option<String>,
+    /// Its language (null when unknown).
+    pub language: Option<String>,
+    /// First line (1-based).
+    pub start_line: u64,
+    /// Last line (inclusive).
+    pub end_line: u64,
+    /// The heading it sits under (documents).
+    pub heading: Option<String>,
+    /// The text.
+    pub text: String,
+}
+
+/// Why a result ranks where it does.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Scoring {
+    /// BM25 over text, headings and path words, with file-name mentions.
+    pub lexical: f32,
+    /// Signals applied after the lexical score, by name.
+    pub signals: BTreeMap<String, f32>,
+    /// The score after the signals.
+    pub adjusted: f32,
+}
+
+/// One result.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SearchResult {
+    /// The chunk.
+    pub chunk: ChunkOut,
+    /// Relative score, 0 to 1 (the best result is 1).
+    pub score: f32,
+    /// How it was computed.
+    pub scoring: Scoring,
+}
+
+/// About the search.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SearchMetadata {
+    /// Quote it when giving feedback on a result.
+    pub request_id: String,
+    /// Results returned.
+    pub result_count: usize,
+    /// The ingest run the index reflects.
+    pub index_run_id: Option<String>,
+    /// What the caller should know (a shortened query, an empty index).
+    pub warnings: Vec<String>,
+}
+
+/// What a search answers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SearchResponse {
+    /// Best first.
+    pub results: Vec<SearchResult>,
+    /// About the search.
+    pub metadata: SearchMetadata,
+}
+
+fn invalid(message: impl Into<String>) -> ErrorReport {
+    ErrorReport::new(ErrorCode::InvalidArguments, message)
+}
+
+/// Checks a request: query length, limit, filter values.
+pub fn check_request(request: &SearchRequest) -> Result<(), ErrorReport> {
+    if request.query.trim().is_empty() {
+        return Err(invalid(
+            "query must not be empty: describe what you look for, or paste the issue",
+        ));
+    }
+    let chars = request.query.chars().count();
+    if chars > MAX_QUERY_CHARS {
+        return Err(invalid(format!(
+            "query is {chars} characters, more than {MAX_QUERY_CHARS}; keep the issue's title, description and stack trace"
+        )));
+    }
+    if let Some(limit) = request.limit
+        && !(1..=MAX_LIMIT).contains(&limit)
+    {
+        return Err(invalid(format!(
+            "limit must be 1 to {MAX_LIMIT}, got {limit}"
+        )));
+    }
+    let f = &request.filters;
+    for kind in &f.artifact_types {
+        if ArtifactType::parse(kind).is_none() {
+            return Err(invalid(format!(
+                "filters.artifact_types: `{kind}` is not one of code, test, doc, config, other"
+            )));
+        }
+    }
+    for (name, values) in [
+        ("tags", &f.tags),
+        ("symbols", &f.symbols),
+        ("symbol_kinds", &f.symbol_kinds),
+    ] {
+        if !values.is_empty() {
+            return Err(ErrorReport::new(
+                ErrorCode::UnsupportedOperation,
+                format!(
+                    "filters.{name} needs symbol and tag indexing, which this index does not have yet; filter by subsystems, artifact_types, namespaces or symbol_languages"
+                ),
+            ));
+        }
+    }
+    if let Some(after) = &f.updated_after
+        && UtcMillis::parse_iso(after).is_none()
+    {
+        return Err(invalid(format!(
+            "filters.updated_after: `{after}` is not an RFC 3339 time such as 2024-01-01T00:00:00Z"
+        )));
+    }
+    Ok(())
+}
+
+static REQUESTS: AtomicU64 = AtomicU64::new(0);
+
+/// Searches the index.
+pub fn search(
+    index: &GatewayIndex,
+    request: &SearchRequest,
+    index_run_id: Option<String>,
+) -> Result<SearchResponse, ErrorReport> {
+    check_request(request)?;
+    let limit = request.limit.unwrap_or(DEFAULT_LIMIT);
+    let request_id = format!(
+        "req-{}-{}",
+        UtcMillis::now().to_compact(),
+        REQUESTS.fetch_add(1, Ordering::Relaxed)
+    );
+    let mut warnings = Vec::new();
+    index.reload()?;
+    let searcher = index.reader.searcher();
+    let f = &index.fields;
+    if searcher.num_docs() == 0 {
+        warnings.push(
+            "the index is empty: run `lore gateway ingest PATH` (or km-ingest-trigger) first"
+                .to_string(),
+        );
+    }
+
+    // The query's words, rarest first when there are too many.
+    let mut terms: Vec<String> = Vec::new();
+    let mut seen = HashSet::new();
+    for term in query_terms(&request.query) {
+        if seen.insert(term.clone()) {
+            terms.push(term);
+        }
+    }
+    if terms.len() > MAX_QUERY_TERMS {
+        let mut by_rarity: Vec<(u64, String)> = terms
+            .into_iter()
+            .map(|t| {
+                let df = searcher
+                    .doc_freq(&Term::from_field_text(f.text, &t))
+                    .unwrap_or(0);
+                (df, t)
+            })
+            .filter(|(df, _)| *df > 0)
+            .collect();
+        by_rarity.sort();
+        let dropped = by_rarity.len().saturating_sub(MAX_QUERY_TERMS);
+        by_rarity.truncate(MAX_QUERY_TERMS);
+        terms = by_rarity.into_iter().map(|(_, t)| t).collect();
+        if dropped > 0 {
+            warnings.push(format!(
+                "the query has many words: searched by its {MAX_QUERY_TERMS} most specific ones"
+            ));
+        }
+    }
+    let mentions = mentioned_files(&request.query);
+
+    let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    let boosted = |field, text: &str, boost: f32| -> (Occur, Box<dyn Query>) {
+        let query = TermQuery::new(
+            Term::from_field_text(field, text),
+            IndexRecordOption::WithFreqs,
+        );
+        (
+            Occur::Should,
+            Box::new(BoostQuery::new(Box::new(query), boost)),
+        )
+    };
+    for term in &terms {
+        should.push(boosted(f.text, term, 1.0));
+        should.push(boosted(f.heading, term, 1.5));
+        should.push(boosted(f.path_text, term, 2.0));
+    }
+    for mention in &mentions {
+        should.push(boosted(f.file_name, &mention.file_name, 6.0));
+    }
+    if should.is_empty() {
+        warnings.push("the query has no searchable words".to_string());
+        return Ok(SearchResponse {
+            metadata: SearchMetadata {
+                request_id,
+                result_count: 0,
+                index_run_id,
+                warnings,
+            },
+            results: Vec::new(),
+        });
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+        vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+    for filter in filter_clauses(index, &request.filters)? {
+        clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(filter, 0.0))));
+    }
+    let query = BooleanQuery::new(clauses);
+    let top = searcher
+        .search(&query, &TopDocs::with_limit(CANDIDATES).order_by_score())
+        .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("gateway search: {e}")))?;
+
+    let mut scored: Vec<SearchResult> = Vec::with_capacity(top.len());
+    for (lexical, address) in top {
+        let doc: TantivyDocument = searcher
+            .doc(address)
+            .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("gateway search: {e}")))?;
+        let chunk = chunk_of(index, &doc);
+        let mut signals = BTreeMap::new();
+        if mentions
+            .iter()
+            .any(|m| m.matches_path(&chunk.artifact_path))
+        {
+            signals.insert("path_mention".to_string(), 1.5);
+        }
+        let factor: f32 = signals.values().product();
+        scored.push(SearchResult {
+            chunk,
+            score: 0.0,
+            scoring: Scoring {
+                lexical,
+                adjusted: lexical * factor,
+                signals,
+            },
+        });
+    }
+    scored.sort_by(|a, b| b.scoring.adjusted.total_cmp(&a.scoring.adjusted));
+    // One file contributes at most two chunks; the second counts half.
+    let mut per_file: HashMap<(String, String), usize> = HashMap::new();
+    let mut results = Vec::new();
+    for mut result in scored {
+        let key = (
+            result.chunk.root.clone(),
+            result.chunk.artifact_path.clone(),
+        );
+        let count = per_file.entry(key).or_insert(0);
+        *count += 1;
+        match *count {
+            1 => results.push(result),
+            2 => {
+                result.scoring.signals.insert("same_file".to_string(), 0.5);
+                result.scoring.adjusted *= 0.5;
+                results.push(result);
+            }
+            _ => {}
+        }
+    }
+    results.sort_by(|a, b| b.scoring.adjusted.total_cmp(&a.scoring.adjusted));
+    results.truncate(limit);
+    let best = results
+        .first()
+        .map_or(1.0, |r| r.scoring.adjusted.max(f32::MIN_POSITIVE));
+    for result in &mut results {
+        result.score = (result.scoring.adjusted / best).clamp(0.0, 1.0);
+    }
+    Ok(SearchResponse {
+        metadata: SearchMetadata {
+            request_id,
+            result_count: results.len(),
+            index_run_id,
+            warnings,
+        },
+        results,
+    })
+}
+
+fn chunk_of(index: &GatewayIndex, doc: &TantivyDocument) -> ChunkOut {
+    let f = &index.fields;
+    let text = |field| {
+        doc.get_first(field)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let optional = |field| Some(text(field)).filter(|s: &String| !s.is_empty());
+    let number = |field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
+    ChunkOut {
+        chunk_id: text(f.chunk_id),
+        root: text(f.root),
+        artifact_path: text(f.path),
+        artifact_type: text(f.artifact_type),
+        subsystem: optional(f.subsystem),
+        language: optional(f.language),
+        start_line: number(f.start_line),
+        end_line: number(f.end_line),
+        heading: optional(f.heading),
+        text: text(f.text),
+    }
+}
+
+/// The filters as queries every result must match.
+fn filter_clauses(
+    index: &GatewayIndex,
+    filters: &SearchFilters,
+) -> Result<Vec<Box<dyn Query>>, ErrorReport> {
+    let f = &index.fields;
+    let any_of = |field, values: Vec<String>| -> Box<dyn Query> {
+        Box::new(BooleanQuery::new(
+            values
+                .into_iter()
+                .map(|v| {
+                    let q: Box<dyn Query> = Box::new(TermQuery::new(
+                        Term::from_field_text(field, &v),
+                        IndexRecordOption::Basic,
+                    ));
+                    (Occur::Should, q)
+                })
+                .collect(),
+        ))
+    };
+    let mut out = Vec::new();
+    if !filters.subsystems.is_empty() {
+        out.push(any_of(f.subsystem, filters.subsystems.clone()));
+    }
+    if !filters.artifact_types.is_empty() {
+        out.push(any_of(
+            f.artifact_type,
+            filters
+                .artifact_types
+                .iter()
+                .map(|t| t.to_ascii_lowercase())
+                .collect(),
+        ));
+    }
+    if !filters.symbol_languages.is_empty() {
+        out.push(any_of(
+            f.language,
+            filters
+                .symbol_languages
+                .iter()
+                .map(|l| l.to_ascii_lowercase())
+                .collect(),
+        ));
+    }
+    if !filters.namespaces.is_empty() {
+        // A namespace is a root, or a top-level folder of any root.
+        let searcher = index.reader.searcher();
+        let mut paths: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for namespace in &filters.namespaces {
+            let namespace = namespace.trim_matches('/');
+            paths.push((
+                Occur::Should,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.root, namespace),
+                    IndexRecordOption::Basic,
+                )),
+            ));
+            let prefix = format!("{namespace}/");
+            paths.push((
+                Occur::Should,
+                Box::new(
+                    tantivy::query::RegexQuery::from_pattern(
+                        &format!("{}.*", regex_escape(&prefix)),
+                        f.path,
+                    )
+                    .map_err(|e| invalid(format!("filters.namespaces: {e}")))?,
+                ),
+            ));
+        }
+        drop(searcher);
+        out.push(Box::new(BooleanQuery::new(paths)));
+    }
+    let mut after = filters
+        .updated_after
+        .as_deref()
+        .and_then(UtcMillis::parse_iso)
+        .map(|t| t.0);
+    if let Some(days) = filters.max_age_days {
+        let since = UtcMillis::now().0 - i64::from(days) * 86_400_000;
+        after = Some(after.map_or(since, |a| a.max(since)));
+    }
+    if let Some(after) = after {
+        out.push(Box::new(RangeQuery::new(
+            std::ops::Bound::Excluded(Term::from_field_i64(f.modified, after)),
+            std::ops::Bound::Unbounded,
+        )));
+    }
+    Ok(out)
+}
+
+fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~\"@<>".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A file the query names: a path, a file name, or a stack frame.
+#[derive(Debug, Clone, PartialEq)]
+struct Mention {
+    /// As written, `/`-separated, without line numbers.
+    path: String,
+    /// Its last segment, lower-cased.
+    file_name: String,
+}
+
+impl Mention {
+    /// Whether `path` is the mentioned file: the mention is the path or a
+    /// suffix of it made of whole segments (only a file name needs the
+    /// name to match).
+    fn matches_path(&self, path: &str) -> bool {
+        let path = path.to_ascii_lowercase();
+        let mention = self.path.to_ascii_lowercase();
+        path == mention || path.ends_with(&format!("/{mention}"))
+    }
+}
+
+/// The files a query names: tokens holding a known extension, with any
+/// `:line[:col]`, quotes and brackets stripped.
+fn mentioned_files(query: &str) -> Vec<Mention> {
+    let mut out: Vec<Mention> = Vec::new();
+    for raw in query.split(|c: char| c.is_whitespace() || "\"'`,()[]<>{}=".contains(c)) {
+        let mut token = raw.trim_matches(|c: char| ".:;!?".contains(c));
+        // `src/app.ts:40:7`, `x.go:45`
+        while let Some((head, tail)) = token.rsplit_once(':') {
+            if tail.chars().all(|c| c.is_ascii_digit()) && !tail.is_empty() {
+                token = head;
+            } else {
+                break;
+            }
+        }
+        let token = token.trim_start_matches("./").replace('\\', "/");
+        let token = token.rsplit("site-packages/").next().unwrap_or(&token);
+        let file_name = token.rsplit('/').next().unwrap_or(token);
+        let Some((stem, _)) = file_name.rsplit_once('.') else {
+            continue;
+        };
+        if stem.is_empty() || crate::classify::language(file_name).is_none() {
+            continue;
+        }
+        let mention = Mention {
+            path: token.trim_start_matches('/').to_string(),
+            file_name: file_name.to_ascii_lowercase(),
+        };
+        if !out.contains(&mention) {
+            out.push(mention);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_file_names_and_stack_frames_are_mentions() {
+        let found = mentioned_files(
+            "Traceback:\n  File \"/usr/lib/python3/site-packages/requests/sessions.py\", line 589, in request\n at run (src/app.ts:40:7)\n see handler_test.go:45 and README.md. Version 1.2 is fine.",
+        );
+        let paths: Vec<&str> = found.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            vec![
+                "requests/sessions.py",
+                "src/app.ts",
+                "handler_test.go",
+                "README.md"
+            ]
+        );
+        assert!(found[0].matches_path("src/requests/sessions.py"));
+        assert!(!found[0].matches_path("src/requests/mysessions.py"));
+    }
+
+    #[test]
+    fn bad_requests_are_refused_with_what_to_do() {
+        let too_long = SearchRequest {
+            query: "x".repeat(MAX_QUERY_CHARS + 1),
+            ..Default::default()
+        };
+        assert_eq!(
+            check_request(&too_long).unwrap_err().code,
+            ErrorCode::InvalidArguments
+        );
+        let limit = SearchRequest {
+            query: "x".into(),
+            limit: Some(26),
+            ..Default::default()
+        };
+        assert!(
+            check_request(&limit)
+                .unwrap_err()
+                .message
+                .contains("1 to 25")
+        );
+        let kind = SearchRequest {
+            query: "x".into(),
+            filters: SearchFilters {
+                artifact_types: vec!["binary".into()],
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        assert!(
+            check_request(&kind)
+                .unwrap_err()
+                .message
+                .contains("code, test")
+        );
+    }
+}

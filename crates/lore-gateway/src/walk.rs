@@ -1,0 +1,147 @@
+//! The files of a root: every file the repository's own ignore rules
+//! (`.gitignore`, `.ignore`, `.git/info/exclude`) keep, minus hidden
+//! folders such as `.git`. Binary files and files over the size limit are
+//! skipped and reported, never silently dropped; symbolic links are never
+//! followed (a link to a file inside the root is taken as that file's
+//! text only when it stays inside the root).
+
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A file to ingest.
+#[derive(Debug, Clone)]
+pub struct FoundFile {
+    /// Root-relative, `/`-separated.
+    pub path: String,
+    /// Where it is on disk.
+    pub absolute: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its modification time (ms since the epoch; 0 when unknown).
+    pub modified_ms: i64,
+}
+
+/// Why a file was left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// It holds NUL bytes in its first 8 KiB, or is not UTF-8.
+    Binary,
+    /// It is larger than `gateway.max_file_bytes`.
+    TooLarge,
+    /// A symbolic link leading out of the root.
+    OutsideRoot,
+    /// It could not be read.
+    Unreadable,
+}
+
+/// A file left out, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SkippedFile {
+    /// Root-relative path.
+    pub path: String,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+/// What a walk found.
+#[derive(Debug, Default)]
+pub struct Walk {
+    /// Files to ingest, sorted by path.
+    pub files: Vec<FoundFile>,
+    /// Files left out.
+    pub skipped: Vec<SkippedFile>,
+}
+
+/// Walks `root`, keeping files of at most `max_bytes`.
+pub fn walk(root: &Path, max_bytes: u64) -> Walk {
+    let mut out = Walk::default();
+    let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .follow_links(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(false)
+        .ignore(true)
+        .parents(false)
+        .require_git(false)
+        .build();
+    for entry in walker.flatten() {
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        let Some(path) = relative(root, entry.path()) else {
+            continue;
+        };
+        let absolute = entry.path().to_path_buf();
+        if kind.is_symlink() {
+            match absolute.canonicalize() {
+                // A link to a folder of the root: that folder is walked
+                // anyway; to a file of the root: read as that file.
+                Ok(target) if target.starts_with(&canonical_root) => {
+                    if !target.is_file() {
+                        continue;
+                    }
+                }
+                _ => {
+                    out.skipped.push(SkippedFile {
+                        path,
+                        reason: SkipReason::OutsideRoot,
+                    });
+                    continue;
+                }
+            }
+        } else if !kind.is_file() {
+            continue;
+        }
+        let Ok(meta) = std::fs::metadata(&absolute) else {
+            out.skipped.push(SkippedFile {
+                path,
+                reason: SkipReason::Unreadable,
+            });
+            continue;
+        };
+        if meta.len() > max_bytes {
+            out.skipped.push(SkippedFile {
+                path,
+                reason: SkipReason::TooLarge,
+            });
+            continue;
+        }
+        let modified_ms = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_millis() as i64);
+        out.files.push(FoundFile {
+            path,
+            absolute,
+            size: meta.len(),
+            modified_ms,
+        });
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// The text of a file, or why it is not text.
+pub fn read_text(path: &Path) -> Result<String, SkipReason> {
+    let bytes = std::fs::read(path).map_err(|_| SkipReason::Unreadable)?;
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(SkipReason::Binary);
+    }
+    String::from_utf8(bytes).map_err(|_| SkipReason::Binary)
+}
+
+/// `path` relative to `root`, `/`-separated (none for the root itself or
+/// a name that is not UTF-8).
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rest = path.strip_prefix(root).ok()?;
+    let parts: Option<Vec<&str>> = rest.components().map(|c| c.as_os_str().to_str()).collect();
+    let parts = parts?;
+    (!parts.is_empty()).then(|| parts.join("/"))
+}

@@ -1,0 +1,304 @@
+//! `lore gateway ingest|status|search`: the knowledge gateway over code
+//! and document repositories, from a terminal.
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use lore_gateway::search::SearchFilters;
+use lore_gateway::{Gateway, IngestRequest, SearchRequest};
+
+/// `lore gateway …` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum GatewayCommand {
+    /// Ingest the roots; a folder that is not a root yet becomes one
+    /// (added to lore.yaml), a file inside a root is ingested alone.
+    Ingest(IngestArgs),
+    /// The last ingest run: counts, skipped files, duration.
+    Status {
+        /// Only runs of this profile.
+        #[arg(long)]
+        profile: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search the ingested chunks (what km-search answers).
+    Search(SearchArgs),
+}
+
+/// Arguments of `lore gateway ingest`.
+#[derive(Debug, clap::Args)]
+pub struct IngestArgs {
+    /// Folders to add as roots, or files inside a root to ingest alone
+    /// (default: every root).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+    /// The label recorded with the run.
+    #[arg(long, default_value = "manual")]
+    pub profile: String,
+    /// Read and count, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the run as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `lore gateway search`.
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// What to look for: words, identifiers, an issue, a stack trace.
+    #[arg(value_name = "TEXT", required = true, num_args = 1..)]
+    pub text: Vec<String>,
+    /// Most results (1-25).
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Only these artifact types: code, test, doc, config, other.
+    #[arg(long = "type", value_delimiter = ',', value_name = "TYPE")]
+    pub types: Vec<String>,
+    /// Only these subsystems.
+    #[arg(long = "subsystem", value_delimiter = ',', value_name = "NAME")]
+    pub subsystems: Vec<String>,
+    /// Only these languages.
+    #[arg(long = "lang", value_delimiter = ',', value_name = "LANGUAGE")]
+    pub languages: Vec<String>,
+    /// Only under these top-level folders, or of these roots.
+    #[arg(long = "namespace", value_delimiter = ',', value_name = "FOLDER")]
+    pub namespaces: Vec<String>,
+    /// Print km-search's JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    let project = super::load_project(project_dir)?;
+    match command {
+        GatewayCommand::Ingest(args) => ingest(project, args),
+        GatewayCommand::Status { profile, json } => {
+            let gateway = Gateway::for_project(&project);
+            let Some(run) = gateway.last_run(profile.as_deref()) else {
+                bail!("no ingest has run yet; run `lore gateway ingest PATH` [not_found]");
+            };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&run)?);
+            } else {
+                print_run(&run);
+            }
+            Ok(())
+        }
+        GatewayCommand::Search(args) => {
+            let gateway = Gateway::for_project(&project);
+            let request = SearchRequest {
+                query: args.text.join(" "),
+                limit: Some(args.limit),
+                filters: SearchFilters {
+                    artifact_types: args.types,
+                    subsystems: args.subsystems,
+                    symbol_languages: args.languages,
+                    namespaces: args.namespaces,
+                    ..Default::default()
+                },
+            };
+            let found = gateway.search(&request).map_err(|e| super::coded(&e))?;
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&found)?);
+                return Ok(());
+            }
+            for warning in &found.metadata.warnings {
+                eprintln!("note: {warning}");
+            }
+            for result in &found.results {
+                let c = &result.chunk;
+                println!(
+                    "{:.2}  {}:{}-{}  [{}{}]",
+                    result.score,
+                    c.artifact_path,
+                    c.start_line,
+                    c.end_line,
+                    c.artifact_type,
+                    c.subsystem
+                        .as_deref()
+                        .map(|s| format!(", {s}"))
+                        .unwrap_or_default()
+                );
+            }
+            if found.results.is_empty() {
+                eprintln!("nothing matched `{}`", request.query);
+            }
+            Ok(())
+        }
+    }
+}
+
+fn ingest(mut project: lore_core::project::Project, args: IngestArgs) -> anyhow::Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let mut files = Vec::new();
+    for asked in &args.paths {
+        let path = cwd.join(asked);
+        let path = path
+            .canonicalize()
+            .with_context(|| format!("{asked} does not exist [not_found]"))?;
+        if path.is_file() {
+            files.push(path.display().to_string());
+            continue;
+        }
+        let gateway = Gateway::for_project(&project);
+        if gateway.roots().iter().any(|r| r.path == path) {
+            continue;
+        }
+        project = add_root(&project, &path)?;
+    }
+    let gateway = Gateway::for_project(&project);
+    if !gateway.is_configured() {
+        bail!(
+            "no gateway roots: run `lore gateway ingest PATH` to add a folder (`lore gateway ingest .` for this one) [invalid_request]"
+        );
+    }
+    // Files are named by the root that holds them.
+    let mut paths = Vec::new();
+    for file in &files {
+        let inside = gateway
+            .roots()
+            .iter()
+            .find_map(|r| lore_gateway::ingest::root_relative(&r.path, file));
+        match inside {
+            Some(relative) => paths.push(relative),
+            None => {
+                bail!("{file} is not inside a gateway root; ingest its folder instead [forbidden]")
+            }
+        }
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} files {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let run = gateway
+        .ingest(
+            &IngestRequest {
+                profile: Some(args.profile.clone()),
+                dry_run: args.dry_run,
+                paths,
+            },
+            &mut |done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            },
+        )
+        .map_err(|e| super::coded(&e))?;
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&run)?);
+    } else {
+        print_run(&run);
+    }
+    if !run.success {
+        bail!(
+            "the ingest failed: {} [upstream_error]",
+            run.error.as_deref().unwrap_or("unknown")
+        );
+    }
+    Ok(())
+}
+
+/// Adds `folder` to `gateway.roots` in lore.yaml and reloads the project.
+fn add_root(
+    project: &lore_core::project::Project,
+    folder: &Path,
+) -> anyhow::Result<lore_core::project::Project> {
+    let config_path = project.config_path();
+    let text = std::fs::read_to_string(&config_path)
+        .with_context(|| format!("cannot read {}", config_path.display()))?;
+    let shown = match folder.strip_prefix(&project.root) {
+        Ok(rest) if rest.as_os_str().is_empty() => ".".to_string(),
+        Ok(rest) => rest.to_string_lossy().replace('\\', "/"),
+        Err(_) => folder.display().to_string(),
+    };
+    let taken: Vec<String> = Gateway::for_project(project)
+        .roots()
+        .iter()
+        .map(|r| r.name.clone())
+        .collect();
+    let base = lore_gateway::ingest::default_root_name(folder);
+    let name = (1..)
+        .map(|n| {
+            if n == 1 {
+                base.clone()
+            } else {
+                format!("{base}-{n}")
+            }
+        })
+        .find(|n| !taken.contains(n))
+        .unwrap_or(base);
+    let Some(updated) = lore_core::config::with_root_added(&text, &shown, Some(&name)) else {
+        bail!(
+            "cannot add the root to {}: write it under gateway.roots by hand (- path: {shown}) [config_error]",
+            config_path.display()
+        );
+    };
+    lore_core::project::write_atomically(&config_path, &updated).map_err(|e| super::coded(&e))?;
+    match lore_core::project::Project::load(&project.root) {
+        Ok(reloaded) => {
+            eprintln!("added gateway root `{name}` ({shown}) to lore.yaml");
+            Ok(reloaded)
+        }
+        Err(e) => {
+            // Never leave a broken lore.yaml behind.
+            lore_core::project::write_atomically(&config_path, &text)
+                .map_err(|e| super::coded(&e))?;
+            bail!(
+                "adding the root made lore.yaml invalid ({e}); it is unchanged: write it under gateway.roots by hand [config_error]"
+            )
+        }
+    }
+}
+
+fn print_run(run: &lore_gateway::IngestRun) {
+    let counts: Vec<String> = run
+        .artifact_counts
+        .iter()
+        .map(|(kind, n)| format!("{n} {kind}"))
+        .collect();
+    println!(
+        "{} {} ({}) in {:.2} s: {} files seen, {} changed, {} removed; {} chunks; {}",
+        if run.success { "ingested" } else { "FAILED" },
+        run.roots.join(", "),
+        run.run_id,
+        run.duration_seconds,
+        run.files_seen,
+        run.files_changed,
+        run.files_removed,
+        run.chunk_count,
+        if counts.is_empty() {
+            "no files".to_string()
+        } else {
+            counts.join(", ")
+        }
+    );
+    if !run.skipped.is_empty() {
+        println!("skipped {} files:", run.skipped.len());
+        for skipped in run.skipped.iter().take(20) {
+            println!(
+                "  {}/{} ({})",
+                skipped.root,
+                skipped.path,
+                serde_json::to_value(skipped.reason)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            );
+        }
+        if run.skipped.len() > 20 {
+            println!(
+                "  … and {} more (--json lists them all)",
+                run.skipped.len() - 20
+            );
+        }
+    }
+    for (root, head) in &run.repo_head {
+        println!("{root} at {head}");
+    }
+    if let Some(error) = &run.error {
+        println!("error: {error}");
+    }
+}

@@ -1,0 +1,210 @@
+//! `lore gateway` as a new user runs it in a code repository with no
+//! database at all: init, ingest `.` (which becomes a root), search,
+//! status, a targeted re-ingest, and clear refusals.
+
+mod common;
+
+use common::{lore, lore_in};
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (".gitignore", "dist/\n"),
+        (
+            "README.md",
+            "# Shop\n\n## Checkout\nThe basket becomes an order at checkout.\n",
+        ),
+        (
+            "shop/basket.py",
+            "class Basket:\n    def checkout(self):\n        return Order(self.items)\n",
+        ),
+        (
+            "shop/orders.py",
+            "class Order:\n    def __init__(self, items):\n        self.items = items\n",
+        ),
+        (
+            "tests/test_basket.py",
+            "from shop.basket import Basket\n\ndef test_checkout():\n    assert Basket().checkout()\n",
+        ),
+        ("dist/bundle.py", "class Basket: pass\n"),
+    ];
+    for (path, text) in files {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_code_repository_without_a_database_is_ingested_and_searched() {
+    let repo = repository();
+    let root = repo.path();
+    let init = lore().arg("init").arg(root).output().unwrap();
+    assert!(init.status.success(), "{}", stderr(&init));
+
+    let ingest = lore()
+        .current_dir(root)
+        .args(["gateway", "ingest", ".", "--json"])
+        .output()
+        .unwrap();
+    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    assert!(
+        stderr(&ingest).contains("added gateway root"),
+        "{}",
+        stderr(&ingest)
+    );
+    let run: serde_json::Value = serde_json::from_slice(&ingest.stdout).unwrap();
+    assert_eq!(run["success"], true);
+    assert_eq!(run["artifact_counts"]["code"], 2, "{run}");
+    assert_eq!(run["artifact_counts"]["test"], 1, "{run}");
+    let config = std::fs::read_to_string(root.join("lore.yaml")).unwrap();
+    assert!(
+        config.contains("gateway:\n  roots:\n    - path: \".\""),
+        "{config}"
+    );
+    let check = lore_in(root, &["config", "check"]);
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    let found = lore_in(root, &["gateway", "search", "basket", "checkout", "--json"]);
+    assert!(found.status.success(), "{}", stderr(&found));
+    let found: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    let paths: Vec<&str> = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["chunk"]["artifact_path"].as_str().unwrap())
+        .collect();
+    let mut top: Vec<&str> = paths.iter().take(2).copied().collect();
+    top.sort();
+    assert_eq!(
+        top,
+        vec!["shop/basket.py", "tests/test_basket.py"],
+        "{found}"
+    );
+    assert!(!paths.contains(&"dist/bundle.py"), "ignored: {paths:?}");
+    let tests_only = lore_in(
+        root,
+        &["gateway", "search", "checkout", "--type", "test", "--json"],
+    );
+    let tests_only: serde_json::Value = serde_json::from_slice(&tests_only.stdout).unwrap();
+    assert_eq!(tests_only["results"].as_array().unwrap().len(), 1);
+
+    // A changed file alone; the root is not added twice.
+    std::fs::write(
+        root.join("shop/orders.py"),
+        "class Order:\n    def refund(self):\n        pass\n",
+    )
+    .unwrap();
+    let one = lore()
+        .current_dir(root)
+        .args(["gateway", "ingest", "shop/orders.py", "--json"])
+        .output()
+        .unwrap();
+    assert!(one.status.success(), "{}", stderr(&one));
+    let one: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert_eq!(
+        (one["files_seen"].as_u64(), one["files_changed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let again = lore()
+        .current_dir(root)
+        .args(["gateway", "ingest", "."])
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    assert_eq!(
+        std::fs::read_to_string(root.join("lore.yaml"))
+            .unwrap()
+            .matches("- path:")
+            .count(),
+        1
+    );
+    let status = lore_in(root, &["gateway", "status"]);
+    assert!(
+        stdout(&status).starts_with("ingested"),
+        "{}",
+        stdout(&status)
+    );
+}
+
+#[test]
+fn bad_input_gets_a_clear_refusal() {
+    let repo = repository();
+    let root = repo.path();
+    assert!(
+        lore()
+            .arg("init")
+            .arg(root)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    // No root yet.
+    let none = lore_in(root, &["gateway", "ingest"]);
+    assert!(!none.status.success());
+    assert!(
+        stderr(&none).contains("lore gateway ingest PATH"),
+        "{}",
+        stderr(&none)
+    );
+    let never = lore_in(root, &["gateway", "status"]);
+    assert!(stderr(&never).contains("[not_found]"), "{}", stderr(&never));
+    // A file outside every root.
+    assert!(
+        lore()
+            .current_dir(root)
+            .args(["gateway", "ingest", "shop"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let outside = lore()
+        .current_dir(root)
+        .args(["gateway", "ingest", "README.md"])
+        .output()
+        .unwrap();
+    assert!(!outside.status.success());
+    assert!(
+        stderr(&outside).contains("[forbidden]"),
+        "{}",
+        stderr(&outside)
+    );
+    // Limits and filters.
+    let limit = lore_in(root, &["gateway", "search", "x", "--limit", "30"]);
+    assert!(
+        stderr(&limit).contains("[invalid_arguments]"),
+        "{}",
+        stderr(&limit)
+    );
+    let kind = lore_in(root, &["gateway", "search", "x", "--type", "binary"]);
+    assert!(
+        stderr(&kind).contains("code, test, doc, config, other"),
+        "{}",
+        stderr(&kind)
+    );
+    // A broken catalog stops the run and says where.
+    std::fs::write(
+        root.join("subsystems.yaml"),
+        "Shop:\n  depends_on: [Nope]\n",
+    )
+    .unwrap();
+    let broken = lore_in(root, &["gateway", "ingest"]);
+    assert!(!broken.status.success());
+    assert!(
+        stdout(&broken).contains("Nope") || stderr(&broken).contains("Nope"),
+        "{}{}",
+        stdout(&broken),
+        stderr(&broken)
+    );
+}
