@@ -267,6 +267,7 @@ pub fn search(
         }
     }
     let mentions = mentioned_files(&request.query);
+    let identifiers = identifiers(&request.query);
 
     let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let boosted = |field, text: &str, boost: f32| -> (Occur, Box<dyn Query>) {
@@ -321,6 +322,9 @@ pub fn search(
             .any(|m| m.matches_path(&chunk.artifact_path))
         {
             signals.insert("path_mention".to_string(), 1.5);
+        }
+        if identifiers.iter().any(|name| defines(&chunk.text, name)) {
+            signals.insert("defines_symbol".to_string(), 1.5);
         }
         let factor: f32 = signals.values().product();
         scored.push(SearchResult {
@@ -498,6 +502,53 @@ fn regex_escape(text: &str) -> String {
     out
 }
 
+/// The identifiers a query writes as code (`total_with_tax`,
+/// `sendRequest`, `Session.send` → `send`): words holding `_`, an inner
+/// capital, or a `.` between names. Plain words are left to BM25.
+fn identifiers(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in query.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')) {
+        let raw = raw.trim_matches('.');
+        let qualified = raw.contains('.') && !raw.contains("..");
+        let last = raw.rsplit('.').next().unwrap_or(raw);
+        let camel =
+            last.chars().skip(1).any(char::is_uppercase) && last.chars().any(char::is_lowercase);
+        let code_like = last.contains('_') || camel || qualified;
+        let is_file = qualified && crate::classify::language(raw).is_some();
+        if last.chars().count() >= 3 && code_like && !is_file && !out.iter().any(|o| o == last) {
+            out.push(last.to_string());
+        }
+    }
+    out
+}
+
+/// Whether `text` defines `name` (a function, class, method, type or
+/// constant), by the definition keywords of the common languages.
+fn defines(text: &str, name: &str) -> bool {
+    const KEYWORDS: [&str; 10] = [
+        "def ",
+        "class ",
+        "fn ",
+        "func ",
+        "function ",
+        "interface ",
+        "type ",
+        "struct ",
+        "enum ",
+        "trait ",
+    ];
+    text.match_indices(name).any(|(at, _)| {
+        let before = &text[..at];
+        let after = &text[at + name.len()..];
+        let whole = !after.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        // `func (r *T) name(`: a Go method's receiver stands between.
+        let line = before.rsplit('\n').next().unwrap_or(before).trim_start();
+        whole
+            && (KEYWORDS.iter().any(|k| before.ends_with(k))
+                || (line.starts_with("func (") && before.ends_with(") ")))
+    })
+}
+
 /// A file the query names: a path, a file name, or a stack frame.
 #[derive(Debug, Clone, PartialEq)]
 struct Mention {
@@ -573,6 +624,32 @@ mod tests {
         );
         assert!(found[0].matches_path("src/requests/sessions.py"));
         assert!(!found[0].matches_path("src/requests/mysessions.py"));
+    }
+
+    #[test]
+    fn code_like_words_find_their_definitions() {
+        assert_eq!(
+            identifiers(
+                "Session.send fails in total_with_tax and sendRequest, not in setup.py or Basic words"
+            ),
+            vec!["send", "total_with_tax", "sendRequest"]
+        );
+        assert!(defines(
+            "class Invoice:\n    def total_with_tax(self):",
+            "total_with_tax"
+        ));
+        assert!(defines(
+            "func (s *Server) sendRequest(r int) {",
+            "sendRequest"
+        ));
+        assert!(!defines(
+            "    return total_with_tax_rate(x)",
+            "total_with_tax"
+        ));
+        assert!(!defines(
+            "assert Invoice().total_with_tax()",
+            "total_with_tax"
+        ));
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //! engine crate), map the result or error.
 
 pub mod analytics;
+pub mod gateway;
 pub mod memory;
 pub mod server;
 pub mod telemetry;

@@ -39,6 +39,8 @@ Prefer aggregates and LIMIT over pulling raw rows; results say truncated: true w
 
 const MEMORY_INSTRUCTIONS: &str = "The memory tools (store, update, query, delete, relate, query_graph, undo, history) keep what you learn across sessions as versioned entries and relations: query before storing to avoid duplicates, and every write returns a tx_id that undo reverts. ";
 
+const GATEWAY_INSTRUCTIONS: &str = "For work in the code: km-search finds the code, tests and docs an issue or stack trace is about (paste it whole); km-ingest-status says how fresh the index is and km-ingest-trigger refreshes it. ";
+
 const ERROR_INSTRUCTIONS: &str = "Errors come back as JSON {code, message, retryable}: fix the input for codes like invalid_sql or read_only_violation, retry only when retryable is true.";
 
 /// Lore's MCP server.
@@ -123,7 +125,11 @@ impl LoreServer {
             )))
             .with_watch(&project.root),
         );
-        let toolsets = &project.config.mcp.toolsets;
+        let gateway = Arc::new(lore_gateway::Gateway::for_project(project));
+        let toolsets = project.config.mcp.served_toolsets(gateway.is_configured());
+        if toolsets.contains(&Toolset::Gateway) {
+            crate::gateway::register_gateway_tools(&mut registry, Arc::clone(&gateway));
+        }
         let mut instructions = String::new();
         if toolsets.contains(&Toolset::Analytics) {
             registry.register(crate::analytics::DiscoverData {
@@ -155,6 +161,9 @@ impl LoreServer {
         } else {
             None
         };
+        if toolsets.contains(&Toolset::Gateway) {
+            instructions.push_str(GATEWAY_INSTRUCTIONS);
+        }
         instructions.push_str(ERROR_INSTRUCTIONS);
         LoreServer {
             warm_up: Some(Arc::new(warm_up)),

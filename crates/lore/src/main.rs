@@ -71,7 +71,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if !serves(&cli.command) {
+    if serves(&cli.command) {
+        keep_heap_memory_returned();
+    } else {
         die_quietly_on_closed_pipe();
     }
     init_logging(log_setup(&cli.command));
@@ -121,6 +123,36 @@ fn die_quietly_on_closed_pipe() {
     // other thread exists; no handler runs Rust code.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// A long-running server's resident memory follows its live heap: glibc
+/// keeps freed memory in per-thread arenas (one per thread that ever
+/// allocated, up to eight per core) and rarely gives it back, so a
+/// server whose heap stays under 50 MB grew past 380 MB of RSS in a
+/// 10-minute soak. Two arenas, and trimming every 30 s, keep RSS near the
+/// heap (BENCHMARKS.md, "Soak"). Other platforms' allocators need
+/// neither.
+fn keep_heap_memory_returned() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallopt only sets a glibc tunable; called before any
+        // other thread exists.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 2);
+        }
+        let _ = std::thread::Builder::new()
+            .name("malloc-trim".into())
+            .spawn(|| {
+                loop {
+                    std::thread::sleep(std::time::Duration::from_secs(30));
+                    // SAFETY: malloc_trim only returns free pages to the
+                    // OS; it is thread-safe.
+                    unsafe {
+                        libc::malloc_trim(0);
+                    }
+                }
+            });
     }
 }
 

@@ -34,11 +34,12 @@ pub struct McpConfig {
     /// Seconds a session may stay idle before the server ends it (default 1800).
     #[serde(default = "default_session_idle_seconds")]
     pub session_idle_seconds: u64,
-    /// The toolsets served over MCP (default: all of them). A client
-    /// reads every served tool's definition on every request: serve only
-    /// what its agents use.
-    #[serde(default = "all_toolsets")]
-    pub toolsets: Vec<Toolset>,
+    /// The toolsets served over MCP. Default: analytics and memory, and
+    /// gateway when `gateway.roots` lists a folder (a project lists only
+    /// tools that can work in it). A client reads every served tool's
+    /// definition on every request: serve only what its agents use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolsets: Option<Vec<Toolset>>,
 }
 
 /// A group of tools served together.
@@ -52,23 +53,22 @@ pub enum Toolset {
     Analytics,
     /// The versioned knowledge memory: its tools, resources and prompts.
     Memory,
+    /// The knowledge gateway over code and document repositories.
+    Gateway,
 }
 
 impl Toolset {
     /// Every toolset, in the order they are listed.
-    pub const ALL: [Toolset; 2] = [Toolset::Analytics, Toolset::Memory];
+    pub const ALL: [Toolset; 3] = [Toolset::Analytics, Toolset::Memory, Toolset::Gateway];
 
     /// Its name in `lore.yaml`.
     pub fn as_str(self) -> &'static str {
         match self {
             Toolset::Analytics => "analytics",
             Toolset::Memory => "memory",
+            Toolset::Gateway => "gateway",
         }
     }
-}
-
-fn all_toolsets() -> Vec<Toolset> {
-    Toolset::ALL.to_vec()
 }
 
 /// One access token.
@@ -160,7 +160,7 @@ impl Default for McpConfig {
             tokens: Vec::new(),
             rate_limit: RateLimitConfig::default(),
             session_idle_seconds: default_session_idle_seconds(),
-            toolsets: all_toolsets(),
+            toolsets: None,
         }
     }
 }
@@ -189,13 +189,28 @@ impl McpConfig {
         if self.session_idle_seconds == 0 {
             return Some("mcp.session_idle_seconds must be at least 1".into());
         }
-        if self.toolsets.is_empty() {
+        if self.toolsets.as_ref().is_some_and(Vec::is_empty) {
             return Some(
-                "mcp.toolsets is empty, so the server would serve nothing: list at least one of analytics, memory (or remove the key to serve both)"
+                "mcp.toolsets is empty, so the server would serve nothing: list at least one of analytics, memory, gateway (or remove the key for the default)"
                     .into(),
             );
         }
         None
+    }
+
+    /// The toolsets to serve: the configured list, else analytics and
+    /// memory, plus gateway when the project has gateway roots.
+    pub fn served_toolsets(&self, has_gateway_roots: bool) -> Vec<Toolset> {
+        match &self.toolsets {
+            Some(list) => list.clone(),
+            None => {
+                let mut out = vec![Toolset::Analytics, Toolset::Memory];
+                if has_gateway_roots {
+                    out.push(Toolset::Gateway);
+                }
+                out
+            }
+        }
     }
 }
 
@@ -212,9 +227,14 @@ mod tests {
 
     #[test]
     fn every_toolset_is_served_unless_the_list_names_some() {
-        assert_eq!(McpConfig::default().toolsets, Toolset::ALL.to_vec());
+        let default = McpConfig::default();
+        assert_eq!(
+            default.served_toolsets(false),
+            vec![Toolset::Analytics, Toolset::Memory]
+        );
+        assert_eq!(default.served_toolsets(true), Toolset::ALL.to_vec());
         let only: McpConfig = serde_json::from_str(r#"{"toolsets":["memory"]}"#).unwrap();
-        assert_eq!(only.toolsets, vec![Toolset::Memory]);
+        assert_eq!(only.served_toolsets(true), vec![Toolset::Memory]);
         let unknown = serde_json::from_str::<McpConfig>(r#"{"toolsets":["gateway2"]}"#);
         assert!(unknown.unwrap_err().to_string().contains("analytics"));
         let none: McpConfig = serde_json::from_str(r#"{"toolsets":[]}"#).unwrap();

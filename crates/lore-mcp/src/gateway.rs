@@ -1,0 +1,220 @@
+//! The `gateway` toolset (spec 004's names and snake_case fields): search
+//! the chunks of the ingested repositories, and run and inspect ingests.
+//! Each tool maps its arguments onto `lore_gateway::Gateway`.
+
+use std::sync::Arc;
+
+use lore_core::{ErrorCode, ErrorReport};
+use lore_gateway::search::{SearchFilters, SearchResponse};
+use lore_gateway::{Gateway, IngestRequest, IngestRun, SearchRequest};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition, ToolRegistry};
+
+/// Registers the gateway tools over `gateway`.
+pub fn register_gateway_tools(registry: &mut ToolRegistry, gateway: Arc<Gateway>) {
+    registry
+        .register(KmSearch {
+            gateway: Arc::clone(&gateway),
+        })
+        .register(KmIngestStatus {
+            gateway: Arc::clone(&gateway),
+        })
+        .register(KmIngestTrigger { gateway });
+}
+
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ErrorReport> + Send + 'static,
+) -> Result<T, ErrorReport> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
+        Err(ErrorReport::new(
+            ErrorCode::Internal,
+            format!("the gateway task failed: {e}"),
+        ))
+    })
+}
+
+/// `km-search`.
+pub struct KmSearch {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-search` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmSearchInput {
+    /// What to find: words, identifiers, or a whole issue with its stack trace (up to 32,000 characters).
+    pub query: String,
+    /// Most results, 1 to 25 (default 10).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Add each result's graph neighbours (not available yet: a warning says so).
+    #[serde(default)]
+    pub include_graph: Option<bool>,
+    /// Filters, combined with AND and applied before ranking.
+    #[serde(default)]
+    pub filters: Option<SearchFilters>,
+    /// Rank by the embedding lane alone (not available yet: a warning says so).
+    #[serde(default)]
+    pub sort_by_vector: Option<bool>,
+}
+
+impl Tool for KmSearch {
+    type Input = KmSearchInput;
+    type Output = SearchResponse;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-search",
+        title: "Knowledge Search",
+        description: "Find the code, tests and docs an issue, a stack trace or a question is about, in the ingested repositories: chunks with path, lines, type, subsystem and why each ranks where it does. Paste the whole issue; named files and stack frames count most. Filters (artifact_types, subsystems, namespaces, symbol_languages, updated_after, max_age_days) apply before ranking. Example: {\"query\":\"ConnectionError raised in adapters.send when a proxy is set\",\"limit\":5}",
+        read_only: true,
+        scope: Scope::Reader,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmSearchInput,
+        _ctx: ToolContext,
+    ) -> Result<SearchResponse, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        let request = SearchRequest {
+            query: input.query,
+            limit: input.limit,
+            filters: input.filters.unwrap_or_default(),
+        };
+        let mut found = blocking(move || gateway.search(&request)).await?;
+        if input.include_graph == Some(true) {
+            found.metadata.warnings.push(
+                "include_graph: graph context is not built yet; results carry none".to_string(),
+            );
+        }
+        if input.sort_by_vector == Some(true) {
+            found.metadata.warnings.push(
+                "sort_by_vector: no embedding lane is configured for the gateway; results are ranked lexically".to_string(),
+            );
+        }
+        Ok(found)
+    }
+}
+
+/// `km-ingest-status`.
+pub struct KmIngestStatus {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-ingest-status` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmIngestStatusInput {
+    /// Only runs of this profile (default: the latest run of any).
+    #[serde(default)]
+    pub profile: Option<String>,
+}
+
+impl Tool for KmIngestStatus {
+    type Input = KmIngestStatusInput;
+    type Output = IngestRun;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-ingest-status",
+        title: "Ingest Status",
+        description: "The last ingest run of the repositories: run_id, profile, started_at, duration_seconds, success, artifact_counts by type, chunk_count, files skipped and why, repo_head. Example: {}",
+        read_only: true,
+        scope: Scope::Reader,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmIngestStatusInput,
+        _ctx: ToolContext,
+    ) -> Result<IngestRun, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        blocking(move || {
+            gateway.last_run(input.profile.as_deref()).ok_or_else(|| {
+                ErrorReport::new(
+                    ErrorCode::NotFound,
+                    match &input.profile {
+                        Some(p) => format!(
+                            "no ingest run of profile `{p}`; start one with km-ingest-trigger"
+                        ),
+                        None => {
+                            "no ingest has run yet; start one with km-ingest-trigger".to_string()
+                        }
+                    },
+                )
+            })
+        })
+        .await
+    }
+}
+
+/// `km-ingest-trigger`.
+pub struct KmIngestTrigger {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-ingest-trigger` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmIngestTriggerInput {
+    /// The label recorded with the run (default `manual`).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Read and count without writing anything.
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+    /// Only these files (root-relative paths); every file when omitted.
+    #[serde(default)]
+    pub paths: Option<Vec<String>>,
+    /// Accepted for compatibility; the gateway embeds nothing yet.
+    #[serde(default)]
+    pub use_dummy_embeddings: Option<bool>,
+}
+
+impl Tool for KmIngestTrigger {
+    type Input = KmIngestTriggerInput;
+    type Output = IngestRun;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-ingest-trigger",
+        title: "Ingest Trigger",
+        description: "Ingest the configured repositories now (incremental: only changed files are read again; deleted files leave the index) and answer the run, as km-ingest-status does. paths limits it to those files. Example: {\"profile\":\"manual\",\"dry_run\":true}",
+        read_only: false,
+        scope: Scope::Admin,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmIngestTriggerInput,
+        _ctx: ToolContext,
+    ) -> Result<IngestRun, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        let request = IngestRequest {
+            profile: input.profile,
+            dry_run: input.dry_run.unwrap_or(false),
+            paths: input.paths.unwrap_or_default(),
+        };
+        let run = blocking(move || gateway.ingest(&request, &mut |_, _| {})).await?;
+        if !run.success {
+            return Err(ErrorReport::new(
+                ErrorCode::UpstreamError,
+                format!(
+                    "ingest {} failed: {}",
+                    run.run_id,
+                    run.error.as_deref().unwrap_or("unknown")
+                ),
+            ));
+        }
+        Ok(run)
+    }
+}

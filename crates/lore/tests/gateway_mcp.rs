@@ -1,0 +1,148 @@
+//! The gateway toolset through the real MCP protocol: listed only where a
+//! root is configured (or asked for), ingest triggered and inspected by an
+//! agent, searches with filters, and refusals with stable codes.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+fn code_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(
+        lore()
+            .arg("init")
+            .arg(dir.path())
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let files = [
+        (
+            "repo/billing/invoice.py",
+            "class Invoice:\n    def total_with_tax(self):\n        return self.net * 1.2\n",
+        ),
+        (
+            "repo/billing/tests/test_invoice.py",
+            "from billing.invoice import Invoice\n\ndef test_total_with_tax():\n    assert Invoice().total_with_tax()\n",
+        ),
+        (
+            "repo/docs/billing.md",
+            "# Billing\n\n## Tax\nInvoices add tax at 20 percent.\n",
+        ),
+    ];
+    for (path, text) in files {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let config = dir.path().join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}\ngateway:\n  roots:\n    - path: repo\n"),
+    )
+    .unwrap();
+    dir
+}
+
+fn tool_names(tools: &[rmcp::model::Tool]) -> Vec<String> {
+    tools.iter().map(|t| t.name.to_string()).collect()
+}
+
+#[tokio::test]
+async fn an_agent_ingests_and_searches_a_repository() {
+    let dir = code_project();
+    let client = stdio_client(dir.path()).await;
+    let names = tool_names(&client.list_all_tools().await.unwrap());
+    for tool in ["km-search", "km-ingest-status", "km-ingest-trigger"] {
+        assert!(names.contains(&tool.to_string()), "{names:?}");
+    }
+    let never = call(&client, "km-ingest-status", json!({})).await.unwrap();
+    assert_eq!(error_of(&never)["code"], "not_found");
+
+    let run = ok(&client, "km-ingest-trigger", json!({"profile": "agent"})).await;
+    assert_eq!(run["success"], true);
+    assert_eq!(run["artifact_counts"]["test"], 1, "{run}");
+    let status = ok(&client, "km-ingest-status", json!({"profile": "agent"})).await;
+    assert_eq!(status["run_id"], run["run_id"]);
+
+    let found = ok(
+        &client,
+        "km-search",
+        json!({"query": "total_with_tax", "limit": 5}),
+    )
+    .await;
+    let first = &found["results"][0];
+    assert_eq!(
+        first["chunk"]["artifact_path"], "billing/invoice.py",
+        "{found}"
+    );
+    assert_eq!(first["chunk"]["subsystem"], "billing");
+    assert_eq!(found["metadata"]["index_run_id"], run["run_id"]);
+    assert!(first["scoring"]["lexical"].as_f64().unwrap() > 0.0);
+    let tests = ok(
+        &client,
+        "km-search",
+        json!({"query": "total_with_tax", "filters": {"artifact_types": ["test"]}, "include_graph": true}),
+    )
+    .await;
+    assert_eq!(tests["results"].as_array().unwrap().len(), 1, "{tests}");
+    assert!(
+        tests["metadata"]["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("include_graph")
+    );
+
+    // Refusals name the field and what to do.
+    let limit = call(&client, "km-search", json!({"query": "tax", "limit": 30}))
+        .await
+        .unwrap();
+    assert_eq!(error_of(&limit)["code"], "invalid_arguments");
+    let unknown = call(
+        &client,
+        "km-search",
+        json!({"query": "tax", "filters": {"colour": ["red"]}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(error_of(&unknown)["code"], "invalid_arguments");
+    let symbols = call(
+        &client,
+        "km-search",
+        json!({"query": "tax", "filters": {"symbols": ["Invoice.total_with_tax"]}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(error_of(&symbols)["code"], "unsupported_operation");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_gateway_is_listed_only_where_it_can_work() {
+    // The demo has no gateway root: no km- tools unless asked for.
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    let names = tool_names(&client.list_all_tools().await.unwrap());
+    assert!(!names.iter().any(|n| n.starts_with("km-")), "{names:?}");
+    client.cancel().await.unwrap();
+
+    let dir = code_project();
+    let config = dir.path().join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("mcp:\n", "mcp:\n  toolsets: [gateway]\n"),
+    )
+    .unwrap();
+    let client = stdio_client(dir.path()).await;
+    let mut names = tool_names(&client.list_all_tools().await.unwrap());
+    names.sort();
+    assert_eq!(
+        names,
+        vec!["km-ingest-status", "km-ingest-trigger", "km-search"]
+    );
+    client.cancel().await.unwrap();
+}
