@@ -1,8 +1,9 @@
 //! Soak: many concurrent HTTP sessions mixing every read tool of the
 //! analytics and memory toolsets with memory writes against one release
 //! `lore mcp serve` on the demo project, for minutes. Reports calls/s,
-//! p50/p99 per tool, errors by code, and the server's resident memory and
-//! open file descriptors over time, so a leak shows as drift.
+//! p50/p99 per tool, errors by code, and the server's resident memory
+//! (anonymous and file-backed), threads and open file descriptors over
+//! time, so a leak shows as drift.
 //!
 //! `cargo bench -p lore --bench soak`; `LORE_SOAK_SESSIONS` (default 64),
 //! `LORE_SOAK_SECONDS` (default 600), `LORE_SOAK_SAMPLE_SECONDS` (default
@@ -295,6 +296,26 @@ fn data_mib(root: &Path) -> (f64, f64) {
 }
 
 /// Open file descriptors of a process (Linux).
+/// Anonymous and file-backed resident memory (MiB) and the thread count,
+/// from `/proc/<pid>/status`.
+fn memory_parts(pid: u32) -> Option<(f64, f64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| -> Option<f64> {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    Some((
+        field("RssAnon:")? / 1024.0,
+        (field("RssFile:")? + field("RssShmem:").unwrap_or(0.0)) / 1024.0,
+        field("Threads:")? as u64,
+    ))
+}
+
 fn open_fds(pid: u32) -> Option<usize> {
     Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count())
 }
@@ -376,6 +397,7 @@ fn main() {
                     support::rss_mib(pid),
                     open_fds(pid),
                     data_mib(&data_root),
+                    memory_parts(pid),
                 ));
                 if Instant::now() >= until {
                     return samples;
@@ -448,15 +470,18 @@ fn main() {
             fds.map(|f| f.to_string()).unwrap_or("?".into())
         )
     };
-    println!("\n| moment | RSS | open fds | store file | search index |");
-    println!("|---|---|---|---|---|");
     println!(
-        "| idle, before the sessions | {} | | |",
+        "\n| moment | RSS | open fds | store file | search index | anonymous / file-backed RSS | threads |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| idle, before the sessions | {} | | | | |",
         show(idle.0, idle.1)
     );
-    for (at, rss, fds, (store, index)) in samples {
+    for (at, rss, fds, (store, index), parts) in samples {
+        let (anon, file, threads) = parts.unwrap_or((0.0, 0.0, 0));
         println!(
-            "| {:.0} s | {} | {store:.1} MiB | {index:.1} MiB |",
+            "| {:.0} s | {} | {store:.1} MiB | {index:.1} MiB | {anon:.1} / {file:.1} MiB | {threads} |",
             at.as_secs_f64(),
             show(rss, fds)
         );

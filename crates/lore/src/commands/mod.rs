@@ -77,10 +77,18 @@ pub fn coded(error: &impl HasErrorCode) -> anyhow::Error {
     anyhow::anyhow!("{error} [{}]", error.code())
 }
 
+/// Threads for blocking work (store, index, files, SQLite warehouses).
+/// Tokio's default, 512, let a loaded server grow a thread for every call
+/// that waited on a lock, each keeping its stack resident: RSS rose with
+/// the thread count for as long as a soak ran. 64 is more than two cores
+/// can keep busy; further calls wait their turn.
+const MAX_BLOCKING_THREADS: usize = 64;
+
 /// Runs a future to completion on a fresh multi-threaded runtime.
 pub fn block_on<F: std::future::Future>(future: F) -> anyhow::Result<F::Output> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(MAX_BLOCKING_THREADS)
         .build()
         .context("cannot start the async runtime")?;
     Ok(runtime.block_on(future))
