@@ -112,3 +112,27 @@ fn an_empty_or_unknown_toolset_list_is_a_config_error_naming_the_choices() {
     let err = String::from_utf8_lossy(&check.stderr);
     assert!(err.contains("analytics") && err.contains("memory"), "{err}");
 }
+
+/// `--toolsets` on the mcp commands overrides `lore.yaml`, and a wrong
+/// name stops the server before it serves anything.
+#[tokio::test]
+async fn the_toolsets_flag_overrides_lore_yaml() {
+    use rmcp::ServiceExt;
+    let (_dir, root) = demo_project();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_lore"));
+    command
+        .arg("--project-dir")
+        .arg(&root)
+        .args(["mcp", "stdio", "--toolsets", "memory"]);
+    let transport = rmcp::transport::TokioChildProcess::new(command).unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let tools = names(&client.list_all_tools().await.unwrap());
+    assert_eq!(tools.len(), 8, "{tools:?}");
+    assert!(tools.contains(&"undo".to_string()));
+    client.cancel().await.unwrap();
+
+    let wrong = lore_in(&root, &["mcp", "stdio", "--toolsets", "analytics,gatway"]);
+    assert!(!wrong.status.success());
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert!(err.contains("`gatway`") && err.contains("gateway"), "{err}");
+}

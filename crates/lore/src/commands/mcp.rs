@@ -38,7 +38,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug, clap::Subcommand)]
 pub enum McpCommand {
     /// Serve one MCP session over stdin/stdout (for clients that spawn Lore).
-    Stdio,
+    Stdio(StdioArgs),
     /// Serve MCP over Streamable HTTP in the foreground, at http://HOST:PORT/mcp.
     Serve(ServeArgs),
     /// Start the HTTP server in the background (state in .lore/mcp.json, log in .lore/logs/mcp.log).
@@ -51,9 +51,51 @@ pub enum McpCommand {
     Logs(LogsArgs),
 }
 
+/// Which toolsets a server offers.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ToolsetArgs {
+    /// Serve only these toolsets, comma-separated: analytics, memory, gateway
+    /// (default: mcp.toolsets in lore.yaml, else analytics, memory, and
+    /// gateway when gateway.roots is set).
+    #[arg(long, value_delimiter = ',', value_name = "TOOLSETS")]
+    pub toolsets: Vec<String>,
+}
+
+impl ToolsetArgs {
+    /// Overrides the project's `mcp.toolsets` with the flag, when given.
+    fn apply(&self, project: &mut Project) -> anyhow::Result<()> {
+        if self.toolsets.is_empty() {
+            return Ok(());
+        }
+        let mut chosen = Vec::new();
+        for name in &self.toolsets {
+            let toolset: lore_core::config::Toolset =
+                serde_json::from_value(serde_json::json!(name.trim())).map_err(|_| {
+                    anyhow::anyhow!(
+                        "unknown toolset `{name}`: choose among analytics, memory, gateway [invalid_arguments]"
+                    )
+                })?;
+            if !chosen.contains(&toolset) {
+                chosen.push(toolset);
+            }
+        }
+        project.config.mcp.toolsets = Some(chosen);
+        Ok(())
+    }
+}
+
+/// `lore mcp stdio`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct StdioArgs {
+    #[command(flatten)]
+    pub toolsets: ToolsetArgs,
+}
+
 /// Where and how to serve HTTP.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct HttpArgs {
+    #[command(flatten)]
+    pub toolsets: ToolsetArgs,
     /// Address to bind (default: mcp.host in lore.yaml, else 127.0.0.1). Anything but loopback needs a token.
     #[arg(long)]
     pub host: Option<String>,
@@ -154,9 +196,15 @@ pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()
         McpCommand::Logs(args) => return logs(&state_only()?, args),
         _ => {}
     }
-    let project = super::load_project(project_dir)?;
+    let mut project = super::load_project(project_dir)?;
+    match &command {
+        McpCommand::Stdio(args) => args.toolsets.apply(&mut project)?,
+        McpCommand::Serve(args) => args.http.toolsets.apply(&mut project)?,
+        McpCommand::Start(args) => args.http.toolsets.apply(&mut project)?,
+        _ => {}
+    }
     match command {
-        McpCommand::Stdio => {
+        McpCommand::Stdio(_) => {
             let server = LoreServer::for_project(&project);
             super::block_on(serve_stdio(server))??;
             Ok(())
@@ -548,6 +596,9 @@ fn start(project: &Project, args: &StartArgs) -> anyhow::Result<()> {
         .args(["--host", &plan.host, "--port", &plan.port.to_string()]);
     for host in &args.http.allowed_hosts {
         command.args(["--allowed-host", host]);
+    }
+    if !args.http.toolsets.toolsets.is_empty() {
+        command.args(["--toolsets", &args.http.toolsets.toolsets.join(",")]);
     }
     for origin in &args.http.allowed_origins {
         command.args(["--allowed-origin", origin]);
