@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use lore_core::config::{GatewayConfig, is_root_name};
+use lore_core::error::HasErrorCode;
 use lore_core::hash::content_hash;
 use lore_core::time::UtcMillis;
 use lore_core::{ErrorCode, ErrorReport};
@@ -21,7 +22,7 @@ use crate::chunk::chunk;
 use crate::classify::{ArtifactType, artifact_type, language};
 use crate::index::{FileFacts, GatewayIndex};
 use crate::subsystem::Catalog;
-use crate::walk::{FoundFile, SkipReason, read_text, walk};
+use crate::walk::{FoundFile, SkipReason, modified_ms, read_text, walk};
 
 /// A configured root, resolved.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -346,10 +347,7 @@ fn run_roots(
         for (path, ledger) in &ledgers {
             let bytes = serde_json::to_vec(ledger)
                 .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("ledger: {e}")))?;
-            lore_core::project::write_atomically(path, bytes).map_err(|e| {
-                use lore_core::error::HasErrorCode;
-                e.report()
-            })?;
+            lore_core::project::write_atomically(path, bytes).map_err(|e| e.report())?;
         }
     }
     run.chunk_count = index.chunk_count();
@@ -401,16 +399,11 @@ fn files_to_read(
                     gone.push(path);
                     continue;
                 }
-                let modified_ms = meta
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_millis() as i64);
                 files.push(FoundFile {
                     path,
                     absolute,
                     size: meta.len(),
-                    modified_ms,
+                    modified_ms: modified_ms(&meta),
                 });
             }
             Ok(_) => {}
@@ -487,10 +480,7 @@ fn record_run(state: &Path, run: &IngestRun) -> Result<(), ErrorReport> {
     lines.push(serde_json::to_string(run).unwrap_or_default());
     let keep = lines.len().saturating_sub(RUNS_KEPT);
     let text = lines[keep..].join("\n") + "\n";
-    lore_core::project::write_atomically(&path, text).map_err(|e| {
-        use lore_core::error::HasErrorCode;
-        e.report()
-    })
+    lore_core::project::write_atomically(&path, text).map_err(|e| e.report())
 }
 
 /// The newest recorded run (of `profile`, when given).

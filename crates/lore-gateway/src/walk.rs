@@ -111,21 +111,24 @@ pub fn walk(root: &Path, max_bytes: u64) -> Walk {
             });
             continue;
         }
-        let modified_ms = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_millis() as i64);
         out.files.push(FoundFile {
             path,
             absolute,
             size: meta.len(),
-            modified_ms,
+            modified_ms: modified_ms(&meta),
         });
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     out
+}
+
+/// A file's modification time in ms since the epoch (0 when unknown).
+pub fn modified_ms(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// The text of a file, or why it is not text.

@@ -507,36 +507,8 @@ pub(crate) fn put_entry(
     expected_version: Option<i64>,
 ) -> Result<Written<Entry>, StoreError> {
     let tx = begin(conn)?;
-    let current = tx
-        .prepare_cached(&format!(
-            "SELECT {ENTRY_COLUMNS} FROM entry_versions ev
-             WHERE ev.topic_key = ?1 AND ev.to_tx = ?2 AND ev.deleted = 0 AND ev.kind = ?3
-             ORDER BY ev.vid LIMIT 1"
-        ))?
-        .query_row(
-            params![state.topic.to_lowercase(), OPEN, state.kind.as_str()],
-            entry_from_row,
-        )
-        .optional()?;
-    let found = current.as_ref().map_or(0, |c| c.version);
-    if let Some(expected) = expected_version
-        && expected != found
-    {
-        let message = match &current {
-            Some(c) => format!(
-                "\"{}\" is at version {} (changed in transaction {}), not the expected version {expected}; read it again and reapply your change",
-                state.topic, c.version, c.tx_id
-            ),
-            None => format!(
-                "\"{}\" does not exist, so it is not at the expected version {expected}; omit the expected version to create it",
-                state.topic
-            ),
-        };
-        return Err(StoreError::Conflict {
-            message,
-            ids: current.iter().map(|c| c.id.clone()).collect(),
-        });
-    }
+    let current = live_by_topic(&tx, state.kind, &state.topic)?;
+    check_expected_version(&state.topic, current.as_ref(), expected_version)?;
     let Some(current) = current else {
         let vid = next_vid(&tx, "entry_versions")?;
         let summary = format!(
@@ -596,6 +568,34 @@ fn live_by_topic(
         .optional()?)
 }
 
+/// A `conflict` unless the live entry of `topic` (`None`: there is none,
+/// version 0) is at `expected` (when one is expected).
+fn check_expected_version(
+    topic: &str,
+    live: Option<&Entry>,
+    expected: Option<i64>,
+) -> Result<(), StoreError> {
+    let found = live.map_or(0, |c| c.version);
+    match expected {
+        Some(expected) if expected != found => {
+            let message = match live {
+                Some(c) => format!(
+                    "\"{topic}\" is at version {} (changed in transaction {}), not the expected version {expected}; read it again and reapply your change",
+                    c.version, c.tx_id
+                ),
+                None => format!(
+                    "\"{topic}\" does not exist, so it is not at the expected version {expected}; omit the expected version to create it"
+                ),
+            };
+            Err(StoreError::Conflict {
+                message,
+                ids: live.iter().map(|c| c.id.clone()).collect(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A write of [`put_many`], validated.
 pub(crate) struct TopicChange {
     pub state: EntryState,
@@ -628,25 +628,7 @@ pub(crate) fn put_many(
     let mut current = Vec::with_capacity(changes.len());
     for change in &changes {
         let live = live_by_topic(&tx, change.state.kind, &change.state.topic)?;
-        let found = live.as_ref().map_or(0, |c| c.version);
-        if let Some(expected) = change.expected_version
-            && expected != found
-        {
-            let message = match &live {
-                Some(c) => format!(
-                    "\"{}\" is at version {} (changed in transaction {}), not the expected version {expected}; read it again and reapply your change",
-                    change.state.topic, c.version, c.tx_id
-                ),
-                None => format!(
-                    "\"{}\" does not exist, so it is not at the expected version {expected}; omit the expected version to create it",
-                    change.state.topic
-                ),
-            };
-            return Err(StoreError::Conflict {
-                message,
-                ids: live.iter().map(|c| c.id.clone()).collect(),
-            });
-        }
+        check_expected_version(&change.state.topic, live.as_ref(), change.expected_version)?;
         current.push(live);
     }
     let changed = |change: &TopicChange, live: &Option<Entry>| match (change.remove, live) {
