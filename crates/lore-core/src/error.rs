@@ -19,6 +19,9 @@ pub enum ErrorCode {
     InvalidArguments,
     /// The SQL text does not parse in the connection's dialect.
     InvalidSql,
+    /// An identifier is malformed (a graph node id that is not
+    /// `Label:name` with a known label): the message shows the form.
+    InvalidIdentifier,
     /// The SQL parses but would write, lock, or cause side effects.
     ReadOnlyViolation,
     /// The named connection, table or object does not exist.
@@ -57,6 +60,7 @@ impl ErrorCode {
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::InvalidArguments => "invalid_arguments",
             ErrorCode::InvalidSql => "invalid_sql",
+            ErrorCode::InvalidIdentifier => "invalid_identifier",
             ErrorCode::ReadOnlyViolation => "read_only_violation",
             ErrorCode::NotFound => "not_found",
             ErrorCode::Conflict => "conflict",

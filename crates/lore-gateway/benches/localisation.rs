@@ -225,6 +225,7 @@ fn score_checkout(
             name: Some("repo".into()),
         }],
         max_file_bytes: MAX_FILE_BYTES,
+        ..Default::default()
     };
     let roots = resolve_roots(dir.path(), &config);
     let state = dir.path().join(".lore/gateway");
@@ -234,6 +235,7 @@ fn score_checkout(
         &config,
         &roots,
         &IngestRequest::default(),
+        None,
         &mut |_, _| {},
     )
     .map_err(|e| format!("ingest: {e}"))?;

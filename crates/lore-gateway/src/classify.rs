@@ -80,7 +80,7 @@ pub fn language(path: &str) -> Option<&'static str> {
         "scala" => "scala",
         "sh" | "bash" | "zsh" => "shell",
         "sql" => "sql",
-        "md" | "markdown" => "markdown",
+        "md" | "markdown" | "mdx" => "markdown",
         "rst" => "rst",
         "txt" => "text",
         "yaml" | "yml" => "yaml",
@@ -100,6 +100,14 @@ pub fn artifact_type(path: &str, language: Option<&str>) -> ArtifactType {
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     let folders: Vec<&str> = lower.split('/').rev().skip(1).collect();
     let in_folder = |names: &[&str]| folders.iter().any(|f| names.contains(f));
+    // Lock files are generated: neither configuration nor code.
+    let lock = name.ends_with(".lock")
+        || name.ends_with("-lock.yaml")
+        || name.ends_with("-lock.json")
+        || name.ends_with(".lock.json");
+    if lock {
+        return ArtifactType::Other;
+    }
     match language {
         Some("markdown" | "rst" | "text") => return ArtifactType::Doc,
         Some("yaml" | "toml" | "json" | "ini" | "dockerfile" | "make") => {

@@ -19,7 +19,7 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Te
 use crate::chunk::Chunk;
 use crate::classify::ArtifactType;
 
-const FORMAT: &str = "lore-gateway-1";
+const FORMAT: &str = "lore-gateway-2";
 const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
 
 /// The index's fields.
@@ -38,6 +38,16 @@ pub(crate) struct Fields {
     pub start_line: Field,
     pub end_line: Field,
     pub modified: Field,
+    /// Qualified and bare names of the chunk's definitions (lower case).
+    pub symbol: Field,
+    /// Their kinds.
+    pub symbol_kind: Field,
+    /// Their names, split like identifiers (ranked).
+    pub symbol_text: Field,
+    /// The chunk's symbols as JSON (stored only).
+    pub symbols: Field,
+    /// The file's tags (its subsystem's, its front matter's).
+    pub tags: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -69,6 +79,11 @@ fn schema() -> (Schema, Fields) {
         start_line: b.add_u64_field("start_line", STORED),
         end_line: b.add_u64_field("end_line", STORED),
         modified: b.add_i64_field("modified", INDEXED | STORED | FAST),
+        symbol: b.add_text_field("symbol", STRING),
+        symbol_kind: b.add_text_field("symbol_kind", STRING),
+        symbol_text: b.add_text_field("symbol_text", analyzed(false)),
+        symbols: b.add_text_field("symbols", STORED),
+        tags: b.add_text_field("tags", STRING | STORED),
     };
     (b.build(), fields)
 }
@@ -88,6 +103,8 @@ pub struct FileFacts {
     pub subsystem: Option<String>,
     /// Modification time, ms since the epoch.
     pub modified_ms: i64,
+    /// Its tags.
+    pub tags: Vec<String>,
 }
 
 /// The chunk index.
@@ -203,7 +220,23 @@ impl GatewayIndex {
             doc.add_text(f.artifact_type, facts.artifact_type.as_str());
             doc.add_text(f.language, facts.language.as_deref().unwrap_or(""));
             doc.add_text(f.subsystem, facts.subsystem.as_deref().unwrap_or(""));
-            doc.add_text(f.chunk_id, format!("{}::{}", facts.path, chunk.ordinal));
+            doc.add_text(f.chunk_id, format!("{}::{}", facts.path, chunk.key));
+            for symbol in &chunk.symbols {
+                let name = symbol.qualified_name.rsplit('.').next().unwrap_or_default();
+                doc.add_text(f.symbol, symbol.qualified_name.to_lowercase());
+                if name != symbol.qualified_name {
+                    doc.add_text(f.symbol, name.to_lowercase());
+                }
+                doc.add_text(f.symbol_kind, symbol.kind.as_str());
+                doc.add_text(f.symbol_text, &symbol.qualified_name);
+            }
+            if !chunk.symbols.is_empty() {
+                let json = serde_json::to_string(&chunk.symbols).map_err(internal)?;
+                doc.add_text(f.symbols, json);
+            }
+            for tag in &facts.tags {
+                doc.add_text(f.tags, tag);
+            }
             doc.add_u64(f.start_line, chunk.start_line as u64);
             doc.add_u64(f.end_line, chunk.end_line as u64);
             doc.add_i64(f.modified, facts.modified_ms);

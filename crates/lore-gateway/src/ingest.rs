@@ -18,11 +18,14 @@ use lore_core::{ErrorCode, ErrorReport};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::chunk::chunk;
+use crate::chunk::{chunk, chunk_code};
 use crate::classify::{ArtifactType, artifact_type, language};
+use crate::graph::{Edge, GraphFile, GraphLedger};
 use crate::index::{FileFacts, GatewayIndex};
+use crate::outline::outline;
 use crate::subsystem::Catalog;
 use crate::walk::{FoundFile, SkipReason, modified_ms, read_text, walk};
+use lore_store::{KnowledgeStore, NewTriple, TripleKey};
 
 /// A configured root, resolved.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -128,6 +131,13 @@ pub struct IngestRun {
     pub skipped: Vec<Skipped>,
     /// The commit checked out in each root that is a git work tree.
     pub repo_head: BTreeMap<String, String>,
+    /// Relations in the code graph of the roots afterwards.
+    #[serde(default)]
+    pub relation_count: u64,
+    /// The store transaction that wrote the graph's changes (none when
+    /// nothing changed); `undo` reverts it.
+    #[serde(default)]
+    pub graph_tx_id: Option<i64>,
     /// Why it failed, when it did.
     pub error: Option<String>,
 }
@@ -163,6 +173,7 @@ pub fn ingest(
     config: &GatewayConfig,
     roots: &[Root],
     request: &IngestRequest,
+    store: Option<&dyn KnowledgeStore>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<IngestRun, ErrorReport> {
     let started = Instant::now();
@@ -182,6 +193,8 @@ pub fn ingest(
         files_removed: 0,
         skipped: Vec::new(),
         repo_head: BTreeMap::new(),
+        relation_count: 0,
+        graph_tx_id: None,
         error: None,
     };
     if roots.is_empty() {
@@ -190,15 +203,15 @@ pub fn ingest(
             "no gateway roots: run `lore gateway ingest PATH` to add a folder, or list it under gateway.roots in lore.yaml",
         ));
     }
-    let outcome = run_roots(
+    let job = Job {
         project_root,
         state,
         config,
         roots,
         request,
-        &mut run,
-        progress,
-    );
+        store,
+    };
+    let outcome = run_roots(&job, &mut run, progress);
     run.duration_seconds = started.elapsed().as_secs_f64();
     match outcome {
         Ok(()) => run.success = true,
@@ -210,15 +223,29 @@ pub fn ingest(
     Ok(run)
 }
 
+/// What one ingest works on.
+struct Job<'a> {
+    project_root: &'a Path,
+    state: &'a Path,
+    config: &'a GatewayConfig,
+    roots: &'a [Root],
+    request: &'a IngestRequest,
+    store: Option<&'a dyn KnowledgeStore>,
+}
+
 fn run_roots(
-    project_root: &Path,
-    state: &Path,
-    config: &GatewayConfig,
-    roots: &[Root],
-    request: &IngestRequest,
+    job: &Job<'_>,
     run: &mut IngestRun,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), ErrorReport> {
+    let Job {
+        project_root,
+        state,
+        config,
+        roots,
+        request,
+        store,
+    } = *job;
     let run_started_ms = UtcMillis::now().0;
     let index = GatewayIndex::open(&state.join("index"))?;
     let mut writer = if request.dry_run {
@@ -227,6 +254,7 @@ fn run_roots(
         Some(index.writer()?)
     };
     let mut ledgers = Vec::with_capacity(roots.len());
+    let mut graphs = Vec::with_capacity(roots.len());
     for root in roots {
         if !root.path.is_dir() {
             return Err(ErrorReport::new(
@@ -260,6 +288,8 @@ fn run_roots(
                 ));
             }
         }
+        let graph_path = state.join("graph").join(format!("{}.json", root.name));
+        let mut graph = GraphLedger::load(&graph_path);
         let (files, gone) = files_to_read(root, config, request, &ledger, run)?;
         if let Some(head) = git_head(&root.path) {
             run.repo_head.insert(root.name.clone(), head);
@@ -276,7 +306,9 @@ fn run_roots(
                     .files
                     .get(&file.path)
                     .is_some_and(|e| e.size == file.size && e.modified_ms == file.modified_ms);
-            if unchanged {
+            // A file the graph has no facts of is read again.
+            let known = graph.files.contains_key(&file.path);
+            if unchanged && known {
                 continue;
             }
             let text = match read_text(&file.absolute) {
@@ -287,6 +319,7 @@ fn run_roots(
                         path: file.path.clone(),
                         reason,
                     });
+                    graph.files.remove(&file.path);
                     if ledger.files.remove(&file.path).is_some() {
                         run.files_removed += 1;
                         if let Some(writer) = &writer {
@@ -300,18 +333,31 @@ fn run_roots(
             let lang = language(&file.path);
             let kind = artifact_type(&file.path, lang);
             let same_text = ledger.files.get(&file.path).is_some_and(|e| e.hash == hash);
-            if !same_text {
-                run.files_changed += 1;
+            if !same_text || !known {
+                if !same_text {
+                    run.files_changed += 1;
+                }
+                let subsystem = catalog.subsystem_of(&file.path);
+                let outline = outline(&text, lang);
+                graph.files.insert(
+                    file.path.clone(),
+                    GraphFile::new(kind, lang, subsystem.clone(), outline.as_ref(), &text),
+                );
                 if let Some(writer) = &writer {
                     let facts = FileFacts {
                         root: root.name.clone(),
                         path: file.path.clone(),
                         artifact_type: kind,
                         language: lang.map(str::to_string),
-                        subsystem: catalog.subsystem_of(&file.path),
+                        subsystem,
                         modified_ms: file.modified_ms,
+                        tags: catalog.tags_of(&file.path, &text),
                     };
-                    index.put_file(writer, &facts, &chunk(&text, lang))?;
+                    let chunks = match &outline {
+                        Some(outline) => chunk_code(&text, outline),
+                        None => chunk(&text, lang),
+                    };
+                    index.put_file(writer, &facts, &chunks)?;
                 }
             }
             ledger.files.insert(
@@ -326,6 +372,7 @@ fn run_roots(
         }
         progress(total, total);
         for path in gone {
+            graph.files.remove(&path);
             if ledger.files.remove(&path).is_some() {
                 run.files_removed += 1;
                 if let Some(writer) = &writer {
@@ -338,11 +385,23 @@ fn run_roots(
                 .entry(entry.artifact_type.as_str().to_string())
                 .or_default() += 1;
         }
+        // Files the graph knows but the ledger does not (left by a crash).
+        graph
+            .files
+            .retain(|path, _| ledger.files.contains_key(path));
         ledgers.push((ledger_path, ledger));
+        graphs.push((root.name.clone(), graph_path, graph, catalog));
     }
     if let Some(writer) = &mut writer {
-        // The index first, then the ledgers: a crash in between re-chunks
-        // a few files next time, never loses one.
+        // The graph first (its writes are idempotent), then the index, then
+        // the ledgers: a crash in between reads a few files again next
+        // time, never loses one.
+        for (name, path, graph, catalog) in &mut graphs {
+            write_graph(store, name, graph, catalog, run)?;
+            let bytes = serde_json::to_vec(graph)
+                .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("graph ledger: {e}")))?;
+            lore_core::project::write_atomically(path, bytes).map_err(|e| e.report())?;
+        }
         index.commit(writer)?;
         for (path, ledger) in &ledgers {
             let bytes = serde_json::to_vec(ledger)
@@ -351,6 +410,65 @@ fn run_roots(
         }
     }
     run.chunk_count = index.chunk_count();
+    Ok(())
+}
+
+/// Writes the difference between a root's graph and what was written last
+/// time to the store, in one transaction.
+fn write_graph(
+    store: Option<&dyn KnowledgeStore>,
+    root: &str,
+    graph: &mut GraphLedger,
+    catalog: &Catalog,
+    run: &mut IngestRun,
+) -> Result<(), ErrorReport> {
+    let Some(store) = store else {
+        return Ok(());
+    };
+    let edges = crate::graph::build(&graph.files, catalog);
+    let mut relate = Vec::new();
+    let edges: BTreeMap<String, Option<String>> =
+        edges.into_iter().map(|(e, p)| (e.key(), p)).collect();
+    for (key, properties) in &edges {
+        if graph.written.get(key) != Some(properties) {
+            let Some(edge) = Edge::from_key(key) else {
+                continue;
+            };
+            relate.push(NewTriple {
+                subject: edge.0.clone(),
+                predicate: edge.1.clone(),
+                object: edge.2.clone(),
+                confidence: None,
+                properties: properties
+                    .as_deref()
+                    .and_then(|p| serde_json::from_str(p).ok()),
+            });
+        }
+    }
+    let unrelate: Vec<TripleKey> = graph
+        .written
+        .keys()
+        .filter(|key| !edges.contains_key(*key))
+        .filter_map(|key| Edge::from_key(key))
+        .map(|edge| TripleKey {
+            subject: edge.0.clone(),
+            predicate: edge.1.clone(),
+            object: edge.2.clone(),
+        })
+        .collect();
+    if !relate.is_empty() || !unrelate.is_empty() {
+        let summary = format!(
+            "gateway ingest of {root}: {} relations written, {} removed",
+            relate.len(),
+            unrelate.len()
+        );
+        let written = store
+            .relate_many("gateway", &summary, relate, unrelate)
+            .map_err(|e| e.report())?;
+        run.graph_tx_id = Some(written.tx_id).filter(|_| written.changed);
+    }
+    run.relation_count += edges.len() as u64;
+    graph.written = edges;
     Ok(())
 }
 

@@ -15,8 +15,11 @@
 
 pub mod chunk;
 pub mod classify;
+pub mod explore;
+pub mod graph;
 pub mod index;
 pub mod ingest;
+pub mod outline;
 pub mod search;
 pub mod subsystem;
 pub mod walk;
@@ -24,9 +27,12 @@ pub mod walk;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use lore_core::ErrorReport;
 use lore_core::config::GatewayConfig;
+use lore_core::config::render_editor_uri;
 use lore_core::project::Project;
+use lore_core::{ErrorCode, ErrorReport};
+use lore_store::KnowledgeStore;
+use lore_store::feed::StoreHandle;
 
 pub use ingest::{IngestRequest, IngestRun, Root};
 pub use search::{SearchFilters, SearchRequest, SearchResponse};
@@ -38,6 +44,7 @@ pub struct Gateway {
     config: GatewayConfig,
     roots: Vec<Root>,
     index: Mutex<Option<Arc<index::GatewayIndex>>>,
+    store: Option<Arc<StoreHandle>>,
 }
 
 impl Gateway {
@@ -49,7 +56,20 @@ impl Gateway {
             config: project.config.gateway.clone(),
             roots: ingest::resolve_roots(&project.root, &project.config.gateway),
             index: Mutex::new(None),
+            store: None,
         }
+    }
+
+    /// Keeps the code graph in `store` (without one, ingest indexes
+    /// chunks only and the graph tools answer that there is no graph).
+    pub fn with_store(mut self, store: Arc<StoreHandle>) -> Gateway {
+        self.store = Some(store);
+        self
+    }
+
+    /// The store the graph lives in, opened.
+    fn graph_store(&self) -> Result<Option<Arc<dyn KnowledgeStore>>, ErrorReport> {
+        self.store.as_ref().map(|handle| handle.open()).transpose()
     }
 
     /// The configured roots.
@@ -69,12 +89,18 @@ impl Gateway {
         request: &IngestRequest,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<IngestRun, ErrorReport> {
+        let store = if request.dry_run {
+            None
+        } else {
+            self.graph_store()?
+        };
         let run = ingest::ingest(
             &self.project_root,
             &self.state,
             &self.config,
             &self.roots,
             request,
+            store.as_deref(),
             progress,
         )?;
         // The next search opens the index anew (a rebuilt one included).
@@ -85,6 +111,106 @@ impl Gateway {
     /// The newest run (of `profile`, when given).
     pub fn last_run(&self, profile: Option<&str>) -> Option<IngestRun> {
         ingest::last_run(&self.state, profile)
+    }
+
+    /// The graph as the last ingest left it.
+    pub fn graph_view(&self) -> Result<explore::GraphView, ErrorReport> {
+        let mut roots = Vec::with_capacity(self.roots.len());
+        for root in &self.roots {
+            let ledger = graph::GraphLedger::load(
+                &self.state.join("graph").join(format!("{}.json", root.name)),
+            );
+            let catalog = subsystem::Catalog::load(&self.project_root, &root.path)?;
+            roots.push((root.name.clone(), ledger, catalog));
+        }
+        Ok(explore::GraphView { roots })
+    }
+
+    /// The store the graph is read from; a project whose gateway has no
+    /// store, or that never ingested, is told what to do.
+    fn graph_reader(&self) -> Result<Arc<dyn KnowledgeStore>, ErrorReport> {
+        let handle = self.store.as_ref().ok_or_else(|| {
+            ErrorReport::new(
+                ErrorCode::UnsupportedOperation,
+                "this gateway keeps no graph (it was opened without a store)",
+            )
+        })?;
+        if !handle.exists() || self.last_run(None).is_none() {
+            return Err(ErrorReport::new(
+                ErrorCode::NotFound,
+                "the code graph is empty: run `lore gateway ingest PATH` (or km-ingest-trigger) first",
+            ));
+        }
+        handle.open()
+    }
+
+    /// A graph node and its relations. Blocking.
+    pub fn node(
+        &self,
+        id: &str,
+        relationships: explore::Relationships,
+        limit: Option<usize>,
+    ) -> Result<explore::NodeAnswer, ErrorReport> {
+        explore::parse_id(id)?;
+        let store = self.graph_reader()?;
+        self.graph_view()?
+            .node(store.as_ref(), id, relationships, limit)
+    }
+
+    /// A subsystem, the subsystems around it and its artifacts. Blocking.
+    pub fn subsystem(
+        &self,
+        name: &str,
+        depth: Option<usize>,
+        include_artifacts: bool,
+        cursor: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<explore::SubsystemAnswer, ErrorReport> {
+        let store = self.graph_reader()?;
+        self.graph_view()?.subsystem(
+            store.as_ref(),
+            name,
+            depth,
+            include_artifacts,
+            cursor,
+            limit,
+        )
+    }
+
+    /// Graph nodes by name. Blocking.
+    pub fn graph_search(
+        &self,
+        term: &str,
+        limit: Option<usize>,
+    ) -> Result<explore::GraphSearchAnswer, ErrorReport> {
+        self.graph_reader()?;
+        self.graph_view()?.search(term, limit)
+    }
+
+    /// The tests of a file or symbol, or the code a test covers. Blocking.
+    pub fn tests_of(&self, target: &str) -> Result<explore::TestsOfAnswer, ErrorReport> {
+        let store = self.graph_reader()?;
+        self.graph_view()?.tests_of(store.as_ref(), target)
+    }
+
+    /// Adds each result's graph context (its file's tests, imports,
+    /// importers, documents). Blocking.
+    pub fn add_graph_context(&self, response: &mut SearchResponse) -> Result<(), ErrorReport> {
+        let store = match self.graph_reader() {
+            Ok(store) => store,
+            Err(e) => {
+                response
+                    .metadata
+                    .warnings
+                    .push(format!("include_graph: {}", e.message));
+                return Ok(());
+            }
+        };
+        let view = self.graph_view()?;
+        for result in &mut response.results {
+            result.graph_context = view.context(store.as_ref(), &result.chunk.artifact_path)?;
+        }
+        Ok(())
     }
 
     /// Searches the chunks. Blocking.
@@ -102,6 +228,26 @@ impl Gateway {
             }
         };
         let run_id = self.last_run(None).filter(|r| r.success).map(|r| r.run_id);
-        search::search(&index, request, run_id)
+        let mut response = search::search(&index, request, run_id)?;
+        if let Some(template) = &self.config.editor_uri_template {
+            for result in &mut response.results {
+                let chunk = &mut result.chunk;
+                let Some(root) = self.roots.iter().find(|r| r.name == chunk.root) else {
+                    continue;
+                };
+                let absolute = root.path.join(&chunk.artifact_path);
+                let absolute = absolute.to_string_lossy();
+                for symbol in &mut chunk.symbols {
+                    symbol.editor_uri = Some(render_editor_uri(
+                        template,
+                        &absolute,
+                        &chunk.artifact_path,
+                        &chunk.root,
+                        symbol.start_line,
+                    ));
+                }
+            }
+        }
+        Ok(response)
     }
 }

@@ -25,8 +25,10 @@ use tantivy::query::{
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{TantivyDocument, Term};
 
+use crate::chunk::ChunkSymbol;
 use crate::classify::ArtifactType;
 use crate::index::GatewayIndex;
+use crate::outline::SymbolKind;
 
 /// Longest query, in characters (a pasted issue with its stack trace fits).
 pub const MAX_QUERY_CHARS: usize = 32_000;
@@ -53,15 +55,17 @@ pub struct SearchFilters {
     /// these roots.
     #[serde(default)]
     pub namespaces: Vec<String>,
-    /// Only files tagged so (not indexed yet: refused).
+    /// Only files with one of these tags (their subsystem's in the
+    /// catalog, or their front matter's).
     #[serde(default)]
     pub tags: Vec<String>,
-    /// Only chunks declaring these qualified symbols (not indexed yet:
-    /// refused).
+    /// Only chunks defining one of these symbols: a qualified name
+    /// (`Invoice.total_with_tax`) or a bare one (`total_with_tax`), in any
+    /// case.
     #[serde(default)]
     pub symbols: Vec<String>,
-    /// Only chunks declaring symbols of these kinds (not indexed yet:
-    /// refused).
+    /// Only chunks defining symbols of these kinds: class, function,
+    /// method, interface, type, module.
     #[serde(default)]
     pub symbol_kinds: Vec<String>,
     /// Only files in these languages (`python`, `typescript`, `go`, …).
@@ -105,10 +109,33 @@ pub struct ChunkOut {
     pub start_line: u64,
     /// Last line (inclusive).
     pub end_line: u64,
-    /// The heading it sits under (documents).
+    /// The heading it sits under (documents), or the signature of the
+    /// definition around it (a part of a large class or function).
     pub heading: Option<String>,
     /// The text.
     pub text: String,
+    /// The definitions it holds.
+    pub symbols: Vec<SymbolOut>,
+    /// The file's tags.
+    pub tags: Vec<String>,
+}
+
+/// A definition in a result.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SymbolOut {
+    /// Its graph node: `Symbol:<path>::<qualified_name>`.
+    pub id: String,
+    /// `Invoice.total_with_tax`.
+    pub qualified_name: String,
+    /// class, function, method, interface, type or module.
+    pub kind: String,
+    /// First line (1-based).
+    pub start_line: u64,
+    /// Last line (inclusive).
+    pub end_line: u64,
+    /// Opens it in the editor (when `gateway.editor_uri_template` is set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub editor_uri: Option<String>,
 }
 
 /// Why a result ranks where it does.
@@ -131,6 +158,9 @@ pub struct SearchResult {
     pub score: f32,
     /// How it was computed.
     pub scoring: Scoring,
+    /// The file's neighbours in the code graph (when `include_graph`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph_context: Option<crate::explore::GraphContext>,
 }
 
 /// About the search.
@@ -187,18 +217,24 @@ pub fn check_request(request: &SearchRequest) -> Result<(), ErrorReport> {
             )));
         }
     }
+    for kind in &f.symbol_kinds {
+        if SymbolKind::parse(kind).is_none() {
+            return Err(invalid(format!(
+                "filters.symbol_kinds: `{kind}` is not one of class, function, method, interface, type, module"
+            )));
+        }
+    }
     for (name, values) in [
+        ("subsystems", &f.subsystems),
+        ("namespaces", &f.namespaces),
         ("tags", &f.tags),
         ("symbols", &f.symbols),
-        ("symbol_kinds", &f.symbol_kinds),
+        ("symbol_languages", &f.symbol_languages),
     ] {
-        if !values.is_empty() {
-            return Err(ErrorReport::new(
-                ErrorCode::UnsupportedOperation,
-                format!(
-                    "filters.{name} needs symbol and tag indexing, which this index does not have yet; filter by subsystems, artifact_types, namespaces or symbol_languages"
-                ),
-            ));
+        if values.iter().any(|v| v.trim().is_empty()) {
+            return Err(invalid(format!(
+                "filters.{name} holds an empty value; remove it or name what to keep"
+            )));
         }
     }
     if let Some(after) = &f.updated_after
@@ -240,7 +276,8 @@ pub fn search(
     // The query's words, rarest first when there are too many.
     let mut terms: Vec<String> = Vec::new();
     let mut seen = HashSet::new();
-    for term in query_terms(&request.query) {
+    let query = clean_query(&request.query);
+    for term in query_terms(&query) {
         if seen.insert(term.clone()) {
             terms.push(term);
         }
@@ -266,8 +303,8 @@ pub fn search(
             ));
         }
     }
-    let mentions = mentioned_files(&request.query);
-    let identifiers = identifiers(&request.query);
+    let mentions = mentioned_files(&query);
+    let identifiers = identifiers(&query);
 
     let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let boosted = |field, text: &str, boost: f32| -> (Occur, Box<dyn Query>) {
@@ -285,8 +322,14 @@ pub fn search(
         should.push(boosted(f.heading, term, 1.5));
         should.push(boosted(f.path_text, term, 2.0));
     }
+    for term in &terms {
+        should.push(boosted(f.symbol_text, term, 1.5));
+    }
     for mention in &mentions {
         should.push(boosted(f.file_name, &mention.file_name, 6.0));
+    }
+    for name in &identifiers {
+        should.push(boosted(f.symbol, &name.to_lowercase(), 3.0));
     }
     if should.is_empty() {
         warnings.push("the query has no searchable words".to_string());
@@ -323,8 +366,27 @@ pub fn search(
         {
             signals.insert("path_mention".to_string(), 1.5);
         }
-        if identifiers.iter().any(|name| defines(&chunk.text, name)) {
+        let defined = if chunk.symbols.is_empty() {
+            identifiers.iter().any(|name| defines(&chunk.text, name))
+        } else {
+            chunk.symbols.iter().any(|s| {
+                let bare = s.qualified_name.rsplit('.').next().unwrap_or_default();
+                identifiers.iter().any(|name| name == bare)
+            })
+        };
+        if defined {
             signals.insert("defines_symbol".to_string(), 1.5);
+        }
+        // Issues are about code: other kinds of files need more evidence.
+        let prior = match ArtifactType::parse(&chunk.artifact_type) {
+            Some(ArtifactType::Test) => 0.7,
+            Some(ArtifactType::Doc) => 0.55,
+            Some(ArtifactType::Config) => 0.5,
+            Some(ArtifactType::Other) => 0.3,
+            _ => 1.0,
+        };
+        if prior < 1.0 && !signals.contains_key("path_mention") {
+            signals.insert("artifact_type".to_string(), prior);
         }
         let factor: f32 = signals.values().product();
         scored.push(SearchResult {
@@ -335,6 +397,7 @@ pub fn search(
                 adjusted: lexical * factor,
                 signals,
             },
+            graph_context: None,
         });
     }
     scored.sort_by(|a, b| b.scoring.adjusted.total_cmp(&a.scoring.adjusted));
@@ -387,6 +450,7 @@ fn chunk_of(index: &GatewayIndex, doc: &TantivyDocument) -> ChunkOut {
     };
     let optional = |field| Some(text(field)).filter(|s: &String| !s.is_empty());
     let number = |field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
+    let path = text(f.path);
     ChunkOut {
         chunk_id: text(f.chunk_id),
         root: text(f.root),
@@ -398,7 +462,30 @@ fn chunk_of(index: &GatewayIndex, doc: &TantivyDocument) -> ChunkOut {
         end_line: number(f.end_line),
         heading: optional(f.heading),
         text: text(f.text),
+        symbols: symbols_of(doc.get_first(f.symbols).and_then(|v| v.as_str()), &path),
+        tags: doc
+            .get_all(f.tags)
+            .filter_map(|v| v.as_str())
+            .map(str::to_string)
+            .collect(),
     }
+}
+
+fn symbols_of(json: Option<&str>, path: &str) -> Vec<SymbolOut> {
+    let stored: Vec<ChunkSymbol> = json
+        .and_then(|j| serde_json::from_str(j).ok())
+        .unwrap_or_default();
+    stored
+        .into_iter()
+        .map(|s| SymbolOut {
+            id: format!("Symbol:{path}::{}", s.qualified_name),
+            qualified_name: s.qualified_name,
+            kind: s.kind.as_str().to_string(),
+            start_line: s.start_line as u64,
+            end_line: s.end_line as u64,
+            editor_uri: None,
+        })
+        .collect()
 }
 
 /// The filters as queries every result must match.
@@ -432,6 +519,25 @@ fn filter_clauses(
                 .artifact_types
                 .iter()
                 .map(|t| t.to_ascii_lowercase())
+                .collect(),
+        ));
+    }
+    if !filters.tags.is_empty() {
+        out.push(any_of(f.tags, filters.tags.clone()));
+    }
+    if !filters.symbols.is_empty() {
+        out.push(any_of(
+            f.symbol,
+            filters.symbols.iter().map(|s| s.to_lowercase()).collect(),
+        ));
+    }
+    if !filters.symbol_kinds.is_empty() {
+        out.push(any_of(
+            f.symbol_kind,
+            filters
+                .symbol_kinds
+                .iter()
+                .map(|k| k.to_ascii_lowercase())
                 .collect(),
         ));
     }
@@ -500,6 +606,67 @@ fn regex_escape(text: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// The query without what misleads ranking: links (one to a source file
+/// keeps its path, a mention) and random-looking tokens (hashes, ids,
+/// base64), whose rare fragments would otherwise outweigh the words.
+fn clean_query(query: &str) -> String {
+    let mut out = String::with_capacity(query.len());
+    for token in query.split_inclusive(char::is_whitespace) {
+        let word = token.trim_end();
+        let tail = &token[word.len()..];
+        let bare = word.trim_matches(|c: char| "<>()[]\"'`,".contains(c));
+        if let Some(at) = bare.find("://") {
+            // `…/blob/<ref>/src/x.py#L10` → `src/x.py`
+            let path = bare[at + 3..].split(['#', '?']).next().unwrap_or_default();
+            let segments: Vec<&str> = path.split('/').collect();
+            let inner = segments
+                .iter()
+                .position(|s| *s == "blob" || *s == "tree")
+                .map(|i| segments.get(i + 2..).unwrap_or_default().join("/"));
+            if let Some(inner) = inner
+                && matches!(
+                    crate::classify::artifact_type(&inner, crate::classify::language(&inner)),
+                    ArtifactType::Code | ArtifactType::Test
+                )
+            {
+                out.push_str(&inner);
+            }
+            out.push_str(tail);
+            continue;
+        }
+        let mut kept = String::with_capacity(word.len());
+        let mut piece = String::new();
+        let flush = |piece: &mut String, kept: &mut String| {
+            if !is_random(piece) {
+                kept.push_str(piece);
+            }
+            piece.clear();
+        };
+        for c in word.chars() {
+            if c.is_alphanumeric() {
+                piece.push(c);
+            } else {
+                flush(&mut piece, &mut kept);
+                kept.push(c);
+            }
+        }
+        flush(&mut piece, &mut kept);
+        out.push_str(&kept);
+        out.push_str(tail);
+    }
+    out
+}
+
+/// Whether a run of letters and digits reads as generated: a hex hash
+/// or id, or a long mix of letters and digits (base64, tokens).
+fn is_random(piece: &str) -> bool {
+    let digits = piece.chars().filter(char::is_ascii_digit).count();
+    let letters = piece.chars().filter(|c| c.is_alphabetic()).count();
+    let hex = piece.len() >= 8 && digits >= 2 && piece.chars().all(|c| c.is_ascii_hexdigit());
+    let mixed = piece.len() >= 16 && digits >= 3 && letters >= 3;
+    hex || mixed
 }
 
 /// The identifiers a query writes as code (`total_with_tax`,
@@ -624,6 +791,21 @@ mod tests {
         );
         assert!(found[0].matches_path("src/requests/sessions.py"));
         assert!(!found[0].matches_path("src/requests/mysessions.py"));
+    }
+
+    #[test]
+    fn links_and_random_tokens_leave_the_query() {
+        let cleaned = clean_query(
+            "Before reporting, read https://github.com/org/rich/blob/master/FAQ.md please.\nSee https://github.com/org/rich/blob/main/rich/console.py#L120 and playground https://x.dev/?q=eyJhbGciOiJIUzI1NiJ9aB3dE5fG6h commit 3f7d3e4e9a1b uuid 9b2c4d1e-0f3a-4b5c-8d9e-1a2b3c4d5e6f sha256 UTF8 v2",
+        );
+        assert!(!cleaned.contains("FAQ"), "{cleaned}");
+        assert!(cleaned.contains("rich/console.py"), "{cleaned}");
+        assert!(!cleaned.contains("eyJhbGci"), "{cleaned}");
+        assert!(!cleaned.contains("3f7d3e4e"), "{cleaned}");
+        assert!(!cleaned.contains("9b2c4d1e"), "{cleaned}");
+        for kept in ["reporting", "sha256", "UTF8", "v2", "playground"] {
+            assert!(cleaned.contains(kept), "{kept}: {cleaned}");
+        }
     }
 
     #[test]

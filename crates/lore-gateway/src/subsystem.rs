@@ -118,6 +118,22 @@ impl Catalog {
         Ok(Catalog::default())
     }
 
+    /// The tags of a file: its subsystem's, and those its front matter
+    /// lists (`tags: [a, b]` between `---` lines at the top).
+    pub fn tags_of(&self, path: &str, text: &str) -> Vec<String> {
+        let mut tags: Vec<String> = self
+            .subsystem_of(path)
+            .and_then(|name| self.subsystems.get(&name))
+            .map(|spec| spec.tags.clone())
+            .unwrap_or_default();
+        for tag in front_matter_tags(text) {
+            if !tags.contains(&tag) {
+                tags.push(tag);
+            }
+        }
+        tags
+    }
+
     /// The subsystem of a root-relative path.
     pub fn subsystem_of(&self, path: &str) -> Option<String> {
         self.matchers
@@ -126,6 +142,43 @@ impl Catalog {
             .map(|(name, _)| name.clone())
             .or_else(|| derived_subsystem(path))
     }
+}
+
+/// The `tags` of a text's YAML front matter (a list, or one string of
+/// comma-separated tags); none when it has no front matter.
+pub fn front_matter_tags(text: &str) -> Vec<String> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Tags {
+        List(Vec<String>),
+        One(String),
+    }
+    #[derive(Deserialize)]
+    struct Front {
+        #[serde(default)]
+        tags: Option<Tags>,
+    }
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return Vec::new();
+    };
+    let Some(end) = rest.find("\n---") else {
+        return Vec::new();
+    };
+    let Ok(front) = serde_saphyr::from_str::<Front>(&rest[..end]) else {
+        return Vec::new();
+    };
+    let tags = match front.tags {
+        Some(Tags::List(list)) => list,
+        Some(Tags::One(text)) => text.split(',').map(str::to_string).collect(),
+        None => Vec::new(),
+    };
+    tags.into_iter()
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect()
 }
 
 /// The package folder of a path: its first two folders, or its only one.

@@ -25,6 +25,7 @@ impl Repo {
                 name: Some("app".into()),
             }],
             max_file_bytes: 64 * 1024,
+            editor_uri_template: None,
         };
         let roots = resolve_roots(dir.path(), &config);
         let repo = Repo { dir, config, roots };
@@ -51,6 +52,7 @@ impl Repo {
             &self.config,
             &self.roots,
             &request,
+            None,
             &mut |_, _| {},
         )
         .unwrap();
@@ -292,6 +294,7 @@ fn a_missing_root_fails_the_run_and_says_so() {
         &repo.config,
         &repo.roots,
         &IngestRequest::default(),
+        None,
         &mut |_, _| {},
     )
     .unwrap();
@@ -301,4 +304,170 @@ fn a_missing_root_fails_the_run_and_says_so() {
         !last_run(&repo.state(), None).unwrap().success,
         "a failed run is recorded too"
     );
+}
+
+fn search_full(repo: &Repo, query: &str, filters: SearchFilters) -> lore_gateway::SearchResponse {
+    let index = GatewayIndex::open(&repo.state().join("index")).unwrap();
+    search(
+        &index,
+        &SearchRequest {
+            query: query.into(),
+            limit: Some(25),
+            filters,
+        },
+        None,
+    )
+    .unwrap()
+}
+
+const INVOICE_PY: &str = "class Invoice:\n    def total_with_tax(self):\n        return self.net * 1.2\n\n\ndef print_invoice(invoice):\n    return str(invoice.total_with_tax())\n";
+
+#[test]
+fn chunks_carry_their_symbols_and_symbol_filters_find_definitions() {
+    let repo = Repo::new(&[
+        ("billing/invoice.py", INVOICE_PY),
+        (
+            "billing/report.py",
+            "from billing.invoice import Invoice\n\ndef report(invoice: Invoice):\n    return invoice.total_with_tax()\n",
+        ),
+        (
+            "web/src/client.ts",
+            "export interface InvoiceClient {\n  total(id: string): Promise<number>;\n}\n\nexport class HttpInvoiceClient implements InvoiceClient {\n  async total(id: string) { return 1; }\n}\n",
+        ),
+    ]);
+    repo.ingest(IngestRequest::default());
+
+    // The definition, named by its qualified name, in any case.
+    let found = search_full(
+        &repo,
+        "invoice total",
+        SearchFilters {
+            symbols: vec!["invoice.TOTAL_WITH_TAX".into()],
+            ..Default::default()
+        },
+    );
+    assert_eq!(found.results.len(), 1);
+    let chunk = &found.results[0].chunk;
+    assert_eq!(chunk.artifact_path, "billing/invoice.py");
+    assert_eq!(chunk.chunk_id, "billing/invoice.py::Invoice");
+    let names: Vec<(&str, &str, u64, u64)> = chunk
+        .symbols
+        .iter()
+        .map(|s| {
+            (
+                s.qualified_name.as_str(),
+                s.kind.as_str(),
+                s.start_line,
+                s.end_line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("Invoice", "class", 1, 3),
+            ("Invoice.total_with_tax", "method", 2, 3),
+            ("print_invoice", "function", 6, 7),
+        ]
+    );
+    assert_eq!(
+        chunk.symbols[1].id,
+        "Symbol:billing/invoice.py::Invoice.total_with_tax"
+    );
+
+    // A bare name finds the method too; kinds narrow to interfaces.
+    let bare = search_full(
+        &repo,
+        "total",
+        SearchFilters {
+            symbols: vec!["total".into()],
+            ..Default::default()
+        },
+    );
+    assert_eq!(bare.results.len(), 1);
+    assert_eq!(bare.results[0].chunk.artifact_path, "web/src/client.ts");
+    let interfaces = search_full(
+        &repo,
+        "invoice client total",
+        SearchFilters {
+            symbol_kinds: vec!["interface".into()],
+            ..Default::default()
+        },
+    );
+    assert_eq!(interfaces.results.len(), 1);
+    assert!(
+        interfaces.results[0]
+            .chunk
+            .symbols
+            .iter()
+            .any(|s| s.qualified_name == "InvoiceClient" && s.kind == "interface")
+    );
+
+    // A query naming the method ranks its definition above its callers.
+    let ranked = search_full(
+        &repo,
+        "total_with_tax returns wrong value",
+        SearchFilters::default(),
+    );
+    assert_eq!(ranked.results[0].chunk.artifact_path, "billing/invoice.py");
+    assert!(
+        ranked.results[0]
+            .scoring
+            .signals
+            .contains_key("defines_symbol")
+    );
+
+    // Renamed: the old name no longer finds anything.
+    repo.write(
+        "billing/invoice.py",
+        &INVOICE_PY.replace("total_with_tax", "gross_total"),
+    );
+    repo.ingest(IngestRequest::default());
+    let gone = search_full(
+        &repo,
+        "invoice total",
+        SearchFilters {
+            symbols: vec!["Invoice.total_with_tax".into()],
+            ..Default::default()
+        },
+    );
+    assert!(gone.results.is_empty());
+}
+
+#[test]
+fn tags_come_from_the_catalog_and_front_matter() {
+    let repo = Repo::new(&[
+        ("billing/invoice.py", INVOICE_PY),
+        (
+            "docs/tax.md",
+            "---\ntitle: Tax\ntags: [finance, Integration]\n---\n# Tax rules\nInvoices carry tax.\n",
+        ),
+        ("docs/other.md", "# Other\nInvoices elsewhere.\n"),
+        (
+            ".metadata/subsystems.json",
+            r#"{"Billing": {"paths": ["billing/**"], "tags": ["finance"]}}"#,
+        ),
+    ]);
+    repo.ingest(IngestRequest::default());
+    let found = search_full(
+        &repo,
+        "invoice",
+        SearchFilters {
+            tags: vec!["finance".into()],
+            ..Default::default()
+        },
+    );
+    let mut paths: Vec<&str> = found
+        .results
+        .iter()
+        .map(|r| r.chunk.artifact_path.as_str())
+        .collect();
+    paths.sort();
+    assert_eq!(paths, vec!["billing/invoice.py", "docs/tax.md"]);
+    let doc = found
+        .results
+        .iter()
+        .find(|r| r.chunk.artifact_path == "docs/tax.md")
+        .unwrap();
+    assert_eq!(doc.chunk.tags, vec!["finance", "Integration"]);
 }

@@ -5,6 +5,9 @@
 use std::sync::Arc;
 
 use lore_core::{ErrorCode, ErrorReport};
+use lore_gateway::explore::{
+    GraphSearchAnswer, NodeAnswer, Relationships, SubsystemAnswer, TestsOfAnswer,
+};
 use lore_gateway::search::{SearchFilters, SearchResponse};
 use lore_gateway::{Gateway, IngestRequest, IngestRun, SearchRequest};
 use schemars::JsonSchema;
@@ -19,6 +22,18 @@ pub fn register_gateway_tools(registry: &mut ToolRegistry, gateway: Arc<Gateway>
             gateway: Arc::clone(&gateway),
         })
         .register(KmIngestStatus {
+            gateway: Arc::clone(&gateway),
+        })
+        .register(KmGraphNode {
+            gateway: Arc::clone(&gateway),
+        })
+        .register(KmGraphSubsystem {
+            gateway: Arc::clone(&gateway),
+        })
+        .register(KmGraphSearch {
+            gateway: Arc::clone(&gateway),
+        })
+        .register(KmGraphTestsOf {
             gateway: Arc::clone(&gateway),
         })
         .register(KmIngestTrigger { gateway });
@@ -49,7 +64,7 @@ pub struct KmSearchInput {
     /// Most results, 1 to 25 (default 10).
     #[serde(default)]
     pub limit: Option<usize>,
-    /// Add each result's graph neighbours (not available yet: a warning says so).
+    /// Add each result's file neighbours in the code graph: subsystem, tests, imports, importers, documents.
     #[serde(default)]
     pub include_graph: Option<bool>,
     /// Filters, combined with AND and applied before ranking.
@@ -67,7 +82,7 @@ impl Tool for KmSearch {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-search",
         title: "Knowledge Search",
-        description: "Find the code, tests and docs an issue, a stack trace or a question is about, in the ingested repositories: chunks with path, lines, type, subsystem and why each ranks where it does. Paste the whole issue; named files and stack frames count most. Filters (artifact_types, subsystems, namespaces, symbol_languages, updated_after, max_age_days) apply before ranking. Example: {\"query\":\"ConnectionError raised in adapters.send when a proxy is set\",\"limit\":5}",
+        description: "Find the code, tests and docs an issue, a stack trace or a question is about, in the ingested repositories: chunks with path, lines, type, subsystem and why each ranks where it does. Paste the whole issue; named files and stack frames count most. Each chunk lists the symbols it defines; include_graph adds the file's tests, imports and documents. Filters (subsystems, artifact_types, namespaces, tags, symbols, symbol_kinds, symbol_languages, updated_after, max_age_days) apply before ranking. Example: {\"query\":\"ConnectionError raised in adapters.send when a proxy is set\",\"limit\":5}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,
@@ -86,12 +101,15 @@ impl Tool for KmSearch {
             limit: input.limit,
             filters: input.filters.unwrap_or_default(),
         };
-        let mut found = blocking(move || gateway.search(&request)).await?;
-        if input.include_graph == Some(true) {
-            found.metadata.warnings.push(
-                "include_graph: graph context is not built yet; results carry none".to_string(),
-            );
-        }
+        let include_graph = input.include_graph == Some(true);
+        let mut found = blocking(move || {
+            let mut found = gateway.search(&request)?;
+            if include_graph {
+                gateway.add_graph_context(&mut found)?;
+            }
+            Ok(found)
+        })
+        .await?;
         if input.sort_by_vector == Some(true) {
             found.metadata.warnings.push(
                 "sort_by_vector: no embedding lane is configured for the gateway; results are ranked lexically".to_string(),
@@ -216,5 +234,194 @@ impl Tool for KmIngestTrigger {
             ));
         }
         Ok(run)
+    }
+}
+
+/// `km-graph-node`.
+pub struct KmGraphNode {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-graph-node` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmGraphNodeInput {
+    /// The node: Code:<path>, TestCase:<path>, DesignDoc:<path>, Config:<path>, Symbol:<path>::<qualified_name> or Subsystem:<name>.
+    pub node_id: String,
+    /// Which relations to list: outgoing, incoming, all (default) or none.
+    #[serde(default)]
+    pub relationships: Option<Relationships>,
+    /// Most relations, 1 to 200 (default 50).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+impl Tool for KmGraphNode {
+    type Input = KmGraphNodeInput;
+    type Output = NodeAnswer;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-graph-node",
+        title: "Graph Node",
+        description: "A node of the code graph and its relations: what a file or symbol is (type, language, subsystem, lines) and what it imports, declares, tests, is tested by, is described by. An unknown id names the closest ones. Example: {\"node_id\":\"Code:src/billing/invoice.py\",\"relationships\":\"incoming\"}",
+        read_only: true,
+        scope: Scope::Reader,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmGraphNodeInput,
+        _ctx: ToolContext,
+    ) -> Result<NodeAnswer, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        blocking(move || {
+            gateway.node(
+                &input.node_id,
+                input.relationships.unwrap_or_default(),
+                input.limit,
+            )
+        })
+        .await
+    }
+}
+
+/// `km-graph-subsystem`.
+pub struct KmGraphSubsystem {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-graph-subsystem` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmGraphSubsystemInput {
+    /// The subsystem, as the catalog or the folders name it.
+    pub name: String,
+    /// Hops of DEPENDS_ON to follow both ways, 1 to 5 (default 1).
+    #[serde(default)]
+    pub depth: Option<usize>,
+    /// Also list its files (default true).
+    #[serde(default)]
+    pub include_artifacts: Option<bool>,
+    /// From a previous answer's next_cursor.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// Page size, 1 to 100 (default 25).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+impl Tool for KmGraphSubsystem {
+    type Input = KmGraphSubsystemInput;
+    type Output = SubsystemAnswer;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-graph-subsystem",
+        title: "Graph Subsystem",
+        description: "A subsystem: its catalog entry, the subsystems it depends on or that depend on it (with hops and path), and its files, paged. Example: {\"name\":\"Billing\",\"depth\":2}",
+        read_only: true,
+        scope: Scope::Reader,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmGraphSubsystemInput,
+        _ctx: ToolContext,
+    ) -> Result<SubsystemAnswer, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        blocking(move || {
+            gateway.subsystem(
+                &input.name,
+                input.depth,
+                input.include_artifacts.unwrap_or(true),
+                input.cursor.as_deref(),
+                input.limit,
+            )
+        })
+        .await
+    }
+}
+
+/// `km-graph-search`.
+pub struct KmGraphSearch {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-graph-search` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmGraphSearchInput {
+    /// A subsystem, file or symbol name, or words of one.
+    pub term: String,
+    /// Most results, 1 to 50 (default 20).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+impl Tool for KmGraphSearch {
+    type Input = KmGraphSearchInput;
+    type Output = GraphSearchAnswer;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-graph-search",
+        title: "Graph Search",
+        description: "Find graph nodes by name: subsystems, files, symbols (id, label, score, snippet); pass an id to km-graph-node. Example: {\"term\":\"invoice\"}",
+        read_only: true,
+        scope: Scope::Reader,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmGraphSearchInput,
+        _ctx: ToolContext,
+    ) -> Result<GraphSearchAnswer, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        blocking(move || gateway.graph_search(&input.term, input.limit)).await
+    }
+}
+
+/// `km-graph-tests-of`.
+pub struct KmGraphTestsOf {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-graph-tests-of` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmGraphTestsOfInput {
+    /// A root-relative path (src/app.py) or a node id (Code:…, Symbol:…, TestCase:…).
+    pub target: String,
+}
+
+impl Tool for KmGraphTestsOf {
+    type Input = KmGraphTestsOfInput;
+    type Output = TestsOfAnswer;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-graph-tests-of",
+        title: "Tests Of",
+        description: "The tests of a source file or symbol (tests that import it or are named after it), or, for a test, the code it covers: what to run after a change. Example: {\"target\":\"src/billing/invoice.py\"}",
+        read_only: true,
+        scope: Scope::Reader,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmGraphTestsOfInput,
+        _ctx: ToolContext,
+    ) -> Result<TestsOfAnswer, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        blocking(move || gateway.tests_of(&input.target)).await
     }
 }

@@ -125,7 +125,9 @@ impl LoreServer {
             )))
             .with_watch(&project.root),
         );
-        let gateway = Arc::new(lore_gateway::Gateway::for_project(project));
+        let gateway = Arc::new(
+            lore_gateway::Gateway::for_project(project).with_store(Arc::clone(&memory.store)),
+        );
         let toolsets = project.config.mcp.served_toolsets(gateway.is_configured());
         if toolsets.contains(&Toolset::Gateway) {
             crate::gateway::register_gateway_tools(&mut registry, Arc::clone(&gateway));

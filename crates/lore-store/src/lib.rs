@@ -97,6 +97,22 @@ pub trait KnowledgeStore: Send + Sync {
         writes: Vec<TopicWrite>,
     ) -> Result<BatchWritten, StoreError>;
 
+    /// Adds (or changes the confidence and properties of) the relations
+    /// in `relate` and removes those in `unrelate`, in one transaction
+    /// whose summary is `summary`: all or none, every node checked before
+    /// anything is written. A relation already as asked is left alone and
+    /// a removal of a relation that is not there is skipped, so a graph
+    /// kept in step with files can be written again after a crash;
+    /// nothing is written when nothing changes. A relation both added and
+    /// removed is refused. Undoing the transaction reverts it all.
+    fn relate_many(
+        &self,
+        actor: &str,
+        summary: &str,
+        relate: Vec<NewTriple>,
+        unrelate: Vec<TripleKey>,
+    ) -> Result<RelateManyWritten, StoreError>;
+
     /// Deletes an entry (`e-…`) or triple (`t-…`) by writing a tombstone
     /// version; history keeps every earlier version.
     fn delete(&self, actor: &str, id: &str) -> Result<TxId, StoreError>;

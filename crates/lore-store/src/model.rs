@@ -193,6 +193,34 @@ pub struct BatchWritten {
     pub items: Vec<TopicWritten>,
 }
 
+/// A relation named by its three parts (what
+/// [`crate::KnowledgeStore::relate_many`] removes).
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+pub struct TripleKey {
+    /// The start node.
+    pub subject: String,
+    /// The relation.
+    pub predicate: String,
+    /// The end node.
+    pub object: String,
+}
+
+/// What a [`crate::KnowledgeStore::relate_many`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RelateManyWritten {
+    /// The transaction holding every change, or the newest transaction
+    /// when nothing changed.
+    pub tx_id: TxId,
+    /// False when nothing changed (no transaction was written).
+    pub changed: bool,
+    /// Relations added or changed.
+    pub related: usize,
+    /// Relations removed.
+    pub unrelated: usize,
+}
+
 /// Input of [`crate::KnowledgeStore::update`]: the fields to change.
 #[derive(Debug, Clone, Default)]
 pub struct EntryPatch {

@@ -208,3 +208,84 @@ fn bad_input_gets_a_clear_refusal() {
         stderr(&broken)
     );
 }
+
+#[test]
+fn symbols_are_listed_filtered_and_linked_to_the_editor() {
+    let repo = repository();
+    let root = repo.path();
+    assert!(
+        lore()
+            .arg("init")
+            .arg(root)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let ingest = lore()
+        .current_dir(root)
+        .args(["gateway", "ingest", "."])
+        .output()
+        .unwrap();
+    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    let config = std::fs::read_to_string(root.join("lore.yaml")).unwrap();
+    std::fs::write(
+        root.join("lore.yaml"),
+        config.replace(
+            "gateway:\n",
+            "gateway:\n  editor_uri_template: \"vscode://file/{path}:{line}\"\n",
+        ),
+    )
+    .unwrap();
+
+    let found = lore_in(
+        root,
+        &[
+            "gateway",
+            "search",
+            "checkout",
+            "--symbol",
+            "Basket.checkout",
+            "--json",
+        ],
+    );
+    assert!(found.status.success(), "{}", stderr(&found));
+    let found: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    let results = found["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{found}");
+    let method = results[0]["chunk"]["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["qualified_name"] == "Basket.checkout")
+        .unwrap();
+    assert_eq!(method["kind"], "method");
+    let uri = method["editor_uri"].as_str().unwrap();
+    assert!(uri.starts_with("vscode://file/"), "{uri}");
+    assert!(uri.ends_with("shop/basket.py:2"), "{uri}");
+
+    // Text output names the definitions under each result.
+    let text = lore_in(root, &["gateway", "search", "order", "--kind", "class"]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert!(stdout(&text).contains("class Order"), "{}", stdout(&text));
+
+    // A bad kind or template is refused, saying what is allowed.
+    let kind = lore_in(root, &["gateway", "search", "order", "--kind", "widget"]);
+    assert!(!kind.status.success());
+    assert!(
+        stderr(&kind).contains("class, function, method"),
+        "{}",
+        stderr(&kind)
+    );
+    std::fs::write(
+        root.join("lore.yaml"),
+        config.replace(
+            "gateway:\n",
+            "gateway:\n  editor_uri_template: \"x://{file}\"\n",
+        ),
+    )
+    .unwrap();
+    let bad = lore_in(root, &["gateway", "search", "order"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("{relative_path}"), "{}", stderr(&bad));
+}

@@ -89,11 +89,10 @@ async fn an_agent_ingests_and_searches_a_repository() {
     )
     .await;
     assert_eq!(tests["results"].as_array().unwrap().len(), 1, "{tests}");
-    assert!(
-        tests["metadata"]["warnings"][0]
-            .as_str()
-            .unwrap()
-            .contains("include_graph")
+    // The graph context of the test: the code it covers.
+    assert_eq!(
+        tests["results"][0]["graph_context"]["tests"][0], "Code:billing/invoice.py",
+        "{tests}"
     );
 
     // Refusals name the field and what to do.
@@ -109,14 +108,24 @@ async fn an_agent_ingests_and_searches_a_repository() {
     .await
     .unwrap();
     assert_eq!(error_of(&unknown)["code"], "invalid_arguments");
-    let symbols = call(
+    let symbols = ok(&client, "km-search", json!({"query": "tax", "filters": {"symbols": ["Invoice.total_with_tax"], "symbol_kinds": ["method"]}})).await;
+    assert_eq!(symbols["metadata"]["result_count"], 1, "{symbols}");
+    let chunk = &symbols["results"][0]["chunk"];
+    assert_eq!(chunk["artifact_path"], "billing/invoice.py");
+    assert!(
+        chunk["symbols"].as_array().unwrap().iter().any(|s| s["id"]
+            == "Symbol:billing/invoice.py::Invoice.total_with_tax"
+            && s["kind"] == "method"),
+        "{chunk}"
+    );
+    let kind = call(
         &client,
         "km-search",
-        json!({"query": "tax", "filters": {"symbols": ["Invoice.total_with_tax"]}}),
+        json!({"query": "tax", "filters": {"symbol_kinds": ["widget"]}}),
     )
     .await
     .unwrap();
-    assert_eq!(error_of(&symbols)["code"], "unsupported_operation");
+    assert_eq!(error_of(&kind)["code"], "invalid_arguments");
     client.cancel().await.unwrap();
 }
 
@@ -142,7 +151,106 @@ async fn the_gateway_is_listed_only_where_it_can_work() {
     names.sort();
     assert_eq!(
         names,
-        vec!["km-ingest-status", "km-ingest-trigger", "km-search"]
+        vec![
+            "km-graph-node",
+            "km-graph-search",
+            "km-graph-subsystem",
+            "km-graph-tests-of",
+            "km-ingest-status",
+            "km-ingest-trigger",
+            "km-search"
+        ]
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_agent_walks_the_code_graph() {
+    let dir = code_project();
+    let client = stdio_client(dir.path()).await;
+    // Before any ingest the graph tools say what to do.
+    let early = call(
+        &client,
+        "km-graph-tests-of",
+        json!({"target": "billing/invoice.py"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(error_of(&early)["code"], "not_found");
+    assert!(
+        error_of(&early)["message"]
+            .as_str()
+            .unwrap()
+            .contains("ingest")
+    );
+    let run = ok(&client, "km-ingest-trigger", json!({})).await;
+    assert!(run["relation_count"].as_u64().unwrap() > 0, "{run}");
+
+    let tests = ok(
+        &client,
+        "km-graph-tests-of",
+        json!({"target": "billing/invoice.py"}),
+    )
+    .await;
+    assert_eq!(tests["direction"], "tests");
+    assert_eq!(
+        tests["results"][0]["id"], "TestCase:billing/tests/test_invoice.py",
+        "{tests}"
+    );
+
+    let node = ok(
+        &client,
+        "km-graph-node",
+        json!({"node_id": "Symbol:billing/invoice.py::Invoice.total_with_tax"}),
+    )
+    .await;
+    assert_eq!(node["node"]["properties"]["kind"], "method");
+    assert!(
+        node["relationships"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["predicate"] == "CONTAINS" && r["direction"] == "incoming"),
+        "{node}"
+    );
+    let malformed = call(&client, "km-graph-node", json!({"node_id": "invoice.py"}))
+        .await
+        .unwrap();
+    assert_eq!(error_of(&malformed)["code"], "invalid_identifier");
+    let unknown = call(
+        &client,
+        "km-graph-node",
+        json!({"node_id": "Code:billing/invoices.py"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(error_of(&unknown)["code"], "not_found");
+    assert!(
+        error_of(&unknown)["message"]
+            .as_str()
+            .unwrap()
+            .contains("Code:billing/invoice.py")
+    );
+
+    let subsystem = ok(&client, "km-graph-subsystem", json!({"name": "billing"})).await;
+    assert_eq!(subsystem["total_artifacts"], 1, "{subsystem}");
+    let found = ok(
+        &client,
+        "km-graph-search",
+        json!({"term": "total_with_tax"}),
+    )
+    .await;
+    assert_eq!(
+        found["results"][0]["id"], "Symbol:billing/invoice.py::Invoice.total_with_tax",
+        "{found}"
+    );
+
+    let with_graph = ok(&client, "km-search", json!({"query": "total_with_tax", "include_graph": true, "filters": {"artifact_types": ["code"]}})).await;
+    let context = &with_graph["results"][0]["graph_context"];
+    assert_eq!(context["node"], "Code:billing/invoice.py", "{with_graph}");
+    assert_eq!(
+        context["tests"][0],
+        "TestCase:billing/tests/test_invoice.py"
     );
     client.cancel().await.unwrap();
 }

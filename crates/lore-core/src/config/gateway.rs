@@ -13,6 +13,29 @@ pub struct GatewayConfig {
     /// Files larger than this are skipped, and reported (default 1 MiB).
     #[serde(default = "default_max_file_bytes")]
     pub max_file_bytes: u64,
+    /// How results link a symbol to an editor: a URI with `{path}` (the
+    /// absolute file path), `{relative_path}`, `{root}` and `{line}`, such
+    /// as `vscode://file/{path}:{line}`. None by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editor_uri_template: Option<String>,
+}
+
+/// The placeholders of `gateway.editor_uri_template`.
+pub const EDITOR_URI_PLACEHOLDERS: [&str; 4] = ["path", "relative_path", "root", "line"];
+
+/// Fills an editor URI template (checked by [`GatewayConfig::problem`]).
+pub fn render_editor_uri(
+    template: &str,
+    path: &str,
+    relative_path: &str,
+    root: &str,
+    line: u64,
+) -> String {
+    template
+        .replace("{path}", path)
+        .replace("{relative_path}", relative_path)
+        .replace("{root}", root)
+        .replace("{line}", &line.to_string())
 }
 
 /// One ingested folder.
@@ -34,6 +57,7 @@ impl Default for GatewayConfig {
         GatewayConfig {
             roots: Vec::new(),
             max_file_bytes: default_max_file_bytes(),
+            editor_uri_template: None,
         }
     }
 }
@@ -43,6 +67,28 @@ impl GatewayConfig {
     pub fn problem(&self) -> Option<String> {
         if self.max_file_bytes == 0 {
             return Some("gateway.max_file_bytes must be at least 1".into());
+        }
+        if let Some(template) = &self.editor_uri_template {
+            let mut rest = template.as_str();
+            while let Some(open) = rest.find('{') {
+                let Some(close) = rest[open..].find('}') else {
+                    return Some(format!(
+                        "gateway.editor_uri_template: `{template}` opens a `{{` it does not close"
+                    ));
+                };
+                let name = &rest[open + 1..open + close];
+                if !EDITOR_URI_PLACEHOLDERS.contains(&name) {
+                    return Some(format!(
+                        "gateway.editor_uri_template: `{{{name}}}` is not a placeholder; use {{path}}, {{relative_path}}, {{root}} and {{line}}, as in vscode://file/{{path}}:{{line}}"
+                    ));
+                }
+                rest = &rest[open + close + 1..];
+            }
+            if !template.contains("{path}") && !template.contains("{relative_path}") {
+                return Some(
+                    "gateway.editor_uri_template must name the file with {path} or {relative_path}, as in vscode://file/{path}:{line}".into(),
+                );
+            }
         }
         let mut names = std::collections::BTreeSet::new();
         for root in &self.roots {

@@ -23,7 +23,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, HasErrorCode};
-pub use gateway::{GatewayConfig, GatewayRoot, is_root_name, with_root_added};
+pub use gateway::{
+    EDITOR_URI_PLACEHOLDERS, GatewayConfig, GatewayRoot, is_root_name, render_editor_uri,
+    with_root_added,
+};
 pub use mcp::{McpConfig, RateLimitConfig, Scope, TokenConfig, Toolset};
 pub use scan::{DEFAULT_DICTIONARY_EXCLUDES, DictionaryConfig, ScanConfig, pattern_matches};
 pub use search::{EMBEDDABLE_KINDS, EmbeddingsConfig, SearchConfig};

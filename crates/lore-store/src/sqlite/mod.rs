@@ -262,6 +262,16 @@ impl KnowledgeStore for SqliteStore {
         self.with_writer(|conn| write::delete(conn, actor, id))
     }
 
+    fn relate_many(
+        &self,
+        actor: &str,
+        summary: &str,
+        relate: Vec<NewTriple>,
+        unrelate: Vec<TripleKey>,
+    ) -> Result<RelateManyWritten, StoreError> {
+        self.with_writer(|conn| write::relate_many(conn, actor, summary, relate, unrelate))
+    }
+
     fn relate(&self, actor: &str, triple: NewTriple) -> Result<Written<Triple>, StoreError> {
         self.with_writer(|conn| write::relate(conn, actor, triple))
     }

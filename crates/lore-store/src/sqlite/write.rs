@@ -860,6 +860,114 @@ pub(crate) fn relate(
     })
 }
 
+pub(crate) fn relate_many(
+    conn: &mut Connection,
+    actor: &str,
+    summary: &str,
+    relate: Vec<NewTriple>,
+    unrelate: Vec<TripleKey>,
+) -> Result<RelateManyWritten, StoreError> {
+    let mut states = Vec::with_capacity(relate.len());
+    let mut added = std::collections::HashSet::new();
+    for triple in relate {
+        let state = TripleState {
+            subject: check_node("subject", &triple.subject)?,
+            predicate: check_node("predicate", &triple.predicate)?,
+            object: check_node("object", &triple.object)?,
+            confidence: check_confidence(triple.confidence)?,
+            properties: triple.properties,
+        };
+        added.insert((
+            state.subject.clone(),
+            state.predicate.clone(),
+            state.object.clone(),
+        ));
+        states.push(state);
+    }
+    let mut removals = Vec::with_capacity(unrelate.len());
+    for key in unrelate {
+        let spo = (
+            check_node("subject", &key.subject)?,
+            check_node("predicate", &key.predicate)?,
+            check_node("object", &key.object)?,
+        );
+        if added.contains(&spo) {
+            return Err(StoreError::Invalid(format!(
+                "the relation {} —{}→ {} is both added and removed; keep one",
+                spo.0, spo.1, spo.2
+            )));
+        }
+        removals.push(spo);
+    }
+    let tx = begin(conn)?;
+    let mut tx_id: Option<TxId> = None;
+    let mut open_tx = |tx: &SqlTx<'_>| -> Result<TxId, StoreError> {
+        if let Some(id) = tx_id {
+            return Ok(id);
+        }
+        let (id, _) = log_transaction(tx, actor, "relate_many", summary, None)?;
+        tx_id = Some(id);
+        Ok(id)
+    };
+    let (mut related, mut unrelated) = (0, 0);
+    for state in &states {
+        let existing = triple_by_spo(&tx, &state.subject, &state.predicate, &state.object)?;
+        if let Some(current) = &existing
+            && !current.deleted
+            && TripleState::of(current) == *state
+        {
+            continue;
+        }
+        let id_tx = open_tx(&tx)?;
+        let vid = next_vid(&tx, "triple_versions")?;
+        let (id, version) = match &existing {
+            Some(current) => (current.id.clone(), current.version + 1),
+            None => (format!("t-{vid}"), 1),
+        };
+        write_triple_version(&tx, vid, &id, version, id_tx, state, false)?;
+        related += 1;
+    }
+    for (s, p, o) in &removals {
+        let Some(current) = triple_by_spo(&tx, s, p, o)?.filter(|t| !t.deleted) else {
+            continue;
+        };
+        let id_tx = open_tx(&tx)?;
+        let vid = next_vid(&tx, "triple_versions")?;
+        write_triple_version(
+            &tx,
+            vid,
+            &current.id,
+            current.version + 1,
+            id_tx,
+            &TripleState::of(&current),
+            true,
+        )?;
+        unrelated += 1;
+    }
+    match tx_id {
+        Some(tx_id) => {
+            tx.commit()?;
+            Ok(RelateManyWritten {
+                tx_id,
+                changed: true,
+                related,
+                unrelated,
+            })
+        }
+        None => {
+            let head = tx
+                .prepare_cached("SELECT coalesce(max(tx_id), 0) FROM transactions")?
+                .query_row([], |row| row.get(0))?;
+            Ok(RelateManyWritten {
+                tx_id: head,
+                changed: false,
+                related: 0,
+                unrelated: 0,
+            })
+        }
+    }
+}
+
 pub(crate) fn unrelate(
     conn: &mut Connection,
     actor: &str,

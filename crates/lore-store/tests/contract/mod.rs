@@ -920,6 +920,126 @@ pub fn mirrored_kinds_hold_files_larger_than_a_note(store: &dyn KnowledgeStore) 
 /// Every case of the contract as a `#[test]`, each on a fresh store from
 /// `$open`, which returns `(guard, store)` (the guard keeps whatever the
 /// store needs alive, such as a temporary folder).
+fn edge(s: &str, p: &str, o: &str) -> NewTriple {
+    NewTriple {
+        subject: s.into(),
+        predicate: p.into(),
+        object: o.into(),
+        confidence: None,
+        properties: None,
+    }
+}
+
+fn key(s: &str, p: &str, o: &str) -> TripleKey {
+    TripleKey {
+        subject: s.into(),
+        predicate: p.into(),
+        object: o.into(),
+    }
+}
+
+fn live_edges(store: &dyn KnowledgeStore, as_of: Option<TxId>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = store
+        .list_triples(&TripleQuery {
+            limit: Some(200),
+            as_of_tx_id: as_of,
+            ..Default::default()
+        })
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|t| (t.subject, t.object))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Part of the contract.
+pub fn relate_many_adds_and_removes_in_one_transaction_and_is_idempotent(
+    store: &dyn KnowledgeStore,
+) {
+    let first = store
+        .relate_many(
+            "test",
+            "graph of a.py",
+            vec![
+                edge("Code:a.py", "IMPORTS", "Code:b.py"),
+                edge("Code:a.py", "IMPORTS", "Code:c.py"),
+            ],
+            vec![key("Code:a.py", "IMPORTS", "Code:gone.py")],
+        )
+        .unwrap();
+    assert!(first.changed);
+    assert_eq!((first.related, first.unrelated), (2, 0));
+    let history = store.history(&HistoryQuery::default()).unwrap();
+    assert_eq!(history.items.len(), 1);
+    assert_eq!(history.items[0].transaction.summary, "graph of a.py");
+
+    // Written again after a crash: nothing changes, no transaction.
+    let again = store
+        .relate_many(
+            "test",
+            "graph of a.py",
+            vec![edge("Code:a.py", "IMPORTS", "Code:b.py")],
+            vec![key("Code:x.py", "IMPORTS", "Code:y.py")],
+        )
+        .unwrap();
+    assert!(!again.changed);
+    assert_eq!(again.tx_id, first.tx_id);
+
+    // One removed, one added: one transaction, undone whole.
+    let second = store
+        .relate_many(
+            "test",
+            "",
+            vec![edge("Code:a.py", "IMPORTS", "Code:d.py")],
+            vec![key("Code:a.py", "IMPORTS", "Code:c.py")],
+        )
+        .unwrap();
+    assert_eq!((second.related, second.unrelated), (1, 1));
+    assert_eq!(
+        live_edges(store, None),
+        vec![
+            ("Code:a.py".to_string(), "Code:b.py".to_string()),
+            ("Code:a.py".to_string(), "Code:d.py".to_string()),
+        ]
+    );
+    assert_eq!(live_edges(store, Some(first.tx_id)).len(), 2);
+    store.undo("test", second.tx_id, false).unwrap();
+    assert_eq!(
+        live_edges(store, None),
+        vec![
+            ("Code:a.py".to_string(), "Code:b.py".to_string()),
+            ("Code:a.py".to_string(), "Code:c.py".to_string()),
+        ]
+    );
+
+    // A bad node or a relation both added and removed writes nothing.
+    let head = store.head().unwrap();
+    let bad = store
+        .relate_many(
+            "test",
+            "",
+            vec![
+                edge("Code:e.py", "IMPORTS", "Code:f.py"),
+                edge("", "X", "y"),
+            ],
+            Vec::new(),
+        )
+        .unwrap_err();
+    assert_eq!(code(bad), "invalid_request");
+    let both = store
+        .relate_many(
+            "test",
+            "",
+            vec![edge("Code:e.py", "IMPORTS", "Code:f.py")],
+            vec![key("Code:e.py", "IMPORTS", "Code:f.py")],
+        )
+        .unwrap_err();
+    assert_eq!(code(both), "invalid_request");
+    assert_eq!(store.head().unwrap(), head);
+}
+
 #[macro_export]
 macro_rules! contract_suite {
     ($open:expr) => {
@@ -944,6 +1064,7 @@ macro_rules! contract_suite {
             the_head_of_one_kind_moves_only_with_changes_to_that_kind,
             put_many_is_one_transaction_checked_whole_and_undone_whole,
             mirrored_kinds_hold_files_larger_than_a_note,
+            relate_many_adds_and_removes_in_one_transaction_and_is_idempotent,
         );
     };
     (@cases $open:expr; $($case:ident,)*) => {

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Context, bail};
+use lore_gateway::explore::Relationships;
 use lore_gateway::search::SearchFilters;
 use lore_gateway::{Gateway, IngestRequest, SearchRequest};
 
@@ -24,6 +25,47 @@ pub enum GatewayCommand {
     },
     /// Search the ingested chunks (what km-search answers).
     Search(SearchArgs),
+    /// A graph node and its relations (what km-graph-node answers).
+    Node {
+        /// Code:<path>, TestCase:<path>, DesignDoc:<path>, Config:<path>,
+        /// Symbol:<path>::<name> or Subsystem:<name>.
+        #[arg(value_name = "NODE_ID")]
+        id: String,
+        /// outgoing, incoming, all or none.
+        #[arg(long, default_value = "all")]
+        relationships: String,
+        /// Most relations (1-200).
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A subsystem, its neighbours and files (what km-graph-subsystem answers).
+    Subsystem {
+        /// The subsystem's name.
+        name: String,
+        /// Hops of DEPENDS_ON to follow (1-5).
+        #[arg(long, default_value_t = 1)]
+        depth: usize,
+        /// Leave its files out.
+        #[arg(long)]
+        no_artifacts: bool,
+        /// Most related nodes and files (1-100).
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The tests of a file or symbol, or the code a test covers.
+    TestsOf {
+        /// A root-relative path or a node id.
+        target: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Arguments of `lore gateway ingest`.
@@ -65,9 +107,36 @@ pub struct SearchArgs {
     /// Only under these top-level folders, or of these roots.
     #[arg(long = "namespace", value_delimiter = ',', value_name = "FOLDER")]
     pub namespaces: Vec<String>,
+    /// Only chunks defining these symbols (`Invoice.total` or `total`).
+    #[arg(long = "symbol", value_delimiter = ',', value_name = "NAME")]
+    pub symbols: Vec<String>,
+    /// Only chunks defining symbols of these kinds: class, function,
+    /// method, interface, type, module.
+    #[arg(long = "kind", value_delimiter = ',', value_name = "KIND")]
+    pub kinds: Vec<String>,
+    /// Only files with these tags.
+    #[arg(long = "tag", value_delimiter = ',', value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Add each result's graph context (tests, imports, documents).
+    #[arg(long)]
+    pub graph: bool,
     /// Print km-search's JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The project's gateway over its store (the code graph lives there).
+fn gateway_of(project: &lore_core::project::Project) -> Gateway {
+    Gateway::for_project(project).with_store(std::sync::Arc::new(
+        lore_store::feed::StoreHandle::sqlite(project.store_path()),
+    ))
+}
+
+fn plain(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
@@ -87,7 +156,7 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
             Ok(())
         }
         GatewayCommand::Search(args) => {
-            let gateway = Gateway::for_project(&project);
+            let gateway = gateway_of(&project);
             let request = SearchRequest {
                 query: args.text.join(" "),
                 limit: Some(args.limit),
@@ -96,10 +165,18 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
                     subsystems: args.subsystems,
                     symbol_languages: args.languages,
                     namespaces: args.namespaces,
+                    symbols: args.symbols,
+                    symbol_kinds: args.kinds,
+                    tags: args.tags,
                     ..Default::default()
                 },
             };
-            let found = gateway.search(&request).map_err(|e| super::coded(&e))?;
+            let mut found = gateway.search(&request).map_err(|e| super::coded(&e))?;
+            if args.graph {
+                gateway
+                    .add_graph_context(&mut found)
+                    .map_err(|e| super::coded(&e))?;
+            }
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&found)?);
                 return Ok(());
@@ -121,9 +198,137 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
                         .map(|s| format!(", {s}"))
                         .unwrap_or_default()
                 );
+                if !c.symbols.is_empty() {
+                    let names: Vec<String> = c
+                        .symbols
+                        .iter()
+                        .take(6)
+                        .map(|s| format!("{} {}", s.kind, s.qualified_name))
+                        .collect();
+                    let more = c.symbols.len().saturating_sub(names.len());
+                    let more = if more > 0 {
+                        format!(" (+{more})")
+                    } else {
+                        String::new()
+                    };
+                    println!("      {}{more}", names.join(", "));
+                }
+                if let Some(context) = &result.graph_context {
+                    for (what, nodes) in [
+                        ("tests", &context.tests),
+                        ("imports", &context.imports),
+                        ("imported by", &context.imported_by),
+                        ("described by", &context.described_by),
+                    ] {
+                        if !nodes.is_empty() {
+                            println!("      {what}: {}", nodes.join(", "));
+                        }
+                    }
+                }
             }
             if found.results.is_empty() {
                 eprintln!("nothing matched `{}`", request.query);
+            }
+            Ok(())
+        }
+        GatewayCommand::Node {
+            id,
+            relationships,
+            limit,
+            json,
+        } => {
+            let relationships: Relationships =
+                serde_json::from_value(serde_json::Value::String(relationships.clone()))
+                    .map_err(|_| {
+                        anyhow::anyhow!(
+                            "--relationships must be outgoing, incoming, all or none, not `{relationships}` [invalid_arguments]"
+                        )
+                    })?;
+            let answer = gateway_of(&project)
+                .node(&id, relationships, Some(limit))
+                .map_err(|e| super::coded(&e))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&answer)?);
+                return Ok(());
+            }
+            println!("{} ({})", answer.node.id, answer.node.label);
+            for (key, value) in &answer.node.properties {
+                println!("  {key}: {}", plain(value));
+            }
+            for r in &answer.relationships {
+                let arrow = if r.direction == "outgoing" {
+                    "->"
+                } else {
+                    "<-"
+                };
+                println!("  {arrow} {} {}", r.predicate, r.node);
+            }
+            if answer.truncated {
+                eprintln!("note: more relations than --limit {limit}");
+            }
+            Ok(())
+        }
+        GatewayCommand::Subsystem {
+            name,
+            depth,
+            no_artifacts,
+            limit,
+            json,
+        } => {
+            let answer = gateway_of(&project)
+                .subsystem(&name, Some(depth), !no_artifacts, None, Some(limit))
+                .map_err(|e| super::coded(&e))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&answer)?);
+                return Ok(());
+            }
+            println!("{}", answer.subsystem.id);
+            for (key, value) in &answer.subsystem.properties {
+                println!("  {key}: {}", plain(value));
+            }
+            for r in &answer.related {
+                println!(
+                    "  {} {} ({} hop{})",
+                    r.relation,
+                    r.id,
+                    r.hops,
+                    if r.hops == 1 { "" } else { "s" }
+                );
+            }
+            for a in &answer.artifacts {
+                println!("  [{}] {}", a.artifact_type, a.path);
+            }
+            if answer.next_cursor.is_some() {
+                eprintln!(
+                    "note: {} related and {} files in all; raise --limit",
+                    answer.total_related, answer.total_artifacts
+                );
+            }
+            Ok(())
+        }
+        GatewayCommand::TestsOf { target, json } => {
+            let answer = gateway_of(&project)
+                .tests_of(&target)
+                .map_err(|e| super::coded(&e))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&answer)?);
+                return Ok(());
+            }
+            for r in &answer.results {
+                let symbols = if r.symbols.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", r.symbols.join(", "))
+                };
+                println!("{}  [{}]{symbols}", r.path, r.via.join(", "));
+            }
+            if answer.results.is_empty() {
+                let what = if answer.direction == "covers" {
+                    "covers no code the graph knows"
+                } else {
+                    "has no tests the graph knows"
+                };
+                eprintln!("{} {what}", answer.target);
             }
             Ok(())
         }
@@ -148,7 +353,7 @@ fn ingest(mut project: lore_core::project::Project, args: IngestArgs) -> anyhow:
         }
         project = add_root(&project, &path)?;
     }
-    let gateway = Gateway::for_project(&project);
+    let gateway = gateway_of(&project);
     if !gateway.is_configured() {
         bail!(
             "no gateway roots: run `lore gateway ingest PATH` to add a folder (`lore gateway ingest .` for this one) [invalid_request]"

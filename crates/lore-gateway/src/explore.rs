@@ -1,0 +1,911 @@
+//! Reading the code graph: a node and its relations, a subsystem with its
+//! neighbours and artifacts, a search over node names, and the tests of a
+//! file or symbol (or the code a test covers).
+//!
+//! Relations come from the store (so relations an agent added with
+//! `relate` show too); what a node is (its type, language, subsystem, a
+//! symbol's kind and lines) comes from the graph ledgers ingest keeps.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+
+use lore_core::error::HasErrorCode;
+use lore_core::{ErrorCode, ErrorReport};
+use lore_store::{KnowledgeStore, TripleQuery};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::graph::{GraphFile, GraphLedger, LABELS, file_node, symbol_node};
+use crate::subsystem::Catalog;
+
+/// Most relations a node lists.
+pub const MAX_NODE_LIMIT: usize = 200;
+/// Most related nodes or artifacts a subsystem page holds.
+pub const MAX_SUBSYSTEM_LIMIT: usize = 100;
+/// Deepest subsystem walk.
+pub const MAX_DEPTH: usize = 5;
+/// Most graph search results.
+pub const MAX_SEARCH_LIMIT: usize = 50;
+
+/// The graph as ingest left it: per root, its ledger and catalog.
+pub struct GraphView {
+    /// (root name, ledger, catalog) per root.
+    pub roots: Vec<(String, GraphLedger, Catalog)>,
+}
+
+/// Which relations of a node to list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Relationships {
+    /// Relations from the node.
+    Outgoing,
+    /// Relations to the node.
+    Incoming,
+    /// Both (the default).
+    #[default]
+    All,
+    /// None: the node alone.
+    None,
+}
+
+/// What a node is.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct NodeOut {
+    /// `Code:src/app.py`, `Symbol:src/app.py::App.run`, `Subsystem:Billing`.
+    pub id: String,
+    /// Subsystem, Code, TestCase, DesignDoc, Config or Symbol.
+    pub label: String,
+    /// What Lore knows of it: path, root, artifact_type, language,
+    /// subsystem; for a symbol its kind and lines; for a subsystem its
+    /// catalog entry.
+    pub properties: BTreeMap<String, serde_json::Value>,
+}
+
+/// One relation of a node.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RelationOut {
+    /// `outgoing` (from the node) or `incoming` (to it).
+    pub direction: String,
+    /// The relation: BELONGS_TO, DEPENDS_ON, DECLARES_SYMBOL, CONTAINS,
+    /// IMPORTS, VALIDATES, EXERCISES, DESCRIBES, or one an agent added.
+    pub predicate: String,
+    /// The node at the other end.
+    pub node: String,
+    /// Its label.
+    pub label: String,
+    /// The relation's triple id in the store (`t-…`).
+    pub triple_id: String,
+}
+
+/// `km-graph-node`'s answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct NodeAnswer {
+    /// The node.
+    pub node: NodeOut,
+    /// Its relations, by direction then predicate.
+    pub relationships: Vec<RelationOut>,
+    /// True when `limit` cut the list.
+    pub truncated: bool,
+}
+
+/// A node reached from a subsystem.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RelatedOut {
+    /// Its id.
+    pub id: String,
+    /// Hops from the subsystem.
+    pub hops: usize,
+    /// The nodes from the subsystem to it, both ends included.
+    pub path: Vec<String>,
+    /// The relation of the last hop, and its direction
+    /// (`DEPENDS_ON` or `DEPENDED_ON_BY`).
+    pub relation: String,
+}
+
+/// An artifact of a subsystem.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ArtifactOut {
+    /// Its node.
+    pub id: String,
+    /// The root it is in.
+    pub root: String,
+    /// Root-relative path.
+    pub path: String,
+    /// code, test, doc or config.
+    pub artifact_type: String,
+}
+
+/// `km-graph-subsystem`'s answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SubsystemAnswer {
+    /// The subsystem.
+    pub subsystem: NodeOut,
+    /// Subsystems it depends on or that depend on it, within `depth`,
+    /// nearest first (this page).
+    pub related: Vec<RelatedOut>,
+    /// Its artifacts (this page), when asked for.
+    pub artifacts: Vec<ArtifactOut>,
+    /// Related nodes in all.
+    pub total_related: usize,
+    /// Artifacts in all.
+    pub total_artifacts: usize,
+    /// Pass it back as `cursor` for the next page; null on the last.
+    pub next_cursor: Option<String>,
+}
+
+/// One graph search result.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct GraphHit {
+    /// The node.
+    pub id: String,
+    /// Its label.
+    pub label: String,
+    /// 0 to 1.
+    pub score: f32,
+    /// What it is, in a line.
+    pub snippet: String,
+}
+
+/// `km-graph-search`'s answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct GraphSearchAnswer {
+    /// Best first.
+    pub results: Vec<GraphHit>,
+    /// True when more nodes matched than `limit`.
+    pub truncated: bool,
+}
+
+/// A test of a target, or code a test covers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CoverageOut {
+    /// The node.
+    pub id: String,
+    /// Its root-relative path.
+    pub path: String,
+    /// How it is linked: VALIDATES (imports it, or is named after it),
+    /// EXERCISES (imports the symbol).
+    pub via: Vec<String>,
+    /// The symbols of the target it exercises.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<String>,
+}
+
+/// `km-graph-tests-of`'s answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TestsOfAnswer {
+    /// The node asked about.
+    pub target: String,
+    /// `tests` (the tests of code or a symbol) or `covers` (the code a
+    /// test covers).
+    pub direction: String,
+    /// The tests, or the covered code.
+    pub results: Vec<CoverageOut>,
+}
+
+fn invalid_id(id: &str) -> ErrorReport {
+    ErrorReport::new(
+        ErrorCode::InvalidIdentifier,
+        format!(
+            "`{id}` is not a node id: write Label:name with a label of {}, such as Code:src/app.py, Symbol:src/app.py::App.run or Subsystem:Billing",
+            LABELS.join(", ")
+        ),
+    )
+}
+
+/// Checks a node id's form: `Label:rest` with a known label.
+pub fn parse_id(id: &str) -> Result<(&str, &str), ErrorReport> {
+    let (label, rest) = id.split_once(':').ok_or_else(|| invalid_id(id))?;
+    if !LABELS.contains(&label) || rest.trim().is_empty() || rest.len() > 2_000 {
+        return Err(invalid_id(id));
+    }
+    if label == "Symbol" && !rest.contains("::") {
+        return Err(invalid_id(id));
+    }
+    Ok((label, rest))
+}
+
+fn label_of(id: &str) -> String {
+    id.split_once(':').map_or("", |(l, _)| l).to_string()
+}
+
+fn page_all(
+    store: &dyn KnowledgeStore,
+    mut query: TripleQuery,
+    cap: usize,
+) -> Result<(Vec<lore_store::Triple>, bool), ErrorReport> {
+    let mut out = Vec::new();
+    loop {
+        query.limit = Some(200);
+        let page = store.list_triples(&query).map_err(|e| e.report())?;
+        query.as_of_tx_id = Some(page.as_of_tx_id);
+        out.extend(page.items);
+        if out.len() > cap {
+            out.truncate(cap);
+            return Ok((out, true));
+        }
+        match page.next_cursor {
+            Some(cursor) => query.cursor = Some(cursor),
+            None => return Ok((out, false)),
+        }
+    }
+}
+
+impl GraphView {
+    /// The file at `path` of some root.
+    fn file(&self, path: &str) -> Option<(&str, &GraphFile)> {
+        self.roots
+            .iter()
+            .find_map(|(root, ledger, _)| ledger.files.get(path).map(|f| (root.as_str(), f)))
+    }
+
+    /// Every node id the graph knows (for suggestions and search).
+    fn node_ids(&self) -> BTreeSet<String> {
+        let mut ids = BTreeSet::new();
+        for (_, ledger, catalog) in &self.roots {
+            for name in catalog.subsystems.keys() {
+                ids.insert(format!("Subsystem:{name}"));
+            }
+            for (path, file) in &ledger.files {
+                if let Some(subsystem) = &file.subsystem {
+                    ids.insert(format!("Subsystem:{subsystem}"));
+                }
+                if let Some(node) = file_node(file.artifact_type, path) {
+                    ids.insert(node);
+                    for symbol in &file.symbols {
+                        ids.insert(symbol_node(path, &symbol.qualified_name));
+                    }
+                }
+            }
+        }
+        ids
+    }
+
+    /// What the graph knows of a node, or `None` when it knows nothing.
+    pub fn describe(&self, id: &str) -> Option<NodeOut> {
+        let (label, rest) = parse_id(id).ok()?;
+        let mut properties = BTreeMap::new();
+        let json = |s: &str| serde_json::Value::String(s.to_string());
+        match label {
+            "Subsystem" => {
+                let spec = self
+                    .roots
+                    .iter()
+                    .find_map(|(_, _, catalog)| catalog.subsystems.get(rest));
+                let used = self.roots.iter().any(|(_, ledger, _)| {
+                    ledger
+                        .files
+                        .values()
+                        .any(|f| f.subsystem.as_deref() == Some(rest))
+                });
+                if spec.is_none() && !used {
+                    return None;
+                }
+                properties.insert("name".into(), json(rest));
+                properties.insert(
+                    "source".into(),
+                    json(if spec.is_some() { "catalog" } else { "folders" }),
+                );
+                if let Some(spec) = spec {
+                    let value = serde_json::to_value(spec).unwrap_or_default();
+                    if let serde_json::Value::Object(map) = value {
+                        for (k, v) in map {
+                            if !v.is_null() && v != serde_json::json!([]) {
+                                properties.insert(k, v);
+                            }
+                        }
+                    }
+                }
+            }
+            "Symbol" => {
+                let (path, qualified) = rest.split_once("::")?;
+                let (root, file) = self.file(path)?;
+                let symbol = file
+                    .symbols
+                    .iter()
+                    .find(|s| s.qualified_name == qualified)?;
+                properties.insert("root".into(), json(root));
+                properties.insert("path".into(), json(path));
+                properties.insert("qualified_name".into(), json(qualified));
+                properties.insert("kind".into(), json(symbol.kind.as_str()));
+                properties.insert("start_line".into(), symbol.start_line.into());
+                properties.insert("end_line".into(), symbol.end_line.into());
+                if let Some(language) = &file.language {
+                    properties.insert("language".into(), json(language));
+                }
+            }
+            _ => {
+                let (root, file) = self.file(rest)?;
+                if file_node(file.artifact_type, rest).as_deref() != Some(id) {
+                    return None;
+                }
+                properties.insert("root".into(), json(root));
+                properties.insert("path".into(), json(rest));
+                properties.insert("artifact_type".into(), json(file.artifact_type.as_str()));
+                if let Some(language) = &file.language {
+                    properties.insert("language".into(), json(language));
+                }
+                if let Some(subsystem) = &file.subsystem {
+                    properties.insert("subsystem".into(), json(subsystem));
+                }
+                properties.insert("symbol_count".into(), file.symbols.len().into());
+            }
+        }
+        Some(NodeOut {
+            id: id.to_string(),
+            label: label.to_string(),
+            properties,
+        })
+    }
+
+    /// A `not_found` naming the closest node ids.
+    fn not_found(&self, id: &str) -> ErrorReport {
+        let wanted = id.to_lowercase();
+        let tail = wanted
+            .rsplit([':', '/', '.'])
+            .next()
+            .unwrap_or(&wanted)
+            .to_string();
+        let mut scored: Vec<(f64, String)> = self
+            .node_ids()
+            .into_iter()
+            .map(|candidate| {
+                let lower = candidate.to_lowercase();
+                let mut score = strsim::jaro_winkler(&wanted, &lower);
+                if !tail.is_empty() && lower.contains(&tail) {
+                    score += 0.2;
+                }
+                (score, candidate)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let close: Vec<String> = scored
+            .into_iter()
+            .take(5)
+            .filter(|(s, _)| *s > 0.6)
+            .map(|(_, c)| c)
+            .collect();
+        let hint = if close.is_empty() {
+            "; find nodes with km-graph-search".to_string()
+        } else {
+            format!("; close: {}", close.join(", "))
+        };
+        ErrorReport::new(ErrorCode::NotFound, format!("no graph node `{id}`{hint}"))
+    }
+
+    /// `km-graph-node`.
+    pub fn node(
+        &self,
+        store: &dyn KnowledgeStore,
+        id: &str,
+        relationships: Relationships,
+        limit: Option<usize>,
+    ) -> Result<NodeAnswer, ErrorReport> {
+        parse_id(id)?;
+        let limit = check_limit(limit, 50, MAX_NODE_LIMIT)?;
+        let mut out = Vec::new();
+        let mut truncated = false;
+        let mut directions = Vec::new();
+        if matches!(relationships, Relationships::Outgoing | Relationships::All) {
+            directions.push(true);
+        }
+        if matches!(relationships, Relationships::Incoming | Relationships::All) {
+            directions.push(false);
+        }
+        for outgoing in directions {
+            let query = if outgoing {
+                TripleQuery {
+                    subject: Some(id.to_string()),
+                    ..Default::default()
+                }
+            } else {
+                TripleQuery {
+                    object: Some(id.to_string()),
+                    ..Default::default()
+                }
+            };
+            let (triples, cut) = page_all(store, query, limit.saturating_sub(out.len()))?;
+            truncated |= cut;
+            for t in triples {
+                let other = if outgoing { t.object } else { t.subject };
+                out.push(RelationOut {
+                    direction: if outgoing { "outgoing" } else { "incoming" }.into(),
+                    predicate: t.predicate,
+                    label: label_of(&other),
+                    node: other,
+                    triple_id: t.id,
+                });
+            }
+        }
+        let node = match self.describe(id) {
+            Some(node) => node,
+            // A node only an agent's relations name still exists.
+            None if !out.is_empty() || self.has_relations(store, id)? => NodeOut {
+                id: id.to_string(),
+                label: label_of(id),
+                properties: BTreeMap::new(),
+            },
+            None => return Err(self.not_found(id)),
+        };
+        Ok(NodeAnswer {
+            node,
+            relationships: out,
+            truncated,
+        })
+    }
+
+    fn has_relations(&self, store: &dyn KnowledgeStore, id: &str) -> Result<bool, ErrorReport> {
+        for query in [
+            TripleQuery {
+                subject: Some(id.to_string()),
+                limit: Some(1),
+                ..Default::default()
+            },
+            TripleQuery {
+                object: Some(id.to_string()),
+                limit: Some(1),
+                ..Default::default()
+            },
+        ] {
+            if !store
+                .list_triples(&query)
+                .map_err(|e| e.report())?
+                .items
+                .is_empty()
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// `km-graph-subsystem`.
+    pub fn subsystem(
+        &self,
+        store: &dyn KnowledgeStore,
+        name: &str,
+        depth: Option<usize>,
+        include_artifacts: bool,
+        cursor: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<SubsystemAnswer, ErrorReport> {
+        let name = name.trim().trim_start_matches("Subsystem:");
+        if name.is_empty() {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                "name must name a subsystem, such as Billing; list them with km-graph-search",
+            ));
+        }
+        let depth = depth.unwrap_or(1);
+        if !(1..=MAX_DEPTH).contains(&depth) {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                format!("depth must be 1 to {MAX_DEPTH}, got {depth}"),
+            ));
+        }
+        let limit = check_limit(limit, 25, MAX_SUBSYSTEM_LIMIT)?;
+        let offset = match cursor {
+            None => 0,
+            Some(c) => c.parse::<usize>().map_err(|_| {
+                ErrorReport::new(
+                    ErrorCode::InvalidArguments,
+                    format!(
+                        "cursor `{c}` is not one this tool gave; pass next_cursor back as it came"
+                    ),
+                )
+            })?,
+        };
+        let id = format!("Subsystem:{name}");
+        let subsystem = self.describe(&id).ok_or_else(|| self.not_found(&id))?;
+
+        // Breadth-first over DEPENDS_ON both ways, from the store.
+        let mut related = Vec::new();
+        let mut seen: HashSet<String> = HashSet::from([id.clone()]);
+        let mut queue: VecDeque<(String, Vec<String>)> =
+            VecDeque::from([(id.clone(), vec![id.clone()])]);
+        while let Some((node, path)) = queue.pop_front() {
+            if path.len() > depth {
+                continue;
+            }
+            for outgoing in [true, false] {
+                let query = TripleQuery {
+                    subject: outgoing.then(|| node.clone()),
+                    object: (!outgoing).then(|| node.clone()),
+                    predicate: Some("DEPENDS_ON".into()),
+                    ..Default::default()
+                };
+                let (triples, _) = page_all(store, query, 1_000)?;
+                for t in triples {
+                    let other = if outgoing { t.object } else { t.subject };
+                    if !seen.insert(other.clone()) {
+                        continue;
+                    }
+                    let mut next = path.clone();
+                    next.push(other.clone());
+                    related.push(RelatedOut {
+                        id: other.clone(),
+                        hops: path.len(),
+                        path: next.clone(),
+                        relation: if outgoing {
+                            "DEPENDS_ON"
+                        } else {
+                            "DEPENDED_ON_BY"
+                        }
+                        .into(),
+                    });
+                    queue.push_back((other, next));
+                }
+            }
+        }
+        related.sort_by(|a, b| a.hops.cmp(&b.hops).then_with(|| a.id.cmp(&b.id)));
+
+        let mut artifacts: Vec<ArtifactOut> = Vec::new();
+        if include_artifacts {
+            for (root, ledger, _) in &self.roots {
+                for (path, file) in &ledger.files {
+                    if file.subsystem.as_deref() != Some(name) {
+                        continue;
+                    }
+                    if let Some(node) = file_node(file.artifact_type, path) {
+                        artifacts.push(ArtifactOut {
+                            id: node,
+                            root: root.clone(),
+                            path: path.clone(),
+                            artifact_type: file.artifact_type.as_str().into(),
+                        });
+                    }
+                }
+            }
+        }
+        let (total_related, total_artifacts) = (related.len(), artifacts.len());
+        let page = |items_len: usize| offset.min(items_len)..(offset + limit).min(items_len);
+        let related_page: Vec<RelatedOut> = related[page(related.len())].to_vec();
+        let artifacts_page: Vec<ArtifactOut> = artifacts[page(artifacts.len())].to_vec();
+        let more = offset + limit < total_related.max(total_artifacts);
+        Ok(SubsystemAnswer {
+            subsystem,
+            related: related_page,
+            artifacts: artifacts_page,
+            total_related,
+            total_artifacts,
+            next_cursor: more.then(|| (offset + limit).to_string()),
+        })
+    }
+
+    /// `km-graph-search`: nodes whose name holds the term's words.
+    pub fn search(
+        &self,
+        term: &str,
+        limit: Option<usize>,
+    ) -> Result<GraphSearchAnswer, ErrorReport> {
+        let term = term.trim();
+        if term.is_empty() || term.chars().count() > 200 {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                "term must be 1 to 200 characters: a subsystem, file or symbol name, or words of one",
+            ));
+        }
+        let limit = check_limit(limit, 20, MAX_SEARCH_LIMIT)?;
+        let words: Vec<String> = lore_search::tokenizer::query_terms(term);
+        let whole = term.to_lowercase();
+        let mut hits: Vec<GraphHit> = Vec::new();
+        for id in self.node_ids() {
+            let (label, rest) = id.split_once(':').unwrap_or_default();
+            let name = match label {
+                "Symbol" => rest.rsplit("::").next().unwrap_or(rest),
+                _ => rest,
+            };
+            let lower = name.to_lowercase();
+            let last = lower.rsplit(['/', '.']).next().unwrap_or(&lower);
+            let score = if last == whole || lower == whole {
+                1.0
+            } else if last.starts_with(&whole) {
+                0.8
+            } else if lower.contains(&whole) {
+                0.6
+            } else {
+                let tokens = lore_search::tokenizer::query_terms(name);
+                let matched = words.iter().filter(|w| tokens.contains(w)).count();
+                if words.is_empty() || matched == 0 {
+                    continue;
+                }
+                0.5 * matched as f32 / words.len() as f32
+            };
+            // Subsystems and files before the symbols they hold.
+            let weight = match label {
+                "Subsystem" => 1.0,
+                "Symbol" => 0.9,
+                _ => 0.95,
+            };
+            let snippet = self
+                .describe(&id)
+                .map(|n| snippet_of(&n))
+                .unwrap_or_default();
+            hits.push(GraphHit {
+                label: label.to_string(),
+                id,
+                score: score * weight,
+                snippet,
+            });
+        }
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.id.len().cmp(&b.id.len()))
+        });
+        let truncated = hits.len() > limit;
+        hits.truncate(limit);
+        Ok(GraphSearchAnswer {
+            results: hits,
+            truncated,
+        })
+    }
+
+    /// `km-graph-tests-of`: for code or a symbol, the tests that import it
+    /// or are named after it; for a test, the code it covers.
+    pub fn tests_of(
+        &self,
+        store: &dyn KnowledgeStore,
+        target: &str,
+    ) -> Result<TestsOfAnswer, ErrorReport> {
+        let target = target.trim();
+        if target.is_empty() {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                "target must be a root-relative path (src/app.py) or a node id (Code:src/app.py, Symbol:src/app.py::App.run)",
+            ));
+        }
+        let id = if target.contains(':')
+            && LABELS.iter().any(|l| target.starts_with(&format!("{l}:")))
+        {
+            parse_id(target)?;
+            target.to_string()
+        } else {
+            let path = target.trim_start_matches("./");
+            let (_, file) = self
+                .file(path)
+                .ok_or_else(|| self.not_found(&format!("Code:{path}")))?;
+            file_node(file.artifact_type, path).ok_or_else(|| {
+                ErrorReport::new(
+                    ErrorCode::InvalidRequest,
+                    format!(
+                        "{path} is neither code nor a test; name a source file, a test or a symbol"
+                    ),
+                )
+            })?
+        };
+        if self.describe(&id).is_none() {
+            return Err(self.not_found(&id));
+        }
+        let (label, rest) = parse_id(&id)?;
+        let incoming =
+            |object: &str, predicate: &str| -> Result<Vec<lore_store::Triple>, ErrorReport> {
+                Ok(page_all(
+                    store,
+                    TripleQuery {
+                        object: Some(object.to_string()),
+                        predicate: Some(predicate.to_string()),
+                        ..Default::default()
+                    },
+                    1_000,
+                )?
+                .0)
+            };
+        let mut found: BTreeMap<String, CoverageOut> = BTreeMap::new();
+        let mut note = |node: String, via: &str, symbol: Option<String>| {
+            let path = node
+                .split_once(':')
+                .map(|(_, r)| r.split("::").next().unwrap_or(r).to_string())
+                .unwrap_or_default();
+            let entry = found.entry(node.clone()).or_insert_with(|| CoverageOut {
+                id: node,
+                path,
+                via: Vec::new(),
+                symbols: Vec::new(),
+            });
+            if !entry.via.iter().any(|v| v == via) {
+                entry.via.push(via.to_string());
+            }
+            if let Some(symbol) = symbol
+                && !entry.symbols.contains(&symbol)
+            {
+                entry.symbols.push(symbol);
+            }
+        };
+        let direction = match label {
+            "TestCase" => {
+                for predicate in ["VALIDATES", "EXERCISES"] {
+                    let (triples, _) = page_all(
+                        store,
+                        TripleQuery {
+                            subject: Some(id.clone()),
+                            predicate: Some(predicate.into()),
+                            ..Default::default()
+                        },
+                        1_000,
+                    )?;
+                    for t in triples {
+                        match t.object.split_once("::") {
+                            Some((file, symbol)) if t.object.starts_with("Symbol:") => {
+                                let code = format!("Code:{}", file.trim_start_matches("Symbol:"));
+                                note(code, predicate, Some(symbol.to_string()));
+                            }
+                            _ => note(t.object, predicate, None),
+                        }
+                    }
+                }
+                "covers"
+            }
+            "Code" => {
+                for t in incoming(&id, "VALIDATES")? {
+                    note(t.subject, "VALIDATES", None);
+                }
+                if let Some((_, file)) = self.file(rest) {
+                    for symbol in &file.symbols {
+                        for t in incoming(&symbol_node(rest, &symbol.qualified_name), "EXERCISES")?
+                        {
+                            note(t.subject, "EXERCISES", Some(symbol.qualified_name.clone()));
+                        }
+                    }
+                }
+                "tests"
+            }
+            "Symbol" => {
+                let (path, qualified) = rest.split_once("::").unwrap_or((rest, ""));
+                for t in incoming(&id, "EXERCISES")? {
+                    note(t.subject, "EXERCISES", Some(qualified.to_string()));
+                }
+                // Tests of the class a method belongs to exercise it too.
+                if let Some((parent, _)) = qualified.rsplit_once('.') {
+                    for t in incoming(&symbol_node(path, parent), "EXERCISES")? {
+                        note(t.subject, "EXERCISES", Some(parent.to_string()));
+                    }
+                }
+                for t in incoming(&format!("Code:{path}"), "VALIDATES")? {
+                    note(t.subject, "VALIDATES", None);
+                }
+                "tests"
+            }
+            _ => {
+                return Err(ErrorReport::new(
+                    ErrorCode::InvalidRequest,
+                    format!("{id} is a {label}: name a source file, a test or a symbol"),
+                ));
+            }
+        };
+        let mut results: Vec<CoverageOut> = found.into_values().collect();
+        // Imports and names of the symbol first: the closest tests.
+        results.sort_by(|a, b| {
+            b.via
+                .len()
+                .cmp(&a.via.len())
+                .then_with(|| b.symbols.len().cmp(&a.symbols.len()))
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        Ok(TestsOfAnswer {
+            target: id,
+            direction: direction.into(),
+            results,
+        })
+    }
+}
+
+/// A search result's file in the code graph.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct GraphContext {
+    /// The file's node.
+    pub node: String,
+    /// Its subsystem's node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subsystem: Option<String>,
+    /// Tests that cover it (or, for a test, the code it covers).
+    pub tests: Vec<String>,
+    /// Files it imports.
+    pub imports: Vec<String>,
+    /// Files that import it.
+    pub imported_by: Vec<String>,
+    /// Documents that mention it.
+    pub described_by: Vec<String>,
+    /// True when a list was cut at its cap.
+    pub truncated: bool,
+}
+
+/// Most nodes in each list of a [`GraphContext`].
+const CONTEXT_CAP: usize = 10;
+
+impl GraphView {
+    /// The graph context of the file `path`, or `None` when the graph
+    /// does not know it.
+    pub fn context(
+        &self,
+        store: &dyn KnowledgeStore,
+        path: &str,
+    ) -> Result<Option<GraphContext>, ErrorReport> {
+        let Some((_, file)) = self.file(path) else {
+            return Ok(None);
+        };
+        let Some(node) = file_node(file.artifact_type, path) else {
+            return Ok(None);
+        };
+        let mut context = GraphContext {
+            subsystem: file.subsystem.as_ref().map(|s| format!("Subsystem:{s}")),
+            node: node.clone(),
+            ..Default::default()
+        };
+        for outgoing in [true, false] {
+            let query = TripleQuery {
+                subject: outgoing.then(|| node.clone()),
+                object: (!outgoing).then(|| node.clone()),
+                ..Default::default()
+            };
+            let (triples, _) = page_all(store, query, 500)?;
+            for t in triples {
+                let (list, other) = match (outgoing, t.predicate.as_str()) {
+                    (true, "IMPORTS") => (&mut context.imports, t.object),
+                    (true, "VALIDATES") => (&mut context.tests, t.object),
+                    (false, "VALIDATES") => (&mut context.tests, t.subject),
+                    (false, "IMPORTS") => (&mut context.imported_by, t.subject),
+                    (false, "DESCRIBES") => (&mut context.described_by, t.subject),
+                    _ => continue,
+                };
+                if list.len() >= CONTEXT_CAP {
+                    context.truncated = true;
+                } else if !list.contains(&other) {
+                    list.push(other);
+                }
+            }
+        }
+        Ok(Some(context))
+    }
+}
+
+fn snippet_of(node: &NodeOut) -> String {
+    let get = |k: &str| {
+        node.properties
+            .get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    match node.label.as_str() {
+        "Subsystem" => {
+            let description = get("description");
+            if description.is_empty() {
+                format!("subsystem {}", get("name"))
+            } else {
+                description
+            }
+        }
+        "Symbol" => format!(
+            "{} {} in {}:{}",
+            get("kind"),
+            get("qualified_name"),
+            get("path"),
+            node.properties
+                .get("start_line")
+                .cloned()
+                .unwrap_or_default()
+        ),
+        _ => {
+            let subsystem = get("subsystem");
+            let language = get("language");
+            let mut line = get("artifact_type");
+            if !language.is_empty() {
+                line.push_str(&format!(", {language}"));
+            }
+            if !subsystem.is_empty() {
+                line.push_str(&format!(", subsystem {subsystem}"));
+            }
+            line
+        }
+    }
+}
+
+fn check_limit(limit: Option<usize>, default: usize, max: usize) -> Result<usize, ErrorReport> {
+    match limit {
+        None => Ok(default),
+        Some(n) if (1..=max).contains(&n) => Ok(n),
+        Some(n) => Err(ErrorReport::new(
+            ErrorCode::InvalidArguments,
+            format!("limit must be 1 to {max}, got {n}"),
+        )),
+    }
+}

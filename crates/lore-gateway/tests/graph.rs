@@ -1,0 +1,404 @@
+//! The code graph over a small repository in four languages: symbols,
+//! resolved imports, tests linked to the code they cover, documents to
+//! what they mention, subsystems from a catalog; kept right as files change
+//! and read back through the explore functions.
+
+use std::collections::BTreeSet;
+
+use lore_core::ErrorCode;
+use lore_core::config::{GatewayConfig, GatewayRoot};
+use lore_gateway::explore::{GraphView, Relationships};
+use lore_gateway::graph::GraphLedger;
+use lore_gateway::ingest::{IngestRequest, Root, ingest, resolve_roots};
+use lore_gateway::subsystem::Catalog;
+use lore_store::{KnowledgeStore, SqliteStore, TripleQuery};
+
+struct Repo {
+    dir: tempfile::TempDir,
+    config: GatewayConfig,
+    roots: Vec<Root>,
+    store: SqliteStore,
+}
+
+impl Repo {
+    fn new(files: &[(&str, &str)]) -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("repo")).unwrap();
+        let config = GatewayConfig {
+            roots: vec![GatewayRoot {
+                path: "repo".into(),
+                name: Some("app".into()),
+            }],
+            ..Default::default()
+        };
+        let roots = resolve_roots(dir.path(), &config);
+        let store = SqliteStore::open(&dir.path().join("store.db"), Default::default()).unwrap();
+        let repo = Repo {
+            dir,
+            config,
+            roots,
+            store,
+        };
+        for (path, text) in files {
+            repo.write(path, text);
+        }
+        repo
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        let file = self.dir.path().join("repo").join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+
+    fn ingest(&self) -> lore_gateway::IngestRun {
+        let run = ingest(
+            self.dir.path(),
+            &self.dir.path().join(".lore/gateway"),
+            &self.config,
+            &self.roots,
+            &IngestRequest::default(),
+            Some(&self.store),
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert!(run.success, "{:?}", run.error);
+        run
+    }
+
+    fn view(&self) -> GraphView {
+        let ledger = GraphLedger::load(&self.dir.path().join(".lore/gateway/graph/app.json"));
+        let catalog = Catalog::load(self.dir.path(), &self.dir.path().join("repo")).unwrap();
+        GraphView {
+            roots: vec![("app".into(), ledger, catalog)],
+        }
+    }
+
+    /// Every live edge as `subject PREDICATE object`.
+    fn edges(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut cursor = None;
+        loop {
+            let page = self
+                .store
+                .list_triples(&TripleQuery {
+                    limit: Some(200),
+                    cursor: cursor.clone(),
+                    ..Default::default()
+                })
+                .unwrap();
+            for t in page.items {
+                out.insert(format!("{} {} {}", t.subject, t.predicate, t.object));
+            }
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => return out,
+            }
+        }
+    }
+}
+
+fn files() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            "shop/billing/invoice.py",
+            "from .tax import rate\n\nclass Invoice:\n    def total_with_tax(self):\n        return self.net * rate()\n",
+        ),
+        ("shop/billing/tax.py", "def rate():\n    return 1.2\n"),
+        ("shop/billing/__init__.py", ""),
+        (
+            "tests/test_invoice.py",
+            "from shop.billing.invoice import Invoice\n\ndef test_total():\n    assert Invoice().total_with_tax()\n",
+        ),
+        (
+            "web/src/client.ts",
+            "import { retry } from './retry.js';\nexport class Client {\n  send() { return retry(); }\n}\n",
+        ),
+        (
+            "web/src/retry.ts",
+            "export function retry() { return 1; }\n",
+        ),
+        (
+            "web/src/client.test.ts",
+            "import { Client } from './client';\ntest('sends', () => new Client().send());\n",
+        ),
+        (
+            "server/handler.go",
+            "package server\n\nimport \"example.com/app/server/store\"\n\nfunc Handle() { store.Get() }\n",
+        ),
+        ("server/store/store.go", "package store\n\nfunc Get() {}\n"),
+        (
+            "server/handler_test.go",
+            "package server\n\nfunc TestHandle(t *T) { Handle() }\n",
+        ),
+        (
+            "core/src/lib.rs",
+            "pub mod feed;\nuse crate::feed::{Feed, poll};\npub fn run() { poll(); }\n",
+        ),
+        ("core/src/feed.rs", "pub struct Feed;\npub fn poll() {}\n"),
+        (
+            "docs/billing.md",
+            "# Billing\n\nSee `Invoice.total_with_tax` in shop/billing/invoice.py and [retry](../web/src/retry.ts).\n",
+        ),
+        (
+            ".metadata/subsystems.json",
+            r#"{"Billing": {"description": "Invoices and tax", "paths": ["shop/billing/**"], "depends_on": ["Web"]}, "Web": {"paths": ["web/**"], "depends_on": ["Core"]}, "Core": {"paths": ["core/**"]}}"#,
+        ),
+    ]
+}
+
+#[test]
+fn the_graph_links_symbols_imports_tests_docs_and_subsystems() {
+    let repo = Repo::new(&files());
+    let run = repo.ingest();
+    assert!(run.graph_tx_id.is_some());
+    let edges = repo.edges();
+    for expected in [
+        "Code:shop/billing/invoice.py BELONGS_TO Subsystem:Billing",
+        "Subsystem:Billing DEPENDS_ON Subsystem:Web",
+        "Code:shop/billing/invoice.py DECLARES_SYMBOL Symbol:shop/billing/invoice.py::Invoice.total_with_tax",
+        "Symbol:shop/billing/invoice.py::Invoice CONTAINS Symbol:shop/billing/invoice.py::Invoice.total_with_tax",
+        // Python: relative and absolute imports.
+        "Code:shop/billing/invoice.py IMPORTS Code:shop/billing/tax.py",
+        "TestCase:tests/test_invoice.py IMPORTS Code:shop/billing/invoice.py",
+        "TestCase:tests/test_invoice.py VALIDATES Code:shop/billing/invoice.py",
+        "TestCase:tests/test_invoice.py EXERCISES Symbol:shop/billing/invoice.py::Invoice",
+        // TypeScript: `./retry.js` is retry.ts; a test named after its file.
+        "Code:web/src/client.ts IMPORTS Code:web/src/retry.ts",
+        "TestCase:web/src/client.test.ts VALIDATES Code:web/src/client.ts",
+        "TestCase:web/src/client.test.ts EXERCISES Symbol:web/src/client.ts::Client",
+        // Go: the package folder an import path ends with; x_test.go → x.go.
+        "Code:server/handler.go IMPORTS Code:server/store/store.go",
+        "TestCase:server/handler_test.go VALIDATES Code:server/handler.go",
+        // Rust: crate paths to module files.
+        "Code:core/src/lib.rs IMPORTS Code:core/src/feed.rs",
+        // Documents: a path, a relative link, a qualified name.
+        "DesignDoc:docs/billing.md DESCRIBES Code:shop/billing/invoice.py",
+        "DesignDoc:docs/billing.md DESCRIBES Code:web/src/retry.ts",
+        "DesignDoc:docs/billing.md DESCRIBES Symbol:shop/billing/invoice.py::Invoice.total_with_tax",
+    ] {
+        assert!(edges.contains(expected), "missing {expected}\n{edges:#?}");
+    }
+    // Nothing points outside what exists.
+    assert!(!edges.iter().any(|e| e.contains("IMPORTS Code:example.com")));
+}
+
+#[test]
+fn the_graph_follows_changes_and_deletions() {
+    let repo = Repo::new(&files());
+    repo.ingest();
+    let before = repo.store.head().unwrap();
+    // Nothing changed: no transaction.
+    let again = repo.ingest();
+    assert_eq!(again.graph_tx_id, None);
+    assert_eq!(repo.store.head().unwrap(), before);
+
+    // The test stops importing the invoice; tax.py is deleted.
+    repo.write(
+        "tests/test_invoice.py",
+        "def test_nothing():\n    assert True\n",
+    );
+    std::fs::remove_file(repo.dir.path().join("repo/shop/billing/tax.py")).unwrap();
+    let run = repo.ingest();
+    let tx = run.graph_tx_id.expect("the graph changed");
+    let edges = repo.edges();
+    assert!(!edges.iter().any(|e| e.contains("tax.py")), "{edges:#?}");
+    // It no longer imports the invoice (named after it, it still tests it).
+    assert!(!edges.contains("TestCase:tests/test_invoice.py IMPORTS Code:shop/billing/invoice.py"));
+    assert!(
+        !edges
+            .iter()
+            .any(|e| e.starts_with("TestCase:tests/test_invoice.py EXERCISES"))
+    );
+    assert!(
+        edges.contains("TestCase:tests/test_invoice.py VALIDATES Code:shop/billing/invoice.py")
+    );
+    assert!(edges.contains(
+        "TestCase:tests/test_invoice.py DECLARES_SYMBOL Symbol:tests/test_invoice.py::test_nothing"
+    ));
+
+    // A file added later resolves an import written before it existed.
+    repo.write("shop/billing/tax.py", "def rate():\n    return 1.1\n");
+    repo.ingest();
+    assert!(
+        repo.edges()
+            .contains("Code:shop/billing/invoice.py IMPORTS Code:shop/billing/tax.py")
+    );
+
+    // The run's graph change is one transaction: undo brings it back.
+    let history = repo
+        .store
+        .history(&lore_store::HistoryQuery {
+            id: None,
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(
+        history.items.iter().any(|h| h.transaction.tx_id == tx
+            && h.transaction.summary.starts_with("gateway ingest of app"))
+    );
+}
+
+#[test]
+fn nodes_subsystems_search_and_tests_of_read_the_graph() {
+    let repo = Repo::new(&files());
+    repo.ingest();
+    let view = repo.view();
+
+    let node = view
+        .node(
+            &repo.store,
+            "Code:shop/billing/invoice.py",
+            Relationships::All,
+            None,
+        )
+        .unwrap();
+    assert_eq!(node.node.label, "Code");
+    assert_eq!(node.node.properties["subsystem"], "Billing");
+    assert_eq!(node.node.properties["language"], "python");
+    assert!(node.relationships.iter().any(|r| r.direction == "incoming"
+        && r.predicate == "VALIDATES"
+        && r.node == "TestCase:tests/test_invoice.py"));
+    let outgoing = view
+        .node(
+            &repo.store,
+            "Code:shop/billing/invoice.py",
+            Relationships::Outgoing,
+            Some(1),
+        )
+        .unwrap();
+    assert_eq!(outgoing.relationships.len(), 1);
+    assert!(outgoing.truncated);
+
+    let symbol = view
+        .node(
+            &repo.store,
+            "Symbol:shop/billing/invoice.py::Invoice.total_with_tax",
+            Relationships::None,
+            None,
+        )
+        .unwrap();
+    assert_eq!(symbol.node.properties["kind"], "method");
+    assert_eq!(symbol.node.properties["start_line"], 4);
+
+    // Malformed and unknown ids: distinct codes, close candidates named.
+    let bad = view
+        .node(
+            &repo.store,
+            "shop/billing/invoice.py",
+            Relationships::All,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(bad.code, ErrorCode::InvalidIdentifier);
+    let missing = view
+        .node(
+            &repo.store,
+            "Code:shop/billing/invoices.py",
+            Relationships::All,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(missing.code, ErrorCode::NotFound);
+    assert!(
+        missing.message.contains("Code:shop/billing/invoice.py"),
+        "{}",
+        missing.message
+    );
+
+    let billing = view
+        .subsystem(&repo.store, "Billing", Some(2), true, None, None)
+        .unwrap();
+    assert_eq!(
+        billing.subsystem.properties["description"],
+        "Invoices and tax"
+    );
+    let related: Vec<(&str, usize)> = billing
+        .related
+        .iter()
+        .map(|r| (r.id.as_str(), r.hops))
+        .collect();
+    assert_eq!(related, vec![("Subsystem:Web", 1), ("Subsystem:Core", 2)]);
+    assert_eq!(
+        billing.related[1].path,
+        vec!["Subsystem:Billing", "Subsystem:Web", "Subsystem:Core"]
+    );
+    assert_eq!(billing.total_artifacts, 3);
+    let paged = view
+        .subsystem(&repo.store, "Billing", Some(1), true, None, Some(2))
+        .unwrap();
+    assert_eq!(paged.artifacts.len(), 2);
+    let rest = view
+        .subsystem(
+            &repo.store,
+            "Billing",
+            Some(1),
+            true,
+            paged.next_cursor.as_deref(),
+            Some(2),
+        )
+        .unwrap();
+    assert_eq!(rest.artifacts.len(), 1);
+    assert!(rest.next_cursor.is_none());
+    let deep = view
+        .subsystem(&repo.store, "Billing", Some(6), false, None, None)
+        .unwrap_err();
+    assert_eq!(deep.code, ErrorCode::InvalidArguments);
+
+    let found = view.search("invoice", None).unwrap();
+    let ids: Vec<&str> = found.results.iter().map(|h| h.id.as_str()).collect();
+    assert!(
+        ids[..3].contains(&"Code:shop/billing/invoice.py"),
+        "{ids:?}"
+    );
+    assert!(
+        ids.contains(&"Symbol:shop/billing/invoice.py::Invoice"),
+        "{ids:?}"
+    );
+
+    let tests = view
+        .tests_of(&repo.store, "shop/billing/invoice.py")
+        .unwrap();
+    assert_eq!(tests.direction, "tests");
+    assert_eq!(tests.results[0].id, "TestCase:tests/test_invoice.py");
+    assert!(tests.results[0].symbols.contains(&"Invoice".to_string()));
+    let of_method = view
+        .tests_of(
+            &repo.store,
+            "Symbol:shop/billing/invoice.py::Invoice.total_with_tax",
+        )
+        .unwrap();
+    assert_eq!(of_method.results[0].id, "TestCase:tests/test_invoice.py");
+    let covers = view
+        .tests_of(&repo.store, "web/src/client.test.ts")
+        .unwrap();
+    assert_eq!(covers.direction, "covers");
+    assert_eq!(covers.results[0].id, "Code:web/src/client.ts");
+    let go = view
+        .tests_of(&repo.store, "Code:server/handler.go")
+        .unwrap();
+    assert_eq!(go.results[0].path, "server/handler_test.go");
+}
+
+#[test]
+fn packages_re_exporting_names_lead_to_their_module_and_cycles_end() {
+    let repo = Repo::new(&[
+        (
+            "pkg/__init__.py",
+            "from .core import Engine\nfrom other import Loop\n",
+        ),
+        ("pkg/core.py", "class Engine:\n    pass\n"),
+        ("other/__init__.py", "from pkg import Loop\n"),
+        (
+            "tests/test_engine.py",
+            "from pkg import Engine, Loop\n\ndef test_it():\n    Engine()\n",
+        ),
+    ]);
+    repo.ingest();
+    let edges = repo.edges();
+    assert!(
+        edges.contains("TestCase:tests/test_engine.py EXERCISES Symbol:pkg/core.py::Engine"),
+        "{edges:#?}"
+    );
+    assert!(edges.contains("TestCase:tests/test_engine.py VALIDATES Code:pkg/core.py"));
+}
