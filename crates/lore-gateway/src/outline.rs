@@ -284,9 +284,7 @@ impl Reader<'_> {
         if depth > MAX_DEPTH {
             return blocks;
         }
-        let mut cursor = node.walk();
-        let children: Vec<Node> = node.named_children(&mut cursor).collect();
-        for child in children {
+        for child in named_children(node) {
             self.item(child, child, scope, depth, &mut blocks);
         }
         blocks
@@ -360,14 +358,9 @@ impl Reader<'_> {
             }
             "import_statement" => {
                 let mut cursor = node.walk();
-                for name in node.children_by_field_name("name", &mut cursor) {
-                    let module = match name.kind() {
-                        "aliased_import" => name
-                            .child_by_field_name("name")
-                            .map(|n| self.text(n))
-                            .unwrap_or_default(),
-                        _ => self.text(name),
-                    };
+                let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
+                for name in names {
+                    let module = self.imported_name(name);
                     self.import(module, Vec::new(), node);
                 }
             }
@@ -376,13 +369,7 @@ impl Reader<'_> {
                 let mut cursor = node.walk();
                 let names = node
                     .children_by_field_name("name", &mut cursor)
-                    .map(|n| match n.kind() {
-                        "aliased_import" => n
-                            .child_by_field_name("name")
-                            .map(|n| self.text(n))
-                            .unwrap_or_default(),
-                        _ => self.text(n),
-                    })
+                    .map(|n| self.imported_name(n))
                     .collect();
                 self.import(module, names, node);
             }
@@ -391,9 +378,7 @@ impl Reader<'_> {
             "if_statement" | "try_statement" | "block" | "else_clause" | "except_clause"
                 if scope.is_empty() && depth < MAX_DEPTH =>
             {
-                let mut cursor = node.walk();
-                let children: Vec<Node> = node.named_children(&mut cursor).collect();
-                for child in children {
+                for child in named_children(node) {
                     self.python(child, child, scope, depth + 1, blocks);
                 }
             }
@@ -418,9 +403,7 @@ impl Reader<'_> {
                 }
             }
             "ambient_declaration" if depth < MAX_DEPTH => {
-                let mut cursor = node.walk();
-                let children: Vec<Node> = node.named_children(&mut cursor).collect();
-                for child in children {
+                for child in named_children(node) {
                     self.script(outer, child, scope, depth + 1, blocks);
                 }
             }
@@ -618,6 +601,17 @@ impl Reader<'_> {
         }
     }
 
+    /// `a.b` of `import a.b` or `import a.b as c`.
+    fn imported_name(&self, name: Node) -> String {
+        match name.kind() {
+            "aliased_import" => name
+                .child_by_field_name("name")
+                .map(|n| self.text(n))
+                .unwrap_or_default(),
+            _ => self.text(name),
+        }
+    }
+
     fn in_module(&self, scope: &[String]) -> bool {
         self.modules.iter().any(|m| m.as_slice() == scope)
     }
@@ -631,6 +625,12 @@ impl Reader<'_> {
             });
         }
     }
+}
+
+/// A node's named children, collected (so the walk may recurse).
+fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
 }
 
 fn is_function_value(kind: &str) -> bool {
