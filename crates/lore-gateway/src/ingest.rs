@@ -23,8 +23,8 @@ use crate::classify::{ArtifactType, artifact_type, language};
 use crate::graph::{Edge, GraphFile, GraphLedger};
 use crate::index::{FileFacts, GatewayIndex};
 use crate::outline::outline;
-use crate::subsystem::Catalog;
-use crate::walk::{FoundFile, SkipReason, modified_ms, read_text, walk};
+use crate::subsystem::{Catalog, FrontMatter};
+use crate::walk::{FoundFile, SkipReason, is_ignored, modified_ms, read_text, walk};
 use lore_store::{KnowledgeStore, NewTriple, TripleKey};
 
 /// A configured root, resolved.
@@ -337,7 +337,13 @@ fn run_roots(
                 if !same_text {
                     run.files_changed += 1;
                 }
-                let subsystem = catalog.subsystem_of(&file.path);
+                // Documents may say what they are about in front matter.
+                let front = if kind == ArtifactType::Doc {
+                    FrontMatter::of(&text)
+                } else {
+                    FrontMatter::default()
+                };
+                let subsystem = catalog.subsystem_for(&file.path, &front);
                 let outline = outline(&text, lang);
                 graph.files.insert(
                     file.path.clone(),
@@ -351,7 +357,7 @@ fn run_roots(
                         language: lang.map(str::to_string),
                         subsystem,
                         modified_ms: file.modified_ms,
-                        tags: catalog.tags_of(&file.path, &text),
+                        tags: catalog.tags_of(&file.path, &front),
                     };
                     let chunks = match &outline {
                         Some(outline) => chunk_code(&text, outline),
@@ -506,6 +512,11 @@ fn files_to_read(
             continue;
         };
         let absolute = root.path.join(&path);
+        // What the walk leaves out, a file asked by path is not let in by.
+        if is_ignored(&root.path, &path) {
+            gone.push(path);
+            continue;
+        }
         match std::fs::symlink_metadata(&absolute) {
             Ok(meta) if meta.is_file() => {
                 if meta.len() > config.max_file_bytes {

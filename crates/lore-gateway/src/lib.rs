@@ -22,6 +22,7 @@ pub mod ingest;
 pub mod outline;
 pub mod search;
 pub mod subsystem;
+pub mod upload;
 pub mod walk;
 
 use std::path::PathBuf;
@@ -36,6 +37,7 @@ use lore_store::feed::StoreHandle;
 
 pub use ingest::{IngestRequest, IngestRun, Root};
 pub use search::{SearchFilters, SearchRequest, SearchResponse};
+pub use upload::{StoreTextRequest, StoredFile, UploadRequest};
 
 /// The gateway of one project.
 pub struct Gateway {
@@ -106,6 +108,71 @@ impl Gateway {
         // The next search opens the index anew (a rebuilt one included).
         *self.index.lock().unwrap_or_else(|p| p.into_inner()) = None;
         Ok(run)
+    }
+
+    fn place(&self) -> upload::Place<'_> {
+        upload::Place {
+            project_root: &self.project_root,
+            state: &self.state,
+            config: &self.config,
+            roots: &self.roots,
+        }
+    }
+
+    /// Copies a text file into a root (`km-upload`), then ingests it when
+    /// asked. Blocking.
+    pub fn upload(&self, request: &UploadRequest) -> Result<StoredFile, ErrorReport> {
+        let place = self.place();
+        let file = place.prepare_upload(request)?;
+        self.store_file(&place, &file)
+    }
+
+    /// Writes text as a document in a root (`km-storetext`), then ingests
+    /// it when asked. Blocking.
+    pub fn store_text(&self, request: &StoreTextRequest) -> Result<StoredFile, ErrorReport> {
+        let place = self.place();
+        let file = place.prepare_text(request)?;
+        self.store_file(&place, &file)
+    }
+
+    fn store_file(
+        &self,
+        place: &upload::Place<'_>,
+        file: &upload::Prepared<'_>,
+    ) -> Result<StoredFile, ErrorReport> {
+        let previous = place.write(file)?;
+        let mut stored = place.stored(file, previous);
+        // A file the walk leaves out would be dropped again by the next
+        // full ingest: it is not ingested.
+        if !file.ingest || !stored.warnings.is_empty() {
+            return Ok(stored);
+        }
+        let request = IngestRequest {
+            profile: Some("upload".to_string()),
+            dry_run: false,
+            paths: vec![file.absolute.display().to_string()],
+        };
+        stored.ingest_triggered = true;
+        match self.ingest(&request, &mut |_, _| {}) {
+            Ok(run) => {
+                if !run.success {
+                    stored.status = "stored".to_string();
+                    stored.warnings.push(format!(
+                        "the file is stored but its ingest failed ({}); run km-ingest-trigger",
+                        run.error.as_deref().unwrap_or("no reason given")
+                    ));
+                }
+                stored.ingest_run = Some(run);
+            }
+            Err(e) => {
+                stored.status = "stored".to_string();
+                stored.warnings.push(format!(
+                    "the file is stored but could not be ingested ({}); run km-ingest-trigger",
+                    e.message
+                ));
+            }
+        }
+        Ok(stored)
     }
 
     /// The newest run (of `profile`, when given).

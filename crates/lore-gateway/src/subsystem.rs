@@ -118,17 +118,24 @@ impl Catalog {
         Ok(Catalog::default())
     }
 
-    /// The tags of a file: its subsystem's, and those its front matter
-    /// lists (`tags: [a, b]` between `---` lines at the top).
-    pub fn tags_of(&self, path: &str, text: &str) -> Vec<String> {
+    /// The subsystem of a file: the one its front matter names
+    /// (`subsystem: Deployment`, as `km-storetext` writes), else
+    /// [`Catalog::subsystem_of`] its path.
+    pub fn subsystem_for(&self, path: &str, front: &FrontMatter) -> Option<String> {
+        front.subsystem.clone().or_else(|| self.subsystem_of(path))
+    }
+
+    /// The tags of a file: its subsystem's in the catalog, and those its
+    /// front matter lists (`tags: [a, b]`).
+    pub fn tags_of(&self, path: &str, front: &FrontMatter) -> Vec<String> {
         let mut tags: Vec<String> = self
-            .subsystem_of(path)
+            .subsystem_for(path, front)
             .and_then(|name| self.subsystems.get(&name))
             .map(|spec| spec.tags.clone())
             .unwrap_or_default();
-        for tag in front_matter_tags(text) {
-            if !tags.contains(&tag) {
-                tags.push(tag);
+        for tag in &front.tags {
+            if !tags.contains(tag) {
+                tags.push(tag.clone());
             }
         }
         tags
@@ -144,41 +151,76 @@ impl Catalog {
     }
 }
 
-/// The `tags` of a text's YAML front matter (a list, or one string of
-/// comma-separated tags); none when it has no front matter.
-pub fn front_matter_tags(text: &str) -> Vec<String> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Tags {
-        List(Vec<String>),
-        One(String),
+/// What a document's YAML front matter (between `---` lines at the top)
+/// says of it: `title`, `subsystem`, `tags` (a list, or one string of
+/// comma-separated tags). Empty when the text has none, or none that
+/// parses.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FrontMatter {
+    /// Its title.
+    pub title: Option<String>,
+    /// The subsystem it says it belongs to.
+    pub subsystem: Option<String>,
+    /// Its tags.
+    pub tags: Vec<String>,
+}
+
+impl FrontMatter {
+    /// Reads the front matter of `text`.
+    pub fn of(text: &str) -> FrontMatter {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Tags {
+            List(Vec<String>),
+            One(String),
+        }
+        #[derive(Deserialize)]
+        struct Front {
+            #[serde(default)]
+            title: Option<String>,
+            #[serde(default)]
+            subsystem: Option<String>,
+            #[serde(default)]
+            tags: Option<Tags>,
+        }
+        let Some(block) = front_matter_block(text) else {
+            return FrontMatter::default();
+        };
+        let Ok(front) = serde_saphyr::from_str::<Front>(block) else {
+            return FrontMatter::default();
+        };
+        let tags = match front.tags {
+            Some(Tags::List(list)) => list,
+            Some(Tags::One(text)) => text.split(',').map(str::to_string).collect(),
+            None => Vec::new(),
+        };
+        let clean = |value: Option<String>| {
+            value
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        FrontMatter {
+            title: clean(front.title),
+            subsystem: clean(front.subsystem),
+            tags: tags
+                .into_iter()
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+                .collect(),
+        }
     }
-    #[derive(Deserialize)]
-    struct Front {
-        #[serde(default)]
-        tags: Option<Tags>,
-    }
-    let Some(rest) = text
+}
+
+/// The YAML between the `---` lines that open `text`, if it opens so.
+pub fn front_matter_block(text: &str) -> Option<&str> {
+    let rest = text
         .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        return Vec::new();
-    };
-    let Some(end) = rest.find("\n---") else {
-        return Vec::new();
-    };
-    let Ok(front) = serde_saphyr::from_str::<Front>(&rest[..end]) else {
-        return Vec::new();
-    };
-    let tags = match front.tags {
-        Some(Tags::List(list)) => list,
-        Some(Tags::One(text)) => text.split(',').map(str::to_string).collect(),
-        None => Vec::new(),
-    };
-    tags.into_iter()
-        .map(|t| t.trim().to_string())
-        .filter(|t| !t.is_empty())
-        .collect()
+        .or_else(|| text.strip_prefix("---\r\n"))?;
+    if rest.starts_with("---") {
+        return Some("");
+    }
+    let end = rest.find("\n---")?;
+    Some(&rest[..end])
 }
 
 /// The package folder of a path: its first two folders, or its only one.
@@ -231,5 +273,39 @@ mod tests {
         assert!(glob.message.contains("src/["), "{}", glob.message);
         let field = Catalog::parse("A:\n  owners: x\n", "subsystems.yaml").unwrap_err();
         assert_eq!(field.code, ErrorCode::ConfigError);
+    }
+
+    #[test]
+    fn front_matter_names_title_subsystem_and_tags() {
+        let text = "---\ntitle: Release Notes\nsubsystem: \" Deployment \"\ntags: [release, \" notes \", \"\"]\nmetadata: {author: agent}\n---\n# Body\n";
+        assert_eq!(
+            FrontMatter::of(text),
+            FrontMatter {
+                title: Some("Release Notes".into()),
+                subsystem: Some("Deployment".into()),
+                tags: vec!["release".into(), "notes".into()],
+            }
+        );
+        assert_eq!(FrontMatter::of("---\ntags: a, b\n---\n").tags, ["a", "b"]);
+        // No front matter, an unclosed one, or one that does not parse.
+        for text in ["# Title\n", "---\ntitle: x\n", "---\n: : [\n---\n"] {
+            assert_eq!(FrontMatter::of(text), FrontMatter::default(), "{text}");
+        }
+        let catalog = Catalog::parse("Api: {paths: [\"docs/**\"], tags: [web]}", "t").unwrap();
+        let front = FrontMatter::of("---\nsubsystem: Deployment\ntags: [ops]\n---\n");
+        assert_eq!(
+            catalog.subsystem_for("docs/x.md", &front).as_deref(),
+            Some("Deployment")
+        );
+        assert_eq!(
+            catalog
+                .subsystem_for("docs/x.md", &FrontMatter::default())
+                .as_deref(),
+            Some("Api")
+        );
+        assert_eq!(
+            catalog.tags_of("docs/x.md", &FrontMatter::of("---\ntags: [ops]\n---\n")),
+            ["web", "ops"]
+        );
     }
 }

@@ -123,6 +123,48 @@ pub fn walk(root: &Path, max_bytes: u64) -> Walk {
     out
 }
 
+/// Whether the walk leaves the file at `relative` (root-relative,
+/// `/`-separated) out: a hidden file or folder on its way, or a rule of
+/// the root's ignore files (`.git/info/exclude`, then `.gitignore` and
+/// `.ignore` of each folder from the root down, a later rule winning, as
+/// the walk reads them).
+pub fn is_ignored(root: &Path, relative: &str) -> bool {
+    let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.is_empty() || parts.iter().any(|p| p.starts_with('.')) {
+        return true;
+    }
+    let target = parts
+        .iter()
+        .fold(root.to_path_buf(), |path, p| path.join(p));
+    let mut rule_files = vec![root.join(".git").join("info").join("exclude")];
+    let mut folder = root.to_path_buf();
+    for part in &parts {
+        rule_files.push(folder.join(".gitignore"));
+        rule_files.push(folder.join(".ignore"));
+        folder = folder.join(part);
+    }
+    let mut ignored = false;
+    for file in rule_files.iter().filter(|f| f.is_file()) {
+        // `exclude` holds rules of the root, the others of their folder.
+        let matcher = if file.ends_with(".git/info/exclude") {
+            let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
+            builder.add(file);
+            builder.build().ok()
+        } else {
+            Some(ignore::gitignore::Gitignore::new(file).0)
+        };
+        let Some(matcher) = matcher else {
+            continue;
+        };
+        match matcher.matched_path_or_any_parents(&target, false) {
+            ignore::Match::Ignore(_) => ignored = true,
+            ignore::Match::Whitelist(_) => ignored = false,
+            ignore::Match::None => {}
+        }
+    }
+    ignored
+}
+
 /// A file's modification time in ms since the epoch (0 when unknown).
 pub fn modified_ms(meta: &std::fs::Metadata) -> i64 {
     meta.modified()
@@ -147,4 +189,49 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
     let parts: Option<Vec<&str>> = rest.components().map(|c| c.as_os_str().to_str()).collect();
     let parts = parts?;
     (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_ignored_as_the_walk_would_leave_it_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let file = root.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        };
+        write(".gitignore", "build/\n*.log\n");
+        write("docs/.gitignore", "drafts/\n!keep.log\n");
+        write("src/app.py", "x = 1\n");
+        write("build/out.txt", "x\n");
+        write("docs/drafts/a.md", "# a\n");
+        write("docs/keep.log", "kept\n");
+        write("docs/other.log", "dropped\n");
+        write("docs/guide.md", "# guide\n");
+        write(".env", "SECRET=1\n");
+        let walked: Vec<String> = walk(root, 1 << 20)
+            .files
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        assert_eq!(walked, ["docs/guide.md", "docs/keep.log", "src/app.py"]);
+        for path in [
+            "src/app.py",
+            "build/out.txt",
+            "docs/drafts/a.md",
+            "docs/keep.log",
+            "docs/other.log",
+            "docs/guide.md",
+            ".env",
+            "docs/new/not-yet-written.md",
+        ] {
+            let walked_it = walked.iter().any(|w| w == path);
+            let expected_ignored = !walked_it && path != "docs/new/not-yet-written.md";
+            assert_eq!(is_ignored(root, path), expected_ignored, "{path}");
+        }
+    }
 }

@@ -25,7 +25,7 @@ impl Repo {
                 name: Some("app".into()),
             }],
             max_file_bytes: 64 * 1024,
-            editor_uri_template: None,
+            ..Default::default()
         };
         let roots = resolve_roots(dir.path(), &config);
         let repo = Repo { dir, config, roots };

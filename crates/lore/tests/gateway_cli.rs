@@ -289,3 +289,120 @@ fn symbols_are_listed_filtered_and_linked_to_the_editor() {
     assert!(!bad.status.success());
     assert!(stderr(&bad).contains("{relative_path}"), "{}", stderr(&bad));
 }
+
+#[test]
+fn notes_and_files_are_added_to_the_repository_from_the_terminal() {
+    let repo = repository();
+    let root = repo.path();
+    assert!(
+        lore()
+            .arg("init")
+            .arg(root)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let ingest = lore()
+        .current_dir(root)
+        .args(["gateway", "ingest", "."])
+        .output()
+        .unwrap();
+    assert!(ingest.status.success(), "{}", stderr(&ingest));
+
+    // Text from standard input, with front matter from the flags.
+    let mut child = lore()
+        .current_dir(root)
+        .args([
+            "gateway",
+            "store-text",
+            "--title",
+            "Checkout rules",
+            "--tag",
+            "rules,checkout",
+            "--meta",
+            "owner=payments",
+            "--json",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"An empty basket never reaches checkout.\n")
+        .unwrap();
+    let stored = child.wait_with_output().unwrap();
+    assert!(stored.status.success(), "{}", stderr(&stored));
+    let answer: serde_json::Value = serde_json::from_slice(&stored.stdout).unwrap();
+    assert_eq!(answer["relative_path"], "docs/uploads/checkout-rules.md");
+    let text = std::fs::read_to_string(root.join("docs/uploads/checkout-rules.md")).unwrap();
+    assert_eq!(
+        text,
+        "---\ntitle: \"Checkout rules\"\ntags: [\"rules\",\"checkout\"]\nmetadata: {\"owner\":\"payments\"}\n---\n\nAn empty basket never reaches checkout.\n"
+    );
+    let found = lore()
+        .current_dir(root)
+        .args(["gateway", "search", "empty basket", "--tag", "rules"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&found).contains("docs/uploads/checkout-rules.md"),
+        "{}",
+        stdout(&found)
+    );
+
+    // A file next to the terminal, copied in; a second copy is refused,
+    // then replaced on request with the old text kept.
+    std::fs::create_dir_all(root.join("notes")).unwrap();
+    std::fs::write(
+        root.join("notes/ops.md"),
+        "# Ops\nRestart the worker nightly.\n",
+    )
+    .unwrap();
+    let upload = |extra: &[&str]| {
+        let mut args = vec!["gateway", "upload", "ops.md", "--destination", "docs/"];
+        args.extend_from_slice(extra);
+        lore()
+            .current_dir(root.join("notes"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let first = upload(&[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(
+        stdout(&first).contains("wrote docs/ops.md"),
+        "{}",
+        stdout(&first)
+    );
+    let second = upload(&[]);
+    assert!(!second.status.success());
+    assert!(
+        stderr(&second).contains("[conflict]"),
+        "{}",
+        stderr(&second)
+    );
+    let third = upload(&["--overwrite"]);
+    assert!(third.status.success(), "{}", stderr(&third));
+    assert!(
+        stdout(&third).contains("the old text is kept at"),
+        "{}",
+        stdout(&third)
+    );
+
+    let outside = lore()
+        .current_dir(root)
+        .args(["gateway", "upload", "/etc/passwd"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&outside).contains("[forbidden]"),
+        "{}",
+        stderr(&outside)
+    );
+}

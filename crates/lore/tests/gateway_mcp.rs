@@ -156,9 +156,12 @@ async fn the_gateway_is_listed_only_where_it_can_work() {
             "km-graph-search",
             "km-graph-subsystem",
             "km-graph-tests-of",
+            "km-help",
             "km-ingest-status",
             "km-ingest-trigger",
-            "km-search"
+            "km-search",
+            "km-storetext",
+            "km-upload"
         ]
     );
     client.cancel().await.unwrap();
@@ -251,6 +254,124 @@ async fn an_agent_walks_the_code_graph() {
     assert_eq!(
         context["tests"][0],
         "TestCase:billing/tests/test_invoice.py"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_agent_stores_notes_uploads_files_and_reads_the_help() {
+    let dir = code_project();
+    let client = stdio_client(dir.path()).await;
+    ok(&client, "km-ingest-trigger", json!({})).await;
+
+    let note = json!({
+        "title": "Tax rounding",
+        "content": "Invoices round the tax half-up on every line.",
+        "subsystem": "billing",
+        "tags": ["billing-rules"],
+        "metadata": {"source": "incident 42"}
+    });
+    let stored = ok(&client, "km-storetext", note.clone()).await;
+    assert_eq!(stored["status"], "success", "{stored}");
+    assert_eq!(stored["relative_path"], "docs/uploads/tax-rounding.md");
+    assert_eq!(stored["ingest_run"]["success"], true, "{stored}");
+    let text =
+        std::fs::read_to_string(dir.path().join("repo/docs/uploads/tax-rounding.md")).unwrap();
+    assert!(text.starts_with("---\ntitle: \"Tax rounding\"\n"), "{text}");
+    // Found at once, by its tag and its subsystem.
+    let found = ok(
+        &client,
+        "km-search",
+        json!({"query": "round tax half-up", "filters": {"tags": ["billing-rules"], "subsystems": ["billing"]}}),
+    )
+    .await;
+    assert_eq!(
+        found["results"][0]["chunk"]["artifact_path"], "docs/uploads/tax-rounding.md",
+        "{found}"
+    );
+    // The same note again would replace it: refused unless asked.
+    let again = call(&client, "km-storetext", note).await.unwrap();
+    assert_eq!(error_of(&again)["code"], "conflict");
+
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(
+        notes.join("adr.md"),
+        "# ADR 7\nWebhooks are signed with HMAC.\n",
+    )
+    .unwrap();
+    let uploaded = ok(
+        &client,
+        "km-upload",
+        json!({"source_path": "notes/adr.md", "destination": "docs/adr/"}),
+    )
+    .await;
+    assert_eq!(uploaded["relative_path"], "docs/adr/adr.md", "{uploaded}");
+    let found = ok(
+        &client,
+        "km-search",
+        json!({"query": "webhooks signed HMAC"}),
+    )
+    .await;
+    assert_eq!(
+        found["results"][0]["chunk"]["artifact_path"],
+        "docs/adr/adr.md"
+    );
+    for (arguments, code) in [
+        (json!({"source_path": "/etc/passwd"}), "forbidden"),
+        (
+            json!({"source_path": "notes/adr.md", "destination": "../../x/"}),
+            "forbidden",
+        ),
+        (json!({"source_path": "notes/none.md"}), "not_found"),
+    ] {
+        let refused = call(&client, "km-upload", arguments.clone()).await.unwrap();
+        assert_eq!(error_of(&refused)["code"], code, "{arguments}");
+    }
+
+    // Help: one tool's arguments, every tool, the reference.
+    let help = ok(&client, "km-help", json!({"tool": "km-upload"})).await;
+    let usage = &help["tools"][0];
+    assert_eq!(usage["name"], "km-upload");
+    assert_eq!(usage["required"][0]["name"], "source_path", "{usage}");
+    assert_eq!(usage["required"][0]["type"], "string");
+    assert!(
+        usage["optional"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["name"] == "overwrite" && a["type"] == "boolean"),
+        "{usage}"
+    );
+    assert!(help.get("spec").is_none());
+    let listed = client.list_all_tools().await.unwrap();
+    let all = ok(&client, "km-help", json!({})).await;
+    assert_eq!(all["tools"].as_array().unwrap().len(), listed.len());
+    assert!(
+        all["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "store" && t["read_only"] == false),
+        "memory tools are explained too"
+    );
+    let spec = ok(
+        &client,
+        "km-help",
+        json!({"include_spec": true, "tool": "km-search"}),
+    )
+    .await;
+    assert!(spec["spec"].as_str().unwrap().contains("## km-storetext"));
+    let typo = call(&client, "km-help", json!({"tool": "km-serch"}))
+        .await
+        .unwrap();
+    assert_eq!(error_of(&typo)["code"], "not_found");
+    assert!(
+        error_of(&typo)["message"]
+            .as_str()
+            .unwrap()
+            .contains("km-search"),
+        "{typo:?}"
     );
     client.cancel().await.unwrap();
 }

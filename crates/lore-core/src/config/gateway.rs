@@ -18,6 +18,46 @@ pub struct GatewayConfig {
     /// as `vscode://file/{path}:{line}`. None by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub editor_uri_template: Option<String>,
+    /// Where `km-upload` and `km-storetext` put files, and what they may
+    /// copy.
+    #[serde(default)]
+    pub uploads: UploadsConfig,
+}
+
+/// `gateway.uploads`: files agents add to a root.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UploadsConfig {
+    /// The folder (relative to the root) a file goes to when no
+    /// destination is given (default `docs/uploads`).
+    #[serde(default = "default_upload_folder")]
+    pub folder: String,
+    /// Folders `km-upload` may copy from besides the project and its
+    /// roots (absolute, or relative to the project directory).
+    #[serde(default)]
+    pub sources: Vec<String>,
+    /// Whether a stored file is ingested at once when the call does not
+    /// say (default true: what is stored can be found).
+    #[serde(default = "default_true")]
+    pub ingest: bool,
+}
+
+fn default_upload_folder() -> String {
+    "docs/uploads".to_string()
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Default for UploadsConfig {
+    fn default() -> Self {
+        UploadsConfig {
+            folder: default_upload_folder(),
+            sources: Vec::new(),
+            ingest: true,
+        }
+    }
 }
 
 /// The placeholders of `gateway.editor_uri_template`.
@@ -58,6 +98,7 @@ impl Default for GatewayConfig {
             roots: Vec::new(),
             max_file_bytes: default_max_file_bytes(),
             editor_uri_template: None,
+            uploads: UploadsConfig::default(),
         }
     }
 }
@@ -89,6 +130,22 @@ impl GatewayConfig {
                     "gateway.editor_uri_template must name the file with {path} or {relative_path}, as in vscode://file/{path}:{line}".into(),
                 );
             }
+        }
+        let folder = self.uploads.folder.trim();
+        if folder.is_empty()
+            || folder.starts_with('/')
+            || folder.contains('\\')
+            || folder
+                .split('/')
+                .any(|part| part == ".." || part.starts_with('.') && part != ".")
+        {
+            return Some(format!(
+                "gateway.uploads.folder must be a folder inside each root such as docs/uploads (no `..`, no hidden folder, not absolute), got `{}`",
+                self.uploads.folder
+            ));
+        }
+        if self.uploads.sources.iter().any(|s| s.trim().is_empty()) {
+            return Some("gateway.uploads.sources holds an empty path; remove it".into());
         }
         let mut names = std::collections::BTreeSet::new();
         for root in &self.roots {

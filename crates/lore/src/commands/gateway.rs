@@ -1,5 +1,6 @@
-//! `lore gateway ingest|status|search`: the knowledge gateway over code
-//! and document repositories, from a terminal.
+//! `lore gateway …`: the knowledge gateway over code and document
+//! repositories, from a terminal (ingest, status, search, the graph, and
+//! files added to a root).
 
 use std::path::Path;
 
@@ -58,6 +59,12 @@ pub enum GatewayCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Copy a text file into a root and ingest it (what km-upload does).
+    Upload(UploadArgs),
+    /// Write text as a markdown document in a root, with front matter, and
+    /// ingest it (what km-storetext does). The text comes from --content
+    /// or standard input.
+    StoreText(StoreTextArgs),
     /// The tests of a file or symbol, or the code a test covers.
     TestsOf {
         /// A root-relative path or a node id.
@@ -84,6 +91,60 @@ pub struct IngestArgs {
     /// Print the run as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Where `upload` and `store-text` write, and whether they ingest.
+#[derive(Debug, clap::Args)]
+pub struct StoreArgs {
+    /// A folder (ending in `/`) or file path inside the root (default:
+    /// gateway.uploads.folder, docs/uploads/).
+    #[arg(long)]
+    pub destination: Option<String>,
+    /// The root to write into, by name (default: the first).
+    #[arg(long)]
+    pub root: Option<String>,
+    /// Replace a file already there (its text is kept under
+    /// .lore/gateway/replaced/).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Do not ingest the file now.
+    #[arg(long)]
+    pub no_ingest: bool,
+    /// Print the answer as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `lore gateway upload`.
+#[derive(Debug, clap::Args)]
+pub struct UploadArgs {
+    /// The text file to copy (inside the project, a root, or a folder of
+    /// gateway.uploads.sources).
+    pub source: String,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+/// Arguments of `lore gateway store-text`.
+#[derive(Debug, clap::Args)]
+pub struct StoreTextArgs {
+    /// The title (front matter, and the file name's words).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// The text (markdown); read from standard input when left out.
+    #[arg(long)]
+    pub content: Option<String>,
+    /// The subsystem it belongs to.
+    #[arg(long)]
+    pub subsystem: Option<String>,
+    /// Tags.
+    #[arg(long = "tag", value_delimiter = ',', value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// More front matter, as KEY=VALUE (repeatable).
+    #[arg(long = "meta", value_name = "KEY=VALUE")]
+    pub metadata: Vec<String>,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 /// Arguments of `lore gateway search`.
@@ -306,6 +367,57 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
             }
             Ok(())
         }
+        GatewayCommand::Upload(args) => {
+            // A path typed in a terminal is the terminal's.
+            let cwd = std::env::current_dir().context("cannot read the current directory")?;
+            let request = lore_gateway::UploadRequest {
+                source_path: cwd.join(&args.source).display().to_string(),
+                destination: args.store.destination,
+                root: args.store.root,
+                overwrite: args.store.overwrite,
+                ingest: args.store.no_ingest.then_some(false),
+            };
+            let stored = gateway_of(&project)
+                .upload(&request)
+                .map_err(|e| super::coded(&e))?;
+            print_stored(&stored, args.store.json)
+        }
+        GatewayCommand::StoreText(args) => {
+            let content = match args.content {
+                Some(content) => content,
+                None => {
+                    let mut text = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                        .context("cannot read the text from standard input")?;
+                    text
+                }
+            };
+            let mut metadata = serde_json::Map::new();
+            for pair in &args.metadata {
+                let Some((key, value)) = pair.split_once('=') else {
+                    bail!("--meta takes KEY=VALUE, got `{pair}` [invalid_arguments]");
+                };
+                metadata.insert(
+                    key.trim().to_string(),
+                    serde_json::Value::String(value.to_string()),
+                );
+            }
+            let request = lore_gateway::StoreTextRequest {
+                content,
+                title: args.title,
+                destination: args.store.destination,
+                root: args.store.root,
+                subsystem: args.subsystem,
+                tags: args.tags,
+                metadata: (!metadata.is_empty()).then_some(metadata),
+                overwrite: args.store.overwrite,
+                ingest: args.store.no_ingest.then_some(false),
+            };
+            let stored = gateway_of(&project)
+                .store_text(&request)
+                .map_err(|e| super::coded(&e))?;
+            print_stored(&stored, args.store.json)
+        }
         GatewayCommand::TestsOf { target, json } => {
             let answer = gateway_of(&project)
                 .tests_of(&target)
@@ -333,6 +445,36 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
             Ok(())
         }
     }
+}
+
+fn print_stored(stored: &lore_gateway::StoredFile, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(stored)?);
+    } else {
+        println!(
+            "{} {} in root `{}` ({} bytes{})",
+            if stored.overwritten {
+                "replaced"
+            } else {
+                "wrote"
+            },
+            stored.relative_path,
+            stored.root,
+            stored.bytes,
+            if stored.ingest_run.as_ref().is_some_and(|r| r.success) {
+                ", ingested"
+            } else {
+                ""
+            }
+        );
+        if let Some(previous) = &stored.previous_saved_to {
+            println!("the old text is kept at {previous}");
+        }
+    }
+    for warning in &stored.warnings {
+        eprintln!("note: {warning}");
+    }
+    Ok(())
 }
 
 fn ingest(mut project: lore_core::project::Project, args: IngestArgs) -> anyhow::Result<()> {
