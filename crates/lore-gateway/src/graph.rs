@@ -18,6 +18,12 @@
 //! `CONTAINS` (class → member), `IMPORTS` (file → file), `VALIDATES`
 //! (test → code it imports or is named after), `EXERCISES` (test → symbol
 //! it imports), `DESCRIBES` (document → file or symbol it mentions).
+//!
+//! A name imported from a barrel (a Python package's `__init__.py`, a
+//! TS/JS folder's `index.ts`/`index.js`) that the barrel re-exports leads
+//! on to the file defining it, through nested barrels and `export *`;
+//! the barrel is imported too, and barrels re-exporting each other end
+//! after a few steps.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -32,6 +38,11 @@ use crate::subsystem::Catalog;
 const MAX_MENTIONS: usize = 200;
 /// Files of one Go package an import points to at most.
 const MAX_PACKAGE_FILES: usize = 20;
+/// Barrels a re-exported name is followed through at most (barrels
+/// re-exporting each other end there).
+const MAX_REEXPORT_DEPTH: usize = 3;
+/// The extensions a TS/JS import may leave out, in the order tried.
+const SCRIPT_EXTENSIONS: [&str; 9] = ["ts", "tsx", "d.ts", "js", "jsx", "mjs", "cjs", "mts", "cts"];
 
 /// The node label of a file of this type (none for `other`).
 pub fn label(kind: ArtifactType) -> Option<&'static str> {
@@ -72,9 +83,13 @@ pub struct SymbolFact {
 pub struct ImportFact {
     /// The module.
     pub module: String,
-    /// The names taken from it.
+    /// The names taken from it; `*` for a TS/JS `export * from`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub names: Vec<String>,
+    /// Names re-exported under another name than the module's: the name
+    /// here → the module's (`*` for the whole module).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub aliases: BTreeMap<String, String>,
 }
 
 /// What one file says of itself.
@@ -126,6 +141,7 @@ impl GraphFile {
                     .map(|i| ImportFact {
                         module: i.module.clone(),
                         names: i.names.clone(),
+                        aliases: i.aliases.clone(),
                     })
                     .collect(),
             ),
@@ -145,11 +161,26 @@ impl GraphFile {
             mentions,
         }
     }
+
+    /// Whether it defines `qualified_name`.
+    fn defines(&self, qualified_name: &str) -> bool {
+        self.symbols
+            .iter()
+            .any(|s| s.qualified_name == qualified_name)
+    }
 }
+
+/// The format of the facts a [`GraphLedger`] keeps; ingest reads the
+/// files of facts in an older one again (1: TS/JS re-exports list the
+/// names they pass on).
+pub const FACTS_VERSION: u32 = 1;
 
 /// What a root's graph was built from, and what was written.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct GraphLedger {
+    /// The format of its facts ([`FACTS_VERSION`]; 0 before it was kept).
+    #[serde(default)]
+    pub facts_version: u32,
     /// The facts of every file, by root-relative path.
     pub files: BTreeMap<String, GraphFile>,
     /// The edges written to the store last time ([`Edge::key`]), with
@@ -266,7 +297,7 @@ pub fn build(
                 if is_test && target_file.artifact_type == ArtifactType::Code {
                     add(node.clone(), "VALIDATES", target_node, None);
                     for name in names {
-                        if target_file.symbols.iter().any(|s| s.qualified_name == name) {
+                        if target_file.defines(&name) {
                             add(node.clone(), "EXERCISES", symbol_node(&target, &name), None);
                         }
                     }
@@ -307,6 +338,16 @@ fn dir_of(path: &str) -> &str {
 
 fn name_of(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Whether a file passes on names of others: a package's `__init__.py`,
+/// a folder's `index.ts` (the files an import of the folder reads).
+fn is_barrel(path: &str) -> bool {
+    match name_of(path).split_once('.') {
+        Some(("__init__", ext)) => ext == "py",
+        Some(("index", ext)) => SCRIPT_EXTENSIONS.contains(&ext),
+        _ => false,
+    }
 }
 
 /// `a/b/../c/./d` → `a/c/d`; `None` when it climbs out of the root.
@@ -389,8 +430,83 @@ impl<'a> Resolver<'a> {
     }
 
     /// The files an import of `from` points to, each with the names taken
-    /// from it.
+    /// from it: a name a barrel re-exports leads on to the file defining
+    /// it (named as it is there), and the barrel keeps the rest.
     fn resolve(
+        &self,
+        from: &str,
+        language: Option<&str>,
+        import: &ImportFact,
+    ) -> Vec<(String, Vec<String>)> {
+        let mut out = Vec::new();
+        for (path, names) in self.module_files(from, language, import) {
+            let mut kept = Vec::new();
+            for name in names {
+                match self.reexport(&path, &name, 0) {
+                    Some((target, defined)) => out.push((target, vec![defined])),
+                    None => kept.push(name),
+                }
+            }
+            // The barrel is imported too, whatever it passes on.
+            out.push((path, kept));
+        }
+        out
+    }
+
+    /// The file defining `name` that a barrel (a package's `__init__.py`,
+    /// a folder's `index.ts`) re-exports, with the name it has there; none
+    /// when the barrel defines it itself or does not pass it on. Named
+    /// re-exports lead to the module they name, `export *` to a module
+    /// that defines the name.
+    fn reexport(&self, barrel: &str, name: &str, depth: usize) -> Option<(String, String)> {
+        // `*` is the module itself, not a name in it.
+        if depth >= MAX_REEXPORT_DEPTH || name == "*" || !is_barrel(barrel) {
+            return None;
+        }
+        let file = self.files.get(barrel)?;
+        if file.defines(name) {
+            return None;
+        }
+        let named = file
+            .imports
+            .iter()
+            .filter(|i| i.names.iter().any(|n| n == name))
+            .map(|i| (i, false));
+        let stars = file
+            .imports
+            .iter()
+            .filter(|i| i.names.iter().any(|n| n == "*"))
+            .map(|i| (i, true));
+        named.chain(stars).find_map(|(import, star)| {
+            let source = match import.aliases.get(name) {
+                Some(source) if !star => source.as_str(),
+                _ => name,
+            };
+            let one = ImportFact {
+                module: import.module.clone(),
+                names: vec![source.to_string()],
+                aliases: BTreeMap::new(),
+            };
+            self.module_files(barrel, file.language.as_deref(), &one)
+                .into_iter()
+                .filter(|(_, names)| names.iter().any(|n| n == source))
+                .find_map(
+                    |(target, _)| match self.reexport(&target, source, depth + 1) {
+                        Some(found) => Some(found),
+                        None if !star
+                            || self.files.get(&target).is_some_and(|f| f.defines(source)) =>
+                        {
+                            Some((target, source.to_string()))
+                        }
+                        None => None,
+                    },
+                )
+        })
+    }
+
+    /// The files an import of `from` names, each with the names taken
+    /// from it, barrels not followed.
+    fn module_files(
         &self,
         from: &str,
         language: Option<&str>,
@@ -435,17 +551,6 @@ impl<'a> Resolver<'a> {
     }
 
     fn python(&self, from: &str, import: &ImportFact) -> Vec<(String, Vec<String>)> {
-        self.python_at(from, import, 0)
-    }
-
-    /// [`Resolver::python`], `depth` re-exports deep (a cycle of packages
-    /// re-exporting each other ends at the cap).
-    fn python_at(
-        &self,
-        from: &str,
-        import: &ImportFact,
-        depth: usize,
-    ) -> Vec<(String, Vec<String>)> {
         let module = import.module.as_str();
         let dots = module.chars().take_while(|c| *c == '.').count();
         let rest = &module[dots..];
@@ -477,22 +582,7 @@ impl<'a> Resolver<'a> {
             && !rest.is_empty()
             && let Some(path) = self.python_module(base.as_deref(), rest)
         {
-            // A package's `__init__.py` that re-exports a name leads on
-            // to the module defining it.
-            if path.ends_with("__init__.py") && !names_left.is_empty() && depth < 3 {
-                let mut kept = Vec::new();
-                for name in names_left {
-                    match self.python_reexport(&path, &name, depth) {
-                        Some(target) => out.push((target, vec![name])),
-                        None => kept.push(name),
-                    }
-                }
-                if !kept.is_empty() {
-                    out.push((path, kept));
-                }
-            } else {
-                out.push((path, names_left));
-            }
+            out.push((path, names_left));
         } else if rest.is_empty()
             && let Some(base) = &base
             && !names_left.is_empty()
@@ -507,24 +597,6 @@ impl<'a> Resolver<'a> {
             }
         }
         out
-    }
-
-    /// The module a package's `__init__.py` takes `name` from, when it
-    /// does not define it itself.
-    fn python_reexport(&self, init: &str, name: &str, depth: usize) -> Option<String> {
-        let file = self.files.get(init)?;
-        if file.symbols.iter().any(|s| s.qualified_name == name) {
-            return None;
-        }
-        let import = file
-            .imports
-            .iter()
-            .find(|i| i.names.iter().any(|n| n == name))?;
-        let (target, _) = self
-            .python_at(init, import, depth + 1)
-            .into_iter()
-            .find(|(_, names)| names.iter().any(|n| n == name))?;
-        Some(target)
     }
 
     fn script(&self, from: &str, module: &str) -> Option<String> {
@@ -557,7 +629,7 @@ impl<'a> Resolver<'a> {
             .unwrap_or(joined);
         let mut candidates = vec![joined.to_string()];
         for base in [stem, joined] {
-            for ext in ["ts", "tsx", "d.ts", "js", "jsx", "mjs", "cjs", "mts", "cts"] {
+            for ext in SCRIPT_EXTENSIONS {
                 candidates.push(format!("{base}.{ext}"));
             }
             for ext in ["ts", "tsx", "js", "jsx"] {

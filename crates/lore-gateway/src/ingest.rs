@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::chunk::{chunk, chunk_code};
 use crate::classify::{ArtifactType, artifact_type, language};
-use crate::graph::{Edge, GraphFile, GraphLedger};
+use crate::graph::{Edge, FACTS_VERSION, GraphFile, GraphLedger};
 use crate::index::{FileFacts, GatewayIndex};
 use crate::outline::outline;
 use crate::subsystem::{Catalog, FrontMatter};
@@ -290,6 +290,12 @@ fn run_roots(
         }
         let graph_path = state.join("graph").join(format!("{}.json", root.name));
         let mut graph = GraphLedger::load(&graph_path);
+        if graph.facts_version != FACTS_VERSION && request.paths.is_empty() {
+            // Facts of an older format: every file is read again (a run
+            // over some files only keeps the others' until a full one).
+            graph.files.clear();
+            graph.facts_version = FACTS_VERSION;
+        }
         let (files, gone) = files_to_read(root, config, request, &ledger, run)?;
         if let Some(head) = git_head(&root.path) {
             run.repo_head.insert(root.name.clone(), head);

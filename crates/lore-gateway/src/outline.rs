@@ -10,7 +10,7 @@
 //! read around the errors.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -113,8 +113,14 @@ pub struct Import {
     /// The module: `requests.models`, `.utils`, `./client`,
     /// `net/http`, `crate::store::feed`.
     pub module: String,
-    /// The names imported from it, when listed (`from x import a, b`).
+    /// The names imported from it, when listed (`from x import a, b`);
+    /// a TS/JS re-export lists the names it exports (`c` of
+    /// `export { b as c } from "./x"`), `*` for `export * from "./y"`.
     pub names: Vec<String>,
+    /// Names re-exported under another name than the module's: the name
+    /// here → the module's (`c` → `b`; `ns` → `*` for
+    /// `export * as ns from "./z"`).
+    pub aliases: BTreeMap<String, String>,
     /// Its line (1-based).
     pub line: usize,
 }
@@ -361,7 +367,7 @@ impl Reader<'_> {
                 let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
                 for name in names {
                     let module = self.imported_name(name);
-                    self.import(module, Vec::new(), node);
+                    self.import(module, Vec::new(), BTreeMap::new(), node);
                 }
             }
             "import_from_statement" => {
@@ -371,7 +377,7 @@ impl Reader<'_> {
                     .children_by_field_name("name", &mut cursor)
                     .map(|n| self.imported_name(n))
                     .collect();
-                self.import(module, names, node);
+                self.import(module, names, BTreeMap::new(), node);
             }
             // `if TYPE_CHECKING:` and `try:` at module level hold imports
             // and definitions too.
@@ -399,7 +405,8 @@ impl Reader<'_> {
                 if let Some(declaration) = node.child_by_field_name("declaration") {
                     self.script(outer, declaration, scope, depth, blocks);
                 } else if let Some(source) = node.child_by_field_name("source") {
-                    self.import(unquote(&self.text(source)), Vec::new(), node);
+                    let (names, aliases) = self.reexported(node);
+                    self.import(unquote(&self.text(source)), names, aliases, node);
                 }
             }
             "ambient_declaration" if depth < MAX_DEPTH => {
@@ -475,7 +482,7 @@ impl Reader<'_> {
                 if let Some(source) = node.child_by_field_name("source") {
                     let mut names = Vec::new();
                     collect_identifiers(node, self.source, &mut names, 0);
-                    self.import(unquote(&self.text(source)), names, node);
+                    self.import(unquote(&self.text(source)), names, BTreeMap::new(), node);
                 }
             }
             _ => {}
@@ -524,7 +531,7 @@ impl Reader<'_> {
                 collect_kind(node, "import_spec", &mut specs, 0);
                 for spec in specs {
                     if let Some(path) = spec.child_by_field_name("path") {
-                        self.import(unquote(&self.text(path)), Vec::new(), spec);
+                        self.import(unquote(&self.text(path)), Vec::new(), BTreeMap::new(), spec);
                     }
                 }
             }
@@ -594,7 +601,7 @@ impl Reader<'_> {
             "use_declaration" => {
                 if let Some(argument) = node.child_by_field_name("argument") {
                     let text = self.text(argument);
-                    self.import(text, Vec::new(), node);
+                    self.import(text, Vec::new(), BTreeMap::new(), node);
                 }
             }
             _ => {}
@@ -616,11 +623,61 @@ impl Reader<'_> {
         self.modules.iter().any(|m| m.as_slice() == scope)
     }
 
-    fn import(&mut self, module: String, names: Vec<String>, node: Node) {
+    /// The names an `export … from` statement passes on, as exported
+    /// (`*` for all of them), and the ones it renames.
+    fn reexported(&self, node: Node) -> (Vec<String>, BTreeMap<String, String>) {
+        let mut names = Vec::new();
+        let mut aliases = BTreeMap::new();
+        let mut listed = false;
+        for child in named_children(node) {
+            match child.kind() {
+                "export_clause" => {
+                    listed = true;
+                    for specifier in named_children(child) {
+                        let Some(name) = specifier.child_by_field_name("name") else {
+                            continue;
+                        };
+                        let name = unquote(&self.text(name));
+                        match specifier.child_by_field_name("alias") {
+                            Some(alias) => {
+                                let alias = unquote(&self.text(alias));
+                                names.push(alias.clone());
+                                aliases.insert(alias, name);
+                            }
+                            None => names.push(name),
+                        }
+                    }
+                }
+                "namespace_export" => {
+                    listed = true;
+                    // `* as ns`: the name comes last.
+                    let name = child.child(child.child_count().saturating_sub(1));
+                    if let Some(name) = name.map(|n| unquote(&self.text(n))) {
+                        names.push(name.clone());
+                        aliases.insert(name, "*".to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !listed {
+            names.push("*".to_string());
+        }
+        (names, aliases)
+    }
+
+    fn import(
+        &mut self,
+        module: String,
+        names: Vec<String>,
+        aliases: BTreeMap<String, String>,
+        node: Node,
+    ) {
         if !module.is_empty() {
             self.out.imports.push(Import {
                 module,
                 names,
+                aliases,
                 line: node.start_position().row + 1,
             });
         }
@@ -762,6 +819,40 @@ mod tests {
             "const x = require('y');\nfunction* gen() {}\nmodule.exports = class A { m() {} };\n";
         let outline = outline(js, Some("javascript")).unwrap();
         assert_eq!(names(&outline), pairs(&[("gen", "function")]));
+    }
+
+    #[test]
+    fn typescript_re_exports_are_imports_of_the_names_they_pass_on() {
+        let text = "export { a, b as c } from './x';\nexport * from \"./y\";\nexport * as ns from './z';\nexport type { T, U as V } from './t';\nexport { default as Parser } from './parser';\nexport { local };\nexport const own = () => 1;\n";
+        for language in ["typescript", "tsx", "javascript"] {
+            // JavaScript has no `export type`.
+            let text = if language == "javascript" {
+                text.replace("export type", "export")
+            } else {
+                text.to_string()
+            };
+            let outline = outline(&text, Some(language)).unwrap();
+            let imports: Vec<String> = outline
+                .imports
+                .iter()
+                .map(|i| format!("{} {:?} {:?}", i.module, i.names, i.aliases))
+                .collect();
+            // As the importer sees them, and where the module has them.
+            assert_eq!(
+                imports,
+                vec![
+                    r#"./x ["a", "c"] {"c": "b"}"#,
+                    r#"./y ["*"] {}"#,
+                    r#"./z ["ns"] {"ns": "*"}"#,
+                    r#"./t ["T", "V"] {"V": "U"}"#,
+                    r#"./parser ["Parser"] {"Parser": "default"}"#,
+                ],
+                "{language}"
+            );
+            assert_eq!(outline.imports[3].line, 4);
+            // A local `export { … }` imports nothing; a declaration defines.
+            assert_eq!(names(&outline), pairs(&[("own", "function")]), "{language}");
+        }
     }
 
     #[test]

@@ -401,4 +401,140 @@ fn packages_re_exporting_names_lead_to_their_module_and_cycles_end() {
         "{edges:#?}"
     );
     assert!(edges.contains("TestCase:tests/test_engine.py VALIDATES Code:pkg/core.py"));
+    // The package is imported too.
+    assert!(edges.contains("TestCase:tests/test_engine.py IMPORTS Code:pkg/__init__.py"));
+}
+
+#[test]
+fn index_files_re_exporting_names_lead_to_the_file_defining_them() {
+    let repo = Repo::new(&[
+        (
+            "src/parser.ts",
+            "export function parse(text: string) { return text; }\nexport function tokenize(text: string) { return [text]; }\nexport class Parser {}\n",
+        ),
+        ("src/ast.ts", "export interface Node { kind: string }\n"),
+        ("src/grammar.ts", "export function rules() { return []; }\n"),
+        (
+            "src/util/strings.ts",
+            "export function slugify(s: string) { return s; }\n",
+        ),
+        ("src/util/index.ts", "export * from './strings';\n"),
+        (
+            "src/index.ts",
+            "export { parse } from './parser';\nexport { tokenize as lex } from './parser.js';\nexport * from './ast';\nexport * from './parser';\nexport * from './util';\nexport * as grammar from './grammar';\nexport function version() { return 1; }\n",
+        ),
+        (
+            "test/parse.test.ts",
+            "import { parse, lex, Parser, Node, slugify, grammar, version } from '../src';\ntest('parses', () => expect(parse('x')).toBe('x'));\n",
+        ),
+        ("lib/helper.js", "export function helper() { return 1; }\n"),
+        ("lib/index.js", "export { helper } from './helper.js';\n"),
+        (
+            "test/helper.test.js",
+            "import { helper } from '../lib/index.js';\ntest('helps', () => helper());\n",
+        ),
+    ]);
+    repo.ingest();
+    let edges = repo.edges();
+    let test = "TestCase:test/parse.test.ts";
+    for expected in [
+        // Named, and renamed: the symbol as its file names it.
+        format!("{test} VALIDATES Code:src/parser.ts"),
+        format!("{test} IMPORTS Code:src/parser.ts"),
+        format!("{test} EXERCISES Symbol:src/parser.ts::parse"),
+        format!("{test} EXERCISES Symbol:src/parser.ts::tokenize"),
+        // `export *`: the module that defines the name.
+        format!("{test} EXERCISES Symbol:src/parser.ts::Parser"),
+        format!("{test} EXERCISES Symbol:src/ast.ts::Node"),
+        // Through a nested barrel.
+        format!("{test} VALIDATES Code:src/util/strings.ts"),
+        format!("{test} EXERCISES Symbol:src/util/strings.ts::slugify"),
+        // `export * as grammar`: the whole module.
+        format!("{test} VALIDATES Code:src/grammar.ts"),
+        // The barrel is imported too, and defines what it defines.
+        format!("{test} IMPORTS Code:src/index.ts"),
+        format!("{test} VALIDATES Code:src/index.ts"),
+        format!("{test} EXERCISES Symbol:src/index.ts::version"),
+        "Code:src/index.ts IMPORTS Code:src/util/index.ts".to_string(),
+        // JavaScript barrels too.
+        "TestCase:test/helper.test.js VALIDATES Code:lib/helper.js".to_string(),
+        "TestCase:test/helper.test.js EXERCISES Symbol:lib/helper.js::helper".to_string(),
+    ] {
+        assert!(edges.contains(&expected), "missing {expected}\n{edges:#?}");
+    }
+    // A name leads only to the file defining it.
+    let exercised: Vec<&String> = edges
+        .iter()
+        .filter(|e| e.starts_with(&format!("{test} EXERCISES")))
+        .collect();
+    assert_eq!(exercised.len(), 6, "{exercised:#?}");
+    assert!(!edges.contains(&format!("{test} VALIDATES Code:src/util/index.ts")));
+}
+
+#[test]
+fn barrels_re_exporting_each_other_end() {
+    let repo = Repo::new(&[
+        (
+            "src/a/index.ts",
+            "export * from '../b';\nexport { loop } from '../b';\nexport function fromA() {}\n",
+        ),
+        (
+            "src/b/index.ts",
+            "export * from '../a';\nexport { loop } from '../a';\nexport { helper } from './helper';\n",
+        ),
+        ("src/b/helper.ts", "export function helper() {}\n"),
+        (
+            "test/cycle.test.ts",
+            "import { helper, fromA, loop, missing } from '../src/a';\ntest('ends', () => helper());\n",
+        ),
+    ]);
+    repo.ingest();
+    let edges = repo.edges();
+    let test = "TestCase:test/cycle.test.ts";
+    for expected in [
+        // Found through the cycle: `export *` of b, then b's named one.
+        format!("{test} EXERCISES Symbol:src/b/helper.ts::helper"),
+        format!("{test} VALIDATES Code:src/b/helper.ts"),
+        format!("{test} EXERCISES Symbol:src/a/index.ts::fromA"),
+        format!("{test} VALIDATES Code:src/a/index.ts"),
+    ] {
+        assert!(edges.contains(&expected), "missing {expected}\n{edges:#?}");
+    }
+    // Names nothing defines lead to no symbol.
+    let exercised = edges
+        .iter()
+        .filter(|e| e.starts_with(&format!("{test} EXERCISES")))
+        .count();
+    assert_eq!(exercised, 2, "{edges:#?}");
+}
+
+#[test]
+fn facts_kept_by_an_older_version_are_read_again() {
+    let repo = Repo::new(&[
+        ("src/parser.ts", "export function parse() {}\n"),
+        ("src/index.ts", "export { parse } from './parser';\n"),
+        ("test/parse.test.ts", "import { parse } from '../src';\n"),
+    ]);
+    // Settled files are trusted by their size and time, not read again.
+    for path in ["src/parser.ts", "src/index.ts", "test/parse.test.ts"] {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(repo.dir.path().join("repo").join(path))
+            .unwrap();
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        file.set_modified(hour_ago).unwrap();
+    }
+    repo.ingest();
+    let exercises = "TestCase:test/parse.test.ts EXERCISES Symbol:src/parser.ts::parse";
+    assert!(repo.edges().contains(exercises));
+    // The ledger as a version before re-exports listed their names.
+    let path = repo.dir.path().join(".lore/gateway/graph/app.json");
+    let mut ledger: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    ledger.as_object_mut().unwrap().remove("facts_version");
+    let import = &mut ledger["files"]["src/index.ts"]["imports"][0];
+    import.as_object_mut().unwrap().remove("names");
+    std::fs::write(&path, serde_json::to_vec(&ledger).unwrap()).unwrap();
+    repo.ingest();
+    assert!(repo.edges().contains(exercises));
 }
