@@ -163,7 +163,8 @@ connections: {}
 #    schemas: [public]                 # what `lore scan` reads (default: all non-system schemas)
 
 # search.embeddings: an optional semantic lane for discover_data and
-# wiki_search, from any OpenAI-compatible /v1/embeddings server.
+# wiki_search (and km-search with gateway.embeddings: true), from any
+# OpenAI-compatible /v1/embeddings server.
 #search:
 #  embeddings:
 #    url: https://api.openai.com/v1    # or http://127.0.0.1:11434/v1 (Ollama)

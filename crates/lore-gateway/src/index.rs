@@ -19,7 +19,7 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Te
 use crate::chunk::Chunk;
 use crate::classify::ArtifactType;
 
-const FORMAT: &str = "lore-gateway-2";
+const FORMAT: &str = "lore-gateway-3";
 const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
 
 /// The index's fields.
@@ -48,6 +48,9 @@ pub(crate) struct Fields {
     pub symbols: Field,
     /// The file's tags (its subsystem's, its front matter's).
     pub tags: Field,
+    /// The hash of the text the chunk is embedded by (the embedding
+    /// lane's key).
+    pub embed_hash: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -84,6 +87,7 @@ fn schema() -> (Schema, Fields) {
         symbol_text: b.add_text_field("symbol_text", analyzed(false)),
         symbols: b.add_text_field("symbols", STORED),
         tags: b.add_text_field("tags", STRING | STORED),
+        embed_hash: b.add_text_field("embed_hash", STRING | FAST),
     };
     (b.build(), fields)
 }
@@ -240,6 +244,9 @@ impl GatewayIndex {
             doc.add_u64(f.start_line, chunk.start_line as u64);
             doc.add_u64(f.end_line, chunk.end_line as u64);
             doc.add_i64(f.modified, facts.modified_ms);
+            let embedded =
+                crate::vectors::embed_text(&facts.path, chunk.heading.as_deref(), &chunk.text);
+            doc.add_text(f.embed_hash, lore_core::hash::content_hash(&embedded));
             writer.add_document(doc).map_err(internal)?;
         }
         Ok(())

@@ -138,6 +138,11 @@ pub struct IngestRun {
     /// nothing changed); `undo` reverts it.
     #[serde(default)]
     pub graph_tx_id: Option<i64>,
+    /// What the embedding lane did after the run (with
+    /// `gateway.embeddings`; in the answer to the ingest, not in the
+    /// recorded run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embeddings: Option<crate::vectors::EmbeddingReport>,
     /// Why it failed, when it did.
     pub error: Option<String>,
 }
@@ -195,6 +200,7 @@ pub fn ingest(
         repo_head: BTreeMap::new(),
         relation_count: 0,
         graph_tx_id: None,
+        embeddings: None,
         error: None,
     };
     if roots.is_empty() {

@@ -23,6 +23,7 @@ pub mod outline;
 pub mod search;
 pub mod subsystem;
 pub mod upload;
+pub mod vectors;
 pub mod walk;
 
 use std::path::PathBuf;
@@ -47,6 +48,8 @@ pub struct Gateway {
     roots: Vec<Root>,
     index: Mutex<Option<Arc<index::GatewayIndex>>>,
     store: Option<Arc<StoreHandle>>,
+    /// The embedding lane (`gateway.embeddings`).
+    lane: Option<vectors::VectorLane>,
 }
 
 impl Gateway {
@@ -59,6 +62,7 @@ impl Gateway {
             roots: ingest::resolve_roots(&project.root, &project.config.gateway),
             index: Mutex::new(None),
             store: None,
+            lane: vectors::VectorLane::for_project(project),
         }
     }
 
@@ -107,6 +111,15 @@ impl Gateway {
         )?;
         // The next search opens the index anew (a rebuilt one included).
         *self.index.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        let mut run = run;
+        if let Some(lane) = &self.lane
+            && run.success
+            && !request.dry_run
+        {
+            // Every chunk without a vector is embedded now.
+            let searcher = vectors::searcher_of(self.open_index()?.as_ref())?;
+            run.embeddings = Some(lane.sync(&searcher, store.as_deref(), usize::MAX)?);
+        }
         Ok(run)
     }
 
@@ -173,6 +186,53 @@ impl Gateway {
             }
         }
         Ok(stored)
+    }
+
+    /// The chunk index, opened once.
+    fn open_index(&self) -> Result<Arc<index::GatewayIndex>, ErrorReport> {
+        let mut slot = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        match slot.as_ref() {
+            Some(index) => Ok(Arc::clone(index)),
+            None => {
+                let index = Arc::new(index::GatewayIndex::open(&self.state.join("index"))?);
+                *slot = Some(Arc::clone(&index));
+                Ok(index)
+            }
+        }
+    }
+
+    /// The embedding lane's part in a search, or none (with the reason
+    /// among `warnings`) when it cannot run.
+    fn vector_search<'a>(
+        &self,
+        lane: &'a vectors::VectorLane,
+        index: &index::GatewayIndex,
+        request: &SearchRequest,
+        warnings: &mut Vec<String>,
+    ) -> Option<search::VectorSearch<'a>> {
+        let store = self.graph_store().ok().flatten();
+        let synced = vectors::searcher_of(index)
+            // A few chunks a concurrent ingest left are embedded now.
+            .and_then(|searcher| lane.sync(&searcher, store.as_deref(), 64));
+        match synced {
+            Ok(report) if report.pending > 0 => warnings.push(format!(
+                "embedding lane: {} chunk(s) are not embedded yet (the next ingest embeds them)",
+                report.pending
+            )),
+            Ok(_) => {}
+            Err(e) => warnings.push(format!("embedding lane skipped: {}", e.message)),
+        }
+        let text = search::clean_query(&request.query);
+        let text: String = text.chars().take(vectors::MAX_EMBED_CHARS * 2).collect();
+        match lane.query(&text) {
+            Ok(query) => Some(search::VectorSearch { lane, query }),
+            Err(reason) => {
+                warnings.push(format!(
+                    "embedding lane skipped: {reason}; results are ranked lexically"
+                ));
+                None
+            }
+        }
     }
 
     /// The newest run (of `profile`, when given).
@@ -283,19 +343,20 @@ impl Gateway {
     /// Searches the chunks. Blocking.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse, ErrorReport> {
         search::check_request(request)?;
-        let index = {
-            let mut slot = self.index.lock().unwrap_or_else(|p| p.into_inner());
-            match slot.as_ref() {
-                Some(index) => Arc::clone(index),
-                None => {
-                    let index = Arc::new(index::GatewayIndex::open(&self.state.join("index"))?);
-                    *slot = Some(Arc::clone(&index));
-                    index
+        let index = self.open_index()?;
+        let run_id = self.last_run(None).filter(|r| r.success).map(|r| r.run_id);
+        let mut warnings = Vec::new();
+        let vector = match &self.lane {
+            Some(lane) => self.vector_search(lane, &index, request, &mut warnings),
+            None => {
+                if request.sort_by_vector {
+                    warnings.push("sort_by_vector: this gateway has no embedding lane (set gateway.embeddings: true with a provider under search.embeddings); results are ranked lexically".to_string());
                 }
+                None
             }
         };
-        let run_id = self.last_run(None).filter(|r| r.success).map(|r| r.run_id);
-        let mut response = search::search(&index, request, run_id)?;
+        let mut response = search::search_with(&index, request, run_id, vector)?;
+        response.metadata.warnings.extend(warnings);
         if let Some(template) = &self.config.editor_uri_template {
             for result in &mut response.results {
                 let chunk = &mut result.chunk;

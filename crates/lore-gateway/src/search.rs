@@ -23,7 +23,7 @@ use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{TantivyDocument, Term};
+use tantivy::{DocAddress, TantivyDocument, Term};
 
 use crate::chunk::ChunkSymbol;
 use crate::classify::ArtifactType;
@@ -88,6 +88,8 @@ pub struct SearchRequest {
     pub limit: Option<usize>,
     /// Filters applied before ranking.
     pub filters: SearchFilters,
+    /// Rank by the embedding lane alone (when the gateway has one).
+    pub sort_by_vector: bool,
 }
 
 /// A chunk as results show it.
@@ -141,12 +143,43 @@ pub struct SymbolOut {
 /// Why a result ranks where it does.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Scoring {
-    /// BM25 over text, headings and path words, with file-name mentions.
+    /// BM25 over text, headings and path words, with file-name mentions
+    /// (0 when only the embedding lane found the chunk).
     pub lexical: f32,
-    /// Signals applied after the lexical score, by name.
+    /// Cosine similarity to the query in the embedding lane (when it ran
+    /// and ranked the chunk).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector: Option<f32>,
+    /// Factors applied to the lexical score, by name.
     pub signals: BTreeMap<String, f32>,
-    /// The score after the signals.
+    /// The chunk's rank in each lane, when the two were fused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fusion: Option<Fusion>,
+    /// The score results are ordered by: the lexical score after the
+    /// signals; with the embedding lane, the fused score (or the cosine
+    /// with `sort_by_vector`); halved for a file's second chunk.
     pub adjusted: f32,
+}
+
+/// How a result's lanes were fused: reciprocal rank fusion,
+/// `1/(60 + lexical_rank) + weight/(60 + vector_rank)`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Fusion {
+    /// Its rank among the lexical lane's chunks (1 = first).
+    pub lexical_rank: Option<usize>,
+    /// Its rank among the embedding lane's chunks.
+    pub vector_rank: Option<usize>,
+}
+
+/// The reciprocal-rank constant: a lane's first few ranks count alike.
+const RRF_K: f32 = 60.0;
+
+/// The embedding lane's part in one search.
+pub struct VectorSearch<'a> {
+    /// The lane, synced to the index.
+    pub lane: &'a crate::vectors::VectorLane,
+    /// The query's normalised vector.
+    pub query: std::sync::Arc<[f32]>,
 }
 
 /// One result.
@@ -249,11 +282,22 @@ pub fn check_request(request: &SearchRequest) -> Result<(), ErrorReport> {
 
 static REQUESTS: AtomicU64 = AtomicU64::new(0);
 
-/// Searches the index.
+/// Searches the index (the lexical lane alone).
 pub fn search(
     index: &GatewayIndex,
     request: &SearchRequest,
     index_run_id: Option<String>,
+) -> Result<SearchResponse, ErrorReport> {
+    search_with(index, request, index_run_id, None)
+}
+
+/// Searches the index, fusing the embedding lane's ranking with the
+/// lexical one when `vector` is given.
+pub fn search_with(
+    index: &GatewayIndex,
+    request: &SearchRequest,
+    index_run_id: Option<String>,
+    vector: Option<VectorSearch<'_>>,
 ) -> Result<SearchResponse, ErrorReport> {
     check_request(request)?;
     let limit = request.limit.unwrap_or(DEFAULT_LIMIT);
@@ -331,7 +375,7 @@ pub fn search(
     for name in &identifiers {
         should.push(boosted(f.symbol, &name.to_lowercase(), 3.0));
     }
-    if should.is_empty() {
+    if should.is_empty() && vector.is_none() {
         warnings.push("the query has no searchable words".to_string());
         return Ok(SearchResponse {
             metadata: SearchMetadata {
@@ -343,18 +387,29 @@ pub fn search(
             results: Vec::new(),
         });
     }
+    let filters = filter_clauses(index, &request.filters)?;
+    let filter_only: Option<Box<dyn Query>> = (!filters.is_empty()).then(|| {
+        let must: Vec<(Occur, Box<dyn Query>)> = filters
+            .iter()
+            .map(|f| (Occur::Must, f.box_clone()))
+            .collect();
+        Box::new(BooleanQuery::new(must)) as Box<dyn Query>
+    });
     let mut clauses: Vec<(Occur, Box<dyn Query>)> =
         vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
-    for filter in filter_clauses(index, &request.filters)? {
+    for filter in filters {
         clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(filter, 0.0))));
     }
     let query = BooleanQuery::new(clauses);
-    let top = searcher
-        .search(&query, &TopDocs::with_limit(CANDIDATES).order_by_score())
-        .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("gateway search: {e}")))?;
+    let top = if terms.is_empty() && mentions.is_empty() && identifiers.is_empty() {
+        Vec::new()
+    } else {
+        searcher
+            .search(&query, &TopDocs::with_limit(CANDIDATES).order_by_score())
+            .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("gateway search: {e}")))?
+    };
 
-    let mut scored: Vec<SearchResult> = Vec::with_capacity(top.len());
-    for (lexical, address) in top {
+    let result_of = |address: DocAddress, lexical: f32| -> Result<SearchResult, ErrorReport> {
         let doc: TantivyDocument = searcher
             .doc(address)
             .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("gateway search: {e}")))?;
@@ -389,17 +444,83 @@ pub fn search(
             signals.insert("artifact_type".to_string(), prior);
         }
         let factor: f32 = signals.values().product();
-        scored.push(SearchResult {
+        Ok(SearchResult {
             chunk,
             score: 0.0,
             scoring: Scoring {
                 lexical,
+                vector: None,
                 adjusted: lexical * factor,
                 signals,
+                fusion: None,
             },
             graph_context: None,
-        });
+        })
+    };
+    let mut scored: Vec<(DocAddress, SearchResult)> = Vec::with_capacity(top.len());
+    for (lexical, address) in top {
+        scored.push((address, result_of(address, lexical)?));
     }
+    scored.sort_by(|a, b| b.1.scoring.adjusted.total_cmp(&a.1.scoring.adjusted));
+    let mut scored: Vec<SearchResult> = match vector {
+        None => scored.into_iter().map(|(_, r)| r).collect(),
+        Some(vector) => {
+            let hits = vector
+                .lane
+                .candidates(
+                    &searcher,
+                    filter_only.as_deref(),
+                    &vector.query,
+                    CANDIDATES,
+                )?
+                .unwrap_or_else(|| {
+                    warnings.push(
+                        "embedding lane skipped: an ingest changed the index during the search; results are ranked lexically".to_string(),
+                    );
+                    Vec::new()
+                });
+            let weight = vector.lane.weight();
+            let mut by_address: HashMap<DocAddress, (usize, SearchResult)> = scored
+                .into_iter()
+                .enumerate()
+                .map(|(rank, (address, result))| (address, (rank + 1, result)))
+                .collect();
+            let mut fused = Vec::with_capacity(by_address.len() + hits.len());
+            for (rank, (cosine, address)) in hits.into_iter().enumerate() {
+                let (lexical_rank, mut result) = match by_address.remove(&address) {
+                    Some((rank, result)) => (Some(rank), result),
+                    None => (None, result_of(address, 0.0)?),
+                };
+                result.scoring.vector = Some(cosine);
+                result.scoring.fusion = Some(Fusion {
+                    lexical_rank,
+                    vector_rank: Some(rank + 1),
+                });
+                fused.push(result);
+            }
+            if !request.sort_by_vector {
+                for (_, (rank, mut result)) in by_address {
+                    result.scoring.fusion = Some(Fusion {
+                        lexical_rank: Some(rank),
+                        vector_rank: None,
+                    });
+                    fused.push(result);
+                }
+            }
+            for result in &mut fused {
+                let fusion = result.scoring.fusion.as_ref();
+                let lexical_rank = fusion.and_then(|f| f.lexical_rank);
+                let vector_rank = fusion.and_then(|f| f.vector_rank);
+                result.scoring.adjusted = if request.sort_by_vector {
+                    result.scoring.vector.unwrap_or(0.0)
+                } else {
+                    lexical_rank.map_or(0.0, |r| 1.0 / (RRF_K + r as f32))
+                        + vector_rank.map_or(0.0, |r| weight / (RRF_K + r as f32))
+                };
+            }
+            fused
+        }
+    };
     scored.sort_by(|a, b| b.scoring.adjusted.total_cmp(&a.scoring.adjusted));
     // One file contributes at most two chunks; the second counts half.
     let mut per_file: HashMap<(String, String), usize> = HashMap::new();
@@ -611,7 +732,7 @@ fn regex_escape(text: &str) -> String {
 /// The query without what misleads ranking: links (one to a source file
 /// keeps its path, a mention) and random-looking tokens (hashes, ids,
 /// base64), whose rare fragments would otherwise outweigh the words.
-fn clean_query(query: &str) -> String {
+pub fn clean_query(query: &str) -> String {
     let mut out = String::with_capacity(query.len());
     for token in query.split_inclusive(char::is_whitespace) {
         let word = token.trim_end();

@@ -68,6 +68,7 @@ impl Repo {
                 query: query.into(),
                 limit: Some(25),
                 filters,
+                ..Default::default()
             },
             None,
         )
@@ -314,6 +315,7 @@ fn search_full(repo: &Repo, query: &str, filters: SearchFilters) -> lore_gateway
             query: query.into(),
             limit: Some(25),
             filters,
+            ..Default::default()
         },
         None,
     )

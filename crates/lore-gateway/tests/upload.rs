@@ -42,6 +42,7 @@ fn search(gateway: &Gateway, query: &str, filters: SearchFilters) -> Vec<String>
             query: query.into(),
             limit: Some(10),
             filters,
+            ..Default::default()
         })
         .unwrap()
         .results

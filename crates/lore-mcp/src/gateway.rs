@@ -78,7 +78,7 @@ pub struct KmSearchInput {
     /// Filters, combined with AND and applied before ranking.
     #[serde(default)]
     pub filters: Option<SearchFilters>,
-    /// Rank by the embedding lane alone (not available yet: a warning says so).
+    /// Rank by the embedding lane alone (gateway.embeddings); without one, a warning and lexical ranking.
     #[serde(default)]
     pub sort_by_vector: Option<bool>,
 }
@@ -108,9 +108,10 @@ impl Tool for KmSearch {
             query: input.query,
             limit: input.limit,
             filters: input.filters.unwrap_or_default(),
+            sort_by_vector: input.sort_by_vector == Some(true),
         };
         let include_graph = input.include_graph == Some(true);
-        let mut found = blocking(move || {
+        let found = blocking(move || {
             let mut found = gateway.search(&request)?;
             if include_graph {
                 gateway.add_graph_context(&mut found)?;
@@ -118,11 +119,6 @@ impl Tool for KmSearch {
             Ok(found)
         })
         .await?;
-        if input.sort_by_vector == Some(true) {
-            found.metadata.warnings.push(
-                "sort_by_vector: no embedding lane is configured for the gateway; results are ranked lexically".to_string(),
-            );
-        }
         Ok(found)
     }
 }
@@ -199,7 +195,7 @@ pub struct KmIngestTriggerInput {
     /// Only these files (root-relative paths); every file when omitted.
     #[serde(default)]
     pub paths: Option<Vec<String>>,
-    /// Accepted for compatibility; the gateway embeds nothing yet.
+    /// Accepted for compatibility and ignored (the embedding lane is configured by gateway.embeddings).
     #[serde(default)]
     pub use_dummy_embeddings: Option<bool>,
 }

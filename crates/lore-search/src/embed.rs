@@ -44,12 +44,8 @@ pub fn embed_text(doc: &SearchDoc) -> String {
 /// The cache key of an embedded text.
 pub use lore_core::hash::content_hash;
 
-/// `vector` scaled to length 1 (so a dot product is the cosine); none for
-/// a zero vector.
-pub fn normalized(vector: &[f32]) -> Option<Vec<f32>> {
-    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
-    (norm > 0.0 && norm.is_finite()).then(|| vector.iter().map(|x| x / norm).collect())
-}
+/// `vector` scaled to length 1 (so a dot product is the cosine).
+pub use lore_llm::provider::normalized;
 
 /// The dot product (the cosine of two normalised vectors); 0 when their
 /// sizes differ.

@@ -339,3 +339,194 @@ async fn an_unreachable_or_refusing_provider_leaves_search_lexical() {
     assert!(!stderr.contains("sk-wrong-key-456"));
     assert!(provider.received().is_empty());
 }
+
+/// A small code repository made a Lore project whose gateway embeds its
+/// chunks with the provider at `url`.
+fn gateway_repository(url: &str, key: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "docs/offboarding.md",
+            "# Offboarding\n\nWhat happens when a customer cancels: the account is closed at the end of the period.\n",
+        ),
+        (
+            "shop/basket.py",
+            "class Basket:\n    def checkout(self):\n        return Order(self.items)\n",
+        ),
+        (
+            "shop/orders.py",
+            "class Order:\n    def __init__(self, items):\n        self.items = items\n",
+        ),
+        (
+            "tests/test_basket.py",
+            "from shop.basket import Basket\n\ndef test_checkout():\n    assert Basket().checkout()\n",
+        ),
+    ];
+    for (path, text) in files {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let init = lore().arg("init").arg(dir.path()).output().unwrap();
+    assert!(init.status.success());
+    let config = std::fs::read_to_string(dir.path().join("lore.yaml")).unwrap();
+    std::fs::write(
+        dir.path().join("lore.yaml"),
+        format!("{config}\ngateway:\n  roots:\n    - path: \".\"\n  embeddings: true\n"),
+    )
+    .unwrap();
+    configure(dir.path(), url, key);
+    dir
+}
+
+fn gateway_json(root: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["gateway"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let output = lore_in(root, &all);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn paths(found: &Value) -> Vec<String> {
+    found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["chunk"]["artifact_path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_gateway_finds_a_document_by_meaning_and_embeds_each_chunk_once() {
+    let provider = Provider::default();
+    let repo = gateway_repository(&start_provider(provider.clone()), KEY);
+    let root = repo.path();
+
+    let run = gateway_json(root, &["ingest"]);
+    assert_eq!(run["success"], true, "{run}");
+    let lane = &run["embeddings"];
+    let sent = provider.received();
+    assert_eq!(lane["model"], "fake-embed", "{run}");
+    assert_eq!(lane["embedded"].as_u64().unwrap() as usize, sent.len());
+    assert_eq!(lane["pending"], 0, "{run}");
+    assert!(sent.len() >= 4, "{sent:?}");
+    // Each chunk by its path first, every text once.
+    assert!(sent.iter().any(|t| t.starts_with("docs/offboarding.md\n")));
+    let distinct: std::collections::BTreeSet<&String> = sent.iter().collect();
+    assert_eq!(distinct.len(), sent.len(), "{sent:?}");
+
+    // Nothing changed: nothing is sent again (the vectors are in the store).
+    let again = gateway_json(root, &["ingest"]);
+    assert_eq!(again["embeddings"]["embedded"], 0, "{again}");
+    assert_eq!(provider.received().len(), sent.len());
+
+    // No word of the query is in the repository: found by meaning only.
+    let found = gateway_json(root, &["search", "attrition"]);
+    assert_eq!(paths(&found)[0], "docs/offboarding.md", "{found}");
+    let scoring = &found["results"][0]["scoring"];
+    assert_eq!(scoring["lexical"], 0.0, "{scoring}");
+    assert!(scoring["vector"].as_f64().unwrap() > 0.3, "{scoring}");
+    assert_eq!(scoring["fusion"]["vector_rank"], 1, "{scoring}");
+    assert!(scoring["fusion"]["lexical_rank"].is_null(), "{scoring}");
+    assert_eq!(provider.received()[sent.len()..], ["attrition"]);
+
+    // Both lanes: a chunk found by both is fused above one found by one.
+    let found = gateway_json(root, &["search", "customer", "attrition"]);
+    let best = &found["results"][0];
+    assert_eq!(best["chunk"]["artifact_path"], "docs/offboarding.md");
+    assert_eq!(best["scoring"]["fusion"]["lexical_rank"], 1, "{found}");
+    assert_eq!(best["scoring"]["fusion"]["vector_rank"], 1, "{found}");
+
+    // Filters hold in the embedding lane too.
+    let code = gateway_json(root, &["search", "attrition", "--type", "code"]);
+    assert!(
+        paths(&code).iter().all(|p| p.starts_with("shop/")),
+        "{code}"
+    );
+
+    // Ranked by the embedding lane alone, by cosine, best first.
+    let by_vector = gateway_json(root, &["search", "basket checkout", "--sort-by-vector"]);
+    let cosines: Vec<f64> = by_vector["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["scoring"]["vector"].as_f64().unwrap())
+        .collect();
+    assert!(cosines.len() >= 3, "{by_vector}");
+    assert!(cosines.windows(2).all(|w| w[0] >= w[1]), "{cosines:?}");
+
+    // A changed file: only its chunk is embedded by the next ingest.
+    std::fs::write(
+        root.join("shop/orders.py"),
+        "class Order:\n    def refund(self):\n        return self.total\n",
+    )
+    .unwrap();
+    let before = provider.received().len();
+    let changed = root.join("shop/orders.py");
+    let run = gateway_json(root, &["ingest", changed.to_str().unwrap()]);
+    assert_eq!(run["embeddings"]["embedded"], 1, "{run}");
+    let new = provider.received()[before..].to_vec();
+    assert!(new[0].starts_with("shop/orders.py\n"), "{new:?}");
+    assert!(new[0].contains("refund"), "{new:?}");
+
+    // Over MCP the same: km-search with sort_by_vector.
+    let client = stdio_client(root).await;
+    let found = ok(
+        &client,
+        "km-search",
+        json!({"query": "attrition", "sort_by_vector": true}),
+    )
+    .await;
+    assert_eq!(paths(&found)[0], "docs/offboarding.md", "{found}");
+    client.cancel().await.unwrap();
+}
+
+#[test]
+fn a_gateway_without_its_provider_ingests_and_searches_lexically() {
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", listener.local_addr().unwrap())
+    };
+    let repo = gateway_repository(&closed, KEY);
+    let root = repo.path();
+    let output = lore_in(root, &["gateway", "ingest"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: embeddings incomplete"),
+        "{stderr}"
+    );
+    let run = gateway_json(root, &["ingest"]);
+    assert_eq!(run["success"], true);
+    assert!(run["embeddings"]["pending"].as_u64().unwrap() >= 4, "{run}");
+    assert!(
+        run["embeddings"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot reach the embedding provider"),
+        "{run}"
+    );
+
+    let found = gateway_json(root, &["search", "basket", "checkout"]);
+    assert_eq!(paths(&found)[0], "shop/basket.py", "{found}");
+    assert!(found["results"][0]["scoring"].get("vector").is_none());
+    let warnings = found["metadata"]["warnings"].to_string();
+    assert!(warnings.contains("embedding lane skipped"), "{warnings}");
+
+    // Without gateway.embeddings, sort_by_vector says why it is ignored.
+    let config = std::fs::read_to_string(root.join("lore.yaml")).unwrap();
+    std::fs::write(
+        root.join("lore.yaml"),
+        config.replace("  embeddings: true\n", ""),
+    )
+    .unwrap();
+    let found = gateway_json(root, &["search", "basket", "--sort-by-vector"]);
+    assert_eq!(paths(&found)[0], "shop/basket.py", "{found}");
+    let warnings = found["metadata"]["warnings"].to_string();
+    assert!(warnings.contains("no embedding lane"), "{warnings}");
+}

@@ -21,11 +21,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use lore_core::config::EmbeddingsConfig;
 use lore_core::project::Project;
-use lore_llm::Embedder;
+use lore_llm::Provider;
 use lore_search::embed::{content_hash, dot, embed_text, normalized, top_k};
 use lore_search::{DocKind, SearchHit, SearchIndex};
 use lore_store::KnowledgeStore;
@@ -36,23 +35,15 @@ use super::data::LaneReport;
 pub const EMBEDDING_LANE: &str = "embedding";
 
 /// How long a failed provider is left alone.
-pub const RETRY_AFTER: Duration = Duration::from_secs(30);
-
-/// Query vectors kept in memory.
-const QUERY_CACHE: usize = 256;
+pub use lore_llm::provider::RETRY_AFTER;
 
 /// The semantic lane of one project.
 pub struct EmbeddingLane {
-    /// The client, or why there is none (an unresolvable API key).
-    embedder: Result<Embedder, String>,
-    model: String,
+    /// The provider, behind its breaker.
+    provider: Provider,
     weight: f32,
-    batch: usize,
     kinds: Vec<DocKind>,
     state: Mutex<State>,
-    /// Until when the provider is left alone, and why.
-    down: Mutex<Option<(Instant, String)>>,
-    queries: Mutex<HashMap<String, Arc<[f32]>>>,
 }
 
 #[derive(Default)]
@@ -101,31 +92,15 @@ impl EmbeddingLane {
     /// The lane `config` describes; the API key is resolved now (a
     /// missing variable makes the lane skipped with that message).
     pub fn new(config: &EmbeddingsConfig, project_dir: &std::path::Path) -> EmbeddingLane {
-        let key = config
-            .api_key
-            .as_ref()
-            .map(|k| k.resolve("search.embeddings.api_key", project_dir))
-            .transpose();
-        let embedder = key
-            .map(|key| Embedder::new(config, key))
-            .map_err(|e| e.to_string());
-        let model = embedder
-            .as_ref()
-            .map(Embedder::cache_model)
-            .unwrap_or_else(|_| config.model.clone());
         EmbeddingLane {
-            embedder,
-            model,
+            provider: Provider::new(config, project_dir),
             weight: config.weight() as f32,
-            batch: config.batch_size(),
             kinds: config
                 .kinds()
                 .iter()
                 .filter_map(|k| DocKind::parse(k))
                 .collect(),
             state: Mutex::new(State::default()),
-            down: Mutex::new(None),
-            queries: Mutex::new(HashMap::new()),
         }
     }
 
@@ -219,7 +194,7 @@ impl EmbeddingLane {
             && !missing.is_empty()
         {
             let cached = cache
-                .cached_vectors(&self.model, &missing)
+                .cached_vectors(self.provider.model(), &missing)
                 .map_err(|e| e.to_string())?;
             for doc in state.docs.values_mut().filter(|d| d.vector.is_none()) {
                 if let Some(vector) = cached.get(&doc.hash).and_then(|v| normalized(v)) {
@@ -246,7 +221,7 @@ impl EmbeddingLane {
         cache: Option<&dyn KnowledgeStore>,
         mut progress: impl FnMut(usize, usize),
     ) -> Result<usize, String> {
-        let embedder = self.embedder()?;
+        self.provider.ready()?;
         let mut done = 0;
         while done < max {
             // Texts are taken under the lock and embedded without it, so
@@ -259,16 +234,14 @@ impl EmbeddingLane {
                     .values()
                     .filter_map(|d| Some((d.hash.clone(), d.text.clone()?)))
                     .filter(|(hash, _)| seen.insert(hash.clone()))
-                    .take(self.batch.min(max - done))
+                    .take(self.provider.batch_size().min(max - done))
                     .collect()
             };
             if batch.is_empty() {
                 break;
             }
             let texts: Vec<String> = batch.iter().map(|(_, t)| t.clone()).collect();
-            let vectors = embedder
-                .embed(&texts)
-                .map_err(|e| self.fail(e.to_string()))?;
+            let vectors = self.provider.embed(&texts)?;
             let fresh: Vec<(String, Vec<f32>)> = batch
                 .into_iter()
                 .map(|(hash, _)| hash)
@@ -277,7 +250,7 @@ impl EmbeddingLane {
             if let Some(cache) = cache {
                 // A cache that cannot be written costs a re-embedding
                 // later, nothing now.
-                if let Err(e) = cache.cache_vectors(&self.model, &fresh) {
+                if let Err(e) = cache.cache_vectors(self.provider.model(), &fresh) {
                     tracing::warn!(error = %e, "embedding cache not written");
                 }
             }
@@ -344,14 +317,14 @@ impl EmbeddingLane {
         if wanted.is_empty() {
             return Err("no kind asked for is embedded (search.embeddings.kinds)".to_string());
         }
-        self.embedder()?;
+        self.provider.ready()?;
         // A few pending documents (pages just edited) are embedded now;
         // many are left to the background and reported.
         let pending = self.pending();
-        if pending > 0 && pending <= self.batch {
+        if pending > 0 && pending <= self.provider.batch_size() {
             self.embed_pending(pending, cache, |_, _| {})?;
         }
-        let query = self.query_vector(text)?;
+        let query = self.provider.query(text)?;
         let scored: Vec<(f32, String)> = {
             let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
             state
@@ -380,60 +353,5 @@ impl EmbeddingLane {
             .filter_map(|(score, key)| Some(SearchHit::of_doc(docs.remove(&key)?, score)))
             .collect();
         Ok((hits, self.pending()))
-    }
-
-    /// The query's vector, from memory or the provider.
-    fn query_vector(&self, text: &str) -> Result<Arc<[f32]>, String> {
-        let key = text.trim().to_lowercase();
-        if let Some(v) = self
-            .queries
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-        {
-            return Ok(Arc::clone(v));
-        }
-        let embedder = self.embedder()?;
-        let vector = embedder
-            .embed(&[text.trim().to_string()])
-            .map_err(|e| self.fail(e.to_string()))?
-            .pop()
-            .and_then(|v| normalized(&v))
-            .ok_or_else(|| {
-                self.fail("the provider returned a zero vector for the query".to_string())
-            })?;
-        let vector: Arc<[f32]> = vector.into();
-        let mut queries = self.queries.lock().unwrap_or_else(|p| p.into_inner());
-        if queries.len() >= QUERY_CACHE {
-            queries.clear();
-        }
-        queries.insert(key, Arc::clone(&vector));
-        Ok(vector)
-    }
-
-    /// The client, unless it could not be built or the provider failed a
-    /// moment ago.
-    fn embedder(&self) -> Result<&Embedder, String> {
-        let embedder = self.embedder.as_ref().map_err(Clone::clone)?;
-        let mut down = self.down.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((until, reason)) = down.as_ref() {
-            let now = Instant::now();
-            if now < *until {
-                return Err(format!(
-                    "{reason} (retrying in {} s)",
-                    (*until - now).as_secs().max(1)
-                ));
-            }
-            *down = None;
-        }
-        Ok(embedder)
-    }
-
-    /// Records a provider failure: it is left alone for [`RETRY_AFTER`].
-    fn fail(&self, reason: String) -> String {
-        tracing::info!(reason = %reason, "embedding lane skipped");
-        *self.down.lock().unwrap_or_else(|p| p.into_inner()) =
-            Some((Instant::now() + RETRY_AFTER, reason.clone()));
-        reason
     }
 }

@@ -22,6 +22,11 @@ pub struct GatewayConfig {
     /// copy.
     #[serde(default)]
     pub uploads: UploadsConfig,
+    /// Adds an embedding lane to km-search: chunks are embedded by the
+    /// provider of `search.embeddings` (their text leaves the machine
+    /// when it is remote, so this is off by default).
+    #[serde(default)]
+    pub embeddings: bool,
 }
 
 /// `gateway.uploads`: files agents add to a root.
@@ -99,6 +104,7 @@ impl Default for GatewayConfig {
             max_file_bytes: default_max_file_bytes(),
             editor_uri_template: None,
             uploads: UploadsConfig::default(),
+            embeddings: false,
         }
     }
 }

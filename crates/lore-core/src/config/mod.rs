@@ -368,6 +368,11 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
     if let Some(problem) = config.gateway.problem() {
         return Err(invalid(problem));
     }
+    if config.gateway.embeddings && config.search.embeddings.is_none() {
+        return Err(invalid(
+            "gateway.embeddings: true needs an embedding provider under search.embeddings (url, model, api_key)".to_string(),
+        ));
+    }
     if let Some(problem) = config.mcp.problem() {
         return Err(invalid(problem));
     }

@@ -181,6 +181,9 @@ pub struct SearchArgs {
     /// Add each result's graph context (tests, imports, documents).
     #[arg(long)]
     pub graph: bool,
+    /// Rank by the embedding lane alone (gateway.embeddings).
+    #[arg(long)]
+    pub sort_by_vector: bool,
     /// Print km-search's JSON.
     #[arg(long)]
     pub json: bool,
@@ -231,6 +234,7 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
                     tags: args.tags,
                     ..Default::default()
                 },
+                sort_by_vector: args.sort_by_vector,
             };
             let mut found = gateway.search(&request).map_err(|e| super::coded(&e))?;
             if args.graph {
@@ -644,6 +648,17 @@ fn print_run(run: &lore_gateway::IngestRun) {
     }
     for (root, head) in &run.repo_head {
         println!("{root} at {head}");
+    }
+    if let Some(lane) = &run.embeddings {
+        println!(
+            "embeddings ({}): {} chunk texts, {} embedded now, {} from the cache, {} pending",
+            lane.model, lane.chunks, lane.embedded, lane.from_cache, lane.pending
+        );
+        if let Some(error) = &lane.error {
+            eprintln!(
+                "warning: embeddings incomplete: {error}; search ranks the rest lexically until the next ingest"
+            );
+        }
     }
     if let Some(error) = &run.error {
         println!("error: {error}");
