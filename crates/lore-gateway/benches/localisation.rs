@@ -4,7 +4,8 @@
 //!
 //! Every issue's repository is checked out at the fix's parent commit (from
 //! a bare mirror, `git archive | tar -x`), ingested exactly as a project
-//! would, and searched with the issue's title and body. The ranked chunks
+//! would (the `Gateway` service, its code graph in the project's store),
+//! and searched with the issue's title and body. The ranked chunks
 //! become a ranked list of distinct files (first occurrence order), scored
 //! by file-level Acc@1, Acc@5 and MRR. The same run scores a plain BM25
 //! baseline: one tantivy document per text file of the same checkout (the
@@ -25,11 +26,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use lore_core::config::{GatewayConfig, GatewayRoot};
+use std::sync::Arc;
+
+use lore_core::project::Project;
+use lore_gateway::Gateway;
 use lore_gateway::index::GatewayIndex;
-use lore_gateway::ingest::{IngestRequest, ingest, resolve_roots};
+use lore_gateway::ingest::IngestRequest;
 use lore_gateway::search::{MAX_QUERY_CHARS, SearchRequest, check_request, search};
 use lore_gateway::walk;
+use lore_store::feed::StoreHandle;
 use serde::Deserialize;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
@@ -83,6 +88,8 @@ struct Scored {
     language: String,
     gateway: Outcome,
     bm25: Outcome,
+    /// The gateway's lexical ranking without the graph's signals.
+    no_graph: Outcome,
 }
 
 /// Acc@1, Acc@5 and MRR over a set of ranks.
@@ -218,32 +225,27 @@ fn score_checkout(
         );
     }
 
-    // The gateway, set up as a project would (one root named after the repo).
-    let config = GatewayConfig {
-        roots: vec![GatewayRoot {
-            path: "repo".into(),
-            name: Some("repo".into()),
-        }],
-        max_file_bytes: MAX_FILE_BYTES,
-        ..Default::default()
-    };
-    let roots = resolve_roots(dir.path(), &config);
-    let state = dir.path().join(".lore/gateway");
-    let run = ingest(
-        dir.path(),
-        &state,
-        &config,
-        &roots,
-        &IngestRequest::default(),
-        None,
-        &mut |_, _| {},
+    // The gateway, set up as a project would (one root named after the
+    // repo, the code graph in the project's store).
+    std::fs::write(
+        dir.path().join("lore.yaml"),
+        format!(
+            "gateway:\n  roots:\n    - path: repo\n      name: repo\n  max_file_bytes: {MAX_FILE_BYTES}\n"
+        ),
     )
-    .map_err(|e| format!("ingest: {e}"))?;
+    .map_err(|e| format!("lore.yaml: {e}"))?;
+    let project = Project::load(dir.path()).map_err(|e| format!("lore.yaml: {e}"))?;
+    let gateway = Gateway::for_project(&project)
+        .with_store(Arc::new(StoreHandle::sqlite(project.store_path())));
+    let run = gateway
+        .ingest(&IngestRequest::default(), &mut |_, _| {})
+        .map_err(|e| format!("ingest: {e}"))?;
     if !run.success {
         return Err(format!("ingest failed: {:?}", run.error));
     }
-    let index = GatewayIndex::open(&state.join("index")).map_err(|e| format!("index: {e}"))?;
 
+    let lexical = GatewayIndex::open(&dir.path().join(".lore/gateway/index"))
+        .map_err(|e| format!("index: {e}"))?;
     let baseline = Bm25::build(&root).map_err(|e| format!("bm25: {e}"))?;
 
     let mut out = Vec::with_capacity(issues.len());
@@ -255,8 +257,17 @@ fn score_checkout(
             ..Default::default()
         };
         check_request(&request).map_err(|e| format!("{}: {e}", issue.id))?;
-        let found = search(&index, &request, None).map_err(|e| format!("{}: {e}", issue.id))?;
+        let found = gateway
+            .search(&request)
+            .map_err(|e| format!("{}: {e}", issue.id))?;
         let gateway_files = distinct(found.results.into_iter().map(|r| r.chunk.artifact_path));
+        let no_graph =
+            search(&lexical, &request, None).map_err(|e| format!("{}: {e}", issue.id))?;
+        let no_graph = distinct(no_graph.results.into_iter().map(|r| r.chunk.artifact_path));
+        let no_graph = Outcome {
+            rank: issue.rank(&no_graph),
+            top: Vec::new(),
+        };
         let bm25_files = baseline
             .search(&request.query)
             .map_err(|e| format!("{}: bm25: {e}", issue.id))?;
@@ -286,6 +297,7 @@ fn score_checkout(
             language: issue.language.clone(),
             gateway,
             bm25,
+            no_graph,
         });
     }
     Ok(out)
@@ -438,25 +450,32 @@ impl Bm25 {
     }
 }
 
-/// The markdown summary: per language and overall, both systems.
+const GATEWAY: &str = "gateway (lexical + graph)";
+const NO_GRAPH: &str = "gateway without graph signals";
+
+/// The markdown summary: per language and overall, every system.
 fn summary(scored: &[Scored]) -> String {
-    let mut slices: BTreeMap<String, (Metrics, Metrics)> = BTreeMap::new();
-    let mut all = (Metrics::default(), Metrics::default());
+    let mut slices: BTreeMap<String, (Metrics, Metrics, Metrics)> = BTreeMap::new();
+    let mut all = (Metrics::default(), Metrics::default(), Metrics::default());
     for s in scored {
         let entry = slices.entry(s.language.clone()).or_default();
         entry.0.add(s.gateway.rank);
         entry.1.add(s.bm25.rank);
+        entry.2.add(s.no_graph.rank);
         all.0.add(s.gateway.rank);
         all.1.add(s.bm25.rank);
+        all.2.add(s.no_graph.rank);
     }
     let mut out = String::new();
     let _ = writeln!(out, "| slice | system | n | Acc@1 | Acc@5 | MRR |");
     let _ = writeln!(out, "|---|---|---:|---:|---:|---:|");
-    for (language, (gateway, bm25)) in &slices {
-        let _ = writeln!(out, "{}", gateway.row(language, "gateway (lexical)"));
+    for (language, (gateway, bm25, no_graph)) in &slices {
+        let _ = writeln!(out, "{}", gateway.row(language, GATEWAY));
+        let _ = writeln!(out, "{}", no_graph.row(language, NO_GRAPH));
         let _ = writeln!(out, "{}", bm25.row(language, "BM25 whole files"));
     }
-    let _ = writeln!(out, "{}", all.0.row("all", "gateway (lexical)"));
+    let _ = writeln!(out, "{}", all.0.row("all", GATEWAY));
+    let _ = writeln!(out, "{}", all.2.row("all", NO_GRAPH));
     let _ = write!(out, "{}", all.1.row("all", "BM25 whole files"));
     let misses: Vec<&str> = scored
         .iter()

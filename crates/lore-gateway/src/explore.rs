@@ -230,6 +230,30 @@ fn page_all(
 }
 
 impl GraphView {
+    /// The links search ranks by: each test's `VALIDATES` edges to files
+    /// (a symbol leads to its file).
+    pub fn search_links(&self) -> crate::search::GraphLinks {
+        let mut links = crate::search::GraphLinks::default();
+        for (_, ledger, _) in &self.roots {
+            for key in ledger.written.keys() {
+                let Some(edge) = crate::graph::Edge::from_key(key) else {
+                    continue;
+                };
+                if edge.1 != "VALIDATES" {
+                    continue;
+                }
+                let (Some(from), Some(to)) = (file_of(&edge.0), file_of(&edge.2)) else {
+                    continue;
+                };
+                let targets = links.targets.entry(from.to_string()).or_default();
+                if !targets.iter().any(|t| t == to) {
+                    targets.push(to.to_string());
+                }
+            }
+        }
+        links
+    }
+
     /// The file at `path` of some root.
     fn file(&self, path: &str) -> Option<(&str, &GraphFile)> {
         self.roots
@@ -907,5 +931,17 @@ fn check_limit(limit: Option<usize>, default: usize, max: usize) -> Result<usize
             ErrorCode::InvalidArguments,
             format!("limit must be 1 to {max}, got {n}"),
         )),
+    }
+}
+
+/// The file a node id stands for: `Code:<path>`, `TestCase:<path>`,
+/// `DesignDoc:<path>`, `Config:<path>`, or the file of
+/// `Symbol:<path>::<name>`.
+fn file_of(id: &str) -> Option<&str> {
+    let (label, rest) = id.split_once(':')?;
+    match label {
+        "Code" | "TestCase" | "DesignDoc" | "Config" => Some(rest),
+        "Symbol" => rest.split_once("::").map(|(path, _)| path),
+        _ => None,
     }
 }

@@ -330,6 +330,9 @@ struct Resolver<'a> {
     by_dir: HashMap<&'a str, Vec<&'a str>>,
     /// Symbol name (qualified, and bare when unique) → its node.
     symbols: HashMap<String, Option<String>>,
+    /// What [`Resolver::by_suffix`] answered, by suffix (thousands of
+    /// files import the same few modules).
+    suffixes: std::cell::RefCell<HashMap<String, Option<String>>>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -397,6 +400,7 @@ impl<'a> Resolver<'a> {
             by_name,
             by_dir,
             symbols,
+            suffixes: std::cell::RefCell::default(),
         }
     }
 
@@ -412,21 +416,31 @@ impl<'a> Resolver<'a> {
     /// A path that exists ending with `/suffix` (or being it): the
     /// shortest, and only when it is the only one that short.
     fn by_suffix(&self, suffix: &str) -> Option<String> {
-        let name = name_of(suffix);
+        if let Some(known) = self.suffixes.borrow().get(suffix) {
+            return known.clone();
+        }
+        let ends = |p: &str| {
+            p == suffix
+                || (p.len() > suffix.len()
+                    && p.ends_with(suffix)
+                    && p.as_bytes()[p.len() - suffix.len() - 1] == b'/')
+        };
         let mut found: Vec<&str> = self
             .by_name
-            .get(name)?
-            .iter()
-            .copied()
-            .filter(|p| *p == suffix || p.ends_with(&format!("/{suffix}")))
-            .collect();
+            .get(name_of(suffix))
+            .map(|paths| paths.iter().copied().filter(|p| ends(p)).collect())
+            .unwrap_or_default();
         found.sort_by_key(|p| p.len());
-        match found.as_slice() {
+        let answer = match found.as_slice() {
             [] => None,
             [one] => Some(one.to_string()),
             [a, b, ..] if a.len() < b.len() => Some(a.to_string()),
             _ => None,
-        }
+        };
+        self.suffixes
+            .borrow_mut()
+            .insert(suffix.to_string(), answer.clone());
+        answer
     }
 
     /// The files an import of `from` points to, each with the names taken

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use lore_core::config::{GatewayConfig, is_root_name};
@@ -18,7 +19,7 @@ use lore_core::{ErrorCode, ErrorReport};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::chunk::{chunk, chunk_code};
+use crate::chunk::{Chunk, chunk, chunk_code};
 use crate::classify::{ArtifactType, artifact_type, language};
 use crate::graph::{Edge, FACTS_VERSION, GraphFile, GraphLedger};
 use crate::index::{FileFacts, GatewayIndex};
@@ -296,101 +297,124 @@ fn run_roots(
         }
         let graph_path = state.join("graph").join(format!("{}.json", root.name));
         let mut graph = GraphLedger::load(&graph_path);
+        // Whether a file's facts changed (else the graph is what was
+        // written last time, and is not computed again).
+        let mut dirty = false;
         if graph.facts_version != FACTS_VERSION && request.paths.is_empty() {
             // Facts of an older format: every file is read again (a run
             // over some files only keeps the others' until a full one).
             graph.files.clear();
             graph.facts_version = FACTS_VERSION;
+            dirty = true;
         }
         let (files, gone) = files_to_read(root, config, request, &ledger, run)?;
         if let Some(head) = git_head(&root.path) {
             run.repo_head.insert(root.name.clone(), head);
         }
         let total = files.len() as u64;
-        for (done, file) in files.iter().enumerate() {
-            progress(done as u64, total);
+        // The files to read; the others are kept as they are.
+        let mut wanted: Vec<Wanted<'_>> = Vec::new();
+        for file in &files {
             run.files_seen += 1;
             // Stamps are trusted only for files older than a moment: one
             // rewritten within the same clock tick keeps its size and time.
             let settled = file.modified_ms < run_started_ms - 2_000;
+            let entry = ledger.files.get(&file.path);
             let unchanged = settled
-                && ledger
-                    .files
-                    .get(&file.path)
-                    .is_some_and(|e| e.size == file.size && e.modified_ms == file.modified_ms);
+                && entry.is_some_and(|e| e.size == file.size && e.modified_ms == file.modified_ms);
             // A file the graph has no facts of is read again.
             let known = graph.files.contains_key(&file.path);
-            if unchanged && known {
-                continue;
+            if !(unchanged && known) {
+                wanted.push(Wanted {
+                    file,
+                    previous_hash: entry.map(|e| e.hash.clone()),
+                    known,
+                });
             }
-            let text = match read_text(&file.absolute) {
-                Ok(text) => text,
-                Err(reason) => {
-                    run.skipped.push(Skipped {
-                        root: root.name.clone(),
-                        path: file.path.clone(),
-                        reason,
-                    });
-                    graph.files.remove(&file.path);
-                    if ledger.files.remove(&file.path).is_some() {
-                        run.files_removed += 1;
-                        if let Some(writer) = &writer {
-                            index.remove_file(writer, &root.name, &file.path);
+        }
+        let mut done = total - wanted.len() as u64;
+        progress(done, total);
+        let shared = Shared {
+            root: &root.name,
+            catalog: &catalog,
+            chunks: writer.is_some(),
+        };
+        // Read, outlined and chunked on every core; applied here as they
+        // come (the index writer, the ledgers and the run are this
+        // thread's).
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 8)
+            .min(wanted.len().max(1));
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| -> Result<(), ErrorReport> {
+            let (sender, receiver) = std::sync::mpsc::sync_channel::<Prepared>(64);
+            for _ in 0..workers {
+                let sender = sender.clone();
+                let (next, wanted, shared) = (&next, &wanted, &shared);
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = wanted.get(i) else { break };
+                        if sender.send(prepare(job, shared)).is_err() {
+                            // The run stopped on an error.
+                            break;
                         }
                     }
-                    continue;
-                }
-            };
-            let hash = content_hash(&text);
-            let lang = language(&file.path);
-            let kind = artifact_type(&file.path, lang);
-            let same_text = ledger.files.get(&file.path).is_some_and(|e| e.hash == hash);
-            if !same_text || !known {
-                if !same_text {
+                });
+            }
+            drop(sender);
+            for prepared in receiver {
+                done += 1;
+                progress(done, total);
+                let Prepared {
+                    path,
+                    file,
+                    outcome,
+                } = prepared;
+                let read = match outcome {
+                    Ok(read) => read,
+                    Err(reason) => {
+                        run.skipped.push(Skipped {
+                            root: root.name.clone(),
+                            path: path.clone(),
+                            reason,
+                        });
+                        dirty |= graph.files.remove(&path).is_some();
+                        if ledger.files.remove(&path).is_some() {
+                            run.files_removed += 1;
+                            if let Some(writer) = &writer {
+                                index.remove_file(writer, &root.name, &path);
+                            }
+                        }
+                        continue;
+                    }
+                };
+                if read.changed {
                     run.files_changed += 1;
                 }
-                // Documents may say what they are about in front matter.
-                let front = if kind == ArtifactType::Doc {
-                    FrontMatter::of(&text)
-                } else {
-                    FrontMatter::default()
-                };
-                let subsystem = catalog.subsystem_for(&file.path, &front);
-                let outline = outline(&text, lang);
-                graph.files.insert(
-                    file.path.clone(),
-                    GraphFile::new(kind, lang, subsystem.clone(), outline.as_ref(), &text),
-                );
-                if let Some(writer) = &writer {
-                    let facts = FileFacts {
-                        root: root.name.clone(),
-                        path: file.path.clone(),
-                        artifact_type: kind,
-                        language: lang.map(str::to_string),
-                        subsystem,
-                        modified_ms: file.modified_ms,
-                        tags: catalog.tags_of(&file.path, &front),
-                    };
-                    let chunks = match &outline {
-                        Some(outline) => chunk_code(&text, outline),
-                        None => chunk(&text, lang),
-                    };
-                    index.put_file(writer, &facts, &chunks)?;
+                if let Some(facts) = read.facts {
+                    graph.files.insert(path.clone(), facts.graph);
+                    dirty = true;
+                    if let Some(writer) = &writer {
+                        index.put_file(writer, &facts.index, &facts.chunks)?;
+                    }
                 }
+                ledger.files.insert(
+                    path,
+                    LedgerEntry {
+                        hash: read.hash,
+                        size: file.size,
+                        modified_ms: file.modified_ms,
+                        artifact_type: read.kind,
+                    },
+                );
             }
-            ledger.files.insert(
-                file.path.clone(),
-                LedgerEntry {
-                    hash,
-                    size: file.size,
-                    modified_ms: file.modified_ms,
-                    artifact_type: kind,
-                },
-            );
-        }
+            Ok(())
+        })?;
         progress(total, total);
         for path in gone {
-            graph.files.remove(&path);
+            dirty |= graph.files.remove(&path).is_some();
             if ledger.files.remove(&path).is_some() {
                 run.files_removed += 1;
                 if let Some(writer) = &writer {
@@ -404,17 +428,25 @@ fn run_roots(
                 .or_default() += 1;
         }
         // Files the graph knows but the ledger does not (left by a crash).
+        let known = graph.files.len();
         graph
             .files
             .retain(|path, _| ledger.files.contains_key(path));
+        dirty |= graph.files.len() != known;
+        // A graph never written to a store (ingested without one before).
+        dirty |= store.is_some() && graph.written.is_empty() && !graph.files.is_empty();
         ledgers.push((ledger_path, ledger));
-        graphs.push((root.name.clone(), graph_path, graph, catalog));
+        graphs.push((root.name.clone(), graph_path, graph, catalog, dirty));
     }
     if let Some(writer) = &mut writer {
         // The graph first (its writes are idempotent), then the index, then
         // the ledgers: a crash in between reads a few files again next
         // time, never loses one.
-        for (name, path, graph, catalog) in &mut graphs {
+        for (name, path, graph, catalog, dirty) in &mut graphs {
+            if !*dirty && store.is_some() {
+                run.relation_count += graph.written.len() as u64;
+                continue;
+            }
             write_graph(store, name, graph, catalog, run)?;
             let bytes = serde_json::to_vec(graph)
                 .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("graph ledger: {e}")))?;
@@ -427,6 +459,9 @@ fn run_roots(
             lore_core::project::write_atomically(path, bytes).map_err(|e| e.report())?;
         }
     }
+    // Workers finish in any order: the report does not.
+    run.skipped
+        .sort_by(|a, b| (&a.root, &a.path).cmp(&(&b.root, &b.path)));
     run.chunk_count = index.chunk_count();
     Ok(())
 }
@@ -488,6 +523,104 @@ fn write_graph(
     run.relation_count += edges.len() as u64;
     graph.written = edges;
     Ok(())
+}
+
+/// A file ingest reads: what the ledger knew of it.
+struct Wanted<'a> {
+    file: &'a FoundFile,
+    previous_hash: Option<String>,
+    /// Whether the graph has its facts.
+    known: bool,
+}
+
+/// What every worker reads of a root.
+struct Shared<'a> {
+    root: &'a str,
+    catalog: &'a Catalog,
+    /// Whether chunks are wanted (not in a dry run).
+    chunks: bool,
+}
+
+/// A file as a worker left it.
+struct Prepared {
+    path: String,
+    file: FileStamps,
+    outcome: Result<Read, SkipReason>,
+}
+
+/// A file's size and time as the walk saw them.
+struct FileStamps {
+    size: u64,
+    modified_ms: i64,
+}
+
+/// A file read.
+struct Read {
+    hash: String,
+    kind: ArtifactType,
+    /// Its text differs from the ledger's.
+    changed: bool,
+    /// Its facts, when its text changed or the graph lacks them.
+    facts: Option<Facts>,
+}
+
+struct Facts {
+    graph: GraphFile,
+    index: FileFacts,
+    chunks: Vec<Chunk>,
+}
+
+/// Reads, classifies, outlines and chunks one file (on a worker).
+fn prepare(job: &Wanted<'_>, shared: &Shared<'_>) -> Prepared {
+    let file = job.file;
+    let outcome = read_text(&file.absolute).map(|text| {
+        let hash = content_hash(&text);
+        let lang = language(&file.path);
+        let kind = artifact_type(&file.path, lang);
+        let same_text = job.previous_hash.as_deref() == Some(hash.as_str());
+        let facts = (!same_text || !job.known).then(|| {
+            // Documents may say what they are about in front matter.
+            let front = if kind == ArtifactType::Doc {
+                FrontMatter::of(&text)
+            } else {
+                FrontMatter::default()
+            };
+            let subsystem = shared.catalog.subsystem_for(&file.path, &front);
+            let outline = outline(&text, lang);
+            let chunks = match (&outline, shared.chunks) {
+                (_, false) => Vec::new(),
+                (Some(outline), true) => chunk_code(&text, outline),
+                (None, true) => chunk(&text, lang),
+            };
+            Facts {
+                graph: GraphFile::new(kind, lang, subsystem.clone(), outline.as_ref(), &text),
+                index: FileFacts {
+                    root: shared.root.to_string(),
+                    path: file.path.clone(),
+                    artifact_type: kind,
+                    language: lang.map(str::to_string),
+                    subsystem,
+                    modified_ms: file.modified_ms,
+                    tags: shared.catalog.tags_of(&file.path, &front),
+                },
+                chunks,
+            }
+        });
+        Read {
+            hash,
+            kind,
+            changed: !same_text,
+            facts,
+        }
+    });
+    Prepared {
+        path: file.path.clone(),
+        file: FileStamps {
+            size: file.size,
+            modified_ms: file.modified_ms,
+        },
+        outcome,
+    }
 }
 
 /// The files of `root` to look at, and the ledger's paths that are gone.

@@ -50,6 +50,25 @@ pub struct Gateway {
     store: Option<Arc<StoreHandle>>,
     /// The embedding lane (`gateway.embeddings`).
     lane: Option<vectors::VectorLane>,
+    /// The graph view last read, with the stamps of the files it was
+    /// read from.
+    graph: Mutex<Option<GraphCache>>,
+}
+
+/// The graph as last read: the view, the links search ranks by, and the
+/// stamps of the files they were read from.
+struct GraphCache {
+    stamps: Vec<FileStamp>,
+    view: Arc<explore::GraphView>,
+    links: Arc<search::GraphLinks>,
+}
+
+/// A file's length and modification time (none when it is absent).
+type FileStamp = Option<(u64, std::time::SystemTime)>;
+
+fn stamp(path: &std::path::Path) -> FileStamp {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
 }
 
 impl Gateway {
@@ -63,6 +82,7 @@ impl Gateway {
             index: Mutex::new(None),
             store: None,
             lane: vectors::VectorLane::for_project(project),
+            graph: Mutex::new(None),
         }
     }
 
@@ -111,6 +131,7 @@ impl Gateway {
         )?;
         // The next search opens the index anew (a rebuilt one included).
         *self.index.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.graph.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let mut run = run;
         if let Some(lane) = &self.lane
             && run.success
@@ -241,7 +262,31 @@ impl Gateway {
     }
 
     /// The graph as the last ingest left it.
-    pub fn graph_view(&self) -> Result<explore::GraphView, ErrorReport> {
+    pub fn graph_view(&self) -> Result<Arc<explore::GraphView>, ErrorReport> {
+        Ok(self.graph_cache()?.0)
+    }
+
+    /// The graph view and the search links, read again only when a
+    /// ledger or a catalog changed on disk (an ingest, by this process or
+    /// another).
+    fn graph_cache(
+        &self,
+    ) -> Result<(Arc<explore::GraphView>, Arc<search::GraphLinks>), ErrorReport> {
+        let files: Vec<PathBuf> = std::iter::once(self.project_root.join("subsystems.yaml"))
+            .chain(self.roots.iter().flat_map(|root| {
+                [
+                    self.state.join("graph").join(format!("{}.json", root.name)),
+                    root.path.join(".metadata").join("subsystems.json"),
+                ]
+            }))
+            .collect();
+        let stamps: Vec<FileStamp> = files.iter().map(|f| stamp(f)).collect();
+        let mut slot = self.graph.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(cache) = slot.as_ref()
+            && cache.stamps == stamps
+        {
+            return Ok((Arc::clone(&cache.view), Arc::clone(&cache.links)));
+        }
         let mut roots = Vec::with_capacity(self.roots.len());
         for root in &self.roots {
             let ledger = graph::GraphLedger::load(
@@ -250,7 +295,14 @@ impl Gateway {
             let catalog = subsystem::Catalog::load(&self.project_root, &root.path)?;
             roots.push((root.name.clone(), ledger, catalog));
         }
-        Ok(explore::GraphView { roots })
+        let view = Arc::new(explore::GraphView { roots });
+        let links = Arc::new(view.search_links());
+        *slot = Some(GraphCache {
+            stamps,
+            view: Arc::clone(&view),
+            links: Arc::clone(&links),
+        });
+        Ok((view, links))
     }
 
     /// The store the graph is read from; a project whose gateway has no
@@ -355,7 +407,13 @@ impl Gateway {
                 None
             }
         };
-        let mut response = search::search_with(&index, request, run_id, vector)?;
+        // The graph's links, when ingest wrote a graph (a gateway without
+        // a store has none; an unreadable catalog only loses the signal).
+        let links = match self.store {
+            Some(_) => self.graph_cache().ok().map(|(_, links)| links),
+            None => None,
+        };
+        let mut response = search::search_with(&index, request, run_id, vector, links.as_deref())?;
         response.metadata.warnings.extend(warnings);
         if let Some(template) = &self.config.editor_uri_template {
             for result in &mut response.results {

@@ -171,6 +171,73 @@ pub struct Fusion {
     pub vector_rank: Option<usize>,
 }
 
+/// The files each test validates in the code graph (`VALIDATES`), by
+/// root-relative path.
+#[derive(Debug, Default)]
+pub struct GraphLinks {
+    /// Test path → the code paths it validates.
+    pub targets: HashMap<String, Vec<String>>,
+}
+
+/// The most a test raises the code it validates: `1 + GRAPH_BOOST ×
+/// support`, the support being the test's score over the best
+/// candidate's, divided by the square root of the files it validates.
+const GRAPH_BOOST: f32 = 0.25;
+
+/// The `graph_neighbour` signal: a code file that a well-ranked test of
+/// the same search validates is raised (an issue is often written in its
+/// tests' words), by at most [`GRAPH_BOOST`]. Documents' `DESCRIBES`
+/// links were tried too and lost more than they found on the
+/// localisation set.
+fn graph_neighbours(scored: &mut [(DocAddress, SearchResult)], links: &GraphLinks) {
+    let best = scored
+        .iter()
+        .map(|(_, r)| r.scoring.adjusted)
+        .fold(0.0f32, f32::max);
+    if best <= 0.0 {
+        return;
+    }
+    // Each pointing file's best chunk, relative to the best candidate.
+    let mut support: HashMap<&str, f32> = HashMap::new();
+    for (_, result) in scored.iter() {
+        let chunk = &result.chunk;
+        if chunk.artifact_type != "test" {
+            continue;
+        }
+        let Some(targets) = links.targets.get(&chunk.artifact_path) else {
+            continue;
+        };
+        // A test of one file says more about it than a test of many.
+        let relative = result.scoring.adjusted / best / (targets.len() as f32).sqrt();
+        for target in targets {
+            if *target != chunk.artifact_path {
+                let entry = support.entry(target.as_str()).or_insert(0.0);
+                *entry = entry.max(relative);
+            }
+        }
+    }
+    if support.is_empty() {
+        return;
+    }
+    let support: HashMap<String, f32> = support
+        .into_iter()
+        .map(|(path, s)| (path.to_string(), s))
+        .collect();
+    for (_, result) in scored.iter_mut() {
+        if result.chunk.artifact_type != "code" {
+            continue;
+        }
+        if let Some(s) = support.get(&result.chunk.artifact_path) {
+            let factor = 1.0 + GRAPH_BOOST * s.min(1.0);
+            result
+                .scoring
+                .signals
+                .insert("graph_neighbour".to_string(), factor);
+            result.scoring.adjusted *= factor;
+        }
+    }
+}
+
 /// The reciprocal-rank constant: a lane's first few ranks count alike.
 const RRF_K: f32 = 60.0;
 
@@ -288,7 +355,7 @@ pub fn search(
     request: &SearchRequest,
     index_run_id: Option<String>,
 ) -> Result<SearchResponse, ErrorReport> {
-    search_with(index, request, index_run_id, None)
+    search_with(index, request, index_run_id, None, None)
 }
 
 /// Searches the index, fusing the embedding lane's ranking with the
@@ -298,6 +365,7 @@ pub fn search_with(
     request: &SearchRequest,
     index_run_id: Option<String>,
     vector: Option<VectorSearch<'_>>,
+    links: Option<&GraphLinks>,
 ) -> Result<SearchResponse, ErrorReport> {
     check_request(request)?;
     let limit = request.limit.unwrap_or(DEFAULT_LIMIT);
@@ -460,6 +528,9 @@ pub fn search_with(
     let mut scored: Vec<(DocAddress, SearchResult)> = Vec::with_capacity(top.len());
     for (lexical, address) in top {
         scored.push((address, result_of(address, lexical)?));
+    }
+    if let Some(links) = links {
+        graph_neighbours(&mut scored, links);
     }
     scored.sort_by(|a, b| b.1.scoring.adjusted.total_cmp(&a.1.scoring.adjusted));
     let mut scored: Vec<SearchResult> = match vector {

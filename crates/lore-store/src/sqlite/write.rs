@@ -803,6 +803,46 @@ fn delete_triple(
     Ok(tx_id)
 }
 
+/// The current relations of the subjects a batch touches, read once per
+/// subject: (predicate, object) → the current version (a live one over a
+/// tombstone).
+#[derive(Default)]
+struct SubjectRelations {
+    by_subject:
+        std::collections::HashMap<String, std::collections::HashMap<(String, String), Triple>>,
+}
+
+impl SubjectRelations {
+    fn of(
+        &mut self,
+        tx: &SqlTx<'_>,
+        subject: &str,
+    ) -> Result<&std::collections::HashMap<(String, String), Triple>, StoreError> {
+        if !self.by_subject.contains_key(subject) {
+            let mut relations = std::collections::HashMap::new();
+            let mut statement = tx.prepare_cached(&format!(
+                "SELECT {TRIPLE_COLUMNS} FROM triple_versions tv
+                 WHERE subject = ?1 AND to_tx = ?2 ORDER BY deleted DESC"
+            ))?;
+            let rows = statement.query_map(params![subject, OPEN], triple_from_row)?;
+            for triple in rows {
+                let triple = triple?;
+                // Live versions come last and win.
+                relations.insert((triple.predicate.clone(), triple.object.clone()), triple);
+            }
+            self.by_subject.insert(subject.to_string(), relations);
+        }
+        Ok(&self.by_subject[subject])
+    }
+
+    /// Records a version just written (its subject was read before).
+    fn put(&mut self, triple: Triple) {
+        if let Some(relations) = self.by_subject.get_mut(&triple.subject) {
+            relations.insert((triple.predicate.clone(), triple.object.clone()), triple);
+        }
+    }
+}
+
 /// The current version (a tombstone included) of the relation s—p→o.
 fn triple_by_spo(tx: &SqlTx<'_>, s: &str, p: &str, o: &str) -> Result<Option<Triple>, StoreError> {
     Ok(tx
@@ -910,8 +950,24 @@ pub(crate) fn relate_many(
         Ok(id)
     };
     let (mut related, mut unrelated) = (0, 0);
+    // Each subject's current relations are read once (a file has many),
+    // and the version ids are counted here: one writer holds the
+    // transaction.
+    let mut current = SubjectRelations::default();
+    let mut vid: Option<i64> = None;
+    let mut next = |tx: &SqlTx<'_>| -> Result<i64, StoreError> {
+        let id = match vid {
+            Some(id) => id + 1,
+            None => next_vid(tx, "triple_versions")?,
+        };
+        vid = Some(id);
+        Ok(id)
+    };
     for state in &states {
-        let existing = triple_by_spo(&tx, &state.subject, &state.predicate, &state.object)?;
+        let existing = current
+            .of(&tx, &state.subject)?
+            .get(&(state.predicate.clone(), state.object.clone()))
+            .cloned();
         if let Some(current) = &existing
             && !current.deleted
             && TripleState::of(current) == *state
@@ -919,29 +975,36 @@ pub(crate) fn relate_many(
             continue;
         }
         let id_tx = open_tx(&tx)?;
-        let vid = next_vid(&tx, "triple_versions")?;
+        let vid = next(&tx)?;
         let (id, version) = match &existing {
             Some(current) => (current.id.clone(), current.version + 1),
             None => (format!("t-{vid}"), 1),
         };
-        write_triple_version(&tx, vid, &id, version, id_tx, state, false)?;
+        let written = write_triple_version(&tx, vid, &id, version, id_tx, state, false)?;
+        current.put(written);
         related += 1;
     }
     for (s, p, o) in &removals {
-        let Some(current) = triple_by_spo(&tx, s, p, o)?.filter(|t| !t.deleted) else {
+        let Some(existing) = current
+            .of(&tx, s)?
+            .get(&(p.clone(), o.clone()))
+            .filter(|t| !t.deleted)
+            .cloned()
+        else {
             continue;
         };
         let id_tx = open_tx(&tx)?;
-        let vid = next_vid(&tx, "triple_versions")?;
-        write_triple_version(
+        let vid = next(&tx)?;
+        let written = write_triple_version(
             &tx,
             vid,
-            &current.id,
-            current.version + 1,
+            &existing.id,
+            existing.version + 1,
             id_tx,
-            &TripleState::of(&current),
+            &TripleState::of(&existing),
             true,
         )?;
+        current.put(written);
         unrelated += 1;
     }
     match tx_id {
