@@ -779,18 +779,21 @@ impl<'a> Resolver<'a> {
         self.first([format!("{base}/{rel}.rs"), format!("{base}/{rel}/mod.rs")])
     }
 
-    /// The code a test is named after: `test_x.py`/`x_test.py` → `x.py`,
+    /// The code a test is named after: `test_x.py`/`x_test.py` → `x.py`
+    /// (else the private `_x.py`),
     /// `x.test.ts`/`x.spec.tsx` → `x.ts(x)`, `x_test.go` → the package's
     /// `x.go`; the nearest one when several share the name.
     fn tested_by_name(&self, test: &str) -> Vec<String> {
         let name = name_of(test);
         let mut stems: Vec<String> = Vec::new();
         if let Some(stem) = name.strip_suffix(".py") {
-            if let Some(s) = stem.strip_prefix("test_") {
+            let tested = stem
+                .strip_prefix("test_")
+                .or_else(|| stem.strip_suffix("_test"));
+            if let Some(s) = tested {
                 stems.push(format!("{s}.py"));
-            }
-            if let Some(s) = stem.strip_suffix("_test") {
-                stems.push(format!("{s}.py"));
+                // A private module a package re-exports (`_config.py`).
+                stems.push(format!("_{s}.py"));
             }
         } else if let Some(stem) = name.strip_suffix("_test.go") {
             let same = format!("{}/{stem}.go", dir_of(test));

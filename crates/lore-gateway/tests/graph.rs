@@ -611,3 +611,21 @@ fn code_that_a_matching_test_validates_ranks_above_code_that_matches_alike() {
         &gateway.graph_view().unwrap()
     ));
 }
+
+#[test]
+fn a_python_test_is_linked_to_the_private_module_it_is_named_after() {
+    let repo = Repo::new(&[
+        ("client/__init__.py", "from ._config import Timeout\n"),
+        ("client/_config.py", "class Timeout:\n    pass\n"),
+        (
+            "tests/test_config.py",
+            "import client\n\ndef test_timeout():\n    assert client.Timeout()\n",
+        ),
+    ]);
+    repo.ingest();
+    let edges = repo.edges();
+    assert!(
+        edges.contains("TestCase:tests/test_config.py VALIDATES Code:client/_config.py"),
+        "{edges:#?}"
+    );
+}
