@@ -53,6 +53,9 @@ pub struct Gateway {
     /// The graph view last read, with the stamps of the files it was
     /// read from.
     graph: Mutex<Option<GraphCache>>,
+    /// The run id searches report, with the stamp of `runs.jsonl` it was
+    /// read at (the file grows to 200 runs: it is not read per search).
+    run_id: Mutex<Option<(FileStamp, Option<String>)>>,
 }
 
 /// The graph as last read: the view, the links search ranks by, and the
@@ -83,6 +86,7 @@ impl Gateway {
             store: None,
             lane: vectors::VectorLane::for_project(project),
             graph: Mutex::new(None),
+            run_id: Mutex::new(None),
         }
     }
 
@@ -256,6 +260,21 @@ impl Gateway {
         }
     }
 
+    /// The id of the newest run when it succeeded (what the index holds),
+    /// read again only when `runs.jsonl` changed.
+    fn index_run_id(&self) -> Option<String> {
+        let now = stamp(&self.state.join("runs.jsonl"));
+        let mut slot = self.run_id.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, id)) = slot.as_ref()
+            && *seen == now
+        {
+            return id.clone();
+        }
+        let id = self.last_run(None).filter(|r| r.success).map(|r| r.run_id);
+        *slot = Some((now, id.clone()));
+        id
+    }
+
     /// The newest run (of `profile`, when given).
     pub fn last_run(&self, profile: Option<&str>) -> Option<IngestRun> {
         ingest::last_run(&self.state, profile)
@@ -396,7 +415,7 @@ impl Gateway {
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse, ErrorReport> {
         search::check_request(request)?;
         let index = self.open_index()?;
-        let run_id = self.last_run(None).filter(|r| r.success).map(|r| r.run_id);
+        let run_id = self.index_run_id();
         let mut warnings = Vec::new();
         let vector = match &self.lane {
             Some(lane) => self.vector_search(lane, &index, request, &mut warnings),

@@ -126,6 +126,12 @@ async fn an_agent_ingests_and_searches_a_repository() {
     .await
     .unwrap();
     assert_eq!(error_of(&kind)["code"], "invalid_arguments");
+
+    // A later run in the same server: searches report it.
+    let again = ok(&client, "km-ingest-trigger", json!({})).await;
+    assert_ne!(again["run_id"], run["run_id"]);
+    let found = ok(&client, "km-search", json!({"query": "total_with_tax"})).await;
+    assert_eq!(found["metadata"]["index_run_id"], again["run_id"]);
     client.cancel().await.unwrap();
 }
 
