@@ -23,10 +23,12 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use std::sync::Arc;
+
+#[path = "common/mirror.rs"]
+mod mirror;
 
 use lore_core::project::Project;
 use lore_gateway::Gateway;
@@ -216,7 +218,7 @@ fn score_checkout(
     let dir = tempfile::tempdir().map_err(|e| format!("temporary folder: {e}"))?;
     let root = dir.path().join("repo");
     std::fs::create_dir_all(&root).map_err(|e| format!("temporary folder: {e}"))?;
-    let absent = checkout(mirror, base, &root)?;
+    let absent = mirror::checkout(mirror, base, &root)?;
     if !absent.is_empty() {
         println!(
             "localisation: {} file(s) of {base} are absent from the mirror and left out: {}",
@@ -301,69 +303,6 @@ fn score_checkout(
         });
     }
     Ok(out)
-}
-
-/// `git --git-dir=<mirror> archive <commit> | tar -x -C <into>`.
-///
-/// A mirror may lack the blobs of its largest files (a shallow or partial
-/// copy): those files are left out of the checkout (named in the returned
-/// list) rather than losing the whole commit.
-fn checkout(mirror: &Path, commit: &str, into: &Path) -> Result<Vec<String>, String> {
-    let mut absent: Vec<String> = Vec::new();
-    loop {
-        let (git, tar) = archive(mirror, commit, &absent, into)?;
-        if git.status.success() && tar.status.success() {
-            return Ok(absent);
-        }
-        let stderr = String::from_utf8_lossy(&git.stderr);
-        let missing: Vec<String> = stderr
-            .lines()
-            .filter(|l| l.starts_with("error: invalid object"))
-            .filter_map(|l| l.split(" for '").nth(1))
-            .map(|p| p.trim_end_matches('\'').to_string())
-            .filter(|p| !absent.contains(p))
-            .collect();
-        if git.status.success() || missing.is_empty() || absent.len() > 100 {
-            return Err(if git.status.success() {
-                format!("tar: {}", String::from_utf8_lossy(&tar.stderr).trim())
-            } else {
-                format!("git archive {commit}: {}", stderr.trim())
-            });
-        }
-        absent.extend(missing);
-        std::fs::remove_dir_all(into)
-            .and_then(|()| std::fs::create_dir_all(into))
-            .map_err(|e| format!("clearing {}: {e}", into.display()))?;
-    }
-}
-
-/// One `git archive | tar -x` of `commit` without the `excluded` paths.
-fn archive(
-    mirror: &Path,
-    commit: &str,
-    excluded: &[String],
-    into: &Path,
-) -> Result<(std::process::Output, std::process::Output), String> {
-    let mut git = Command::new("git")
-        .arg(format!("--git-dir={}", mirror.display()))
-        .args(["archive", "--format=tar", commit, "--", "."])
-        .args(excluded.iter().map(|p| format!(":(exclude,literal){p}")))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("git archive: {e}"))?;
-    let stream = git.stdout.take().ok_or("git archive: no output")?;
-    let tar = Command::new("tar")
-        .arg("-x")
-        .arg("-C")
-        .arg(into)
-        .stdin(stream)
-        .output()
-        .map_err(|e| format!("tar: {e}"))?;
-    let git = git
-        .wait_with_output()
-        .map_err(|e| format!("git archive: {e}"))?;
-    Ok((git, tar))
 }
 
 /// The distinct paths, in first-occurrence order.

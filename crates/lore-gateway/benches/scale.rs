@@ -21,9 +21,11 @@
 //!   100,000; 0 measures ingest alone).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+#[path = "common/mirror.rs"]
+mod mirror;
 
 use lore_core::project::Project;
 use lore_gateway::Gateway;
@@ -330,27 +332,16 @@ fn rss_kib(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// `git archive HEAD | tar -x` into `into`.
+/// The mirror's HEAD in `into`.
 fn checkout(mirror: &Path, into: &Path) {
     std::fs::create_dir_all(into).expect("checkout folder");
-    let mut git = Command::new("git")
-        .arg(format!("--git-dir={}", mirror.display()))
-        .args(["archive", "--format=tar", "HEAD"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("git archive");
-    let stream = git.stdout.take().expect("git archive's output");
-    let tar = Command::new("tar")
-        .arg("-x")
-        .arg("-C")
-        .arg(into)
-        .stdin(stream)
-        .status()
-        .expect("tar");
-    let git = git.wait().expect("git archive");
-    assert!(
-        git.success() && tar.success(),
-        "checkout of {}",
-        mirror.display()
-    );
+    let absent = mirror::checkout(mirror, "HEAD", into)
+        .unwrap_or_else(|e| panic!("checkout of {}: {e}", mirror.display()));
+    if !absent.is_empty() {
+        println!(
+            "scale: {} file(s) absent from {} left out",
+            absent.len(),
+            mirror.display()
+        );
+    }
 }

@@ -50,28 +50,57 @@ pub struct Gateway {
     store: Option<Arc<StoreHandle>>,
     /// The embedding lane (`gateway.embeddings`).
     lane: Option<vectors::VectorLane>,
-    /// The graph view last read, with the stamps of the files it was
-    /// read from.
-    graph: Mutex<Option<GraphCache>>,
-    /// The run id searches report, with the stamp of `runs.jsonl` it was
-    /// read at (the file grows to 200 runs: it is not read per search).
-    run_id: Mutex<Option<(FileStamp, Option<String>)>>,
+    /// The graph view and the links search ranks by, as last read.
+    graph: Stamped<(Arc<explore::GraphView>, Arc<search::GraphLinks>)>,
+    /// The run id searches report (`runs.jsonl` grows to 200 runs: it is
+    /// not read per search).
+    run_id: Stamped<Option<String>>,
 }
 
-/// The graph as last read: the view, the links search ranks by, and the
-/// stamps of the files they were read from.
-struct GraphCache {
-    stamps: Vec<FileStamp>,
-    view: Arc<explore::GraphView>,
-    links: Arc<search::GraphLinks>,
+/// A value read from files, kept until one of them changes (its length or
+/// modification time, so another process's writes count too).
+struct Stamped<T> {
+    slot: Mutex<Option<(Vec<FileStamp>, T)>>,
 }
 
 /// A file's length and modification time (none when it is absent).
 type FileStamp = Option<(u64, std::time::SystemTime)>;
 
-fn stamp(path: &std::path::Path) -> FileStamp {
-    let meta = std::fs::metadata(path).ok()?;
-    Some((meta.len(), meta.modified().ok()?))
+impl<T: Clone> Stamped<T> {
+    fn new() -> Stamped<T> {
+        Stamped {
+            slot: Mutex::new(None),
+        }
+    }
+
+    /// The value, read with `load` when `files` changed since.
+    fn get(
+        &self,
+        files: &[PathBuf],
+        load: impl FnOnce() -> Result<T, ErrorReport>,
+    ) -> Result<T, ErrorReport> {
+        let stamps: Vec<FileStamp> = files
+            .iter()
+            .map(|path| {
+                let meta = std::fs::metadata(path).ok()?;
+                Some((meta.len(), meta.modified().ok()?))
+            })
+            .collect();
+        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, value)) = slot.as_ref()
+            && *seen == stamps
+        {
+            return Ok(value.clone());
+        }
+        let value = load()?;
+        *slot = Some((stamps, value.clone()));
+        Ok(value)
+    }
+
+    /// Forgets the value (the next `get` reads it).
+    fn clear(&self) {
+        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
 }
 
 impl Gateway {
@@ -85,8 +114,8 @@ impl Gateway {
             index: Mutex::new(None),
             store: None,
             lane: vectors::VectorLane::for_project(project),
-            graph: Mutex::new(None),
-            run_id: Mutex::new(None),
+            graph: Stamped::new(),
+            run_id: Stamped::new(),
         }
     }
 
@@ -135,7 +164,7 @@ impl Gateway {
         )?;
         // The next search opens the index anew (a rebuilt one included).
         *self.index.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        *self.graph.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.graph.clear();
         let mut run = run;
         if let Some(lane) = &self.lane
             && run.success
@@ -263,16 +292,9 @@ impl Gateway {
     /// The id of the newest run when it succeeded (what the index holds),
     /// read again only when `runs.jsonl` changed.
     fn index_run_id(&self) -> Option<String> {
-        let now = stamp(&self.state.join("runs.jsonl"));
-        let mut slot = self.run_id.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((seen, id)) = slot.as_ref()
-            && *seen == now
-        {
-            return id.clone();
-        }
-        let id = self.last_run(None).filter(|r| r.success).map(|r| r.run_id);
-        *slot = Some((now, id.clone()));
-        id
+        let log = [self.state.join("runs.jsonl")];
+        let read = || Ok(self.last_run(None).filter(|r| r.success).map(|r| r.run_id));
+        self.run_id.get(&log, read).unwrap_or_default()
     }
 
     /// The newest run (of `profile`, when given).
@@ -299,29 +321,19 @@ impl Gateway {
                 ]
             }))
             .collect();
-        let stamps: Vec<FileStamp> = files.iter().map(|f| stamp(f)).collect();
-        let mut slot = self.graph.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(cache) = slot.as_ref()
-            && cache.stamps == stamps
-        {
-            return Ok((Arc::clone(&cache.view), Arc::clone(&cache.links)));
-        }
-        let mut roots = Vec::with_capacity(self.roots.len());
-        for root in &self.roots {
-            let ledger = graph::GraphLedger::load(
-                &self.state.join("graph").join(format!("{}.json", root.name)),
-            );
-            let catalog = subsystem::Catalog::load(&self.project_root, &root.path)?;
-            roots.push((root.name.clone(), ledger, catalog));
-        }
-        let view = Arc::new(explore::GraphView { roots });
-        let links = Arc::new(view.search_links());
-        *slot = Some(GraphCache {
-            stamps,
-            view: Arc::clone(&view),
-            links: Arc::clone(&links),
-        });
-        Ok((view, links))
+        self.graph.get(&files, || {
+            let mut roots = Vec::with_capacity(self.roots.len());
+            for root in &self.roots {
+                let ledger = graph::GraphLedger::load(
+                    &self.state.join("graph").join(format!("{}.json", root.name)),
+                );
+                let catalog = subsystem::Catalog::load(&self.project_root, &root.path)?;
+                roots.push((root.name.clone(), ledger, catalog));
+            }
+            let view = explore::GraphView { roots };
+            let links = view.search_links();
+            Ok((Arc::new(view), Arc::new(links)))
+        })
     }
 
     /// The store the graph is read from; a project whose gateway has no

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use lore_core::time::UtcMillis;
 use lore_core::{ErrorCode, ErrorReport};
+use lore_search::embed::reciprocal_rank;
 use lore_search::tokenizer::query_terms;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -161,8 +162,8 @@ pub struct Scoring {
     pub adjusted: f32,
 }
 
-/// How a result's lanes were fused: reciprocal rank fusion,
-/// `1/(60 + lexical_rank) + weight/(60 + vector_rank)`.
+/// How a result's lanes were fused: reciprocal rank fusion
+/// ([`reciprocal_rank`]), `1/(60 + lexical_rank) + weight/(60 + vector_rank)`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Fusion {
     /// Its rank among the lexical lane's chunks (1 = first).
@@ -219,15 +220,11 @@ fn graph_neighbours(scored: &mut [(DocAddress, SearchResult)], links: &GraphLink
     if support.is_empty() {
         return;
     }
-    let support: HashMap<String, f32> = support
-        .into_iter()
-        .map(|(path, s)| (path.to_string(), s))
-        .collect();
     for (_, result) in scored.iter_mut() {
         if result.chunk.artifact_type != "code" {
             continue;
         }
-        if let Some(s) = support.get(&result.chunk.artifact_path) {
+        if let Some(s) = support.get(result.chunk.artifact_path.as_str()) {
             let factor = 1.0 + GRAPH_BOOST * s.min(1.0);
             result
                 .scoring
@@ -237,9 +234,6 @@ fn graph_neighbours(scored: &mut [(DocAddress, SearchResult)], links: &GraphLink
         }
     }
 }
-
-/// The reciprocal-rank constant: a lane's first few ranks count alike.
-const RRF_K: f32 = 60.0;
 
 /// The embedding lane's part in one search.
 pub struct VectorSearch<'a> {
@@ -463,18 +457,20 @@ pub fn search_with(
             .collect();
         Box::new(BooleanQuery::new(must)) as Box<dyn Query>
     });
+    // With the embedding lane a query may have no searchable word.
+    let lexical = !should.is_empty();
     let mut clauses: Vec<(Occur, Box<dyn Query>)> =
         vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
     for filter in filters {
         clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(filter, 0.0))));
     }
     let query = BooleanQuery::new(clauses);
-    let top = if terms.is_empty() && mentions.is_empty() && identifiers.is_empty() {
-        Vec::new()
-    } else {
+    let top = if lexical {
         searcher
             .search(&query, &TopDocs::with_limit(CANDIDATES).order_by_score())
             .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("gateway search: {e}")))?
+    } else {
+        Vec::new()
     };
 
     let result_of = |address: DocAddress, lexical: f32| -> Result<SearchResult, ErrorReport> {
@@ -585,8 +581,8 @@ pub fn search_with(
                 result.scoring.adjusted = if request.sort_by_vector {
                     result.scoring.vector.unwrap_or(0.0)
                 } else {
-                    lexical_rank.map_or(0.0, |r| 1.0 / (RRF_K + r as f32))
-                        + vector_rank.map_or(0.0, |r| weight / (RRF_K + r as f32))
+                    lexical_rank.map_or(0.0, |r| reciprocal_rank(r, 1.0))
+                        + vector_rank.map_or(0.0, |r| reciprocal_rank(r, weight))
                 };
             }
             fused

@@ -47,6 +47,16 @@ pub use lore_core::hash::content_hash;
 /// `vector` scaled to length 1 (so a dot product is the cosine).
 pub use lore_llm::provider::normalized;
 
+/// The reciprocal-rank constant (the usual 60): a lane's first few ranks
+/// count nearly alike.
+pub const RRF_K: f32 = 60.0;
+
+/// A ranked lane's share in weighted reciprocal rank fusion:
+/// `weight / (60 + rank)`, `rank` counted from 1.
+pub fn reciprocal_rank(rank: usize, weight: f32) -> f32 {
+    weight / (RRF_K + rank as f32)
+}
+
 /// The dot product (the cosine of two normalised vectors); 0 when their
 /// sizes differ.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {

@@ -41,9 +41,6 @@ pub use data::{
     discover_data,
 };
 
-/// The reciprocal-rank constant (the usual 60).
-const RRF_K: f32 = 60.0;
-
 /// The index group of the knowledge store's entries (wiki pages, notes);
 /// its stamp is the transaction it reflects.
 pub const STORE_GROUP: &str = "store";
@@ -625,7 +622,7 @@ pub fn fuse(ranked: Vec<RankedLane<'_>>, limit: usize) -> Vec<Fused> {
     let mut by_key: BTreeMap<String, (f32, f32, SearchHit, Vec<LaneRank>)> = BTreeMap::new();
     for RankedLane { lane, weight, hits } in ranked {
         for (rank, hit) in hits.into_iter().enumerate() {
-            let rrf = weight / (RRF_K + rank as f32 + 1.0);
+            let rrf = lore_search::embed::reciprocal_rank(rank + 1, weight);
             let similarity = (lane == EMBEDDING_LANE).then(|| round(hit.score as f64, 1e4));
             let slot = by_key
                 .entry(hit.key.clone())
