@@ -19,7 +19,7 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Te
 use crate::chunk::Chunk;
 use crate::classify::ArtifactType;
 
-const FORMAT: &str = "lore-gateway-3";
+const FORMAT: &str = "lore-gateway-4";
 const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
 
 /// The index's fields.
@@ -44,6 +44,11 @@ pub(crate) struct Fields {
     pub symbol_kind: Field,
     /// Their names, split like identifiers (ranked).
     pub symbol_text: Field,
+    /// The bare names the chunk defines, lower case: its symbols', or for
+    /// a chunk without an outline the names after `def`, `class`, `fn`,
+    /// `func`, … in its text (the `defines_symbol` signal, read without
+    /// the stored document).
+    pub defines: Field,
     /// The chunk's symbols as JSON (stored only).
     pub symbols: Field,
     /// The file's tags (its subsystem's, its front matter's).
@@ -59,7 +64,8 @@ fn schema() -> (Schema, Fields) {
         let options = TextOptions::default().set_indexing_options(
             TextFieldIndexing::default()
                 .set_tokenizer(IDENTIFIER_ANALYZER)
-                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+                // Searches are by terms, never phrases: no positions.
+                .set_index_option(IndexRecordOption::WithFreqs),
         );
         if stored {
             options.set_stored()
@@ -68,14 +74,14 @@ fn schema() -> (Schema, Fields) {
         }
     };
     let fields = Fields {
-        file: b.add_text_field("file", STRING),
+        file: b.add_text_field("file", STRING | FAST),
         root: b.add_text_field("root", STRING | STORED),
         path: b.add_text_field("path", STRING | STORED),
         file_name: b.add_text_field("file_name", STRING),
         path_text: b.add_text_field("path_text", analyzed(false)),
         heading: b.add_text_field("heading", analyzed(true)),
         text: b.add_text_field("text", analyzed(true)),
-        artifact_type: b.add_text_field("artifact_type", STRING | STORED),
+        artifact_type: b.add_text_field("artifact_type", STRING | STORED | FAST),
         language: b.add_text_field("language", STRING | STORED),
         subsystem: b.add_text_field("subsystem", STRING | STORED),
         chunk_id: b.add_text_field("chunk_id", STRING | STORED),
@@ -85,6 +91,7 @@ fn schema() -> (Schema, Fields) {
         symbol: b.add_text_field("symbol", STRING),
         symbol_kind: b.add_text_field("symbol_kind", STRING),
         symbol_text: b.add_text_field("symbol_text", analyzed(false)),
+        defines: b.add_text_field("defines", STRING),
         symbols: b.add_text_field("symbols", STORED),
         tags: b.add_text_field("tags", STRING | STORED),
         embed_hash: b.add_text_field("embed_hash", STRING | FAST),
@@ -233,6 +240,12 @@ impl GatewayIndex {
                 }
                 doc.add_text(f.symbol_kind, symbol.kind.as_str());
                 doc.add_text(f.symbol_text, &symbol.qualified_name);
+                doc.add_text(f.defines, name.to_lowercase());
+            }
+            if chunk.symbols.is_empty() {
+                for name in defined_names(&chunk.text) {
+                    doc.add_text(f.defines, name.to_lowercase());
+                }
             }
             if !chunk.symbols.is_empty() {
                 let json = serde_json::to_string(&chunk.symbols).map_err(internal)?;
@@ -268,4 +281,50 @@ impl GatewayIndex {
     pub fn chunk_count(&self) -> u64 {
         self.reader.searcher().num_docs()
     }
+}
+
+/// The names `text` defines by a keyword (`def name`, `class Name`, `fn
+/// name`, `func (r *T) Name`, …): the definitions of a chunk no grammar
+/// outlined (a language without one, a window of a file the parser gave
+/// up on, a code sample in a document).
+pub(crate) fn defined_names(text: &str) -> Vec<&str> {
+    const KEYWORDS: [&str; 10] = [
+        "def ",
+        "class ",
+        "fn ",
+        "func ",
+        "function ",
+        "interface ",
+        "type ",
+        "struct ",
+        "enum ",
+        "trait ",
+    ];
+    let name_at = |rest: &'_ str| -> usize {
+        rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len())
+    };
+    let mut out: Vec<&str> = Vec::new();
+    for keyword in KEYWORDS {
+        for (at, _) in text.match_indices(keyword) {
+            let rest = &text[at + keyword.len()..];
+            let name = &rest[..name_at(rest)];
+            if !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    // Go methods: `func (r *Router) Handle(`.
+    for line in text.lines() {
+        let line = line.trim_start();
+        if let Some(receiver) = line.strip_prefix("func (")
+            && let Some((_, rest)) = receiver.split_once(") ")
+        {
+            let name = &rest[..name_at(rest)];
+            if !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
 }

@@ -190,28 +190,27 @@ const GRAPH_BOOST: f32 = 0.25;
 /// tests' words), by at most [`GRAPH_BOOST`]. Documents' `DESCRIBES`
 /// links were tried too and lost more than they found on the
 /// localisation set.
-fn graph_neighbours(scored: &mut [(DocAddress, SearchResult)], links: &GraphLinks) {
+fn graph_neighbours(scored: &mut [Candidate], links: &GraphLinks) {
     let best = scored
         .iter()
-        .map(|(_, r)| r.scoring.adjusted)
+        .map(|c| c.scoring.adjusted)
         .fold(0.0f32, f32::max);
     if best <= 0.0 {
         return;
     }
     // Each pointing file's best chunk, relative to the best candidate.
     let mut support: HashMap<&str, f32> = HashMap::new();
-    for (_, result) in scored.iter() {
-        let chunk = &result.chunk;
-        if chunk.artifact_type != "test" {
+    for candidate in scored.iter() {
+        if candidate.artifact_type != ArtifactType::Test {
             continue;
         }
-        let Some(targets) = links.targets.get(&chunk.artifact_path) else {
+        let Some(targets) = links.targets.get(&candidate.path) else {
             continue;
         };
         // A test of one file says more about it than a test of many.
-        let relative = result.scoring.adjusted / best / (targets.len() as f32).sqrt();
+        let relative = candidate.scoring.adjusted / best / (targets.len() as f32).sqrt();
         for target in targets {
-            if *target != chunk.artifact_path {
+            if *target != candidate.path {
                 let entry = support.entry(target.as_str()).or_insert(0.0);
                 *entry = entry.max(relative);
             }
@@ -220,17 +219,17 @@ fn graph_neighbours(scored: &mut [(DocAddress, SearchResult)], links: &GraphLink
     if support.is_empty() {
         return;
     }
-    for (_, result) in scored.iter_mut() {
-        if result.chunk.artifact_type != "code" {
+    for candidate in scored.iter_mut() {
+        if candidate.artifact_type != ArtifactType::Code {
             continue;
         }
-        if let Some(s) = support.get(result.chunk.artifact_path.as_str()) {
+        if let Some(s) = support.get(candidate.path.as_str()) {
             let factor = 1.0 + GRAPH_BOOST * s.min(1.0);
-            result
+            candidate
                 .scoring
                 .signals
                 .insert("graph_neighbour".to_string(), factor);
-            result.scoring.adjusted *= factor;
+            candidate.scoring.adjusted *= factor;
         }
     }
 }
@@ -473,44 +472,39 @@ pub fn search_with(
         Vec::new()
     };
 
-    let result_of = |address: DocAddress, lexical: f32| -> Result<SearchResult, ErrorReport> {
-        let doc: TantivyDocument = searcher
-            .doc(address)
-            .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("gateway search: {e}")))?;
-        let chunk = chunk_of(index, &doc);
+    // Ranked from the index alone (fast fields, the `defines` terms); the
+    // stored documents are read for the results only.
+    let facts = CandidateFacts::new(&searcher, index, &identifiers)?;
+    let candidate_of = |address: DocAddress,
+                        lexical: f32,
+                        defining: &HashSet<DocAddress>|
+     -> Result<Candidate, ErrorReport> {
+        let (root, path, artifact_type) = facts.of(address)?;
+        let defined = defining.contains(&address);
         let mut signals = BTreeMap::new();
-        if mentions
-            .iter()
-            .any(|m| m.matches_path(&chunk.artifact_path))
-        {
+        if mentions.iter().any(|m| m.matches_path(&path)) {
             signals.insert("path_mention".to_string(), 1.5);
         }
-        let defined = if chunk.symbols.is_empty() {
-            identifiers.iter().any(|name| defines(&chunk.text, name))
-        } else {
-            chunk.symbols.iter().any(|s| {
-                let bare = s.qualified_name.rsplit('.').next().unwrap_or_default();
-                identifiers.iter().any(|name| name == bare)
-            })
-        };
         if defined {
             signals.insert("defines_symbol".to_string(), 1.5);
         }
         // Issues are about code: other kinds of files need more evidence.
-        let prior = match ArtifactType::parse(&chunk.artifact_type) {
-            Some(ArtifactType::Test) => 0.7,
-            Some(ArtifactType::Doc) => 0.55,
-            Some(ArtifactType::Config) => 0.5,
-            Some(ArtifactType::Other) => 0.3,
-            _ => 1.0,
+        let prior = match artifact_type {
+            ArtifactType::Test => 0.7,
+            ArtifactType::Doc => 0.55,
+            ArtifactType::Config => 0.5,
+            ArtifactType::Other => 0.3,
+            ArtifactType::Code => 1.0,
         };
         if prior < 1.0 && !signals.contains_key("path_mention") {
             signals.insert("artifact_type".to_string(), prior);
         }
         let factor: f32 = signals.values().product();
-        Ok(SearchResult {
-            chunk,
-            score: 0.0,
+        Ok(Candidate {
+            address,
+            root,
+            path,
+            artifact_type,
             scoring: Scoring {
                 lexical,
                 vector: None,
@@ -518,19 +512,19 @@ pub fn search_with(
                 signals,
                 fusion: None,
             },
-            graph_context: None,
         })
     };
-    let mut scored: Vec<(DocAddress, SearchResult)> = Vec::with_capacity(top.len());
+    let defining = facts.defining(top.iter().map(|(_, address)| *address))?;
+    let mut scored: Vec<Candidate> = Vec::with_capacity(top.len());
     for (lexical, address) in top {
-        scored.push((address, result_of(address, lexical)?));
+        scored.push(candidate_of(address, lexical, &defining)?);
     }
     if let Some(links) = links {
         graph_neighbours(&mut scored, links);
     }
-    scored.sort_by(|a, b| b.1.scoring.adjusted.total_cmp(&a.1.scoring.adjusted));
-    let mut scored: Vec<SearchResult> = match vector {
-        None => scored.into_iter().map(|(_, r)| r).collect(),
+    scored.sort_by(|a, b| b.scoring.adjusted.total_cmp(&a.scoring.adjusted));
+    let mut scored: Vec<Candidate> = match vector {
+        None => scored,
         Some(vector) => {
             let hits = vector
                 .lane
@@ -547,39 +541,40 @@ pub fn search_with(
                     Vec::new()
                 });
             let weight = vector.lane.weight();
-            let mut by_address: HashMap<DocAddress, (usize, SearchResult)> = scored
+            let defining = facts.defining(hits.iter().map(|(_, address)| *address))?;
+            let mut by_address: HashMap<DocAddress, (usize, Candidate)> = scored
                 .into_iter()
                 .enumerate()
-                .map(|(rank, (address, result))| (address, (rank + 1, result)))
+                .map(|(rank, candidate)| (candidate.address, (rank + 1, candidate)))
                 .collect();
             let mut fused = Vec::with_capacity(by_address.len() + hits.len());
             for (rank, (cosine, address)) in hits.into_iter().enumerate() {
-                let (lexical_rank, mut result) = match by_address.remove(&address) {
-                    Some((rank, result)) => (Some(rank), result),
-                    None => (None, result_of(address, 0.0)?),
+                let (lexical_rank, mut candidate) = match by_address.remove(&address) {
+                    Some((rank, candidate)) => (Some(rank), candidate),
+                    None => (None, candidate_of(address, 0.0, &defining)?),
                 };
-                result.scoring.vector = Some(cosine);
-                result.scoring.fusion = Some(Fusion {
+                candidate.scoring.vector = Some(cosine);
+                candidate.scoring.fusion = Some(Fusion {
                     lexical_rank,
                     vector_rank: Some(rank + 1),
                 });
-                fused.push(result);
+                fused.push(candidate);
             }
             if !request.sort_by_vector {
-                for (_, (rank, mut result)) in by_address {
-                    result.scoring.fusion = Some(Fusion {
+                for (_, (rank, mut candidate)) in by_address {
+                    candidate.scoring.fusion = Some(Fusion {
                         lexical_rank: Some(rank),
                         vector_rank: None,
                     });
-                    fused.push(result);
+                    fused.push(candidate);
                 }
             }
-            for result in &mut fused {
-                let fusion = result.scoring.fusion.as_ref();
+            for candidate in &mut fused {
+                let fusion = candidate.scoring.fusion.as_ref();
                 let lexical_rank = fusion.and_then(|f| f.lexical_rank);
                 let vector_rank = fusion.and_then(|f| f.vector_rank);
-                result.scoring.adjusted = if request.sort_by_vector {
-                    result.scoring.vector.unwrap_or(0.0)
+                candidate.scoring.adjusted = if request.sort_by_vector {
+                    candidate.scoring.vector.unwrap_or(0.0)
                 } else {
                     lexical_rank.map_or(0.0, |r| reciprocal_rank(r, 1.0))
                         + vector_rank.map_or(0.0, |r| reciprocal_rank(r, weight))
@@ -591,31 +586,40 @@ pub fn search_with(
     scored.sort_by(|a, b| b.scoring.adjusted.total_cmp(&a.scoring.adjusted));
     // One file contributes at most two chunks; the second counts half.
     let mut per_file: HashMap<(String, String), usize> = HashMap::new();
-    let mut results = Vec::new();
-    for mut result in scored {
-        let key = (
-            result.chunk.root.clone(),
-            result.chunk.artifact_path.clone(),
-        );
+    let mut kept: Vec<Candidate> = Vec::new();
+    for mut candidate in scored {
+        let key = (candidate.root.clone(), candidate.path.clone());
         let count = per_file.entry(key).or_insert(0);
         *count += 1;
         match *count {
-            1 => results.push(result),
+            1 => kept.push(candidate),
             2 => {
-                result.scoring.signals.insert("same_file".to_string(), 0.5);
-                result.scoring.adjusted *= 0.5;
-                results.push(result);
+                candidate
+                    .scoring
+                    .signals
+                    .insert("same_file".to_string(), 0.5);
+                candidate.scoring.adjusted *= 0.5;
+                kept.push(candidate);
             }
             _ => {}
         }
     }
-    results.sort_by(|a, b| b.scoring.adjusted.total_cmp(&a.scoring.adjusted));
-    results.truncate(limit);
-    let best = results
+    kept.sort_by(|a, b| b.scoring.adjusted.total_cmp(&a.scoring.adjusted));
+    kept.truncate(limit);
+    let best = kept
         .first()
-        .map_or(1.0, |r| r.scoring.adjusted.max(f32::MIN_POSITIVE));
-    for result in &mut results {
-        result.score = (result.scoring.adjusted / best).clamp(0.0, 1.0);
+        .map_or(1.0, |c| c.scoring.adjusted.max(f32::MIN_POSITIVE));
+    let mut results = Vec::with_capacity(kept.len());
+    for candidate in kept {
+        let doc: TantivyDocument = searcher
+            .doc(candidate.address)
+            .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("gateway search: {e}")))?;
+        results.push(SearchResult {
+            chunk: chunk_of(index, &doc),
+            score: (candidate.scoring.adjusted / best).clamp(0.0, 1.0),
+            scoring: candidate.scoring,
+            graph_context: None,
+        });
     }
     Ok(SearchResponse {
         metadata: SearchMetadata {
@@ -626,6 +630,135 @@ pub fn search_with(
         },
         results,
     })
+}
+
+/// A chunk being ranked, before its stored document is read.
+struct Candidate {
+    address: DocAddress,
+    root: String,
+    path: String,
+    artifact_type: ArtifactType,
+    scoring: Scoring,
+}
+
+/// What ranking reads of a candidate without its stored document: its
+/// file and type from the fast fields, and whether it defines one of the
+/// query's identifiers (the `defines` terms).
+struct CandidateFacts<'a> {
+    searcher: &'a tantivy::Searcher,
+    /// Per segment: the `file` and `artifact_type` columns.
+    columns: Vec<(
+        Option<tantivy::columnar::StrColumn>,
+        Option<tantivy::columnar::StrColumn>,
+    )>,
+    /// The query's identifiers, lower case, as `defines` terms.
+    defines: Option<Box<dyn tantivy::query::Weight>>,
+}
+
+impl<'a> CandidateFacts<'a> {
+    fn new(
+        searcher: &'a tantivy::Searcher,
+        index: &GatewayIndex,
+        identifiers: &[String],
+    ) -> Result<CandidateFacts<'a>, ErrorReport> {
+        let f = &index.fields;
+        let columns = searcher
+            .segment_readers()
+            .iter()
+            .map(|reader| {
+                let fast = reader.fast_fields();
+                Ok((fast.str("file")?, fast.str("artifact_type")?))
+            })
+            .collect::<tantivy::Result<Vec<_>>>()
+            .map_err(search_failed)?;
+        let defines = if identifiers.is_empty() {
+            None
+        } else {
+            let terms: Vec<(Occur, Box<dyn Query>)> = identifiers
+                .iter()
+                .map(|name| {
+                    let q: Box<dyn Query> = Box::new(TermQuery::new(
+                        Term::from_field_text(f.defines, &name.to_lowercase()),
+                        IndexRecordOption::Basic,
+                    ));
+                    (Occur::Should, q)
+                })
+                .collect();
+            let weight = BooleanQuery::new(terms)
+                .weight(tantivy::query::EnableScoring::disabled_from_searcher(
+                    searcher,
+                ))
+                .map_err(search_failed)?;
+            Some(weight)
+        };
+        Ok(CandidateFacts {
+            searcher,
+            columns,
+            defines,
+        })
+    }
+
+    /// The candidate's root, path and type.
+    fn of(&self, address: DocAddress) -> Result<(String, String, ArtifactType), ErrorReport> {
+        let read = |column: Option<&tantivy::columnar::StrColumn>| -> Result<String, ErrorReport> {
+            let mut out = String::new();
+            if let Some(column) = column
+                && let Some(ord) = column.term_ords(address.doc_id).next()
+            {
+                column.ord_to_str(ord, &mut out).map_err(search_failed)?;
+            }
+            Ok(out)
+        };
+        let (file, kind) = self
+            .columns
+            .get(address.segment_ord as usize)
+            .map(|(file, kind)| (file.as_ref(), kind.as_ref()))
+            .unwrap_or((None, None));
+        let file = read(file)?;
+        let (root, path) = file
+            .split_once('\u{1f}')
+            .map(|(r, p)| (r.to_string(), p.to_string()))
+            .unwrap_or_default();
+        let kind = ArtifactType::parse(&read(kind)?).unwrap_or(ArtifactType::Other);
+        Ok((root, path, kind))
+    }
+
+    /// Which of `addresses` define one of the query's identifiers (one
+    /// pass over each segment's postings, in document order).
+    fn defining(
+        &self,
+        addresses: impl Iterator<Item = DocAddress>,
+    ) -> Result<HashSet<DocAddress>, ErrorReport> {
+        let mut found = HashSet::new();
+        let Some(weight) = &self.defines else {
+            return Ok(found);
+        };
+        let mut by_segment: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for address in addresses {
+            by_segment
+                .entry(address.segment_ord)
+                .or_default()
+                .push(address.doc_id);
+        }
+        for (segment_ord, mut docs) in by_segment {
+            docs.sort_unstable();
+            let reader = self.searcher.segment_reader(segment_ord);
+            let mut scorer = weight.scorer(reader, 1.0).map_err(search_failed)?;
+            for doc in docs {
+                if scorer.doc() < doc {
+                    scorer.seek(doc);
+                }
+                if scorer.doc() == doc {
+                    found.insert(DocAddress::new(segment_ord, doc));
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+fn search_failed(e: impl std::fmt::Display) -> ErrorReport {
+    ErrorReport::new(ErrorCode::Internal, format!("gateway search: {e}"))
 }
 
 fn chunk_of(index: &GatewayIndex, doc: &TantivyDocument) -> ChunkOut {
@@ -877,33 +1010,6 @@ fn identifiers(query: &str) -> Vec<String> {
     out
 }
 
-/// Whether `text` defines `name` (a function, class, method, type or
-/// constant), by the definition keywords of the common languages.
-fn defines(text: &str, name: &str) -> bool {
-    const KEYWORDS: [&str; 10] = [
-        "def ",
-        "class ",
-        "fn ",
-        "func ",
-        "function ",
-        "interface ",
-        "type ",
-        "struct ",
-        "enum ",
-        "trait ",
-    ];
-    text.match_indices(name).any(|(at, _)| {
-        let before = &text[..at];
-        let after = &text[at + name.len()..];
-        let whole = !after.starts_with(|c: char| c.is_alphanumeric() || c == '_');
-        // `func (r *T) name(`: a Go method's receiver stands between.
-        let line = before.rsplit('\n').next().unwrap_or(before).trim_start();
-        whole
-            && (KEYWORDS.iter().any(|k| before.ends_with(k))
-                || (line.starts_with("func (") && before.ends_with(") ")))
-    })
-}
-
 /// A file the query names: a path, a file name, or a stack frame.
 #[derive(Debug, Clone, PartialEq)]
 struct Mention {
@@ -1004,6 +1110,7 @@ mod tests {
             ),
             vec!["send", "total_with_tax", "sendRequest"]
         );
+        let defines = |text, name| crate::index::defined_names(text).contains(&name);
         assert!(defines(
             "class Invoice:\n    def total_with_tax(self):",
             "total_with_tax"

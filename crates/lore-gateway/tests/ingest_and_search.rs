@@ -473,3 +473,37 @@ fn tags_come_from_the_catalog_and_front_matter() {
         .unwrap();
     assert_eq!(doc.chunk.tags, vec!["finance", "Integration"]);
 }
+
+#[test]
+fn a_definition_in_a_language_without_a_grammar_ranks_above_its_callers() {
+    // Ruby has no outline here: the chunk's definitions are read from its
+    // keywords, and the file defining the method wins over the files that
+    // only call it more often.
+    let repo = Repo::new(&[
+        (
+            "lib/billing/invoice.rb",
+            "class Invoice\n  def total_with_tax\n    net * 1.2\n  end\nend\n",
+        ),
+        (
+            "lib/billing/report.rb",
+            "class Report\n  def lines(invoices)\n    invoices.map { |i| i.total_with_tax }\n    invoices.sum(&:total_with_tax) + invoices.first.total_with_tax\n  end\nend\n",
+        ),
+    ]);
+    repo.ingest(IngestRequest::default());
+    let found = search_full(
+        &repo,
+        "Invoice total_with_tax is wrong for reduced rates",
+        SearchFilters::default(),
+    );
+    let first = &found.results[0];
+    assert_eq!(first.chunk.artifact_path, "lib/billing/invoice.rb");
+    assert_eq!(first.scoring.signals.get("defines_symbol"), Some(&1.5));
+    let caller = found
+        .results
+        .iter()
+        .find(|r| r.chunk.artifact_path == "lib/billing/report.rb")
+        .expect("the caller is found too");
+    assert!(!caller.scoring.signals.contains_key("defines_symbol"));
+    // The results carry their stored text, read after ranking.
+    assert!(first.chunk.text.contains("def total_with_tax"));
+}
