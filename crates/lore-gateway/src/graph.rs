@@ -335,7 +335,7 @@ struct Resolver<'a> {
     suffixes: std::cell::RefCell<HashMap<String, Option<String>>>,
 }
 
-fn dir_of(path: &str) -> &str {
+pub(crate) fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
@@ -354,7 +354,7 @@ fn is_barrel(path: &str) -> bool {
 }
 
 /// `a/b/../c/./d` → `a/c/d`; `None` when it climbs out of the root.
-fn normalize(path: &str) -> Option<String> {
+pub(crate) fn normalize(path: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {

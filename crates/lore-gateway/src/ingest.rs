@@ -118,6 +118,9 @@ pub struct IngestRun {
     pub dry_run: bool,
     /// The roots it read.
     pub roots: Vec<String>,
+    /// The files it was asked to read (none: every file of the roots).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
     /// Files indexed afterwards, by artifact type.
     pub artifact_counts: BTreeMap<String, u64>,
     /// Chunks in the index afterwards.
@@ -150,19 +153,80 @@ pub struct IngestRun {
 
 /// What the ledger remembers of a file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct LedgerEntry {
-    hash: String,
-    size: u64,
-    modified_ms: i64,
-    artifact_type: ArtifactType,
+pub struct LedgerEntry {
+    /// Its content hash.
+    pub hash: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its modification time, ms since the epoch.
+    pub modified_ms: i64,
+    /// Its type.
+    pub artifact_type: ArtifactType,
 }
 
+/// A file that was ingested once and is gone (deleted, or now skipped).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RemovedEntry {
+    /// Its type when it was last ingested.
+    pub artifact_type: ArtifactType,
+    /// When the run that removed it started (RFC 3339).
+    pub removed_at: String,
+    /// That run.
+    pub run_id: String,
+}
+
+/// Removed files a ledger remembers at most (the newest).
+const REMOVED_KEPT: usize = 1_000;
+
+/// A root's ledger: what was ingested, and what was removed since.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct Ledger {
+pub struct Ledger {
     /// The subsystem catalog the files were classified with: a new one
     /// re-classifies every file.
     catalog: String,
-    files: BTreeMap<String, LedgerEntry>,
+    /// The ingested files, by root-relative path.
+    pub files: BTreeMap<String, LedgerEntry>,
+    /// Files removed from the index, by root-relative path (until they
+    /// come back; the newest 1,000).
+    #[serde(default)]
+    pub removed: BTreeMap<String, RemovedEntry>,
+}
+
+impl Ledger {
+    /// Forgets a file, remembering it as removed by `run`; whether it was
+    /// known.
+    fn forget(&mut self, path: &str, run: &IngestRun) -> bool {
+        let Some(entry) = self.files.remove(path) else {
+            return false;
+        };
+        self.removed.insert(
+            path.to_string(),
+            RemovedEntry {
+                artifact_type: entry.artifact_type,
+                removed_at: run.started_at.clone(),
+                run_id: run.run_id.clone(),
+            },
+        );
+        if self.removed.len() > REMOVED_KEPT {
+            let oldest = self
+                .removed
+                .iter()
+                .min_by(|a, b| (&a.1.removed_at, a.0).cmp(&(&b.1.removed_at, b.0)))
+                .map(|(path, _)| path.clone());
+            if let Some(oldest) = oldest {
+                self.removed.remove(&oldest);
+            }
+        }
+        true
+    }
+}
+
+/// The ledger of root `root` (empty before its first ingest).
+pub fn read_ledger(state: &Path, root: &str) -> Ledger {
+    std::fs::read(state.join("ledger").join(format!("{root}.json")))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
 }
 
 /// The gateway's state folder, `.lore/gateway/`.
@@ -192,6 +256,7 @@ pub fn ingest(
         success: false,
         dry_run: request.dry_run,
         roots: roots.iter().map(|r| r.name.clone()).collect(),
+        paths: request.paths.clone(),
         artifact_counts: BTreeMap::new(),
         chunk_count: 0,
         files_seen: 0,
@@ -381,7 +446,7 @@ fn run_roots(
                             reason,
                         });
                         dirty |= graph.files.remove(&path).is_some();
-                        if ledger.files.remove(&path).is_some() {
+                        if ledger.forget(&path, run) {
                             run.files_removed += 1;
                             if let Some(writer) = &writer {
                                 index.remove_file(writer, &root.name, &path);
@@ -400,6 +465,7 @@ fn run_roots(
                         index.put_file(writer, &facts.index, &facts.chunks)?;
                     }
                 }
+                ledger.removed.remove(&path);
                 ledger.files.insert(
                     path,
                     LedgerEntry {
@@ -415,7 +481,7 @@ fn run_roots(
         progress(total, total);
         for path in gone {
             dirty |= graph.files.remove(&path).is_some();
-            if ledger.files.remove(&path).is_some() {
+            if ledger.forget(&path, run) {
                 run.files_removed += 1;
                 if let Some(writer) = &writer {
                     index.remove_file(writer, &root.name, &path);
@@ -755,6 +821,15 @@ fn record_run(state: &Path, run: &IngestRun) -> Result<(), ErrorReport> {
     let keep = lines.len().saturating_sub(RUNS_KEPT);
     let text = lines[keep..].join("\n") + "\n";
     lore_core::project::write_atomically(&path, text).map_err(|e| e.report())
+}
+
+/// The recorded runs, oldest first (the newest 200).
+pub fn runs(state: &Path) -> Vec<IngestRun> {
+    std::fs::read_to_string(state.join("runs.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<IngestRun>(line).ok())
+        .collect()
 }
 
 /// The newest recorded run (of `profile`, when given).

@@ -20,6 +20,7 @@ pub mod graph;
 pub mod index;
 pub mod ingest;
 pub mod outline;
+pub mod report;
 pub mod search;
 pub mod subsystem;
 pub mod upload;
@@ -295,6 +296,63 @@ impl Gateway {
         let log = [self.state.join("runs.jsonl")];
         let read = || Ok(self.last_run(None).filter(|r| r.success).map(|r| r.run_id));
         self.run_id.get(&log, read).unwrap_or_default()
+    }
+
+    /// `km-coverage-summary`: what the index holds, what was left out or
+    /// removed, what the catalog expects and is missing. Blocking.
+    pub fn coverage(&self) -> Result<report::CoverageSummary, ErrorReport> {
+        let index = self.open_index()?;
+        index.reload()?;
+        let states = self.root_states();
+        let view = self.graph_view()?;
+        Ok(report::coverage(
+            &states,
+            &view,
+            &ingest::runs(&self.state),
+            index.chunk_count(),
+        ))
+    }
+
+    /// `km-lifecycle-report`: isolated files, stale documents (older than
+    /// `stale_after_days`, default `gateway.lifecycle.stale_after_days`,
+    /// or older than the code they describe), subsystems without tests,
+    /// documents mentioning removed files. Blocking (reads git history).
+    pub fn lifecycle(
+        &self,
+        stale_after_days: Option<u32>,
+    ) -> Result<report::LifecycleReport, ErrorReport> {
+        if stale_after_days == Some(0) {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                "stale_after_days must be at least 1 (the days a document may stay unchanged)",
+            ));
+        }
+        if self.last_run(None).is_none() {
+            return Err(ErrorReport::new(
+                ErrorCode::NotFound,
+                "nothing is ingested yet: run `lore gateway ingest PATH` (or km-ingest-trigger) first",
+            ));
+        }
+        let days = stale_after_days.unwrap_or(self.config.lifecycle.stale_after_days);
+        let states = self.root_states();
+        let view = self.graph_view()?;
+        Ok(report::lifecycle(
+            &states,
+            &view,
+            days,
+            lore_core::time::UtcMillis::now().0,
+        ))
+    }
+
+    fn root_states(&self) -> Vec<report::RootState<'_>> {
+        self.roots
+            .iter()
+            .map(|root| report::RootState {
+                name: &root.name,
+                path: &root.path,
+                ledger: ingest::read_ledger(&self.state, &root.name),
+            })
+            .collect()
     }
 
     /// The newest run (of `profile`, when given).

@@ -141,6 +141,40 @@ impl Catalog {
         tags
     }
 
+    /// The catalog's globs that match none of `paths`, as (subsystem,
+    /// glob).
+    pub fn unmatched_patterns<'a>(
+        &self,
+        paths: impl Iterator<Item = &'a String>,
+    ) -> Vec<(String, String)> {
+        let mut matched: Vec<Vec<bool>> = self
+            .matchers
+            .iter()
+            .map(|(_, set)| vec![false; set.len()])
+            .collect();
+        for path in paths {
+            for ((_, set), seen) in self.matchers.iter().zip(matched.iter_mut()) {
+                for i in set.matches(path) {
+                    seen[i] = true;
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for ((name, _), seen) in self.matchers.iter().zip(&matched) {
+            let patterns = self
+                .subsystems
+                .get(name)
+                .map(|s| s.paths.as_slice())
+                .unwrap_or_default();
+            for (pattern, seen) in patterns.iter().zip(seen) {
+                if !seen {
+                    out.push((name.clone(), pattern.clone()));
+                }
+            }
+        }
+        out
+    }
+
     /// The subsystem of a root-relative path.
     pub fn subsystem_of(&self, path: &str) -> Option<String> {
         self.matchers

@@ -8,6 +8,7 @@ use lore_core::{ErrorCode, ErrorReport};
 use lore_gateway::explore::{
     GraphSearchAnswer, NodeAnswer, Relationships, SubsystemAnswer, TestsOfAnswer,
 };
+use lore_gateway::report::{CoverageSummary, LifecycleReport};
 use lore_gateway::search::{SearchFilters, SearchResponse};
 use lore_gateway::{
     Gateway, IngestRequest, IngestRun, SearchRequest, StoreTextRequest, StoredFile, UploadRequest,
@@ -36,6 +37,12 @@ pub fn register_gateway_tools(registry: &mut ToolRegistry, gateway: Arc<Gateway>
             gateway: Arc::clone(&gateway),
         })
         .register(KmGraphTestsOf {
+            gateway: Arc::clone(&gateway),
+        })
+        .register(KmCoverageSummary {
+            gateway: Arc::clone(&gateway),
+        })
+        .register(KmLifecycleReport {
             gateway: Arc::clone(&gateway),
         })
         .register(KmUpload {
@@ -427,6 +434,80 @@ impl Tool for KmGraphTestsOf {
     ) -> Result<TestsOfAnswer, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
         blocking(move || gateway.tests_of(&input.target)).await
+    }
+}
+
+/// `km-coverage-summary`.
+pub struct KmCoverageSummary {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-coverage-summary` arguments (none).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmCoverageSummaryInput {}
+
+impl Tool for KmCoverageSummary {
+    type Input = KmCoverageSummaryInput;
+    type Output = CoverageSummary;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-coverage-summary",
+        title: "Coverage Summary",
+        description: "What the gateway holds: files indexed by type and by subsystem, chunks, files left out with the reason (binary, too large), catalog globs no file matches, files removed since they were ingested, and how fresh the index is (oldest and newest file, last run). Example: {}",
+        read_only: true,
+        scope: Scope::Reader,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        _input: KmCoverageSummaryInput,
+        _ctx: ToolContext,
+    ) -> Result<CoverageSummary, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        blocking(move || gateway.coverage()).await
+    }
+}
+
+/// `km-lifecycle-report`.
+pub struct KmLifecycleReport {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-lifecycle-report` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmLifecycleReportInput {
+    /// Days after which an unchanged document is stale (default gateway.lifecycle.stale_after_days in lore.yaml, 180).
+    #[serde(default)]
+    pub stale_after_days: Option<u32>,
+}
+
+impl Tool for KmLifecycleReport {
+    type Input = KmLifecycleReportInput;
+    type Output = LifecycleReport;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-lifecycle-report",
+        title: "Lifecycle Report",
+        description: "What went stale: documents unchanged for longer than the threshold or older than the code they describe (by git history when the root is a git work tree), subsystems with code but no tests, files linked to no other file (isolated nodes by label), and documents that still name removed files. Example: {\"stale_after_days\":90}",
+        read_only: true,
+        scope: Scope::Admin,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmLifecycleReportInput,
+        _ctx: ToolContext,
+    ) -> Result<LifecycleReport, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        blocking(move || gateway.lifecycle(input.stale_after_days)).await
     }
 }
 

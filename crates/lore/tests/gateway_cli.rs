@@ -406,3 +406,54 @@ fn notes_and_files_are_added_to_the_repository_from_the_terminal() {
         stderr(&outside)
     );
 }
+
+#[test]
+fn coverage_and_lifecycle_are_read_from_the_terminal() {
+    let repo = repository();
+    let root = repo.path();
+    assert!(
+        lore()
+            .arg("init")
+            .arg(root)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    // Before any ingest the lifecycle report says what to run.
+    let early = lore_in(root, &["gateway", "lifecycle"]);
+    assert!(!early.status.success());
+    assert!(
+        stderr(&early).contains("lore gateway ingest"),
+        "{}",
+        stderr(&early)
+    );
+    let ingest = lore()
+        .current_dir(root)
+        .args(["gateway", "ingest", "."])
+        .output()
+        .unwrap();
+    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    std::fs::remove_file(root.join("shop/orders.py")).unwrap();
+    assert!(lore_in(root, &["gateway", "ingest"]).status.success());
+
+    let coverage = lore_in(root, &["gateway", "coverage"]);
+    assert!(coverage.status.success(), "{}", stderr(&coverage));
+    let text = stdout(&coverage);
+    assert!(text.contains("1 code") && text.contains("1 test"), "{text}");
+    assert!(text.contains("shop/orders.py (code)"), "{text}");
+    let json = lore_in(root, &["gateway", "coverage", "--json"]);
+    let coverage: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(coverage["removed_total"], 1, "{coverage}");
+
+    let lifecycle = lore_in(root, &["gateway", "lifecycle", "--stale-after-days", "30"]);
+    assert!(lifecycle.status.success(), "{}", stderr(&lifecycle));
+    assert!(
+        stdout(&lifecycle).contains("threshold 30 days"),
+        "{}",
+        stdout(&lifecycle)
+    );
+    let zero = lore_in(root, &["gateway", "lifecycle", "--stale-after-days", "0"]);
+    assert!(!zero.status.success());
+    assert!(stderr(&zero).contains("at least 1"), "{}", stderr(&zero));
+}

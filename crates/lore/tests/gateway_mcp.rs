@@ -158,6 +158,7 @@ async fn the_gateway_is_listed_only_where_it_can_work() {
     assert_eq!(
         names,
         vec![
+            "km-coverage-summary",
             "km-graph-node",
             "km-graph-search",
             "km-graph-subsystem",
@@ -165,6 +166,7 @@ async fn the_gateway_is_listed_only_where_it_can_work() {
             "km-help",
             "km-ingest-status",
             "km-ingest-trigger",
+            "km-lifecycle-report",
             "km-search",
             "km-storetext",
             "km-upload"
@@ -379,5 +381,58 @@ async fn an_agent_stores_notes_uploads_files_and_reads_the_help() {
             .contains("km-search"),
         "{typo:?}"
     );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_agent_reads_coverage_and_the_lifecycle_report() {
+    let dir = code_project();
+    std::fs::write(dir.path().join("repo/logo.png"), b"\x89PNG\0\0\0binary").unwrap();
+    let client = stdio_client(dir.path()).await;
+    // Before any ingest: the lifecycle report says what to do; coverage
+    // answers that nothing is indexed.
+    let early = call(&client, "km-lifecycle-report", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(error_of(&early)["code"], "not_found");
+    let empty = ok(&client, "km-coverage-summary", json!({})).await;
+    assert_eq!(empty["summary"]["artifact_total"], 0);
+    assert!(empty["freshness"]["last_run"].is_null());
+
+    ok(&client, "km-ingest-trigger", json!({})).await;
+    let coverage = ok(&client, "km-coverage-summary", json!({})).await;
+    assert_eq!(coverage["summary"]["artifact_total"], 3, "{coverage}");
+    assert_eq!(coverage["summary"]["artifact_breakdown"]["test"], 1);
+    assert_eq!(coverage["skipped"][0]["path"], "logo.png");
+    assert_eq!(coverage["skipped"][0]["reason"], "binary");
+    assert_eq!(coverage["freshness"]["last_run"]["success"], true);
+
+    let report = ok(
+        &client,
+        "km-lifecycle-report",
+        json!({"stale_after_days": 30}),
+    )
+    .await;
+    assert_eq!(report["summary"]["stale_after_days"], 30);
+    // Not a git work tree: files are dated by their modification time,
+    // and a document written just now is not stale.
+    assert_eq!(report["summary"]["dated_by"]["repo"], "mtime", "{report}");
+    assert_eq!(report["stale_docs"], json!([]));
+    assert_eq!(report["missing_tests"], json!([]), "billing has its test");
+
+    for (arguments, code) in [
+        (json!({"stale_after_days": 0}), "invalid_arguments"),
+        (json!({"stale_after_days": -3}), "invalid_arguments"),
+        (json!({"days": 3}), "invalid_arguments"),
+    ] {
+        let refused = call(&client, "km-lifecycle-report", arguments.clone())
+            .await
+            .unwrap();
+        assert_eq!(error_of(&refused)["code"], code, "{arguments}");
+    }
+    let refused = call(&client, "km-coverage-summary", json!({"root": "x"}))
+        .await
+        .unwrap();
+    assert_eq!(error_of(&refused)["code"], "invalid_arguments");
     client.cancel().await.unwrap();
 }

@@ -536,3 +536,99 @@ async fn every_refusal_has_a_json_body_and_a_wrong_content_type_is_415() {
     assert_eq!(gone.status, StatusCode::NOT_FOUND);
     assert_eq!(gone.body["code"], "not_found", "{}", gone.body);
 }
+
+#[tokio::test]
+async fn gateway_reports_and_controls_follow_the_scopes() {
+    let (_dir, root) = empty_project();
+    configure_mcp(&root, &tokens_block());
+    std::fs::create_dir_all(root.join("repo/src")).unwrap();
+    std::fs::write(root.join("repo/src/app.py"), "def run():\n    return 1\n").unwrap();
+    let config = root.join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}gateway:\n  roots:\n    - path: repo\n"),
+    )
+    .unwrap();
+    let server = start(&root);
+    let base = server.base();
+    let http = reqwest::Client::new();
+
+    // A reader searches and reads coverage; the lifecycle report, ingest
+    // controls and file writes are neither listed nor callable.
+    let session = open_session(&http, base, Some(READER)).await;
+    let reader_tools = tool_names(&http, base, READER, &session).await;
+    for read in [
+        "km-search",
+        "km-coverage-summary",
+        "km-graph-node",
+        "km-help",
+    ] {
+        assert!(reader_tools.contains(&read.to_string()), "{reader_tools:?}");
+    }
+    for admin in [
+        "km-lifecycle-report",
+        "km-ingest-trigger",
+        "km-upload",
+        "km-storetext",
+    ] {
+        assert!(
+            !reader_tools.contains(&admin.to_string()),
+            "{admin} shown to a reader"
+        );
+    }
+    let refused = post(
+        &http,
+        base,
+        Some(READER),
+        Some(&session),
+        call("km-lifecycle-report", json!({})),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(refused.body["code"], "forbidden");
+    let coverage = post(
+        &http,
+        base,
+        Some(READER),
+        Some(&session),
+        call("km-coverage-summary", json!({})),
+    )
+    .await;
+    assert_eq!(coverage.status, StatusCode::OK);
+    assert_eq!(
+        coverage.body["result"]["isError"], false,
+        "{}",
+        coverage.body
+    );
+
+    // An admin has them all.
+    let session = open_session(&http, base, Some(ADMIN)).await;
+    let admin_tools = tool_names(&http, base, ADMIN, &session).await;
+    for tool in ["km-lifecycle-report", "km-ingest-trigger", "km-upload"] {
+        assert!(admin_tools.contains(&tool.to_string()), "{admin_tools:?}");
+    }
+    let ingest = post(
+        &http,
+        base,
+        Some(ADMIN),
+        Some(&session),
+        call("km-ingest-trigger", json!({})),
+    )
+    .await;
+    assert_eq!(ingest.body["result"]["isError"], false, "{}", ingest.body);
+    let report = post(
+        &http,
+        base,
+        Some(ADMIN),
+        Some(&session),
+        call("km-lifecycle-report", json!({})),
+    )
+    .await;
+    assert_eq!(report.body["result"]["isError"], false, "{}", report.body);
+    assert_eq!(
+        report.body["result"]["structuredContent"]["missing_tests"][0]["subsystem"], "src",
+        "{}",
+        report.body
+    );
+}

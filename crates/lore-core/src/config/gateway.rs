@@ -27,6 +27,31 @@ pub struct GatewayConfig {
     /// when it is remote, so this is off by default).
     #[serde(default)]
     pub embeddings: bool,
+    /// What `km-lifecycle-report` calls stale.
+    #[serde(default)]
+    pub lifecycle: LifecycleConfig,
+}
+
+/// `gateway.lifecycle`: the lifecycle report's thresholds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LifecycleConfig {
+    /// A document unchanged for more days than this is stale (default
+    /// 180).
+    #[serde(default = "default_stale_after_days")]
+    pub stale_after_days: u32,
+}
+
+fn default_stale_after_days() -> u32 {
+    180
+}
+
+impl Default for LifecycleConfig {
+    fn default() -> Self {
+        LifecycleConfig {
+            stale_after_days: default_stale_after_days(),
+        }
+    }
 }
 
 /// `gateway.uploads`: files agents add to a root.
@@ -105,6 +130,7 @@ impl Default for GatewayConfig {
             editor_uri_template: None,
             uploads: UploadsConfig::default(),
             embeddings: false,
+            lifecycle: LifecycleConfig::default(),
         }
     }
 }

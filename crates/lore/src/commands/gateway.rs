@@ -73,6 +73,24 @@ pub enum GatewayCommand {
         #[arg(long)]
         json: bool,
     },
+    /// What the index holds, what was skipped or removed, what the
+    /// catalog expects and is missing (what km-coverage-summary answers).
+    Coverage {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stale documents, subsystems without tests, isolated files and
+    /// documents naming removed files (what km-lifecycle-report answers).
+    Lifecycle {
+        /// Days after which an unchanged document is stale (default
+        /// gateway.lifecycle.stale_after_days, 180).
+        #[arg(long)]
+        stale_after_days: Option<u32>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Arguments of `lore gateway ingest`.
@@ -448,6 +466,150 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
             }
             Ok(())
         }
+        GatewayCommand::Coverage { json } => {
+            let coverage = gateway_of(&project)
+                .coverage()
+                .map_err(|e| super::coded(&e))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&coverage)?);
+                return Ok(());
+            }
+            print_coverage(&coverage);
+            Ok(())
+        }
+        GatewayCommand::Lifecycle {
+            stale_after_days,
+            json,
+        } => {
+            let report = gateway_of(&project)
+                .lifecycle(stale_after_days)
+                .map_err(|e| super::coded(&e))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+                return Ok(());
+            }
+            print_lifecycle(&report);
+            Ok(())
+        }
+    }
+}
+
+fn breakdown(counts: &std::collections::BTreeMap<String, u64>) -> String {
+    counts
+        .iter()
+        .map(|(kind, n)| format!("{n} {kind}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn print_coverage(c: &lore_gateway::report::CoverageSummary) {
+    println!(
+        "{} files ({}), {} chunks, {} root(s)",
+        c.summary.artifact_total,
+        breakdown(&c.summary.artifact_breakdown),
+        c.summary.chunk_count,
+        c.summary.roots
+    );
+    for a in &c.artifacts {
+        println!(
+            "  {:<28} {:>6}  {}",
+            a.subsystem.as_deref().unwrap_or("(no subsystem)"),
+            a.artifact_total,
+            breakdown(&a.artifact_breakdown)
+        );
+    }
+    if let Some(run) = &c.freshness.last_run {
+        println!(
+            "last run {} ({}) started {}{}",
+            run.run_id,
+            run.profile,
+            run.started_at,
+            if run.success { "" } else { ", failed" }
+        );
+    }
+    if let (Some(old), Some(new)) = (&c.freshness.oldest_artifact, &c.freshness.newest_artifact) {
+        println!(
+            "oldest file {} ({}), newest {} ({})",
+            old.path, old.modified_at, new.path, new.modified_at
+        );
+    }
+    if c.skipped_total > 0 {
+        println!("skipped ({}):", c.skipped_total);
+        for s in &c.skipped {
+            println!(
+                "  {}/{}: {}",
+                s.root,
+                s.path,
+                lore_gateway::report::reason_word(s.reason)
+            );
+        }
+    }
+    if !c.missing_artifacts.is_empty() {
+        println!("catalog globs matching no file:");
+        for m in &c.missing_artifacts {
+            println!("  {} in root {}: {}", m.subsystem, m.root, m.pattern);
+        }
+    }
+    if c.removed_total > 0 {
+        println!("removed since ingested ({}):", c.removed_total);
+        for r in &c.removed_artifacts {
+            println!(
+                "  {}/{} ({}) at {}",
+                r.root, r.path, r.artifact_type, r.removed_at
+            );
+        }
+    }
+}
+
+fn print_lifecycle(r: &lore_gateway::report::LifecycleReport) {
+    let dated: Vec<String> = r
+        .summary
+        .dated_by
+        .iter()
+        .map(|(root, by)| format!("{root}: {by}"))
+        .collect();
+    println!(
+        "{} stale document(s) (threshold {} days; dated by {}), {} subsystem(s) without tests, {} mention(s) of removed files",
+        r.summary.stale_docs,
+        r.summary.stale_after_days,
+        dated.join(", "),
+        r.summary.missing_tests,
+        r.summary.removed_references
+    );
+    for d in &r.stale_docs {
+        println!(
+            "  {} — last changed {} ({} days): {}",
+            d.path,
+            d.last_changed,
+            d.age_days,
+            d.reasons.join(", ")
+        );
+        for c in &d.changed_code {
+            println!("      {} changed {}", c.path, c.last_changed);
+        }
+    }
+    if !r.missing_tests.is_empty() {
+        println!("subsystems without tests:");
+        for m in &r.missing_tests {
+            println!(
+                "  {} ({} code files, e.g. {})",
+                m.subsystem,
+                m.code_files,
+                m.examples.join(", ")
+            );
+        }
+    }
+    for (label, total) in &r.summary.isolated_nodes {
+        println!("isolated {label}: {total}");
+        for id in r.isolated_nodes.get(label).into_iter().flatten().take(10) {
+            println!("  {id}");
+        }
+    }
+    for m in &r.removed_references {
+        println!(
+            "{} names removed {} (removed {})",
+            m.doc, m.removed_path, m.removed_at
+        );
     }
 }
 
