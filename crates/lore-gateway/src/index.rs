@@ -84,7 +84,7 @@ fn schema() -> (Schema, Fields) {
         artifact_type: b.add_text_field("artifact_type", STRING | STORED | FAST),
         language: b.add_text_field("language", STRING | STORED),
         subsystem: b.add_text_field("subsystem", STRING | STORED),
-        chunk_id: b.add_text_field("chunk_id", STRING | STORED),
+        chunk_id: b.add_text_field("chunk_id", STRING | STORED | FAST),
         start_line: b.add_u64_field("start_line", STORED),
         end_line: b.add_u64_field("end_line", STORED),
         modified: b.add_i64_field("modified", INDEXED | STORED | FAST),

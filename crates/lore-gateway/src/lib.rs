@@ -16,6 +16,7 @@
 pub mod chunk;
 pub mod classify;
 pub mod explore;
+pub mod feedback;
 pub mod graph;
 pub mod index;
 pub mod ingest;
@@ -32,6 +33,7 @@ use std::sync::{Arc, Mutex};
 
 use lore_core::config::GatewayConfig;
 use lore_core::config::render_editor_uri;
+use lore_core::error::HasErrorCode;
 use lore_core::project::Project;
 use lore_core::{ErrorCode, ErrorReport};
 use lore_store::KnowledgeStore;
@@ -56,6 +58,13 @@ pub struct Gateway {
     /// The run id searches report (`runs.jsonl` grows to 200 runs: it is
     /// not read per search).
     run_id: Stamped<Option<String>>,
+    /// The feedback read so far (the newer is read before each search).
+    feedback: Mutex<Arc<feedback::FeedbackVotes>>,
+    /// Writes search records off the search's path (started on the first
+    /// search with a store).
+    recorder: std::sync::OnceLock<feedback::Recorder>,
+    /// The last record the recorder failed to write.
+    record_failed: Arc<Mutex<Option<String>>>,
 }
 
 /// A value read from files, kept until one of them changes (its length or
@@ -117,6 +126,9 @@ impl Gateway {
             lane: vectors::VectorLane::for_project(project),
             graph: Stamped::new(),
             run_id: Stamped::new(),
+            feedback: Mutex::new(Arc::new(feedback::FeedbackVotes::default())),
+            recorder: std::sync::OnceLock::new(),
+            record_failed: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -296,6 +308,90 @@ impl Gateway {
         let log = [self.state.join("runs.jsonl")];
         let read = || Ok(self.last_run(None).filter(|r| r.success).map(|r| r.run_id));
         self.run_id.get(&log, read).unwrap_or_default()
+    }
+
+    /// The votes, with those stored since the last read (by this process
+    /// or another).
+    fn fresh_votes(
+        &self,
+        store: &dyn KnowledgeStore,
+    ) -> Result<Arc<feedback::FeedbackVotes>, ErrorReport> {
+        let mut votes = self.feedback.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let newer = store
+                .feedback_since(votes.last_id, 1_000)
+                .map_err(|e| e.report())?;
+            if newer.is_empty() {
+                return Ok(Arc::clone(&votes));
+            }
+            let more = newer.len() == 1_000;
+            // Searches still ranking by the older votes keep them.
+            Arc::make_mut(&mut votes).extend(newer);
+            if !more {
+                return Ok(Arc::clone(&votes));
+            }
+        }
+    }
+
+    /// `km-feedback-submit`: a vote on a result of a recorded search, by
+    /// `voter`; later searches with alike words rank by it. Blocking.
+    pub fn submit_feedback(
+        &self,
+        feedback: lore_store::NewFeedback,
+    ) -> Result<lore_store::Feedback, ErrorReport> {
+        if !(-1..=1).contains(&feedback.vote) {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "vote must be -1 (not useful), 0 (withdraw an earlier vote) or 1 (useful), got {}",
+                    feedback.vote
+                ),
+            ));
+        }
+        if feedback
+            .note
+            .as_ref()
+            .is_some_and(|n| n.chars().count() > 2_000)
+        {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                "note is longer than 2,000 characters; keep what made the result useful or not",
+            ));
+        }
+        if feedback.request_id.trim().is_empty() || feedback.chunk_id.trim().is_empty() {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                "request_id and chunk_id are required: quote metadata.request_id and a result's chunk.chunk_id from km-search",
+            ));
+        }
+        let store = match &self.store {
+            Some(handle) if handle.exists() => handle.open()?,
+            _ => {
+                return Err(ErrorReport::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "no recorded search `{}`: this project has no searches yet; search with km-search first",
+                        feedback.request_id
+                    ),
+                ));
+            }
+        };
+        // The searches this process answered are written first.
+        if let Some(recorder) = self.recorder.get() {
+            recorder.flush();
+        }
+        store.submit_feedback(feedback).map_err(|e| {
+            let mut report = e.report();
+            let failed = self.record_failed.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(failed) = failed.as_ref()
+                && report.code == ErrorCode::NotFound
+            {
+                report.message.push_str(&format!(
+                    " (a search record could not be written: {failed})"
+                ));
+            }
+            report
+        })
     }
 
     /// `km-coverage-summary`: what the index holds, what was left out or
@@ -502,8 +598,51 @@ impl Gateway {
             Some(_) => self.graph_cache().ok().map(|(_, links)| links),
             None => None,
         };
-        let mut response = search::search_with(&index, request, run_id, vector, links.as_deref())?;
+        // The store, when ingest made one: feedback ranks, and the search
+        // is recorded so feedback can name it.
+        let store = match &self.store {
+            Some(handle) if handle.exists() => handle.open().ok(),
+            _ => None,
+        };
+        let votes = store.as_deref().map(|store| self.fresh_votes(store));
+        let votes = match &votes {
+            Some(Ok(votes)) => Some(votes),
+            Some(Err(e)) => {
+                warnings.push(format!(
+                    "feedback is left out of this ranking: {}",
+                    e.message
+                ));
+                None
+            }
+            None => None,
+        };
+        let signals = search::Signals {
+            links: links.as_deref(),
+            feedback: votes.map(|v| v.as_ref()),
+        };
+        let mut response = search::search_with(&index, request, run_id, vector, &signals)?;
         response.metadata.warnings.extend(warnings);
+        if let Some(store) = &store {
+            let record = lore_store::SearchRecord {
+                request_id: response.metadata.request_id.clone(),
+                query: request.query.clone(),
+                chunk_ids: response
+                    .results
+                    .iter()
+                    .map(|r| r.chunk.chunk_id.clone())
+                    .collect(),
+                created_at: lore_core::time::UtcMillis::now().to_iso(),
+            };
+            let recorder = self.recorder.get_or_init(|| {
+                feedback::Recorder::start(Arc::clone(store), Arc::clone(&self.record_failed))
+            });
+            if !recorder.record(record) {
+                response.metadata.warnings.push(
+                    "this search was not recorded, so km-feedback-submit cannot name it"
+                        .to_string(),
+                );
+            }
+        }
         if let Some(template) = &self.config.editor_uri_template {
             for result in &mut response.results {
                 let chunk = &mut result.chunk;

@@ -348,7 +348,17 @@ pub fn search(
     request: &SearchRequest,
     index_run_id: Option<String>,
 ) -> Result<SearchResponse, ErrorReport> {
-    search_with(index, request, index_run_id, None, None)
+    search_with(index, request, index_run_id, None, &Signals::default())
+}
+
+/// What ranks besides the index: the code graph's links, and agents'
+/// feedback.
+#[derive(Default)]
+pub struct Signals<'a> {
+    /// The tests' links to the code they validate (`graph_neighbour`).
+    pub links: Option<&'a GraphLinks>,
+    /// The votes on earlier searches' results (`feedback`).
+    pub feedback: Option<&'a crate::feedback::FeedbackVotes>,
 }
 
 /// Searches the index, fusing the embedding lane's ranking with the
@@ -358,7 +368,7 @@ pub fn search_with(
     request: &SearchRequest,
     index_run_id: Option<String>,
     vector: Option<VectorSearch<'_>>,
-    links: Option<&GraphLinks>,
+    signals: &Signals<'_>,
 ) -> Result<SearchResponse, ErrorReport> {
     check_request(request)?;
     let limit = request.limit.unwrap_or(DEFAULT_LIMIT);
@@ -387,6 +397,13 @@ pub fn search_with(
             terms.push(term);
         }
     }
+    let boosts = match signals.feedback {
+        Some(votes) if !votes.is_empty() => {
+            let all: HashSet<String> = terms.iter().cloned().collect();
+            votes.boosts(&all, UtcMillis::now().0)
+        }
+        _ => HashMap::new(),
+    };
     if terms.len() > MAX_QUERY_TERMS {
         let mut by_rarity: Vec<(u64, String)> = terms
             .into_iter()
@@ -474,7 +491,7 @@ pub fn search_with(
 
     // Ranked from the index alone (fast fields, the `defines` terms); the
     // stored documents are read for the results only.
-    let facts = CandidateFacts::new(&searcher, index, &identifiers)?;
+    let facts = CandidateFacts::new(&searcher, index, &identifiers, !boosts.is_empty())?;
     let candidate_of = |address: DocAddress,
                         lexical: f32,
                         defining: &HashSet<DocAddress>|
@@ -487,6 +504,11 @@ pub fn search_with(
         }
         if defined {
             signals.insert("defines_symbol".to_string(), 1.5);
+        }
+        if !boosts.is_empty()
+            && let Some(factor) = boosts.get(&facts.chunk_id(address)?)
+        {
+            signals.insert("feedback".to_string(), *factor);
         }
         // Issues are about code: other kinds of files need more evidence.
         let prior = match artifact_type {
@@ -519,7 +541,7 @@ pub fn search_with(
     for (lexical, address) in top {
         scored.push(candidate_of(address, lexical, &defining)?);
     }
-    if let Some(links) = links {
+    if let Some(links) = signals.links {
         graph_neighbours(&mut scored, links);
     }
     scored.sort_by(|a, b| b.scoring.adjusted.total_cmp(&a.scoring.adjusted));
@@ -651,6 +673,8 @@ struct CandidateFacts<'a> {
         Option<tantivy::columnar::StrColumn>,
         Option<tantivy::columnar::StrColumn>,
     )>,
+    /// Per segment: the `chunk_id` column (when feedback is to be read).
+    chunk_ids: Vec<Option<tantivy::columnar::StrColumn>>,
     /// The query's identifiers, lower case, as `defines` terms.
     defines: Option<Box<dyn tantivy::query::Weight>>,
 }
@@ -660,8 +684,19 @@ impl<'a> CandidateFacts<'a> {
         searcher: &'a tantivy::Searcher,
         index: &GatewayIndex,
         identifiers: &[String],
+        with_chunk_ids: bool,
     ) -> Result<CandidateFacts<'a>, ErrorReport> {
         let f = &index.fields;
+        let chunk_ids = if with_chunk_ids {
+            searcher
+                .segment_readers()
+                .iter()
+                .map(|reader| reader.fast_fields().str("chunk_id"))
+                .collect::<tantivy::Result<Vec<_>>>()
+                .map_err(search_failed)?
+        } else {
+            Vec::new()
+        };
         let columns = searcher
             .segment_readers()
             .iter()
@@ -694,32 +729,33 @@ impl<'a> CandidateFacts<'a> {
         Ok(CandidateFacts {
             searcher,
             columns,
+            chunk_ids,
             defines,
         })
     }
 
+    /// The candidate's chunk id (empty unless asked for at creation).
+    fn chunk_id(&self, address: DocAddress) -> Result<String, ErrorReport> {
+        let column = self
+            .chunk_ids
+            .get(address.segment_ord as usize)
+            .and_then(Option::as_ref);
+        read_str(column, address)
+    }
+
     /// The candidate's root, path and type.
     fn of(&self, address: DocAddress) -> Result<(String, String, ArtifactType), ErrorReport> {
-        let read = |column: Option<&tantivy::columnar::StrColumn>| -> Result<String, ErrorReport> {
-            let mut out = String::new();
-            if let Some(column) = column
-                && let Some(ord) = column.term_ords(address.doc_id).next()
-            {
-                column.ord_to_str(ord, &mut out).map_err(search_failed)?;
-            }
-            Ok(out)
-        };
         let (file, kind) = self
             .columns
             .get(address.segment_ord as usize)
             .map(|(file, kind)| (file.as_ref(), kind.as_ref()))
             .unwrap_or((None, None));
-        let file = read(file)?;
+        let file = read_str(file, address)?;
         let (root, path) = file
             .split_once('\u{1f}')
             .map(|(r, p)| (r.to_string(), p.to_string()))
             .unwrap_or_default();
-        let kind = ArtifactType::parse(&read(kind)?).unwrap_or(ArtifactType::Other);
+        let kind = ArtifactType::parse(&read_str(kind, address)?).unwrap_or(ArtifactType::Other);
         Ok((root, path, kind))
     }
 
@@ -755,6 +791,20 @@ impl<'a> CandidateFacts<'a> {
         }
         Ok(found)
     }
+}
+
+/// A document's value in a string fast field (empty when it has none).
+fn read_str(
+    column: Option<&tantivy::columnar::StrColumn>,
+    address: DocAddress,
+) -> Result<String, ErrorReport> {
+    let mut out = String::new();
+    if let Some(column) = column
+        && let Some(ord) = column.term_ords(address.doc_id).next()
+    {
+        column.ord_to_str(ord, &mut out).map_err(search_failed)?;
+    }
+    Ok(out)
 }
 
 fn search_failed(e: impl std::fmt::Display) -> ErrorReport {

@@ -45,6 +45,9 @@ pub fn register_gateway_tools(registry: &mut ToolRegistry, gateway: Arc<Gateway>
         .register(KmLifecycleReport {
             gateway: Arc::clone(&gateway),
         })
+        .register(KmFeedbackSubmit {
+            gateway: Arc::clone(&gateway),
+        })
         .register(KmUpload {
             gateway: Arc::clone(&gateway),
         })
@@ -508,6 +511,75 @@ impl Tool for KmLifecycleReport {
     ) -> Result<LifecycleReport, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
         blocking(move || gateway.lifecycle(input.stale_after_days)).await
+    }
+}
+
+/// `km-feedback-submit`.
+pub struct KmFeedbackSubmit {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-feedback-submit` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmFeedbackSubmitInput {
+    /// metadata.request_id of the km-search answer.
+    pub request_id: String,
+    /// chunk.chunk_id of one of its results.
+    pub chunk_id: String,
+    /// 1 (useful), -1 (not useful) or 0 (withdraw your earlier vote).
+    pub vote: i8,
+    /// Why (at most 2,000 characters).
+    #[serde(default)]
+    pub note: Option<String>,
+    /// What you were doing (any JSON object), kept with the vote.
+    #[serde(default)]
+    pub context: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// `km-feedback-submit`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FeedbackAnswer {
+    /// `recorded`.
+    pub status: String,
+    /// The feedback as stored (with its id and timestamp).
+    pub feedback: lore_store::Feedback,
+}
+
+impl Tool for KmFeedbackSubmit {
+    type Input = KmFeedbackSubmitInput;
+    type Output = FeedbackAnswer;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-feedback-submit",
+        title: "Feedback Submit",
+        description: "Say whether a km-search result was useful: later searches with the same or similar words rank it higher (1) or lower (-1); 0 withdraws your vote. Each voter counts once per result, and votes fade over a month. Example: {\"request_id\":\"req-20260101T000000Z-1\",\"chunk_id\":\"src/app.py::App.run\",\"vote\":1,\"note\":\"the bug was here\"}",
+        read_only: false,
+        scope: Scope::Writer,
+        destructive: false,
+        idempotent: Some(false),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmFeedbackSubmitInput,
+        ctx: ToolContext,
+    ) -> Result<FeedbackAnswer, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        let feedback = lore_store::NewFeedback {
+            request_id: input.request_id,
+            chunk_id: input.chunk_id,
+            vote: input.vote,
+            note: input.note,
+            context: input.context,
+            voter: ctx.voter(),
+        };
+        let stored = blocking(move || gateway.submit_feedback(feedback)).await?;
+        Ok(FeedbackAnswer {
+            status: "recorded".to_string(),
+            feedback: stored,
+        })
     }
 }
 

@@ -188,4 +188,17 @@ pub trait KnowledgeStore: Send + Sync {
     /// transaction the copy holds everything up to. `target` must not
     /// exist; a failed backup leaves nothing there.
     fn backup_to(&self, target: &std::path::Path) -> Result<TxId, StoreError>;
+
+    /// Records a search the gateway answered (the newest 10,000 are
+    /// kept). Not knowledge: no transaction, no history.
+    fn record_search(&self, record: &SearchRecord) -> Result<(), StoreError>;
+
+    /// Stores feedback on a result of a recorded search: `NotFound` when
+    /// the search is unknown (or no longer kept) or the chunk was not
+    /// among its results, `Invalid` for a vote outside -1..1.
+    fn submit_feedback(&self, feedback: NewFeedback) -> Result<Feedback, StoreError>;
+
+    /// The feedback stored after id `after`, oldest first (at most
+    /// `limit`).
+    fn feedback_since(&self, after: i64, limit: usize) -> Result<Vec<Feedback>, StoreError>;
 }

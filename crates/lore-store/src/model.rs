@@ -529,3 +529,61 @@ pub struct StoreHealth {
     /// damaged (a committed transaction is whole or absent).
     pub transactions_without_rows: i64,
 }
+
+/// A search the knowledge gateway answered, kept so feedback can name it
+/// (the newest 10,000).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchRecord {
+    /// The id the search answered with (`metadata.request_id`).
+    pub request_id: String,
+    /// The query as asked.
+    pub query: String,
+    /// The chunks it returned, best first.
+    pub chunk_ids: Vec<String>,
+    /// When (RFC 3339).
+    pub created_at: String,
+}
+
+/// Feedback on one result of a recorded search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewFeedback {
+    /// The search (`metadata.request_id`).
+    pub request_id: String,
+    /// One of its results.
+    pub chunk_id: String,
+    /// -1 (not useful), 0 (withdraws the voter's earlier vote) or 1
+    /// (useful).
+    pub vote: i8,
+    /// Why, in the voter's words.
+    pub note: Option<String>,
+    /// What the voter was doing (any JSON object).
+    pub context: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Who votes (an MCP client, a token's name, `cli`).
+    pub voter: String,
+}
+
+/// Feedback as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Feedback {
+    /// Its id (increasing).
+    pub id: i64,
+    /// The search.
+    pub request_id: String,
+    /// The search's query (kept with the feedback, so it outlives the
+    /// search's record).
+    pub query: String,
+    /// The result voted on.
+    pub chunk_id: String,
+    /// -1, 0 or 1.
+    pub vote: i8,
+    /// The voter's note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The voter's context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Who voted.
+    pub voter: String,
+    /// When (RFC 3339).
+    pub created_at: String,
+}

@@ -457,3 +457,65 @@ fn coverage_and_lifecycle_are_read_from_the_terminal() {
     assert!(!zero.status.success());
     assert!(stderr(&zero).contains("at least 1"), "{}", stderr(&zero));
 }
+
+#[test]
+fn a_search_result_is_voted_on_from_the_terminal() {
+    let repo = repository();
+    let root = repo.path();
+    assert!(
+        lore()
+            .arg("init")
+            .arg(root)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let ingest = lore()
+        .current_dir(root)
+        .args(["gateway", "ingest", "."])
+        .output()
+        .unwrap();
+    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    let text = lore_in(root, &["gateway", "search", "basket checkout"]);
+    assert!(
+        stderr(&text).contains("lore gateway feedback req-"),
+        "{}",
+        stderr(&text)
+    );
+    let found = lore_in(root, &["gateway", "search", "basket checkout", "--json"]);
+    let found: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    let request = found["metadata"]["request_id"].as_str().unwrap();
+    let chunk = found["results"][0]["chunk"]["chunk_id"].as_str().unwrap();
+    let down = lore_in(
+        root,
+        &[
+            "gateway", "feedback", request, chunk, "--vote", "-1", "--note", "not it",
+        ],
+    );
+    assert!(down.status.success(), "{}", stderr(&down));
+    assert!(
+        stdout(&down).contains("recorded vote -1"),
+        "{}",
+        stdout(&down)
+    );
+    let again = lore_in(root, &["gateway", "search", "basket checkout", "--json"]);
+    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    let voted = again["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["chunk"]["chunk_id"] == chunk)
+        .expect("still found");
+    assert!(voted["scoring"]["signals"]["feedback"].as_f64().unwrap() < 1.0);
+    let unknown = lore_in(
+        root,
+        &["gateway", "feedback", "req-x", chunk, "--vote", "1"],
+    );
+    assert!(!unknown.status.success());
+    assert!(
+        stderr(&unknown).contains("no recorded search"),
+        "{}",
+        stderr(&unknown)
+    );
+}

@@ -159,6 +159,7 @@ async fn the_gateway_is_listed_only_where_it_can_work() {
         names,
         vec![
             "km-coverage-summary",
+            "km-feedback-submit",
             "km-graph-node",
             "km-graph-search",
             "km-graph-subsystem",
@@ -434,5 +435,81 @@ async fn an_agent_reads_coverage_and_the_lifecycle_report() {
         .await
         .unwrap();
     assert_eq!(error_of(&refused)["code"], "invalid_arguments");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_agent_votes_on_a_result_and_the_next_search_ranks_by_it() {
+    let dir = code_project();
+    let client = stdio_client(dir.path()).await;
+    ok(&client, "km-ingest-trigger", json!({})).await;
+    let query = "invoice tax total";
+    let found = ok(&client, "km-search", json!({"query": query})).await;
+    let request_id = found["metadata"]["request_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let results = found["results"].as_array().unwrap();
+    assert!(results.len() >= 2, "{found}");
+    let last = results.last().unwrap()["chunk"]["chunk_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let answer = ok(
+        &client,
+        "km-feedback-submit",
+        json!({"request_id": request_id, "chunk_id": last, "vote": 1, "note": "this one", "context": {"task": "tax bug"}}),
+    )
+    .await;
+    assert_eq!(answer["status"], "recorded");
+    assert_eq!(answer["feedback"]["vote"], 1);
+    assert!(
+        answer["feedback"]["voter"]
+            .as_str()
+            .unwrap()
+            .starts_with("mcp")
+    );
+    assert!(answer["feedback"]["created_at"].as_str().is_some());
+
+    let again = ok(&client, "km-search", json!({"query": query})).await;
+    let voted = again["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["chunk"]["chunk_id"] == last.as_str())
+        .expect("the voted result");
+    assert!(
+        voted["scoring"]["signals"]["feedback"].as_f64().unwrap() > 1.0,
+        "{voted}"
+    );
+
+    for (arguments, code) in [
+        (
+            json!({"request_id": "req-unknown", "chunk_id": last, "vote": 1}),
+            "not_found",
+        ),
+        (
+            json!({"request_id": request_id, "chunk_id": "nowhere.py::x", "vote": 1}),
+            "not_found",
+        ),
+        (
+            json!({"request_id": request_id, "chunk_id": last, "vote": 2}),
+            "invalid_arguments",
+        ),
+        (
+            json!({"request_id": request_id, "chunk_id": last, "vote": "up"}),
+            "invalid_arguments",
+        ),
+        (
+            json!({"request_id": request_id, "chunk_id": last}),
+            "invalid_arguments",
+        ),
+    ] {
+        let refused = call(&client, "km-feedback-submit", arguments.clone())
+            .await
+            .unwrap();
+        assert_eq!(error_of(&refused)["code"], code, "{arguments}");
+    }
     client.cancel().await.unwrap();
 }

@@ -568,6 +568,7 @@ async fn gateway_reports_and_controls_follow_the_scopes() {
     }
     for admin in [
         "km-lifecycle-report",
+        "km-feedback-submit",
         "km-ingest-trigger",
         "km-upload",
         "km-storetext",
@@ -630,5 +631,32 @@ async fn gateway_reports_and_controls_follow_the_scopes() {
         report.body["result"]["structuredContent"]["missing_tests"][0]["subsystem"], "src",
         "{}",
         report.body
+    );
+
+    // Feedback is counted per token: the voter is the token's name.
+    let found = post(
+        &http,
+        base,
+        Some(ADMIN),
+        Some(&session),
+        call("km-search", json!({"query": "run"})),
+    )
+    .await;
+    let found = &found.body["result"]["structuredContent"];
+    let vote = post(
+        &http,
+        base,
+        Some(ADMIN),
+        Some(&session),
+        call(
+            "km-feedback-submit",
+            json!({"request_id": found["metadata"]["request_id"], "chunk_id": found["results"][0]["chunk"]["chunk_id"], "vote": 1}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        vote.body["result"]["structuredContent"]["feedback"]["voter"], "token:ops",
+        "{}",
+        vote.body
     );
 }

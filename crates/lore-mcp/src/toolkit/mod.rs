@@ -101,6 +101,8 @@ pub trait Tool: Send + Sync + 'static {
 pub struct ToolContext {
     progress_token: Option<ProgressToken>,
     peer: Peer<RoleServer>,
+    /// The name of the token the call came with (HTTP with tokens).
+    token: Option<std::sync::Arc<str>>,
 }
 
 impl ToolContext {
@@ -108,6 +110,18 @@ impl ToolContext {
         ToolContext {
             progress_token: ctx.meta.get_progress_token(),
             peer: ctx.peer.clone(),
+            token: crate::transport::caller_of(&ctx.extensions)
+                .map(|(caller, _)| std::sync::Arc::clone(&caller.name)),
+        }
+    }
+
+    /// Who is calling, as one voter: the token's name when the call came
+    /// with one (`token:<name>`: two people with the same client are two
+    /// voters), else [`ToolContext::actor`].
+    pub fn voter(&self) -> String {
+        match &self.token {
+            Some(name) if &**name != "local" => format!("token:{name}"),
+            _ => self.actor(),
         }
     }
 

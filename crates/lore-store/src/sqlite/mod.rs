@@ -11,6 +11,7 @@
 //!   [`Durability::Full`] to fsync every commit.)
 //! - Readers use their own connections and never block the writer.
 
+mod feedback;
 mod read;
 mod schema;
 mod vectors;
@@ -340,6 +341,18 @@ impl KnowledgeStore for SqliteStore {
 
     fn cache_vectors(&self, model: &str, vectors: &[(String, Vec<f32>)]) -> Result<(), StoreError> {
         vectors::cache(self, model, vectors)
+    }
+
+    fn record_search(&self, record: &SearchRecord) -> Result<(), StoreError> {
+        feedback::record(self, record)
+    }
+
+    fn submit_feedback(&self, new: NewFeedback) -> Result<Feedback, StoreError> {
+        feedback::submit(self, new)
+    }
+
+    fn feedback_since(&self, after: i64, limit: usize) -> Result<Vec<Feedback>, StoreError> {
+        feedback::since(self, after, limit)
     }
 
     fn backup_to(&self, target: &Path) -> Result<TxId, StoreError> {

@@ -96,6 +96,29 @@ CREATE TABLE embeddings (
     r#"
 CREATE INDEX entry_versions_kind ON entry_versions(kind, from_tx);
 "#,
+    // 4: the gateway's searches (so feedback can name one) and the
+    // feedback on their results. Signals for ranking, not knowledge: no
+    // transactions, no history.
+    r#"
+CREATE TABLE gateway_searches (
+    seq        INTEGER PRIMARY KEY,
+    request_id TEXT    NOT NULL UNIQUE,
+    query      TEXT    NOT NULL,
+    chunk_ids  TEXT    NOT NULL,
+    created_at TEXT    NOT NULL
+);
+CREATE TABLE gateway_feedback (
+    id         INTEGER PRIMARY KEY,
+    request_id TEXT    NOT NULL,
+    query      TEXT    NOT NULL,
+    chunk_id   TEXT    NOT NULL,
+    vote       INTEGER NOT NULL CHECK (vote BETWEEN -1 AND 1),
+    note       TEXT,
+    context    TEXT,
+    voter      TEXT    NOT NULL,
+    created_at TEXT    NOT NULL
+);
+"#,
 ];
 
 /// The schema version this build writes.

@@ -1040,6 +1040,69 @@ pub fn relate_many_adds_and_removes_in_one_transaction_and_is_idempotent(
     assert_eq!(store.head().unwrap(), head);
 }
 
+/// Part of the contract.
+pub fn feedback_names_a_recorded_search_and_one_of_its_results_outside_history(
+    store: &dyn KnowledgeStore,
+) {
+    use lore_store::{NewFeedback, SearchRecord};
+    let head = store.head().unwrap();
+    store
+        .record_search(&SearchRecord {
+            request_id: "req-1".into(),
+            query: "parse settings".into(),
+            chunk_ids: vec!["a.py::parse".into(), "b.py::read".into()],
+            created_at: "2026-01-01T00:00:00Z".into(),
+        })
+        .unwrap();
+    let vote = |request: &str, chunk: &str, vote: i8| NewFeedback {
+        request_id: request.into(),
+        chunk_id: chunk.into(),
+        vote,
+        note: Some("useful".into()),
+        context: serde_json::json!({"task": "demo"}).as_object().cloned(),
+        voter: "alice".into(),
+    };
+    let stored = store
+        .submit_feedback(vote("req-1", "b.py::read", 1))
+        .unwrap();
+    assert_eq!(stored.query, "parse settings");
+    assert_eq!(stored.vote, 1);
+    assert_eq!(
+        code(
+            store
+                .submit_feedback(vote("req-2", "b.py::read", 1))
+                .unwrap_err()
+        ),
+        "not_found"
+    );
+    assert_eq!(
+        code(
+            store
+                .submit_feedback(vote("req-1", "c.py::x", 1))
+                .unwrap_err()
+        ),
+        "not_found"
+    );
+    assert_eq!(
+        code(
+            store
+                .submit_feedback(vote("req-1", "a.py::parse", 2))
+                .unwrap_err()
+        ),
+        "invalid_request"
+    );
+    let second = store
+        .submit_feedback(vote("req-1", "a.py::parse", -1))
+        .unwrap();
+    assert!(second.id > stored.id);
+    let all = store.feedback_since(0, 10).unwrap();
+    assert_eq!(all, vec![stored.clone(), second.clone()]);
+    assert_eq!(store.feedback_since(stored.id, 10).unwrap(), vec![second]);
+    assert_eq!(store.feedback_since(0, 1).unwrap(), vec![stored]);
+    // Signals, not knowledge: no transaction was written.
+    assert_eq!(store.head().unwrap(), head);
+}
+
 #[macro_export]
 macro_rules! contract_suite {
     ($open:expr) => {
@@ -1065,6 +1128,7 @@ macro_rules! contract_suite {
             put_many_is_one_transaction_checked_whole_and_undone_whole,
             mirrored_kinds_hold_files_larger_than_a_note,
             relate_many_adds_and_removes_in_one_transaction_and_is_idempotent,
+            feedback_names_a_recorded_search_and_one_of_its_results_outside_history,
         );
     };
     (@cases $open:expr; $($case:ident,)*) => {

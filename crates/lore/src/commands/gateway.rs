@@ -73,6 +73,24 @@ pub enum GatewayCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Say whether a search result helped: later searches with alike
+    /// words rank it higher (1) or lower (-1); 0 withdraws your vote
+    /// (what km-feedback-submit does).
+    Feedback {
+        /// The search's request id (printed after its results).
+        request_id: String,
+        /// One of its results' chunk id (`lore gateway search --json`).
+        chunk_id: String,
+        /// 1, -1 or 0.
+        #[arg(long, allow_hyphen_values = true)]
+        vote: i8,
+        /// Why.
+        #[arg(long)]
+        note: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// What the index holds, what was skipped or removed, what the
     /// catalog expects and is missing (what km-coverage-summary answers).
     Coverage {
@@ -311,6 +329,44 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
             }
             if found.results.is_empty() {
                 eprintln!("nothing matched `{}`", request.query);
+            } else {
+                eprintln!(
+                    "request {}: say what helped with `lore gateway feedback {} {} --vote 1` (chunk ids: --json)",
+                    found.metadata.request_id,
+                    found.metadata.request_id,
+                    found.results[0].chunk.chunk_id
+                );
+            }
+            Ok(())
+        }
+        GatewayCommand::Feedback {
+            request_id,
+            chunk_id,
+            vote,
+            note,
+            json,
+        } => {
+            let voter = std::env::var("USER")
+                .ok()
+                .filter(|u| !u.trim().is_empty())
+                .map_or_else(|| "cli".to_string(), |u| format!("cli:{u}"));
+            let stored = gateway_of(&project)
+                .submit_feedback(lore_store::NewFeedback {
+                    request_id,
+                    chunk_id,
+                    vote,
+                    note,
+                    context: None,
+                    voter,
+                })
+                .map_err(|e| super::coded(&e))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&stored)?);
+            } else {
+                println!(
+                    "recorded vote {} on {} (search {}) at {}",
+                    stored.vote, stored.chunk_id, stored.request_id, stored.created_at
+                );
             }
             Ok(())
         }
