@@ -125,6 +125,10 @@ pub struct GatewayIndex {
     pub(crate) fields: Fields,
     /// True when the index was (re)created empty on opening.
     pub rebuilt: bool,
+    /// This index's identity, made when it was created (`INSTANCE`): a
+    /// ledger written for another index (one a search rebuilt, or that
+    /// was deleted) is not trusted.
+    pub instance: String,
 }
 
 fn internal(e: impl std::fmt::Display) -> ErrorReport {
@@ -169,6 +173,19 @@ impl GatewayIndex {
         if fresh {
             lore_core::project::write_atomically(&marker, FORMAT).map_err(internal)?;
         }
+        let instance_file = dir.join("INSTANCE");
+        let instance = match std::fs::read_to_string(&instance_file) {
+            Ok(id) if !fresh && !id.trim().is_empty() => id.trim().to_string(),
+            _ => {
+                let id = format!(
+                    "{}-{}",
+                    lore_core::time::UtcMillis::now().to_compact(),
+                    std::process::id()
+                );
+                lore_core::project::write_atomically(&instance_file, &id).map_err(internal)?;
+                id
+            }
+        };
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -179,6 +196,7 @@ impl GatewayIndex {
             reader,
             fields,
             rebuilt: fresh,
+            instance,
         })
     }
 

@@ -184,6 +184,10 @@ pub struct Ledger {
     /// The subsystem catalog the files were classified with: a new one
     /// re-classifies every file.
     catalog: String,
+    /// The index the files were written to ([`GatewayIndex::instance`]):
+    /// another index holds none of them.
+    #[serde(default)]
+    index: String,
     /// The ingested files, by root-relative path.
     pub files: BTreeMap<String, LedgerEntry>,
     /// Files removed from the index, by root-relative path (until they
@@ -341,14 +345,18 @@ fn run_roots(
         let catalog = Catalog::load(project_root, &root.path)?;
         let catalog_stamp = catalog_stamp(project_root, &root.path);
         let ledger_path = state.join("ledger").join(format!("{}.json", root.name));
-        let mut ledger: Ledger = if index.rebuilt {
-            Ledger::default()
-        } else {
-            std::fs::read(&ledger_path)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok())
-                .unwrap_or_default()
-        };
+        let mut ledger: Ledger = std::fs::read(&ledger_path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        if index.rebuilt || ledger.index != index.instance {
+            // The index does not hold what the ledger lists (it was
+            // rebuilt, by this run or by a search that found it outdated):
+            // every file is read again. Removed files stay known.
+            ledger.files.clear();
+            ledger.catalog.clear();
+            ledger.index = index.instance.clone();
+        }
         if ledger.catalog != catalog_stamp {
             // Subsystems may have moved: every file is classified again.
             ledger.files.clear();

@@ -13,6 +13,7 @@
 //! Everything lives under `.lore/gateway/` (index, ledgers, run records):
 //! derived from the files, rebuilt when lost. Nothing here knows MCP.
 
+pub mod backup;
 pub mod chunk;
 pub mod classify;
 pub mod explore;
@@ -47,6 +48,8 @@ pub use upload::{StoreTextRequest, StoredFile, UploadRequest};
 pub struct Gateway {
     project_root: PathBuf,
     state: PathBuf,
+    /// The project's store file (what a backup restores).
+    store_path: PathBuf,
     config: GatewayConfig,
     roots: Vec<Root>,
     index: Mutex<Option<Arc<index::GatewayIndex>>>,
@@ -119,6 +122,7 @@ impl Gateway {
         Gateway {
             project_root: project.root.clone(),
             state: ingest::state_dir(&project.state_dir()),
+            store_path: project.store_path(),
             config: project.config.gateway.clone(),
             roots: ingest::resolve_roots(&project.root, &project.config.gateway),
             index: Mutex::new(None),
@@ -392,6 +396,57 @@ impl Gateway {
             }
             report
         })
+    }
+
+    fn backup_place(&self) -> backup::BackupPlace<'_> {
+        backup::BackupPlace {
+            project_root: &self.project_root,
+            state_dir: self.state.parent().unwrap_or(&self.state),
+            gateway_state: &self.state,
+            store_path: &self.store_path,
+            roots: self.roots.iter().map(|r| r.path.clone()).collect(),
+            dir: self.config.backups.dir.as_deref(),
+            keep: self.config.backups.keep,
+        }
+    }
+
+    /// `km-backup-trigger`, `lore backup create`: a consistent archive of
+    /// the store and the gateway's state while writes go on (an ingest
+    /// running is waited for). Blocking.
+    pub fn backup(&self, destination: Option<&str>) -> Result<backup::BackupWritten, ErrorReport> {
+        let store = match &self.store {
+            Some(handle) if handle.exists() => Some(handle.open()?),
+            _ => None,
+        };
+        let index_dir = self.state.join("index");
+        let lock = || -> Result<Option<Box<dyn std::any::Any>>, ErrorReport> {
+            if !index_dir.join("meta.json").exists() {
+                return Ok(None);
+            }
+            let index = self.open_index()?;
+            let writer = index.writer()?;
+            Ok(Some(Box::new(writer)))
+        };
+        backup::create(&self.backup_place(), store.as_deref(), &lock, destination)
+    }
+
+    /// `lore backup list`: this project's archives, newest first.
+    pub fn backups(&self, folder: Option<&str>) -> Result<Vec<backup::BackupListed>, ErrorReport> {
+        backup::list(&self.backup_place(), folder)
+    }
+
+    /// `lore backup restore`: checks the whole archive, then replaces the
+    /// store and the gateway's state (a project with data only with
+    /// `force`, keeping it under `.lore/replaced/`). Stop servers using
+    /// the project first. Blocking.
+    pub fn restore(
+        &self,
+        archive: &std::path::Path,
+        force: bool,
+    ) -> Result<backup::Restored, ErrorReport> {
+        // This process lets go of the index it may hold.
+        *self.index.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        backup::restore(&self.backup_place(), archive, force)
     }
 
     /// `km-coverage-summary`: what the index holds, what was left out or

@@ -507,3 +507,21 @@ fn a_definition_in_a_language_without_a_grammar_ranks_above_its_callers() {
     // The results carry their stored text, read after ranking.
     assert!(first.chunk.text.contains("def total_with_tax"));
 }
+
+#[test]
+fn an_index_a_search_rebuilt_is_filled_again_by_the_next_ingest() {
+    // An index of an older format is rebuilt empty by whoever opens it
+    // first — here a search. The ledger then lists files the index does
+    // not hold: the next ingest must read them all again.
+    let repo = Repo::new(&[("billing/invoice.py", INVOICE_PY)]);
+    repo.ingest(IngestRequest::default());
+    std::fs::write(repo.state().join("index/FORMAT"), "lore-gateway-0").unwrap();
+    let empty = search_full(&repo, "invoice total", SearchFilters::default());
+    assert!(empty.results.is_empty());
+    assert!(empty.metadata.warnings.iter().any(|w| w.contains("ingest")));
+    let run = repo.ingest(IngestRequest::default());
+    assert_eq!(run.files_changed, 1, "{run:?}");
+    assert!(run.chunk_count > 0);
+    let found = search_full(&repo, "invoice total", SearchFilters::default());
+    assert_eq!(found.results[0].chunk.artifact_path, "billing/invoice.py");
+}

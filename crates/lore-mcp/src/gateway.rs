@@ -48,6 +48,9 @@ pub fn register_gateway_tools(registry: &mut ToolRegistry, gateway: Arc<Gateway>
         .register(KmFeedbackSubmit {
             gateway: Arc::clone(&gateway),
         })
+        .register(KmBackupTrigger {
+            gateway: Arc::clone(&gateway),
+        })
         .register(KmUpload {
             gateway: Arc::clone(&gateway),
         })
@@ -580,6 +583,45 @@ impl Tool for KmFeedbackSubmit {
             status: "recorded".to_string(),
             feedback: stored,
         })
+    }
+}
+
+/// `km-backup-trigger`.
+pub struct KmBackupTrigger {
+    gateway: Arc<Gateway>,
+}
+
+/// `km-backup-trigger` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmBackupTriggerInput {
+    /// The folder to write to (default gateway.backups.dir, else the user's data folder); never inside a gateway root or .lore/.
+    #[serde(default)]
+    pub destination: Option<String>,
+}
+
+impl Tool for KmBackupTrigger {
+    type Input = KmBackupTriggerInput;
+    type Output = lore_gateway::backup::BackupWritten;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-backup-trigger",
+        title: "Backup Trigger",
+        description: "Archive the knowledge store and the gateway's index now, consistently, while other writes go on (a running ingest is waited for): a zip with a SHA-256 manifest, outside every root and .lore/; the oldest beyond gateway.backups.keep are removed. `lore backup restore ARCHIVE` restores one. Example: {}",
+        read_only: false,
+        scope: Scope::Admin,
+        destructive: false,
+        idempotent: Some(false),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmBackupTriggerInput,
+        _ctx: ToolContext,
+    ) -> Result<lore_gateway::backup::BackupWritten, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        blocking(move || gateway.backup(input.destination.as_deref())).await
     }
 }
 

@@ -120,7 +120,7 @@ impl Telemetry {
         );
         registry.register(
             "lore_mcp_failures",
-            "Failed tool calls by tool and stable error code",
+            "Failed tool calls by tool and stable error code (label `error`)",
             failures.clone(),
         );
         registry.register(
@@ -170,7 +170,7 @@ impl Telemetry {
             .observe(call.duration.as_secs_f64());
         if let Some(code) = call.code {
             self.failures
-                .get_or_create(&[("tool", call.tool), ("code", code)])
+                .get_or_create(&[("tool", call.tool), ("error", code)])
                 .inc();
         }
         if logs_calls() {
@@ -279,7 +279,7 @@ mod tests {
         );
         assert!(
             text.contains(
-                r#"lore_mcp_failures_total{tool="sql_execution",code="read_only_violation"} 1"#
+                r#"lore_mcp_failures_total{tool="sql_execution",error="read_only_violation"} 1"#
             ),
             "{text}"
         );

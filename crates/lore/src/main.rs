@@ -56,6 +56,9 @@ enum Command {
     /// The knowledge gateway over code and docs: ingest roots, search chunks.
     #[command(subcommand)]
     Gateway(commands::gateway::GatewayCommand),
+    /// Back up and restore the knowledge store and the gateway's index.
+    #[command(subcommand)]
+    Backup(commands::backup::BackupCommand),
     /// Serve the MCP tools (stdio or Streamable HTTP).
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
         Command::Memory(command) => commands::memory::run(command, cli.project_dir.as_deref()),
         Command::Wiki(command) => commands::wiki::run(command, cli.project_dir.as_deref()),
         Command::Gateway(command) => commands::gateway::run(command, cli.project_dir.as_deref()),
+        Command::Backup(command) => commands::backup::run(command, cli.project_dir.as_deref()),
         Command::Mcp(command) => commands::mcp::run(command, cli.project_dir.as_deref()),
         Command::Setup(command) => commands::setup::run(command, cli.project_dir.as_deref()),
         Command::Status(args) => commands::status::run(args, cli.project_dir.as_deref()),

@@ -519,3 +519,61 @@ fn a_search_result_is_voted_on_from_the_terminal() {
         stderr(&unknown)
     );
 }
+
+#[test]
+fn a_backup_is_created_listed_and_restored_from_the_terminal() {
+    let repo = repository();
+    let root = repo.path();
+    let backups = tempfile::tempdir().unwrap();
+    let dest = backups.path().to_str().unwrap();
+    assert!(
+        lore()
+            .arg("init")
+            .arg(root)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let ingest = lore()
+        .current_dir(root)
+        .args(["gateway", "ingest", "."])
+        .output()
+        .unwrap();
+    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    let created = lore_in(root, &["backup", "create", "--dest", dest, "--json"]);
+    assert!(created.status.success(), "{}", stderr(&created));
+    let created: serde_json::Value = serde_json::from_slice(&created.stdout).unwrap();
+    let archive = created["archive"].as_str().unwrap().to_string();
+    let listed = lore_in(root, &["backup", "list", "--dest", dest]);
+    assert!(stdout(&listed).contains(&archive), "{}", stdout(&listed));
+
+    // Restoring over the project's own data needs --force.
+    let refused = lore_in(root, &["backup", "restore", &archive]);
+    assert!(!refused.status.success());
+    assert!(stderr(&refused).contains("--force"), "{}", stderr(&refused));
+    let restored = lore_in(root, &["backup", "restore", &archive, "--force"]);
+    assert!(restored.status.success(), "{}", stderr(&restored));
+    assert!(
+        stdout(&restored).contains("kept in"),
+        "{}",
+        stdout(&restored)
+    );
+    let found = lore_in(root, &["gateway", "search", "basket checkout", "--json"]);
+    let found: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(
+        found["results"][0]["chunk"]["artifact_path"],
+        "shop/basket.py"
+    );
+
+    // A truncated copy is refused as damaged.
+    let bytes = std::fs::read(&archive).unwrap();
+    let broken = backups.path().join("broken.zip");
+    std::fs::write(&broken, &bytes[..bytes.len() - 200]).unwrap();
+    let damaged = lore_in(
+        root,
+        &["backup", "restore", broken.to_str().unwrap(), "--force"],
+    );
+    assert!(!damaged.status.success());
+    assert!(stderr(&damaged).contains("damaged"), "{}", stderr(&damaged));
+}

@@ -158,6 +158,7 @@ async fn the_gateway_is_listed_only_where_it_can_work() {
     assert_eq!(
         names,
         vec![
+            "km-backup-trigger",
             "km-coverage-summary",
             "km-feedback-submit",
             "km-graph-node",
@@ -511,5 +512,47 @@ async fn an_agent_votes_on_a_result_and_the_next_search_ranks_by_it() {
             .unwrap();
         assert_eq!(error_of(&refused)["code"], code, "{arguments}");
     }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_agent_takes_a_backup_outside_the_project() {
+    let dir = code_project();
+    let backups = tempfile::tempdir().unwrap();
+    let client = stdio_client(dir.path()).await;
+    ok(&client, "km-ingest-trigger", json!({})).await;
+    let written = ok(
+        &client,
+        "km-backup-trigger",
+        json!({"destination": backups.path().to_str().unwrap()}),
+    )
+    .await;
+    let archive = written["archive"].as_str().unwrap();
+    assert!(
+        std::path::Path::new(archive).starts_with(backups.path()),
+        "{written}"
+    );
+    assert!(std::path::Path::new(archive).is_file());
+    let files: Vec<&str> = written["manifest"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        files.contains(&"store.db") && files.contains(&"gateway/index/meta.json"),
+        "{files:?}"
+    );
+    // Into the repository it archives: refused, nothing written.
+    let inside = dir.path().join("repo/backups");
+    let refused = call(
+        &client,
+        "km-backup-trigger",
+        json!({"destination": inside.to_str().unwrap()}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(error_of(&refused)["code"], "forbidden");
+    assert!(!inside.exists());
     client.cancel().await.unwrap();
 }

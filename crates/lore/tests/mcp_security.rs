@@ -569,6 +569,7 @@ async fn gateway_reports_and_controls_follow_the_scopes() {
     for admin in [
         "km-lifecycle-report",
         "km-feedback-submit",
+        "km-backup-trigger",
         "km-ingest-trigger",
         "km-upload",
         "km-storetext",

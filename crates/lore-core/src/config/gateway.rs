@@ -30,6 +30,39 @@ pub struct GatewayConfig {
     /// What `km-lifecycle-report` calls stale.
     #[serde(default)]
     pub lifecycle: LifecycleConfig,
+    /// Where `lore backup create` and `km-backup-trigger` write, and how
+    /// many archives they keep.
+    #[serde(default)]
+    pub backups: BackupsConfig,
+}
+
+/// `gateway.backups`: backup archives of the store and the gateway's
+/// index.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BackupsConfig {
+    /// The folder archives go to (absolute, or relative to the project);
+    /// never inside a gateway root or `.lore/`. Default: the user's data
+    /// folder, `$XDG_DATA_HOME/lore/backups/<project>-<id>` (or
+    /// `~/.local/share/...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    /// Archives kept (the newest; default 7, at least 1).
+    #[serde(default = "default_backups_keep")]
+    pub keep: u32,
+}
+
+fn default_backups_keep() -> u32 {
+    7
+}
+
+impl Default for BackupsConfig {
+    fn default() -> Self {
+        BackupsConfig {
+            dir: None,
+            keep: default_backups_keep(),
+        }
+    }
 }
 
 /// `gateway.lifecycle`: the lifecycle report's thresholds.
@@ -131,6 +164,7 @@ impl Default for GatewayConfig {
             uploads: UploadsConfig::default(),
             embeddings: false,
             lifecycle: LifecycleConfig::default(),
+            backups: BackupsConfig::default(),
         }
     }
 }

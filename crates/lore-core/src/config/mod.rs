@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, HasErrorCode};
 pub use gateway::{
-    EDITOR_URI_PLACEHOLDERS, GatewayConfig, GatewayRoot, UploadsConfig, is_root_name,
-    render_editor_uri, with_root_added,
+    BackupsConfig, EDITOR_URI_PLACEHOLDERS, GatewayConfig, GatewayRoot, LifecycleConfig,
+    UploadsConfig, is_root_name, render_editor_uri, with_root_added,
 };
 pub use mcp::{McpConfig, RateLimitConfig, Scope, TokenConfig, Toolset};
 pub use scan::{DEFAULT_DICTIONARY_EXCLUDES, DictionaryConfig, ScanConfig, pattern_matches};

@@ -1,6 +1,7 @@
 //! One module per command. Each turns arguments into calls on the library
 //! crates and prints the outcome.
 
+pub mod backup;
 pub mod config;
 pub mod connection;
 pub mod daemon;

@@ -1,0 +1,688 @@
+//! Backups of a project's knowledge: the store and the gateway's state
+//! (index, ledgers, graph ledgers, run log) in one zip archive with a
+//! checksum manifest (`lore backup create | list | restore`,
+//! `km-backup-trigger`).
+//!
+//! Consistent while writes go on: the store is copied by its own online
+//! snapshot ([`KnowledgeStore::backup_to`]: one read transaction, writers
+//! not blocked), and the gateway's files while this backup holds the
+//! index's writer lock, so no ingest is half-way (an ingest starting
+//! meanwhile waits for the lock or reports the conflict; store writes by
+//! other tools go on). Archives go to a folder outside every gateway root
+//! and outside `.lore/` (never into what they archive), are written under
+//! a temporary name and renamed when whole, and the oldest beyond
+//! `gateway.backups.keep` are removed. A restore reads the whole archive
+//! and checks every checksum and the store's integrity before it touches
+//! the project, and refuses to replace data unless forced — then the data
+//! replaced is kept under `.lore/replaced/<time>/`.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use lore_core::time::UtcMillis;
+use lore_core::{ErrorCode, ErrorReport};
+use lore_store::KnowledgeStore;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The archive format this build writes and reads.
+pub const FORMAT: &str = "lore-backup-1";
+/// The manifest's name in an archive.
+const MANIFEST: &str = "manifest.json";
+/// The store's name in an archive.
+const STORE: &str = "store.db";
+/// How long a backup waits for a running ingest to end.
+const LOCK_WAIT: Duration = Duration::from_secs(60);
+
+/// One file of an archive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ArchivedFile {
+    /// Its path in the archive (`store.db`, `gateway/index/meta.json`, …).
+    pub path: String,
+    /// Its size.
+    pub bytes: u64,
+    /// SHA-256 of its bytes, hex.
+    pub sha256: String,
+}
+
+/// What an archive holds (`manifest.json`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Manifest {
+    /// `lore-backup-1`.
+    pub format: String,
+    /// When the backup was taken (RFC 3339).
+    pub created_at: String,
+    /// The Lore version that wrote it.
+    pub lore_version: String,
+    /// The project folder's name.
+    pub project: String,
+    /// The store's newest transaction in the copy (none without a store).
+    pub store_head_tx: Option<i64>,
+    /// The gateway's last successful ingest run in the copy.
+    pub index_run_id: Option<String>,
+    /// Every file, with its checksum.
+    pub files: Vec<ArchivedFile>,
+}
+
+/// A backup written.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct BackupWritten {
+    /// The archive (absolute path).
+    pub archive: String,
+    /// Its size.
+    pub bytes: u64,
+    /// What it holds.
+    pub manifest: Manifest,
+    /// Older archives removed to keep `gateway.backups.keep`.
+    pub removed: Vec<String>,
+}
+
+/// An archive in the backup folder.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct BackupListed {
+    /// The archive (absolute path).
+    pub archive: String,
+    /// Its size.
+    pub bytes: u64,
+    /// Its manifest (none when it cannot be read).
+    pub manifest: Option<Manifest>,
+    /// Why it cannot be read, when it cannot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub damaged: Option<String>,
+}
+
+/// A restore done.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Restored {
+    /// The archive restored.
+    pub archive: String,
+    /// What it held.
+    pub manifest: Manifest,
+    /// Where the project's previous data was kept (with `force`), under
+    /// `.lore/replaced/`.
+    pub previous_saved_to: Option<String>,
+}
+
+/// What backups work on.
+pub struct BackupPlace<'a> {
+    /// The project folder.
+    pub project_root: &'a Path,
+    /// `.lore/`.
+    pub state_dir: &'a Path,
+    /// `.lore/gateway/`.
+    pub gateway_state: &'a Path,
+    /// The store file (`.lore/store.db`).
+    pub store_path: &'a Path,
+    /// The gateway roots' folders.
+    pub roots: Vec<PathBuf>,
+    /// `gateway.backups.dir`.
+    pub dir: Option<&'a str>,
+    /// `gateway.backups.keep`.
+    pub keep: u32,
+}
+
+fn invalid(message: impl Into<String>) -> ErrorReport {
+    ErrorReport::new(ErrorCode::InvalidArguments, message)
+}
+
+fn io_error(what: &str, path: &Path, e: impl std::fmt::Display) -> ErrorReport {
+    ErrorReport::new(
+        ErrorCode::Internal,
+        format!("{what} {}: {e}", path.display()),
+    )
+}
+
+/// A path with `.` and `..` resolved lexically, and links resolved where
+/// the path exists (its nearest existing ancestor).
+fn resolved(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    let mut out = std::fs::canonicalize(&existing).unwrap_or(existing);
+    for name in rest.into_iter().rev() {
+        if name == ".." {
+            out.pop();
+        } else if name != "." {
+            out.push(name);
+        }
+    }
+    out
+}
+
+impl BackupPlace<'_> {
+    /// The backup folder: `destination`, else `gateway.backups.dir`, else
+    /// the user's data folder; refused inside a root or `.lore/`.
+    pub fn folder(&self, destination: Option<&str>) -> Result<PathBuf, ErrorReport> {
+        let chosen = match destination.or(self.dir) {
+            Some(dir) if dir.trim().is_empty() => {
+                return Err(invalid("the backup folder is empty; name a folder"));
+            }
+            Some(dir) => {
+                let dir = Path::new(dir);
+                if dir.is_absolute() {
+                    dir.to_path_buf()
+                } else {
+                    self.project_root.join(dir)
+                }
+            }
+            None => default_folder(self.project_root)?,
+        };
+        let folder = resolved(&chosen);
+        let state = resolved(self.state_dir);
+        if folder.starts_with(&state) {
+            return Err(ErrorReport::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "{} is inside {}: a backup must not be written into what it archives; choose a folder outside the project's .lore/",
+                    folder.display(),
+                    state.display()
+                ),
+            ));
+        }
+        for root in &self.roots {
+            let root = resolved(root);
+            if folder.starts_with(&root) {
+                return Err(ErrorReport::new(
+                    ErrorCode::Forbidden,
+                    format!(
+                        "{} is inside the gateway root {}: ingest would read the archives; choose a folder outside every root (gateway.backups.dir)",
+                        folder.display(),
+                        root.display()
+                    ),
+                ));
+            }
+        }
+        Ok(folder)
+    }
+
+    /// The archives of this project in `folder`, oldest first.
+    fn archives(&self, folder: &Path) -> Vec<PathBuf> {
+        let prefix = archive_prefix(self.project_root);
+        let mut found: Vec<PathBuf> = std::fs::read_dir(folder)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".zip"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        found.sort();
+        found
+    }
+}
+
+/// `$XDG_DATA_HOME/lore/backups/<project>-<id>` (or under
+/// `~/.local/share`).
+fn default_folder(project_root: &Path) -> Result<PathBuf, ErrorReport> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .ok_or_else(|| {
+            ErrorReport::new(
+                ErrorCode::ConfigError,
+                "no home folder to keep backups in: set gateway.backups.dir in lore.yaml or pass a destination",
+            )
+        })?;
+    let absolute = resolved(project_root);
+    let id = &lore_core::hash::content_hash(absolute.to_string_lossy().as_bytes())[..8];
+    Ok(data
+        .join("lore/backups")
+        .join(format!("{}-{id}", project_name(project_root))))
+}
+
+fn project_name(project_root: &Path) -> String {
+    let name = resolved(project_root)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "project".to_string());
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn archive_prefix(project_root: &Path) -> String {
+    format!("lore-backup-{}-", project_name(project_root))
+}
+
+fn sha256_of(path: &Path) -> Result<(u64, String), ErrorReport> {
+    let mut file = std::fs::File::open(path).map_err(|e| io_error("cannot read", path, e))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut bytes = 0u64;
+    loop {
+        let n = file
+            .read(&mut buffer)
+            .map_err(|e| io_error("cannot read", path, e))?;
+        if n == 0 {
+            break;
+        }
+        bytes += n as u64;
+        hasher.update(&buffer[..n]);
+    }
+    Ok((bytes, hex(&hasher.finalize())))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The gateway's files to archive: every file under `.lore/gateway/`
+/// but lock files, as (path in the archive, file).
+fn gateway_files(gateway_state: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let mut stack = vec![gateway_state.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.ends_with(".lock") {
+                    continue;
+                }
+                if let Ok(relative) = path.strip_prefix(gateway_state) {
+                    let relative = relative.to_string_lossy().replace('\\', "/");
+                    out.push((format!("gateway/{relative}"), path));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Takes a backup of `place` into `destination` (or the configured
+/// folder), holding `index_lock` while the gateway's files are read.
+pub fn create(
+    place: &BackupPlace<'_>,
+    store: Option<&dyn KnowledgeStore>,
+    index_lock: &dyn Fn() -> Result<Option<Box<dyn std::any::Any>>, ErrorReport>,
+    destination: Option<&str>,
+) -> Result<BackupWritten, ErrorReport> {
+    if place.keep == 0 {
+        return Err(ErrorReport::new(
+            ErrorCode::ConfigError,
+            "gateway.backups.keep must be at least 1",
+        ));
+    }
+    let folder = place.folder(destination)?;
+    std::fs::create_dir_all(&folder).map_err(|e| io_error("cannot create", &folder, e))?;
+    let now = UtcMillis::now();
+    let name = format!("{}{}", archive_prefix(place.project_root), now.to_compact());
+    let target = folder.join(format!("{name}.zip"));
+    if target.exists() {
+        return Err(ErrorReport::new(
+            ErrorCode::Conflict,
+            format!("{} already exists; try again in a second", target.display()),
+        ));
+    }
+    let scratch = tempfile::Builder::new()
+        .prefix(".lore-backup-")
+        .tempdir_in(&folder)
+        .map_err(|e| io_error("cannot write in", &folder, e))?;
+
+    // The gateway's files, while no ingest runs; the store's snapshot in
+    // the same window, so the graph in the store matches the ledgers.
+    let started = Instant::now();
+    let lock = loop {
+        match index_lock() {
+            Ok(lock) => break lock,
+            Err(e) if e.code == ErrorCode::Conflict && started.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => {
+                return Err(ErrorReport::new(
+                    e.code,
+                    format!(
+                        "{} (the backup waited {} s)",
+                        e.message,
+                        LOCK_WAIT.as_secs()
+                    ),
+                ));
+            }
+        }
+    };
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    let store_head_tx = match store {
+        Some(store) => {
+            let copy = scratch.path().join(STORE);
+            let head = store.backup_to(&copy).map_err(|e| {
+                ErrorReport::new(ErrorCode::UpstreamError, format!("store snapshot: {e}"))
+            })?;
+            files.push((STORE.to_string(), copy));
+            Some(head)
+        }
+        None => None,
+    };
+    let partial = folder.join(format!(".{name}.zip.partial"));
+    let result = (|| -> Result<Manifest, ErrorReport> {
+        // The gateway's files are copied into the scratch folder first
+        // (the lock is held only that long), then zipped.
+        for (archived, source) in gateway_files(place.gateway_state) {
+            let copy = scratch.path().join(&archived);
+            if let Some(parent) = copy.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| io_error("cannot create", parent, e))?;
+            }
+            std::fs::copy(&source, &copy).map_err(|e| io_error("cannot copy", &source, e))?;
+            files.push((archived, copy));
+        }
+        drop(lock);
+        let mut manifest = Manifest {
+            format: FORMAT.to_string(),
+            created_at: now.to_iso(),
+            lore_version: env!("CARGO_PKG_VERSION").to_string(),
+            project: project_name(place.project_root),
+            store_head_tx,
+            index_run_id: crate::ingest::last_run(place.gateway_state, None)
+                .filter(|r| r.success)
+                .map(|r| r.run_id),
+            files: Vec::new(),
+        };
+        for (archived, copy) in &files {
+            let (bytes, sha256) = sha256_of(copy)?;
+            manifest.files.push(ArchivedFile {
+                path: archived.clone(),
+                bytes,
+                sha256,
+            });
+        }
+        write_zip(&partial, &manifest, &files)?;
+        Ok(manifest)
+    })();
+    let manifest = match result {
+        Ok(manifest) => manifest,
+        Err(e) => {
+            let _ = std::fs::remove_file(&partial);
+            return Err(e);
+        }
+    };
+    std::fs::rename(&partial, &target).map_err(|e| io_error("cannot write", &target, e))?;
+    let bytes = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
+
+    // Retention: the newest `keep` archives of this project stay.
+    let mut removed = Vec::new();
+    let archives = place.archives(&folder);
+    let excess = archives.len().saturating_sub(place.keep as usize);
+    for old in archives.into_iter().take(excess) {
+        if old != target && std::fs::remove_file(&old).is_ok() {
+            removed.push(old.to_string_lossy().into_owned());
+        }
+    }
+    Ok(BackupWritten {
+        archive: target.to_string_lossy().into_owned(),
+        bytes,
+        manifest,
+        removed,
+    })
+}
+
+fn write_zip(
+    target: &Path,
+    manifest: &Manifest,
+    files: &[(String, PathBuf)],
+) -> Result<(), ErrorReport> {
+    let file = std::fs::File::create(target).map_err(|e| io_error("cannot write", target, e))?;
+    let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(file));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .large_file(true);
+    let failed = |e: &dyn std::fmt::Display| io_error("cannot write", target, e);
+    zip.start_file(MANIFEST, options).map_err(|e| failed(&e))?;
+    let json = serde_json::to_vec_pretty(manifest).map_err(|e| failed(&e))?;
+    zip.write_all(&json).map_err(|e| failed(&e))?;
+    for (archived, source) in files {
+        zip.start_file(archived.as_str(), options)
+            .map_err(|e| failed(&e))?;
+        let mut input =
+            std::fs::File::open(source).map_err(|e| io_error("cannot read", source, e))?;
+        std::io::copy(&mut input, &mut zip).map_err(|e| failed(&e))?;
+    }
+    let mut out = zip.finish().map_err(|e| failed(&e))?;
+    out.flush().map_err(|e| failed(&e))?;
+    out.get_ref().sync_all().map_err(|e| failed(&e))?;
+    Ok(())
+}
+
+fn damaged(archive: &Path, why: impl std::fmt::Display) -> ErrorReport {
+    invalid(format!(
+        "{} is damaged or not a Lore backup ({why}); nothing was restored — use another archive (`lore backup list`)",
+        archive.display()
+    ))
+}
+
+/// Reads an archive's manifest (no checksums checked).
+pub fn read_manifest(archive: &Path) -> Result<Manifest, ErrorReport> {
+    let file = std::fs::File::open(archive).map_err(|e| {
+        ErrorReport::new(
+            ErrorCode::NotFound,
+            format!("cannot open {}: {e}", archive.display()),
+        )
+    })?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| damaged(archive, e))?;
+    let mut entry = zip
+        .by_name(MANIFEST)
+        .map_err(|e| damaged(archive, format!("{MANIFEST}: {e}")))?;
+    let mut text = String::new();
+    entry
+        .read_to_string(&mut text)
+        .map_err(|e| damaged(archive, format!("{MANIFEST}: {e}")))?;
+    let manifest: Manifest =
+        serde_json::from_str(&text).map_err(|e| damaged(archive, format!("{MANIFEST}: {e}")))?;
+    if manifest.format != FORMAT {
+        return Err(damaged(
+            archive,
+            format!("format `{}`, this build reads {FORMAT}", manifest.format),
+        ));
+    }
+    Ok(manifest)
+}
+
+/// The archives of this project in the backup folder, newest first.
+pub fn list(
+    place: &BackupPlace<'_>,
+    destination: Option<&str>,
+) -> Result<Vec<BackupListed>, ErrorReport> {
+    let folder = place.folder(destination)?;
+    let mut out: Vec<BackupListed> = place
+        .archives(&folder)
+        .into_iter()
+        .map(|archive| {
+            let bytes = std::fs::metadata(&archive).map(|m| m.len()).unwrap_or(0);
+            let (manifest, damaged) = match read_manifest(&archive) {
+                Ok(m) => (Some(m), None),
+                Err(e) => (None, Some(e.message)),
+            };
+            BackupListed {
+                archive: archive.to_string_lossy().into_owned(),
+                bytes,
+                manifest,
+                damaged,
+            }
+        })
+        .collect();
+    out.reverse();
+    Ok(out)
+}
+
+/// Whether the project holds data a restore would replace.
+fn has_data(place: &BackupPlace<'_>) -> bool {
+    let store = std::fs::metadata(place.store_path).is_ok_and(|m| m.len() > 0);
+    let gateway = !gateway_files(place.gateway_state).is_empty();
+    store || gateway
+}
+
+/// Restores `archive` into the project: every checksum and the store's
+/// integrity are checked first; a project with data is refused unless
+/// `force`, and then its data is kept under `.lore/replaced/<time>/`.
+/// Stop servers using the project first (they hold the store open).
+pub fn restore(
+    place: &BackupPlace<'_>,
+    archive: &Path,
+    force: bool,
+) -> Result<Restored, ErrorReport> {
+    let manifest = read_manifest(archive)?;
+    std::fs::create_dir_all(place.state_dir)
+        .map_err(|e| io_error("cannot create", place.state_dir, e))?;
+    // Unpacked and checked beside the live files (same disk: the final
+    // moves are renames).
+    let scratch = tempfile::Builder::new()
+        .prefix(".restoring-")
+        .tempdir_in(place.state_dir)
+        .map_err(|e| io_error("cannot write in", place.state_dir, e))?;
+    let file = std::fs::File::open(archive).map_err(|e| damaged(archive, e))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| damaged(archive, e))?;
+    for expected in &manifest.files {
+        let safe = !expected.path.is_empty()
+            && !expected.path.starts_with('/')
+            && !expected.path.split('/').any(|p| p == ".." || p.is_empty())
+            && (expected.path == STORE || expected.path.starts_with("gateway/"));
+        if !safe {
+            return Err(damaged(
+                archive,
+                format!("unexpected path `{}`", expected.path),
+            ));
+        }
+        let mut entry = zip
+            .by_name(&expected.path)
+            .map_err(|e| damaged(archive, format!("{}: {e}", expected.path)))?;
+        let out_path = scratch.path().join(&expected.path);
+        if let Some(parent) = out_path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io_error("cannot create", parent, e))?;
+        }
+        let mut out =
+            std::fs::File::create(&out_path).map_err(|e| io_error("cannot write", &out_path, e))?;
+        let mut hasher = Sha256::new();
+        let mut buffer = vec![0u8; 1 << 16];
+        let mut bytes = 0u64;
+        loop {
+            let n = entry
+                .read(&mut buffer)
+                .map_err(|e| damaged(archive, format!("{}: {e}", expected.path)))?;
+            if n == 0 {
+                break;
+            }
+            bytes += n as u64;
+            hasher.update(&buffer[..n]);
+            out.write_all(&buffer[..n])
+                .map_err(|e| io_error("cannot write", &out_path, e))?;
+        }
+        let sha256 = hex(&hasher.finalize());
+        if bytes != expected.bytes || sha256 != expected.sha256 {
+            return Err(damaged(
+                archive,
+                format!(
+                    "{}: {bytes} bytes with checksum {sha256}, the manifest says {} bytes with {}",
+                    expected.path, expected.bytes, expected.sha256
+                ),
+            ));
+        }
+    }
+    let restored_store = scratch.path().join(STORE);
+    if restored_store.exists() {
+        let store = lore_store::SqliteStore::open(&restored_store, Default::default())
+            .map_err(|e| damaged(archive, format!("store: {e}")))?;
+        let health = store
+            .check()
+            .map_err(|e| damaged(archive, format!("store: {e}")))?;
+        if !health.integrity_ok || health.transactions_without_rows != 0 {
+            return Err(damaged(archive, "the store fails its integrity check"));
+        }
+        if manifest
+            .store_head_tx
+            .is_some_and(|h| h != health.head_tx_id)
+        {
+            return Err(damaged(
+                archive,
+                format!(
+                    "the store holds transaction {}, the manifest says {:?}",
+                    health.head_tx_id, manifest.store_head_tx
+                ),
+            ));
+        }
+    }
+
+    if has_data(place) && !force {
+        return Err(ErrorReport::new(
+            ErrorCode::Conflict,
+            "this project already has a store or gateway index; restore with --force (force: true) to replace them — what is there now is kept under .lore/replaced/",
+        ));
+    }
+    // The archive is whole and checked: what is there now is moved aside,
+    // then the restored files are moved in.
+    let mut previous_saved_to = None;
+    if has_data(place) {
+        let aside = place
+            .state_dir
+            .join("replaced")
+            .join(UtcMillis::now().to_compact());
+        std::fs::create_dir_all(&aside).map_err(|e| io_error("cannot create", &aside, e))?;
+        for suffix in ["", "-wal", "-shm"] {
+            let live = PathBuf::from(format!("{}{suffix}", place.store_path.display()));
+            if live.exists() {
+                let name = live
+                    .file_name()
+                    .map(|n| n.to_os_string())
+                    .unwrap_or_default();
+                std::fs::rename(&live, aside.join(name))
+                    .map_err(|e| io_error("cannot move aside", &live, e))?;
+            }
+        }
+        if place.gateway_state.exists() {
+            std::fs::rename(place.gateway_state, aside.join("gateway"))
+                .map_err(|e| io_error("cannot move aside", place.gateway_state, e))?;
+        }
+        previous_saved_to = Some(aside.to_string_lossy().into_owned());
+    }
+    if restored_store.exists() {
+        // Opening it for the check left no WAL behind once closed; the
+        // file itself is the store.
+        for suffix in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", restored_store.display()));
+        }
+        std::fs::rename(&restored_store, place.store_path)
+            .map_err(|e| io_error("cannot restore", place.store_path, e))?;
+    }
+    let restored_gateway = scratch.path().join("gateway");
+    if restored_gateway.exists() {
+        if let Some(parent) = place.gateway_state.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io_error("cannot create", parent, e))?;
+        }
+        std::fs::rename(&restored_gateway, place.gateway_state)
+            .map_err(|e| io_error("cannot restore", place.gateway_state, e))?;
+    }
+    Ok(Restored {
+        archive: archive.to_string_lossy().into_owned(),
+        manifest,
+        previous_saved_to,
+    })
+}

@@ -1,0 +1,133 @@
+//! `lore backup create | list | restore`: archives of the knowledge store
+//! and the gateway's state (what km-backup-trigger writes).
+
+use std::path::{Path, PathBuf};
+
+use lore_gateway::Gateway;
+
+/// `lore backup …`.
+#[derive(Debug, clap::Subcommand)]
+pub enum BackupCommand {
+    /// Archive the store and the gateway's index while writes go on.
+    Create {
+        /// The folder to write to (default gateway.backups.dir, else the
+        /// user's data folder); never inside a gateway root or .lore/.
+        #[arg(long)]
+        dest: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// This project's archives, newest first.
+    List {
+        /// The folder to look in (default as for create).
+        #[arg(long)]
+        dest: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Restore an archive into this project (stop `lore mcp` servers
+    /// first). Every checksum is checked before anything changes.
+    Restore {
+        /// The archive (`lore backup list` names them).
+        archive: PathBuf,
+        /// Replace the project's store and index; what is there now is
+        /// kept under .lore/replaced/.
+        #[arg(long)]
+        force: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn gateway_of(project: &lore_core::project::Project) -> Gateway {
+    Gateway::for_project(project).with_store(std::sync::Arc::new(
+        lore_store::feed::StoreHandle::sqlite(project.store_path()),
+    ))
+}
+
+/// Runs `lore backup …`.
+pub fn run(command: BackupCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
+    let project = super::load_project(project_dir)?;
+    let gateway = gateway_of(&project);
+    match command {
+        BackupCommand::Create { dest, json } => {
+            let written = gateway
+                .backup(dest.as_deref())
+                .map_err(|e| super::coded(&e))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&written)?);
+                return Ok(());
+            }
+            println!(
+                "wrote {} ({} files, {} bytes{})",
+                written.archive,
+                written.manifest.files.len(),
+                written.bytes,
+                written
+                    .manifest
+                    .store_head_tx
+                    .map(|h| format!(", store as of transaction {h}"))
+                    .unwrap_or_default()
+            );
+            for old in &written.removed {
+                println!("removed {old} (gateway.backups.keep)");
+            }
+            Ok(())
+        }
+        BackupCommand::List { dest, json } => {
+            let listed = gateway
+                .backups(dest.as_deref())
+                .map_err(|e| super::coded(&e))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&listed)?);
+                return Ok(());
+            }
+            if listed.is_empty() {
+                eprintln!("no backups yet: run `lore backup create`");
+            }
+            for item in &listed {
+                match (&item.manifest, &item.damaged) {
+                    (Some(m), _) => println!(
+                        "{}  {}  {} bytes, {} files{}",
+                        item.archive,
+                        m.created_at,
+                        item.bytes,
+                        m.files.len(),
+                        m.store_head_tx
+                            .map(|h| format!(", transaction {h}"))
+                            .unwrap_or_default()
+                    ),
+                    (None, Some(why)) => println!("{}  DAMAGED: {why}", item.archive),
+                    (None, None) => println!("{}", item.archive),
+                }
+            }
+            Ok(())
+        }
+        BackupCommand::Restore {
+            archive,
+            force,
+            json,
+        } => {
+            let restored = gateway
+                .restore(&archive, force)
+                .map_err(|e| super::coded(&e))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&restored)?);
+                return Ok(());
+            }
+            println!(
+                "restored {} (taken {}, {} files, every checksum checked)",
+                restored.archive,
+                restored.manifest.created_at,
+                restored.manifest.files.len()
+            );
+            if let Some(kept) = &restored.previous_saved_to {
+                println!("the data it replaced is kept in {kept}");
+            }
+            Ok(())
+        }
+    }
+}
