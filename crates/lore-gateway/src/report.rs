@@ -610,9 +610,10 @@ fn removed_mentions(root: &RootState<'_>, graph: &GraphLedger) -> Vec<RemovedRef
 }
 
 /// When each of `wanted` (root-relative paths) was last committed, from
-/// the root's git history (newest commits first; stops once all are
-/// dated). `None` when the root is not in a git work tree or git cannot
-/// run; a wanted file never committed is left out.
+/// the root's git history (newest commits first; stops once every tracked
+/// one is dated). `None` when the root is not in a git work tree or git
+/// cannot run; a file git does not track (new, not committed) is left
+/// out.
 pub fn git_last_changes(root: &Path, wanted: &HashSet<String>) -> Option<HashMap<String, i64>> {
     let inside = Command::new("git")
         .arg("-C")
@@ -625,6 +626,31 @@ pub fn git_last_changes(root: &Path, wanted: &HashSet<String>) -> Option<HashMap
         return None;
     }
     let mut out = HashMap::new();
+    // Only files git tracks can be found in its history: waiting for an
+    // untracked one would read the whole history for nothing.
+    let tracked = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["ls-files", "-z", "--full-name"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let prefix = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "--show-prefix"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let wanted: HashSet<&str> = tracked
+        .stdout
+        .split(|b| *b == 0)
+        .filter_map(|p| std::str::from_utf8(p).ok())
+        .filter_map(|p| p.strip_prefix(prefix.as_str()))
+        .filter(|p| wanted.contains(*p))
+        .collect();
     if wanted.is_empty() {
         return Some(out);
     }

@@ -237,6 +237,12 @@ fn lifecycle_finds_stale_documents_untested_subsystems_isolated_files_and_dead_r
         "# Fresh\n\nWritten after src/billing/invoice.py changed.\n",
     );
     fixture.commit("fresh doc", 5);
+    // Written and never committed: new, so not stale (and not waited for
+    // in the history).
+    fixture.write(
+        "docs/draft.md",
+        "# Draft\n\nAbout `src/billing/invoice.py`.\n",
+    );
     fixture.ingest();
 
     let report = fixture.gateway().lifecycle(None).unwrap();
