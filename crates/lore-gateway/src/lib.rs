@@ -487,10 +487,31 @@ impl Gateway {
         let days = stale_after_days.unwrap_or(self.config.lifecycle.stale_after_days);
         let states = self.root_states();
         let view = self.graph_view()?;
+        let mut exclude = globset::GlobSetBuilder::new();
+        for pattern in &self.config.lifecycle.exclude {
+            let glob = globset::GlobBuilder::new(pattern)
+                .case_insensitive(true)
+                .literal_separator(false)
+                .build()
+                .map_err(|e| {
+                    ErrorReport::new(
+                        ErrorCode::ConfigError,
+                        format!("gateway.lifecycle.exclude: `{pattern}` is not a glob: {e}"),
+                    )
+                })?;
+            exclude.add(glob);
+        }
+        let exclude = exclude.build().map_err(|e| {
+            ErrorReport::new(
+                ErrorCode::ConfigError,
+                format!("gateway.lifecycle.exclude: {e}"),
+            )
+        })?;
         Ok(report::lifecycle(
             &states,
             &view,
             days,
+            &exclude,
             lore_core::time::UtcMillis::now().0,
         ))
     }

@@ -352,6 +352,9 @@ pub struct LifecycleSummary {
     pub removed_references: usize,
     /// The age threshold used, in days.
     pub stale_after_days: u32,
+    /// Documents `gateway.lifecycle.exclude` kept out of `stale_docs`
+    /// (licences, changelogs, blog posts, … by default).
+    pub excluded_docs: usize,
     /// How each root's files were dated: `git` (commit history) or
     /// `mtime` (not a git work tree, or git is not installed).
     pub dated_by: BTreeMap<String, String>,
@@ -376,8 +379,10 @@ pub fn lifecycle(
     roots: &[RootState<'_>],
     view: &GraphView,
     stale_after_days: u32,
+    exclude: &globset::GlobSet,
     now_ms: i64,
 ) -> LifecycleReport {
+    let mut excluded_docs = 0;
     let mut isolated: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut isolated_totals: BTreeMap<String, usize> = BTreeMap::new();
     let mut stale = Vec::new();
@@ -469,6 +474,10 @@ pub fn lifecycle(
             }
         };
         for doc in docs {
+            if exclude.is_match(doc) {
+                excluded_docs += 1;
+                continue;
+            }
             let Some(doc_at) = changed_at(doc) else {
                 continue;
             };
@@ -546,6 +555,7 @@ pub fn lifecycle(
             missing_tests: missing_tests.len(),
             removed_references: removed_total,
             stale_after_days,
+            excluded_docs,
             dated_by,
         },
         isolated_nodes: isolated,

@@ -217,6 +217,12 @@ fn lifecycle_finds_stale_documents_untested_subsystems_isolated_files_and_dead_r
         "docs/legacy.md",
         "# Legacy\n\nThe old code is in src/legacy.py.\n",
     );
+    // Records not meant to follow the code: never stale by default.
+    fixture.write(
+        "CHANGELOG.md",
+        "# Changes\n\n- `src/billing/invoice.py` added\n",
+    );
+    fixture.write("docs/blog/launch.md", "# We launched\n");
     fixture.commit("first", 400);
     fixture.ingest();
 
@@ -270,6 +276,7 @@ fn lifecycle_finds_stale_documents_untested_subsystems_isolated_files_and_dead_r
         ],
         "fresh.md is newer than the code it describes"
     );
+    assert_eq!(report.summary.excluded_docs, 2);
     let billing = &report.stale_docs[0];
     assert!(billing.age_days >= 399, "{}", billing.age_days);
     assert_eq!(billing.changed_code.len(), 1);
@@ -312,7 +319,7 @@ fn lifecycle_finds_stale_documents_untested_subsystems_isolated_files_and_dead_r
 
 #[test]
 fn lifecycle_outside_git_dates_by_modification_time_and_needs_an_ingest_first() {
-    let fixture = Fixture::new("  lifecycle:\n    stale_after_days: 30\n");
+    let fixture = Fixture::new("  lifecycle:\n    stale_after_days: 30\n    exclude: []\n");
     let refused = fixture.gateway().lifecycle(None).unwrap_err();
     assert_eq!(refused.code, lore_core::ErrorCode::NotFound);
     assert!(
@@ -322,14 +329,17 @@ fn lifecycle_outside_git_dates_by_modification_time_and_needs_an_ingest_first() 
     );
 
     fixture.write("docs/notes.md", "# Notes\n\nAbout `src/app.py`.\n");
+    fixture.write("docs/blog/old-post.md", "# An old post\n");
     fixture.write("src/app.py", "def run():\n    return 1\n");
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(90 * 86_400);
-    std::fs::File::options()
-        .write(true)
-        .open(fixture.repo().join("docs/notes.md"))
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    for doc in ["docs/notes.md", "docs/blog/old-post.md"] {
+        std::fs::File::options()
+            .write(true)
+            .open(fixture.repo().join(doc))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
     fixture.ingest();
     let report = fixture.gateway().lifecycle(None).unwrap();
     assert_eq!(
@@ -337,8 +347,11 @@ fn lifecycle_outside_git_dates_by_modification_time_and_needs_an_ingest_first() 
         Some("mtime")
     );
     assert_eq!(report.summary.stale_after_days, 30, "from lore.yaml");
-    assert_eq!(report.stale_docs.len(), 1);
-    let notes = &report.stale_docs[0];
+    // `exclude: []` in lore.yaml: the blog post is judged too.
+    assert_eq!(report.summary.excluded_docs, 0);
+    let stale: Vec<&str> = report.stale_docs.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(stale, ["docs/blog/old-post.md", "docs/notes.md"]);
+    let notes = &report.stale_docs[1];
     assert_eq!(notes.path, "docs/notes.md");
     // Without history, code newer than the document is not a reason.
     assert_eq!(notes.reasons, ["age"]);

@@ -73,16 +73,41 @@ pub struct LifecycleConfig {
     /// 180).
     #[serde(default = "default_stale_after_days")]
     pub stale_after_days: u32,
+    /// Documents never called stale (globs over root-relative paths):
+    /// records that are not meant to follow the code — licences,
+    /// changelogs, codes of conduct, blog posts — by default.
+    #[serde(default = "default_lifecycle_exclude")]
+    pub exclude: Vec<String>,
 }
 
 fn default_stale_after_days() -> u32 {
     180
 }
 
+fn default_lifecycle_exclude() -> Vec<String> {
+    [
+        "**/LICENSE*",
+        "**/LICENCE*",
+        "**/COPYING*",
+        "**/NOTICE*",
+        "**/CHANGELOG*",
+        "**/CHANGES*",
+        "**/HISTORY*",
+        "**/CODE_OF_CONDUCT*",
+        "**/SECURITY*",
+        "**/AUTHORS*",
+        "**/blog/**",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect()
+}
+
 impl Default for LifecycleConfig {
     fn default() -> Self {
         LifecycleConfig {
             stale_after_days: default_stale_after_days(),
+            exclude: default_lifecycle_exclude(),
         }
     }
 }
