@@ -225,9 +225,14 @@ impl Ledger {
     }
 }
 
+/// Where root `root`'s ledger is kept.
+fn ledger_path(state: &Path, root: &str) -> PathBuf {
+    state.join("ledger").join(format!("{root}.json"))
+}
+
 /// The ledger of root `root` (empty before its first ingest).
 pub fn read_ledger(state: &Path, root: &str) -> Ledger {
-    std::fs::read(state.join("ledger").join(format!("{root}.json")))
+    std::fs::read(ledger_path(state, root))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()
@@ -344,11 +349,8 @@ fn run_roots(
         }
         let catalog = Catalog::load(project_root, &root.path)?;
         let catalog_stamp = catalog_stamp(project_root, &root.path);
-        let ledger_path = state.join("ledger").join(format!("{}.json", root.name));
-        let mut ledger: Ledger = std::fs::read(&ledger_path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default();
+        let ledger_path = ledger_path(state, &root.name);
+        let mut ledger = read_ledger(state, &root.name);
         if index.rebuilt || ledger.index != index.instance {
             // The index does not hold what the ledger lists (it was
             // rebuilt, by this run or by a search that found it outdated):
@@ -842,9 +844,8 @@ pub fn runs(state: &Path) -> Vec<IngestRun> {
 
 /// The newest recorded run (of `profile`, when given).
 pub fn last_run(state: &Path, profile: Option<&str>) -> Option<IngestRun> {
-    let text = std::fs::read_to_string(state.join("runs.jsonl")).ok()?;
-    text.lines()
+    runs(state)
+        .into_iter()
         .rev()
-        .filter_map(|line| serde_json::from_str::<IngestRun>(line).ok())
         .find(|run| profile.is_none_or(|p| run.profile == p))
 }

@@ -21,7 +21,6 @@ use crate::classify::ArtifactType;
 use crate::explore::GraphView;
 use crate::graph::{Edge, GraphLedger, dir_of, normalize};
 use crate::ingest::{IngestRun, Ledger, Skipped};
-use crate::walk::SkipReason;
 
 /// Most entries a report's list shows (its total is always given).
 pub const MAX_LISTED: usize = 200;
@@ -707,14 +706,4 @@ pub fn git_last_changes(root: &Path, wanted: &HashSet<String>) -> Option<HashMap
     let _ = child.kill();
     let _ = child.wait();
     Some(out)
-}
-
-/// Skip reasons as words (for the CLI).
-pub fn reason_word(reason: SkipReason) -> &'static str {
-    match reason {
-        SkipReason::Binary => "binary",
-        SkipReason::TooLarge => "too large",
-        SkipReason::OutsideRoot => "link out of the root",
-        SkipReason::Unreadable => "unreadable",
-    }
 }

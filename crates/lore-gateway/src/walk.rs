@@ -37,6 +37,18 @@ pub enum SkipReason {
     Unreadable,
 }
 
+impl SkipReason {
+    /// Its name, as JSON writes it (`binary`, `too_large`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::Binary => "binary",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::OutsideRoot => "outside_root",
+            SkipReason::Unreadable => "unreadable",
+        }
+    }
+}
+
 /// A file left out, and why.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SkippedFile {
@@ -194,6 +206,18 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skip_reason_prints_as_its_json_name() {
+        for reason in [
+            SkipReason::Binary,
+            SkipReason::TooLarge,
+            SkipReason::OutsideRoot,
+            SkipReason::Unreadable,
+        ] {
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.as_str());
+        }
+    }
 
     #[test]
     fn a_path_is_ignored_as_the_walk_would_leave_it_out() {

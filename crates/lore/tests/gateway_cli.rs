@@ -44,6 +44,24 @@ fn repository() -> tempfile::TempDir {
     dir
 }
 
+/// [`repository`] after `lore init`.
+fn initialised_repository() -> tempfile::TempDir {
+    let repo = repository();
+    let init = lore().arg("init").arg(repo.path()).output().unwrap();
+    assert!(init.status.success(), "{}", stderr(&init));
+    repo
+}
+
+/// `lore gateway ingest .` in `root`, which must succeed.
+fn ingest_here(root: &std::path::Path) {
+    let ingest = lore()
+        .current_dir(root)
+        .args(["gateway", "ingest", "."])
+        .output()
+        .unwrap();
+    assert!(ingest.status.success(), "{}", stderr(&ingest));
+}
+
 #[test]
 fn a_code_repository_without_a_database_is_ingested_and_searched() {
     let repo = repository();
@@ -138,17 +156,8 @@ fn a_code_repository_without_a_database_is_ingested_and_searched() {
 
 #[test]
 fn bad_input_gets_a_clear_refusal() {
-    let repo = repository();
+    let repo = initialised_repository();
     let root = repo.path();
-    assert!(
-        lore()
-            .arg("init")
-            .arg(root)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
     // No root yet.
     let none = lore_in(root, &["gateway", "ingest"]);
     assert!(!none.status.success());
@@ -211,23 +220,9 @@ fn bad_input_gets_a_clear_refusal() {
 
 #[test]
 fn symbols_are_listed_filtered_and_linked_to_the_editor() {
-    let repo = repository();
+    let repo = initialised_repository();
     let root = repo.path();
-    assert!(
-        lore()
-            .arg("init")
-            .arg(root)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
-    let ingest = lore()
-        .current_dir(root)
-        .args(["gateway", "ingest", "."])
-        .output()
-        .unwrap();
-    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    ingest_here(root);
     let config = std::fs::read_to_string(root.join("lore.yaml")).unwrap();
     std::fs::write(
         root.join("lore.yaml"),
@@ -292,23 +287,9 @@ fn symbols_are_listed_filtered_and_linked_to_the_editor() {
 
 #[test]
 fn notes_and_files_are_added_to_the_repository_from_the_terminal() {
-    let repo = repository();
+    let repo = initialised_repository();
     let root = repo.path();
-    assert!(
-        lore()
-            .arg("init")
-            .arg(root)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
-    let ingest = lore()
-        .current_dir(root)
-        .args(["gateway", "ingest", "."])
-        .output()
-        .unwrap();
-    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    ingest_here(root);
 
     // Text from standard input, with front matter from the flags.
     let mut child = lore()
@@ -409,17 +390,8 @@ fn notes_and_files_are_added_to_the_repository_from_the_terminal() {
 
 #[test]
 fn coverage_and_lifecycle_are_read_from_the_terminal() {
-    let repo = repository();
+    let repo = initialised_repository();
     let root = repo.path();
-    assert!(
-        lore()
-            .arg("init")
-            .arg(root)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
     // Before any ingest the lifecycle report says what to run.
     let early = lore_in(root, &["gateway", "lifecycle"]);
     assert!(!early.status.success());
@@ -428,12 +400,7 @@ fn coverage_and_lifecycle_are_read_from_the_terminal() {
         "{}",
         stderr(&early)
     );
-    let ingest = lore()
-        .current_dir(root)
-        .args(["gateway", "ingest", "."])
-        .output()
-        .unwrap();
-    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    ingest_here(root);
     std::fs::remove_file(root.join("shop/orders.py")).unwrap();
     assert!(lore_in(root, &["gateway", "ingest"]).status.success());
 
@@ -460,23 +427,9 @@ fn coverage_and_lifecycle_are_read_from_the_terminal() {
 
 #[test]
 fn a_search_result_is_voted_on_from_the_terminal() {
-    let repo = repository();
+    let repo = initialised_repository();
     let root = repo.path();
-    assert!(
-        lore()
-            .arg("init")
-            .arg(root)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
-    let ingest = lore()
-        .current_dir(root)
-        .args(["gateway", "ingest", "."])
-        .output()
-        .unwrap();
-    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    ingest_here(root);
     let text = lore_in(root, &["gateway", "search", "basket checkout"]);
     assert!(
         stderr(&text).contains("lore gateway feedback req-"),
@@ -535,12 +488,7 @@ fn a_backup_is_created_listed_and_restored_from_the_terminal() {
             .status
             .success()
     );
-    let ingest = lore()
-        .current_dir(root)
-        .args(["gateway", "ingest", "."])
-        .output()
-        .unwrap();
-    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    ingest_here(root);
     let created = lore_in(root, &["backup", "create", "--dest", dest, "--json"]);
     assert!(created.status.success(), "{}", stderr(&created));
     let created: serde_json::Value = serde_json::from_slice(&created.stdout).unwrap();

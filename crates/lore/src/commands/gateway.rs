@@ -592,12 +592,7 @@ fn print_coverage(c: &lore_gateway::report::CoverageSummary) {
     if c.skipped_total > 0 {
         println!("skipped ({}):", c.skipped_total);
         for s in &c.skipped {
-            println!(
-                "  {}/{}: {}",
-                s.root,
-                s.path,
-                lore_gateway::report::reason_word(s.reason)
-            );
+            println!("  {}/{}: {}", s.root, s.path, s.reason.as_str());
         }
     }
     if !c.missing_artifacts.is_empty() {
@@ -851,10 +846,7 @@ fn print_run(run: &lore_gateway::IngestRun) {
                 "  {}/{} ({})",
                 skipped.root,
                 skipped.path,
-                serde_json::to_value(skipped.reason)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
+                skipped.reason.as_str()
             );
         }
         if run.skipped.len() > 20 {
