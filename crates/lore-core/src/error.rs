@@ -49,6 +49,16 @@ pub enum ErrorCode {
     /// The operating system refused access to a file or folder Lore needs
     /// (permissions); the message names it.
     PermissionDenied,
+    /// No recipe has that name: the message names the closest and where
+    /// a project's own recipes go.
+    RecipeNotFound,
+    /// A recipe step's tool call failed: the message names the step, the
+    /// tool and its error (retryable when that error is).
+    ToolFailed,
+    /// A recipe step's answer did not meet an `expect` or `assert`, or a
+    /// template or capture found nothing there: the message names the step
+    /// and what was found.
+    AssertFailed,
     /// A bug in Lore; the message says what happened without internals.
     Internal,
 }
@@ -73,6 +83,9 @@ impl ErrorCode {
             ErrorCode::Timeout => "timeout",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::PermissionDenied => "permission_denied",
+            ErrorCode::RecipeNotFound => "recipe_not_found",
+            ErrorCode::ToolFailed => "tool_failed",
+            ErrorCode::AssertFailed => "assert_failed",
             ErrorCode::Internal => "internal",
         }
     }
@@ -176,6 +189,9 @@ mod tests {
             ErrorCode::UpstreamError,
             ErrorCode::UnsupportedOperation,
             ErrorCode::Timeout,
+            ErrorCode::RecipeNotFound,
+            ErrorCode::ToolFailed,
+            ErrorCode::AssertFailed,
             ErrorCode::Internal,
         ] {
             let json = serde_json::to_value(code).unwrap();

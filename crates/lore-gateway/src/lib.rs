@@ -9,6 +9,8 @@
 //! from a [`subsystem`] catalog or its folders), splits it into chunks
 //! ([`chunk`]) and indexes them ([`index`]) incrementally. [`search`]
 //! ranks chunks for a query with filters applied before ranking.
+//! [`recipe`] runs named sequences of gateway tool calls (checks, reports,
+//! backups) over a caller the front end provides.
 //!
 //! Everything lives under `.lore/gateway/` (index, ledgers, run records):
 //! derived from the files, rebuilt when lost. Nothing here knows MCP.
@@ -22,6 +24,7 @@ pub mod graph;
 pub mod index;
 pub mod ingest;
 pub mod outline;
+pub mod recipe;
 pub mod report;
 pub mod search;
 pub mod subsystem;
@@ -530,6 +533,22 @@ impl Gateway {
     /// The newest run (of `profile`, when given).
     pub fn last_run(&self, profile: Option<&str>) -> Option<IngestRun> {
         ingest::last_run(&self.state, profile)
+    }
+
+    /// The recipes this project can run: the built-in ones and those of
+    /// its `recipes/` folder.
+    pub fn recipes(&self) -> recipe::RecipeBook {
+        recipe::RecipeBook::load(&self.project_root)
+    }
+
+    /// Logs a finished recipe run (`.lore/gateway/recipes.jsonl`).
+    pub fn log_recipe_run(&self, run: &recipe::RecipeRun, actor: &str) -> Result<(), ErrorReport> {
+        recipe::log_run(&self.state, run, actor)
+    }
+
+    /// The logged recipe runs, oldest first (the newest 200).
+    pub fn recipe_runs(&self) -> Vec<recipe::RecipeLogEntry> {
+        recipe::logged_runs(&self.state)
     }
 
     /// The graph as the last ingest left it.

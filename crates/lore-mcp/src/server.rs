@@ -39,7 +39,7 @@ Prefer aggregates and LIMIT over pulling raw rows; results say truncated: true w
 
 const MEMORY_INSTRUCTIONS: &str = "The memory tools (store, update, query, delete, relate, query_graph, undo, history) keep what you learn across sessions as versioned entries and relations: query before storing to avoid duplicates, and every write returns a tx_id that undo reverts. ";
 
-const GATEWAY_INSTRUCTIONS: &str = "For work in the code: km-search finds the code, tests and docs an issue or stack trace is about (paste it whole); km-feedback-submit says which result helped, so later searches rank by it; km-ingest-status says how fresh the index is and km-ingest-trigger refreshes it; km-help explains any tool. ";
+const GATEWAY_INSTRUCTIONS: &str = "For work in the code: km-search finds the code, tests and docs an issue or stack trace is about (paste it whole); km-feedback-submit says which result helped, so later searches rank by it; km-ingest-status says how fresh the index is and km-ingest-trigger refreshes it; km-recipe-run runs routine checks (daily-health, release-prep, stale-audit, subsystem-freshness); km-help explains any tool. ";
 
 const ERROR_INSTRUCTIONS: &str = "Errors come back as JSON {code, message, retryable}: fix the input for codes like invalid_sql or read_only_violation, retry only when retryable is true.";
 

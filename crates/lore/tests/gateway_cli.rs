@@ -525,3 +525,112 @@ fn a_backup_is_created_listed_and_restored_from_the_terminal() {
     assert!(!damaged.status.success());
     assert!(stderr(&damaged).contains("damaged"), "{}", stderr(&damaged));
 }
+
+#[test]
+fn recipes_are_listed_shown_and_run_from_the_terminal() {
+    let repo = initialised_repository();
+    let root = repo.path();
+    ingest_here(root);
+    std::fs::create_dir_all(root.join("recipes")).unwrap();
+    std::fs::write(
+        root.join("recipes/checkout-check.yaml"),
+        "summary: The checkout code is indexed and found.\nvariables:\n  words: {default: basket checkout, description: what to search}\n  min: 1\nsteps:\n  - id: find\n    tool: km-search\n    params: {query: '${vars.words}', limit: 5}\n    assert: [{path: result.results, at_least: '${vars.min}'}]\n    capture: [{name: files, path: 'result.results[*].chunk.artifact_path'}]\noutputs:\n  files: ${captures.files}\n",
+    )
+    .unwrap();
+
+    let list = lore_in(root, &["gateway", "recipe", "list"]);
+    assert!(list.status.success(), "{}", stderr(&list));
+    let text = stdout(&list);
+    for name in [
+        "checkout-check  (recipes/checkout-check.yaml)",
+        "daily-health  (built-in)",
+        "subsystem-freshness  (built-in)",
+        "--var words  (default \"basket checkout\"): what to search",
+        "--var subsystem  (required)",
+    ] {
+        assert!(text.contains(name), "{name} not in:\n{text}");
+    }
+    let shown = lore_in(root, &["gateway", "recipe", "show", "stale-audit"]);
+    assert!(stdout(&shown).contains("tool: km-lifecycle-report"));
+
+    let run = lore_in(
+        root,
+        &["gateway", "recipe", "run", "checkout-check", "--json"],
+    );
+    assert!(run.status.success(), "{}", stderr(&run));
+    let answer: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(answer["status"], "success");
+    assert_eq!(answer["outputs"]["files"][0], "shop/basket.py", "{answer}");
+    assert_eq!(answer["source"]["path"], "recipes/checkout-check.yaml");
+
+    // A variable given as JSON keeps its type: 50 results are not there.
+    let failed = lore_in(
+        root,
+        &[
+            "gateway",
+            "recipe",
+            "run",
+            "checkout-check",
+            "--var",
+            "min=50",
+        ],
+    );
+    assert!(!failed.status.success());
+    assert!(
+        stdout(&failed).contains("FAILED find"),
+        "{}",
+        stdout(&failed)
+    );
+    let err = stderr(&failed);
+    assert!(
+        err.contains("[assert_failed]") && err.contains("expected at least 50"),
+        "{err}"
+    );
+
+    let listed = lore_in(root, &["gateway", "recipe", "list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let own = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "checkout-check")
+        .unwrap();
+    assert_eq!(own["last_run"]["status"], "failed");
+    assert_eq!(own["last_run"]["failed_step"], "find");
+    assert!(
+        own["last_run"]["actor"]
+            .as_str()
+            .unwrap()
+            .starts_with("cli")
+    );
+
+    for (args, code) in [
+        (
+            vec!["gateway", "recipe", "run", "no-such"],
+            "[recipe_not_found]",
+        ),
+        (
+            vec![
+                "gateway",
+                "recipe",
+                "run",
+                "checkout-check",
+                "--var",
+                "nope=1",
+            ],
+            "[invalid_arguments]",
+        ),
+        (
+            vec!["gateway", "recipe", "run", "checkout-check", "--var", "min"],
+            "[invalid_arguments]",
+        ),
+    ] {
+        let refused = lore_in(root, &args);
+        assert!(!refused.status.success());
+        assert!(
+            stderr(&refused).contains(code),
+            "{args:?}: {}",
+            stderr(&refused)
+        );
+    }
+}

@@ -169,6 +169,7 @@ async fn the_gateway_is_listed_only_where_it_can_work() {
             "km-ingest-status",
             "km-ingest-trigger",
             "km-lifecycle-report",
+            "km-recipe-run",
             "km-search",
             "km-storetext",
             "km-upload"
@@ -554,5 +555,185 @@ async fn an_agent_takes_a_backup_outside_the_project() {
     .unwrap();
     assert_eq!(error_of(&refused)["code"], "forbidden");
     assert!(!inside.exists());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_agent_runs_the_shipped_recipes() {
+    let dir = code_project();
+    let backups = tempfile::tempdir().unwrap();
+    let client = stdio_client(dir.path()).await;
+    let names = tool_names(&client.list_all_tools().await.unwrap());
+    assert!(names.contains(&"km-recipe-run".to_string()), "{names:?}");
+
+    // daily-health: ingest, the run recorded, coverage, a search.
+    let daily = ok(&client, "km-recipe-run", json!({"recipe": "daily-health"})).await;
+    assert_eq!(daily["status"], "success", "{daily}");
+    assert_eq!(daily["outputs"]["artifact_total"], 3, "{daily}");
+    assert_eq!(daily["outputs"]["files_changed"], 3);
+    let status = ok(&client, "km-ingest-status", json!({"profile": "daily"})).await;
+    assert_eq!(daily["outputs"]["run_id"], status["run_id"]);
+    let steps: Vec<&str> = daily["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, ["success"; 4]);
+    assert_eq!(daily["steps"][1]["kind"], "wait");
+    assert_eq!(daily["steps"][1]["attempts"], 1);
+    assert_eq!(daily["steps"][0]["params"], json!({"profile": "daily"}));
+
+    // release-prep: its smoke search finds the words, the backup lands
+    // where it was told.
+    let release = ok(
+        &client,
+        "km-recipe-run",
+        json!({"recipe": "release-prep", "vars": {
+            "search_query": "invoice tax",
+            "backup_destination": backups.path().to_str().unwrap()
+        }}),
+    )
+    .await;
+    assert_eq!(release["status"], "success", "{release}");
+    let archive = release["outputs"]["backup_archive"].as_str().unwrap();
+    assert!(std::path::Path::new(archive).starts_with(backups.path()));
+    assert!(std::path::Path::new(archive).is_file());
+    assert_eq!(release["outputs"]["smoke_search"][0], "billing/invoice.py");
+    assert_eq!(release["outputs"]["coverage"]["artifact_total"], 3);
+    assert_eq!(release["outputs"]["stale_docs"], json!([]));
+
+    // stale-audit: fresh documents pass a limit of none stale.
+    let stale = ok(
+        &client,
+        "km-recipe-run",
+        json!({"recipe": "stale-audit", "vars": {"max_stale_docs": 0, "stale_after_days": 30}}),
+    )
+    .await;
+    assert_eq!(stale["outputs"]["summary"]["stale_docs"], 0, "{stale}");
+    assert_eq!(stale["outputs"]["summary"]["stale_after_days"], 30);
+
+    // subsystem-freshness needs its subsystem.
+    let fresh = ok(
+        &client,
+        "km-recipe-run",
+        json!({"recipe": "subsystem-freshness", "vars": {"subsystem": "billing"}}),
+    )
+    .await;
+    assert_eq!(
+        fresh["outputs"]["subsystem"]["id"], "Subsystem:billing",
+        "{fresh}"
+    );
+    assert_eq!(fresh["outputs"]["top_files"][0], "billing/invoice.py");
+    let missing = call(
+        &client,
+        "km-recipe-run",
+        json!({"recipe": "subsystem-freshness"}),
+    )
+    .await
+    .unwrap();
+    let error = error_of(&missing);
+    assert_eq!(error["code"], "invalid_arguments");
+    assert!(
+        error["message"].as_str().unwrap().contains("subsystem"),
+        "{error}"
+    );
+
+    // A dry run calls nothing.
+    let runs_before = std::fs::read_to_string(dir.path().join(".lore/gateway/runs.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    let planned = ok(
+        &client,
+        "km-recipe-run",
+        json!({"recipe": "daily-health", "dry_run": true, "vars": {"profile": "nightly"}}),
+    )
+    .await;
+    assert_eq!(planned["status"], "planned");
+    assert_eq!(planned["steps"][0]["params"], json!({"profile": "nightly"}));
+    let runs_after = std::fs::read_to_string(dir.path().join(".lore/gateway/runs.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(runs_before, runs_after, "a dry run ingested");
+
+    let unknown = call(&client, "km-recipe-run", json!({"recipe": "daily-helth"}))
+        .await
+        .unwrap();
+    let error = error_of(&unknown);
+    assert_eq!(error["code"], "recipe_not_found");
+    assert!(error["message"].as_str().unwrap().contains("daily-health"));
+    let log = std::fs::read_to_string(dir.path().join(".lore/gateway/recipes.jsonl")).unwrap();
+    assert_eq!(
+        log.lines().count(),
+        4,
+        "four runs logged, the dry run not: {log}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_projects_own_recipes_fail_with_the_step_that_failed() {
+    let dir = code_project();
+    let recipes = dir.path().join("recipes");
+    std::fs::create_dir_all(&recipes).unwrap();
+    let own = [
+        (
+            "too-small.yaml",
+            "summary: needs a bigger repository\nsteps:\n  - {id: ingest, tool: km-ingest-trigger}\n  - id: coverage\n    tool: km-coverage-summary\n    assert: [{path: result.summary.artifact_total, at_least: 100}]\n  - {id: backup, tool: km-backup-trigger}\n",
+        ),
+        (
+            "bad-node.yaml",
+            "steps:\n  - {id: node, tool: km-graph-node, params: {node_id: 'nonsense'}}\n",
+        ),
+        (
+            "never.yaml",
+            "steps:\n  - {id: ingest, tool: km-ingest-trigger}\n  - id: wait\n    wait: {tool: km-ingest-status, until: {path: profile, equals: never}, interval_seconds: 0.1, timeout_seconds: 0.5}\n",
+        ),
+        (
+            "loop.yaml",
+            "steps:\n  - {id: again, tool: km-recipe-run, params: {recipe: loop}}\n",
+        ),
+    ];
+    for (file, text) in own {
+        std::fs::write(recipes.join(file), text).unwrap();
+    }
+    let client = stdio_client(dir.path()).await;
+    for (recipe, code, says) in [
+        (
+            "too-small",
+            "assert_failed",
+            "step `coverage` (km-coverage-summary): result.summary.artifact_total at_least 100 failed: `result.summary.artifact_total` is 3",
+        ),
+        (
+            "bad-node",
+            "tool_failed",
+            "step `node`: km-graph-node failed with invalid_identifier",
+        ),
+        (
+            "never",
+            "timeout",
+            "did not reach `profile equals \"never\"`",
+        ),
+        ("loop", "config_error", "a recipe cannot run recipes"),
+    ] {
+        let answer = call(&client, "km-recipe-run", json!({"recipe": recipe}))
+            .await
+            .unwrap();
+        let error = error_of(&answer);
+        assert_eq!(error["code"], code, "{recipe}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains(says), "{recipe}: {message}");
+    }
+    // The failed run stopped at its step: the backup never ran.
+    let answer = call(&client, "km-recipe-run", json!({"recipe": "too-small"}))
+        .await
+        .unwrap();
+    let message = error_of(&answer)["message"].as_str().unwrap().to_string();
+    assert!(
+        message.ends_with("(passed: ingest; not run: backup)"),
+        "{message}"
+    );
     client.cancel().await.unwrap();
 }

@@ -570,6 +570,7 @@ async fn gateway_reports_and_controls_follow_the_scopes() {
         "km-lifecycle-report",
         "km-feedback-submit",
         "km-backup-trigger",
+        "km-recipe-run",
         "km-ingest-trigger",
         "km-upload",
         "km-storetext",
@@ -633,6 +634,22 @@ async fn gateway_reports_and_controls_follow_the_scopes() {
         "{}",
         report.body
     );
+    // Recipes run their steps with the admin's rights, logged by token.
+    let recipe = post(
+        &http,
+        base,
+        Some(ADMIN),
+        Some(&session),
+        call("km-recipe-run", json!({"recipe": "stale-audit"})),
+    )
+    .await;
+    assert_eq!(
+        recipe.body["result"]["structuredContent"]["status"], "success",
+        "{}",
+        recipe.body
+    );
+    let log = std::fs::read_to_string(root.join(".lore/gateway/recipes.jsonl")).unwrap();
+    assert!(log.contains("\"actor\":\"token:"), "{log}");
 
     // Feedback is counted per token: the voter is the token's name.
     let found = post(

@@ -100,18 +100,42 @@ pub trait Tool: Send + Sync + 'static {
 #[derive(Clone)]
 pub struct ToolContext {
     progress_token: Option<ProgressToken>,
-    peer: Peer<RoleServer>,
+    /// The MCP client, for a call that came over MCP.
+    peer: Option<Peer<RoleServer>>,
     /// The name of the token the call came with (HTTP with tokens).
     token: Option<std::sync::Arc<str>>,
+    /// Who calls, for a call from outside MCP (`cli:<user>`).
+    local_actor: Option<std::sync::Arc<str>>,
 }
 
 impl ToolContext {
     fn from_request(ctx: &RequestContext<RoleServer>) -> ToolContext {
         ToolContext {
             progress_token: ctx.meta.get_progress_token(),
-            peer: ctx.peer.clone(),
+            peer: Some(ctx.peer.clone()),
             token: crate::transport::caller_of(&ctx.extensions)
                 .map(|(caller, _)| std::sync::Arc::clone(&caller.name)),
+            local_actor: None,
+        }
+    }
+
+    /// The context of a call made outside MCP (the CLI running a recipe):
+    /// `actor` names the caller; there is no client to notify.
+    pub fn local(actor: &str) -> ToolContext {
+        ToolContext {
+            progress_token: None,
+            peer: None,
+            token: None,
+            local_actor: Some(actor.into()),
+        }
+    }
+
+    /// The same caller without progress notifications (for the tool
+    /// calls a tool makes itself: only the outer call reports progress).
+    pub fn without_progress(&self) -> ToolContext {
+        ToolContext {
+            progress_token: None,
+            ..self.clone()
         }
     }
 
@@ -128,7 +152,10 @@ impl ToolContext {
     /// Who is calling, for transaction logs: `mcp:<client name>` (the
     /// name the client gave at initialisation), or `mcp`.
     pub fn actor(&self) -> String {
-        match self.peer.peer_info() {
+        if let Some(actor) = &self.local_actor {
+            return actor.to_string();
+        }
+        match self.peer.as_ref().and_then(|peer| peer.peer_info()) {
             Some(info) if !info.client_info.name.trim().is_empty() => {
                 let name: String = info.client_info.name.trim().chars().take(60).collect();
                 format!("mcp:{name}")
@@ -141,11 +168,11 @@ impl ToolContext {
     /// caller asked for progress; otherwise does nothing. Best effort: a
     /// client that went away does not fail the tool.
     pub async fn progress(&self, progress: f64, message: impl Into<String>) {
-        if let Some(token) = &self.progress_token {
+        if let (Some(token), Some(peer)) = (&self.progress_token, &self.peer) {
             let param = ProgressNotificationParam::new(token.clone(), progress)
                 .with_total(1.0)
                 .with_message(message.into());
-            let _ = self.peer.notify_progress(param).await;
+            let _ = peer.notify_progress(param).await;
         }
     }
 }
@@ -160,6 +187,11 @@ trait RegisteredTool: Send + Sync {
         arguments: JsonObject,
         ctx: ToolContext,
     ) -> BoxFuture<'_, Result<CallToolResult, McpError>>;
+    fn invoke_value(
+        &self,
+        arguments: JsonObject,
+        ctx: ToolContext,
+    ) -> BoxFuture<'_, Result<serde_json::Value, ErrorReport>>;
     fn check(&self, arguments: JsonObject) -> Result<(), ErrorReport>;
 }
 
@@ -195,6 +227,16 @@ struct Registered<T: Tool> {
     descriptor: rmcp::model::Tool,
 }
 
+impl<T: Tool> Registered<T> {
+    /// The arguments checked (every argument error answered in-band, like
+    /// any other failure, naming the field and what it expects), then the
+    /// tool.
+    async fn run(&self, arguments: JsonObject, ctx: ToolContext) -> Result<T::Output, ErrorReport> {
+        let input = prepare::<T>(&self.descriptor.input_schema, arguments)?;
+        self.tool.call(input, ctx).await
+    }
+}
+
 impl<T: Tool> RegisteredTool for Registered<T> {
     fn descriptor(&self) -> &rmcp::model::Tool {
         &self.descriptor
@@ -215,13 +257,7 @@ impl<T: Tool> RegisteredTool for Registered<T> {
     ) -> BoxFuture<'_, Result<CallToolResult, McpError>> {
         Box::pin(async move {
             let name = T::DEFINITION.name;
-            // Every argument error is answered in-band, like any other
-            // failure, naming the field and what it expects.
-            let input = match prepare::<T>(&self.descriptor.input_schema, arguments) {
-                Ok(input) => input,
-                Err(report) => return Ok(error_result(&report)),
-            };
-            match self.tool.call(input, ctx).await {
+            match self.run(arguments, ctx).await {
                 Ok(output) => match serde_json::to_value(&output) {
                     Ok(value) => {
                         let mut result = CallToolResult::structured(value);
@@ -237,6 +273,25 @@ impl<T: Tool> RegisteredTool for Registered<T> {
                 },
                 Err(report) => Ok(error_result(&report)),
             }
+        })
+    }
+
+    fn invoke_value(
+        &self,
+        arguments: JsonObject,
+        ctx: ToolContext,
+    ) -> BoxFuture<'_, Result<serde_json::Value, ErrorReport>> {
+        Box::pin(async move {
+            let output = self.run(arguments, ctx).await?;
+            serde_json::to_value(&output).map_err(|e| {
+                ErrorReport::new(
+                    ErrorCode::Internal,
+                    format!(
+                        "{} produced an unserializable result: {e}",
+                        T::DEFINITION.name
+                    ),
+                )
+            })
         })
     }
 }
@@ -578,6 +633,39 @@ impl ToolRegistry {
             ErrorReport::new(ErrorCode::NotFound, format!("unknown tool `{name}`"))
         })?;
         tool.check(arguments)
+    }
+
+    /// Calls a tool by name for its structured answer, as a call over MCP
+    /// would run it (drift rules, argument checks, the tool): for callers
+    /// inside Lore (recipes). An unknown name is `not_found`.
+    pub async fn call_value(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+        ctx: ToolContext,
+    ) -> Result<serde_json::Value, ErrorReport> {
+        let tool = self.tools.get(name).ok_or_else(|| {
+            ErrorReport::new(ErrorCode::NotFound, format!("unknown tool `{name}`"))
+        })?;
+        tool.invoke_value(arguments, ctx).await
+    }
+
+    /// A registry of the tools whose names `keep` accepts (the same tools,
+    /// shared).
+    pub fn only(&self, keep: impl Fn(&str) -> bool) -> ToolRegistry {
+        ToolRegistry {
+            tools: self
+                .tools
+                .iter()
+                .filter(|(name, _)| keep(name))
+                .map(|(name, tool)| (*name, Arc::clone(tool)))
+                .collect(),
+        }
+    }
+
+    /// Every tool's name.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.keys().copied().collect()
     }
 
     /// Calls a tool by name: unknown names and malformed arguments are

@@ -98,6 +98,10 @@ pub enum GatewayCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Recipes: named sequences of gateway tool calls with checks, built
+    /// in or in the project's recipes/ folder (what km-recipe-run runs).
+    #[command(subcommand)]
+    Recipe(super::recipe::RecipeCommand),
     /// Stale documents, subsystems without tests, isolated files and
     /// documents naming removed files (what km-lifecycle-report answers).
     Lifecycle {
@@ -226,7 +230,7 @@ pub struct SearchArgs {
 }
 
 /// The project's gateway over its store (the code graph lives there).
-fn gateway_of(project: &lore_core::project::Project) -> Gateway {
+pub(super) fn gateway_of(project: &lore_core::project::Project) -> Gateway {
     Gateway::for_project(project).with_store(std::sync::Arc::new(
         lore_store::feed::StoreHandle::sqlite(project.store_path()),
     ))
@@ -237,6 +241,14 @@ fn plain(value: &serde_json::Value) -> String {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+/// Who runs a command, as votes and logs name them: `cli:<user>`.
+pub(super) fn cli_actor() -> String {
+    std::env::var("USER")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .map_or_else(|| "cli".to_string(), |u| format!("cli:{u}"))
 }
 
 pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
@@ -346,10 +358,7 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
             note,
             json,
         } => {
-            let voter = std::env::var("USER")
-                .ok()
-                .filter(|u| !u.trim().is_empty())
-                .map_or_else(|| "cli".to_string(), |u| format!("cli:{u}"));
+            let voter = cli_actor();
             let stored = gateway_of(&project)
                 .submit_feedback(lore_store::NewFeedback {
                     request_id,
@@ -547,6 +556,7 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
             print_lifecycle(&report);
             Ok(())
         }
+        GatewayCommand::Recipe(command) => super::recipe::run(command, gateway_of(&project)),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod gateway;
 pub mod init;
 pub mod mcp;
 pub mod memory;
+pub mod recipe;
 pub mod reindex;
 pub mod scan;
 pub mod search;
