@@ -69,6 +69,8 @@ pub struct LoreServer {
 struct WarmUp {
     catalog: Arc<Catalog>,
     connections: Vec<String>,
+    /// Marks ingest runs whose process died as interrupted.
+    ingest: Arc<lore_context::memory::ingest::MemoryIngest>,
     started: std::sync::Once,
 }
 
@@ -100,11 +102,6 @@ impl LoreServer {
     pub fn for_project(project: &Project) -> LoreServer {
         let warehouses = Arc::new(Warehouses::for_project(project));
         let catalog = Arc::new(Catalog::new(&project.root));
-        let warm_up = WarmUp {
-            catalog: Arc::clone(&catalog),
-            connections: warehouses.ids(),
-            started: std::sync::Once::new(),
-        };
         let mut registry = ToolRegistry::new();
         let models = Arc::new(ModelCache::new(&project.semantic_layer_dir()));
         let mut memory = MemoryService::new(project.store_path());
@@ -112,6 +109,23 @@ impl LoreServer {
             project,
             Some(Arc::clone(&memory.store)),
         ));
+        let model_files = Arc::new(lore_context::semantic::files::SemanticFiles::new(
+            project,
+            Some(Arc::clone(&memory.store)),
+        ));
+        let ingest = Arc::new(lore_context::memory::ingest::MemoryIngest::new(
+            project,
+            Arc::clone(&memory.store),
+            Arc::clone(&wiki),
+            Arc::clone(&model_files),
+            Arc::clone(&catalog),
+        ));
+        let warm_up = WarmUp {
+            catalog: Arc::clone(&catalog),
+            connections: warehouses.ids(),
+            ingest: Arc::clone(&ingest),
+            started: std::sync::Once::new(),
+        };
         let discover = Arc::new(
             lore_context::discover::Discover::for_project(
                 project,
@@ -119,10 +133,7 @@ impl LoreServer {
                 Arc::clone(&models),
             )
             .with_wiki(wiki)
-            .with_model_files(Arc::new(lore_context::semantic::files::SemanticFiles::new(
-                project,
-                Some(Arc::clone(&memory.store)),
-            )))
+            .with_model_files(model_files)
             .with_watch(&project.root),
         );
         let gateway = Arc::new(
@@ -149,6 +160,11 @@ impl LoreServer {
                     feed: Arc::clone(&memory.feed),
                 });
             register_analytics_tools(&mut registry, warehouses, catalog, models);
+            registry
+                .register(crate::analytics::MemoryIngestTool {
+                    ingest: Arc::clone(&ingest),
+                })
+                .register(crate::analytics::MemoryIngestStatusTool { ingest });
             instructions.push_str(ANALYTICS_INSTRUCTIONS);
         }
         memory.search = Some(Arc::new(lore_context::memory::query::MemorySearch::new(
@@ -220,6 +236,15 @@ impl ServerHandler for LoreServer {
         if let Some(warm_up) = &self.warm_up {
             warm_up.started.call_once(|| {
                 warm_up.catalog.warm(warm_up.connections.clone());
+                // Runs whose process died are reported, never left running.
+                let ingest = Arc::clone(&warm_up.ingest);
+                tokio::task::spawn_blocking(move || match ingest.sweep() {
+                    Ok(n) if n > 0 => {
+                        tracing::info!(interrupted = n, "memory_ingest runs marked interrupted")
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("memory_ingest runs not checked: {}", e.message),
+                });
                 // Indexed (and the wiki imported) in the background, so
                 // the first search finds the index ready.
                 if let Some(discover) = &self.discover {

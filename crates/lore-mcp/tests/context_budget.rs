@@ -1,14 +1,16 @@
 //! What the tool definitions cost a model on every request: the bytes of
 //! each tool's name, description and input schema as compact JSON, per
-//! toolset. The analytics and memory toolsets together must stay within
-//! 20,000 bytes (about 5,000 tokens); run with `--nocapture` to see the
-//! figures (recorded in BENCHMARKS.md).
+//! toolset. The analytics and memory toolsets together — spec 000's
+//! eleven analytics tools with `memory_ingest`, `wiki_write` and the
+//! memory toolset's eight — must stay within 21,000 bytes (about 5,300
+//! tokens); run with `--nocapture` to see the figures (recorded in
+//! BENCHMARKS.md).
 
 use lore_core::project::Project;
 use lore_mcp::LoreServer;
 
 /// The most the analytics and memory definitions may take together.
-const BUDGET_BYTES: usize = 20_000;
+const BUDGET_BYTES: usize = 21_000;
 
 const MEMORY_TOOLS: [&str; 8] = [
     "store",
@@ -44,7 +46,7 @@ fn the_tool_definitions_fit_the_context_budget() {
         "analytics {analytics} bytes, memory {memory} bytes, together {} of {BUDGET_BYTES}",
         analytics + memory
     );
-    assert_eq!(tools.len(), 18, "a tool was added: count it in a toolset");
+    assert_eq!(tools.len(), 20, "a tool was added: count it in a toolset");
     assert!(
         analytics + memory <= BUDGET_BYTES,
         "the definitions take {} bytes, over the {BUDGET_BYTES}-byte budget: say each thing once (field descriptions in the schema, the workflow in the skill)",

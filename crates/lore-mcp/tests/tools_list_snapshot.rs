@@ -90,6 +90,7 @@ fn annotations_say_honestly_what_each_tool_may_change() {
     // (a replaced page stays in history).
     let writers = [
         ("wiki_write", false),
+        ("memory_ingest", false),
         ("store", false),
         ("update", false),
         ("relate", false),

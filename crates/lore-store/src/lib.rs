@@ -201,4 +201,15 @@ pub trait KnowledgeStore: Send + Sync {
     /// The feedback stored after id `after`, oldest first (at most
     /// `limit`).
     fn feedback_since(&self, after: i64, limit: usize) -> Result<Vec<Feedback>, StoreError>;
+
+    /// Stores a `memory_ingest` run, replacing the record of the same id
+    /// (the newest 1,000 runs are kept). Not knowledge: no transaction.
+    fn save_ingest_run(&self, run: &IngestRunRecord) -> Result<(), StoreError>;
+
+    /// One `memory_ingest` run by id.
+    fn ingest_run(&self, run_id: &str) -> Result<Option<IngestRunRecord>, StoreError>;
+
+    /// The runs whose status is still `running` (to find those whose
+    /// process died).
+    fn running_ingest_runs(&self) -> Result<Vec<IngestRunRecord>, StoreError>;
 }

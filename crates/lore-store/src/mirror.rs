@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::feed::StoreHandle;
-use crate::{Entry, EntryKind, KnowledgeStore, NewEntry, TopicWrite, TxId};
+use crate::{Entry, EntryKind, KnowledgeStore, NewEntry, TopicWrite, TopicWritten, TxId};
 use lore_core::error::HasErrorCode;
 use lore_core::hash::content_hash;
 use lore_core::project::Project;
@@ -412,34 +412,50 @@ impl FileMirror {
                 "nothing to write: give at least one file",
             ));
         }
-        let mut writes = Vec::with_capacity(changes.len());
-        let mut warnings = Vec::with_capacity(changes.len());
-        for change in &changes {
-            if !self.format.holds(&change.path) {
-                return Err(ErrorReport::new(
-                    ErrorCode::InvalidRequest,
-                    format!(
-                        "{} is not a file of {}/ that Lore keeps in its store",
-                        change.path,
-                        self.format.folder()
-                    ),
-                ));
+        let mut written = write_together(actor, summary, vec![(self, changes)], Vec::new())?;
+        Ok(MirrorWrite {
+            tx_id: written.tx_id,
+            changed: written.changed,
+            files: written
+                .parts
+                .pop()
+                .map(|(_, files)| files)
+                .unwrap_or_default(),
+        })
+    }
+
+    /// A change as the store's write of its topic, and the format's
+    /// warning; refused when the path is not this mirror's or the text
+    /// does not check.
+    fn topic_write(
+        &self,
+        change: &FileChange,
+    ) -> Result<(TopicWrite, Option<String>), ErrorReport> {
+        if !self.format.holds(&change.path) {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "{} is not a file of {}/ that Lore keeps in its store",
+                    change.path,
+                    self.format.folder()
+                ),
+            ));
+        }
+        let topic = self
+            .format
+            .topic_of(&change.path)
+            .map_err(|m| ErrorReport::new(ErrorCode::InvalidRequest, m))?;
+        let (content, checked) = match &change.content {
+            Some(text) => {
+                let checked = self.format.check(&change.path, text).map_err(|m| {
+                    ErrorReport::new(ErrorCode::InvalidRequest, format!("{}: {m}", change.path))
+                })?;
+                (text.clone(), checked)
             }
-            let topic = self
-                .format
-                .topic_of(&change.path)
-                .map_err(|m| ErrorReport::new(ErrorCode::InvalidRequest, m))?;
-            let (content, checked) = match &change.content {
-                Some(text) => {
-                    let checked = self.format.check(&change.path, text).map_err(|m| {
-                        ErrorReport::new(ErrorCode::InvalidRequest, format!("{}: {m}", change.path))
-                    })?;
-                    (text.clone(), checked)
-                }
-                None => (String::new(), Checked::default()),
-            };
-            warnings.push(checked.warning);
-            writes.push(TopicWrite {
+            None => (String::new(), Checked::default()),
+        };
+        Ok((
+            TopicWrite {
                 entry: NewEntry {
                     topic,
                     content,
@@ -449,27 +465,35 @@ impl FileMirror {
                 },
                 expected_version: change.expected_version,
                 remove: change.content.is_none(),
-            });
-        }
-        // An edit made on disk and not yet imported must not be lost.
-        self.refresh()?;
-        let store = self.store.open()?;
-        let _lock = self.lock()?;
-        let written = store
-            .put_many(actor, summary, writes)
-            .map_err(|e| e.report())?;
+            },
+            checked.warning,
+        ))
+    }
+
+    /// Writes (or removes) the files of stored entries and records them
+    /// in the ledger.
+    fn apply(
+        &self,
+        changes: Vec<FileChange>,
+        items: Vec<TopicWritten>,
+        warnings: Vec<Option<String>>,
+    ) -> Result<Vec<FileWritten>, ErrorReport> {
         let mut ledger = self.load_ledger();
         let mut files = Vec::with_capacity(changes.len());
-        for ((change, item), warning) in changes.into_iter().zip(written.items).zip(warnings) {
-            match &item.entry {
-                Some(entry) => {
-                    self.write_file(&change.path, &entry.content)?;
+        for ((change, item), warning) in changes.into_iter().zip(items).zip(warnings) {
+            let done = match &item.entry {
+                Some(entry) => self.write_file(&change.path, &entry.content).map(|()| {
                     ledger.insert(change.path.clone(), content_hash(&entry.content));
-                }
-                None => {
-                    self.remove_file(&change.path)?;
+                }),
+                None => self.remove_file(&change.path).map(|()| {
                     ledger.remove(&change.path);
-                }
+                }),
+            };
+            if let Err(error) = done {
+                // The files written so far are recorded, so a later sync
+                // knows them for the store's and not for edits.
+                self.save_ledger(&ledger)?;
+                return Err(error);
             }
             files.push(FileWritten {
                 path: change.path,
@@ -479,11 +503,7 @@ impl FileMirror {
             });
         }
         self.save_ledger(&ledger)?;
-        Ok(MirrorWrite {
-            tx_id: written.tx_id,
-            changed: written.changed,
-            files,
-        })
+        Ok(files)
     }
 
     /// Writes one file through the store (a `put` of its topic) and
@@ -679,4 +699,100 @@ fn io_error(path: &Path, error: std::io::Error) -> ErrorReport {
         ErrorCode::Internal
     };
     ErrorReport::new(code, format!("{}: {error}", path.display()))
+}
+
+/// What a [`write_together`] wrote.
+pub struct WrittenTogether<'a> {
+    /// The transaction holding every change (the newest one when nothing
+    /// changed).
+    pub tx_id: TxId,
+    /// False when every file already held what was asked.
+    pub changed: bool,
+    /// Each mirror's files as written, in the order given.
+    pub parts: Vec<(&'a FileMirror, Vec<FileWritten>)>,
+    /// The other entries written with them, in the order given.
+    pub entries: Vec<TopicWritten>,
+}
+
+/// Writes the files of several mirrors (a wiki page and a semantic-layer
+/// file) as one store transaction whose summary is `summary`: every file
+/// is checked first and nothing is written on a refusal; one undo reverts
+/// them all. `entries` are written in the same transaction: entries of
+/// kinds no mirror keeps as files (memory notes). Each mirror first
+/// imports edits made on disk and is locked while its files are written.
+/// The mirrors must share one store. Blocking.
+pub fn write_together<'a>(
+    actor: &str,
+    summary: &str,
+    parts: Vec<(&'a FileMirror, Vec<FileChange>)>,
+    entries: Vec<TopicWrite>,
+) -> Result<WrittenTogether<'a>, ErrorReport> {
+    let Some(first) = parts.first().map(|(mirror, _)| *mirror) else {
+        return Err(ErrorReport::new(
+            ErrorCode::InvalidRequest,
+            "nothing to write: give at least one file",
+        ));
+    };
+    let mut writes = Vec::new();
+    let mut prepared = Vec::with_capacity(parts.len());
+    for (mirror, changes) in parts {
+        let mut warnings = Vec::with_capacity(changes.len());
+        for change in &changes {
+            let (write, warning) = mirror.topic_write(change)?;
+            writes.push(write);
+            warnings.push(warning);
+        }
+        prepared.push((mirror, changes, warnings));
+    }
+    // An edit made on disk and not yet imported must not be lost.
+    for (mirror, _, _) in &prepared {
+        mirror.refresh()?;
+    }
+    let store = first.store.open()?;
+    let mut locks = Vec::with_capacity(prepared.len());
+    for (mirror, _, _) in &prepared {
+        locks.push(mirror.lock()?);
+    }
+    let entry_count = entries.len();
+    writes.extend(entries);
+    let written = store
+        .put_many(actor, summary, writes)
+        .map_err(|e| e.report())?;
+    let mut items = written.items.into_iter();
+    let mut parts = Vec::with_capacity(prepared.len());
+    for (mirror, changes, warnings) in prepared {
+        let mine: Vec<TopicWritten> = items.by_ref().take(changes.len()).collect();
+        match mirror.apply(changes, mine, warnings) {
+            Ok(files) => parts.push((mirror, files)),
+            Err(error) if written.changed => {
+                // A file that cannot be written takes the whole write
+                // back: the store and the files stay as they were (the
+                // next sync puts back any file already rewritten).
+                let undone = store.undo(actor, written.tx_id, true);
+                drop(locks);
+                for (mirror, _) in &parts {
+                    let _ = mirror.sync();
+                }
+                let _ = mirror.sync();
+                return Err(ErrorReport::new(
+                    error.code,
+                    match undone {
+                        Ok(_) => format!("{}; the write was taken back", error.message),
+                        Err(e) => format!(
+                            "{}; taking the write back failed too ({e}): undo transaction {}",
+                            error.message, written.tx_id
+                        ),
+                    },
+                ));
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    drop(locks);
+    Ok(WrittenTogether {
+        tx_id: written.tx_id,
+        changed: written.changed,
+        parts,
+        entries: items.take(entry_count).collect(),
+    })
 }

@@ -544,6 +544,38 @@ pub struct SearchRecord {
     pub created_at: String,
 }
 
+/// A `memory_ingest` run as the store keeps it: who started it, where it
+/// is, and what it did (the service's report, as JSON). Operational
+/// records, not knowledge: no transaction, no history; the newest 1,000
+/// are kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IngestRunRecord {
+    /// `run-…`.
+    pub run_id: String,
+    /// `running`, `done` or `error`.
+    pub status: String,
+    /// `queued`, `triaging`, `writing`, `done` or `error`.
+    pub stage: String,
+    /// The connection the content was about, if given.
+    pub connection_id: Option<String>,
+    /// The content's hash (the content itself is not kept here).
+    pub content_hash: String,
+    /// Who started it.
+    pub actor: String,
+    /// The process running it (to tell a run whose process died).
+    pub pid: u32,
+    /// When it started (ISO-8601 UTC).
+    pub started_at: String,
+    /// When it last reported progress.
+    pub heartbeat_at: String,
+    /// When it ended.
+    pub finished_at: Option<String>,
+    /// The transaction holding its writes.
+    pub tx_id: Option<TxId>,
+    /// What it captured, skipped and warned about, and its error.
+    pub report: serde_json::Value,
+}
+
 /// Feedback on one result of a recorded search.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewFeedback {

@@ -273,6 +273,17 @@ async fn every_example_in_the_tool_descriptions_runs_on_the_demo() {
             {
                 ids.entry(shown.to_string()).or_insert(real);
             }
+            // A run id shown in memory_ingest's example is the real one
+            // in memory_ingest_status's.
+            if let (Some(shown), Some(real)) = (
+                illustrated
+                    .split("\"runId\":\"")
+                    .nth(1)
+                    .and_then(|r| r.split('"').next()),
+                result.get("runId").and_then(Value::as_str),
+            ) {
+                ids.entry(shown.to_string()).or_insert(real.to_string());
+            }
             if let (Some(shown), Some(real)) = (
                 illustrative_tx(&illustrated),
                 result.get("tx_id").and_then(Value::as_i64),

@@ -1,9 +1,12 @@
 //! The knowledge memory's services.
 //!
+//! - [`ingest`]: `memory_ingest`, a markdown note turned into wiki pages,
+//!   notes and model files in one transaction, without an LLM.
 //! - [`query`]: text queries ranked by the shared search index, with
 //!   cursors that keep their ranking.
 //! - [`results`]: what the memory operations answer, shared by the memory
 //!   tools and `lore memory`.
 
+pub mod ingest;
 pub mod query;
 pub mod results;

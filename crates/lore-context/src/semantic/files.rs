@@ -124,6 +124,30 @@ impl SemanticFiles {
         self.root.join(path).is_file()
     }
 
+    /// A model file's text as it is on disk.
+    pub fn read(&self, connection: &str, file: &str) -> Option<String> {
+        std::fs::read_to_string(self.root.join(FOLDER).join(connection).join(file)).ok()
+    }
+
+    /// The model file names of a connection's folder.
+    pub fn files_of(&self, connection: &str) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.root.join(FOLDER).join(connection))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| is_model_file_name(n) && !n.starts_with('.'))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The mirror of the model files (for writes made together with other
+    /// mirrors' files).
+    pub fn mirror(&self) -> &FileMirror {
+        &self.mirror
+    }
+
     /// Records every edit made to the files since the last sync and brings
     /// back files whose entries changed (an undo). Blocking.
     pub fn sync(&self) -> Result<MirrorReport, ErrorReport> {
@@ -173,9 +197,13 @@ impl SemanticFiles {
         self.mirror.write(actor, summary, changes)
     }
 
-    /// Loads the connection's model as the files would make it after
-    /// `files` are written.
-    fn check_model_after(&self, connection: &str, files: &[SourceFile]) -> Result<(), ErrorReport> {
+    /// Checks that `connection`'s whole model as it would be after writing
+    /// `files` loads without a problem (`invalid_request` listing them).
+    pub fn check_model_after(
+        &self,
+        connection: &str,
+        files: &[SourceFile],
+    ) -> Result<(), ErrorReport> {
         let dir = self.root.join(FOLDER).join(connection);
         let mut texts: std::collections::BTreeMap<String, String> = Default::default();
         if let Ok(entries) = std::fs::read_dir(&dir) {

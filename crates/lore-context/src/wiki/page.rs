@@ -86,6 +86,12 @@ pub struct FrontMatter {
     /// How agents should use it.
     #[serde(default)]
     pub usage_mode: UsageMode,
+    /// Where its text came from (the notes `memory_ingest` read).
+    #[serde(default)]
+    pub sources: Vec<String>,
+    /// The `memory_ingest` runs that wrote it.
+    #[serde(default)]
+    pub ingest_runs: Vec<String>,
 }
 
 /// A page's address.
@@ -262,6 +268,8 @@ pub fn render(front: &FrontMatter, body: &str) -> String {
         ("tags", &front.tags),
         ("refs", &front.refs),
         ("sl_refs", &front.sl_refs),
+        ("sources", &front.sources),
+        ("ingest_runs", &front.ingest_runs),
     ] {
         if !list.is_empty() {
             out.push_str(&format!("{name}: {}\n", flow_list(list)));
@@ -323,6 +331,8 @@ mod tests {
             refs: vec!["refunds".into()],
             sl_refs: vec!["warehouse.invoices".into()],
             usage_mode: UsageMode::Always,
+            sources: vec!["finance handbook".into()],
+            ingest_runs: vec!["run-1".into()],
         };
         let file = render(&front, "# Revenue\n\nSee [[refunds]].\n\n");
         let (parsed, body) = parse(&file).unwrap();

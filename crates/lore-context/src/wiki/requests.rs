@@ -342,6 +342,7 @@ pub fn wiki_write(
                 refs: input.refs,
                 sl_refs: input.sl_refs,
                 usage_mode: input.usage_mode,
+                ..FrontMatter::default()
             },
             body: input.body,
             expected_version: input.expected_version,

@@ -255,6 +255,12 @@ impl Wiki {
         })
     }
 
+    /// The mirror of the page files (for writes made together with other
+    /// mirrors' files).
+    pub fn mirror(&self) -> &FileMirror {
+        &self.mirror
+    }
+
     /// Writes a page through the store and mirrors it. Blocking.
     pub fn write(&self, actor: &str, input: PageWrite) -> Result<WrittenPage, ErrorReport> {
         page::check_key(&input.key)?;

@@ -8,6 +8,7 @@ mod connection_list;
 mod dictionary_search;
 mod discover_data;
 mod entity_details;
+mod memory_ingest;
 mod semantic;
 mod sql_execution;
 mod wiki;
@@ -24,6 +25,10 @@ pub use connection_list::{
 pub use dictionary_search::{DictionarySearch, DictionarySearchInput, DictionarySearchOutput};
 pub use discover_data::DiscoverData;
 pub use entity_details::{EntityDetails, EntityDetailsInput, EntityDetailsOutput};
+pub use memory_ingest::{
+    MemoryIngestInput, MemoryIngestOutput, MemoryIngestStatusInput, MemoryIngestStatusTool,
+    MemoryIngestTool,
+};
 pub use semantic::{
     SlQuery, SlQueryInput, SlQueryOutput, SlReadSource, SlReadSourceInput, SlReadSourceOutput,
 };

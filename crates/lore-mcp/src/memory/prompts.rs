@@ -160,6 +160,7 @@ fn ingest(material: &str, topic: Option<&str>, source: Option<&str>) -> String {
     );
     format!(
         "Remember the durable knowledge in the material below, using Lore's memory tools.\n\n\
+If the material is a document about the data (definitions, metrics and their SQL, gotchas, a handbook) and this server offers `memory_ingest`, hand the whole material to `memory_ingest` instead (with connectionId when it is about one warehouse), poll `memory_ingest_status` until done, and report what it captured, skipped and warned about; otherwise:\n\n\
 1. Split it into self-contained facts: each understandable alone, one idea each. Skip chit-chat, guesses and anything that will be stale within a day.\n\
 2. {topic_line}\n\
 3. For each fact, first call `query` with its topic (and a few key words as text) to see what is already remembered.\n\

@@ -13,6 +13,7 @@
 
 mod feedback;
 mod read;
+mod runs;
 mod schema;
 mod vectors;
 pub(crate) mod write;
@@ -353,6 +354,18 @@ impl KnowledgeStore for SqliteStore {
 
     fn feedback_since(&self, after: i64, limit: usize) -> Result<Vec<Feedback>, StoreError> {
         feedback::since(self, after, limit)
+    }
+
+    fn save_ingest_run(&self, run: &IngestRunRecord) -> Result<(), StoreError> {
+        runs::save(self, run)
+    }
+
+    fn ingest_run(&self, run_id: &str) -> Result<Option<IngestRunRecord>, StoreError> {
+        runs::get(self, run_id)
+    }
+
+    fn running_ingest_runs(&self) -> Result<Vec<IngestRunRecord>, StoreError> {
+        runs::running(self)
     }
 
     fn backup_to(&self, target: &Path) -> Result<TxId, StoreError> {

@@ -119,6 +119,18 @@ CREATE TABLE gateway_feedback (
     created_at TEXT    NOT NULL
 );
 "#,
+    // 5: memory_ingest runs (operational records: no transactions, no
+    // history). The record is JSON; status is a column to find the
+    // runs still running.
+    r#"
+CREATE TABLE ingest_runs (
+    seq     INTEGER PRIMARY KEY,
+    run_id  TEXT    NOT NULL UNIQUE,
+    status  TEXT    NOT NULL,
+    record  TEXT    NOT NULL
+);
+CREATE INDEX ingest_runs_status ON ingest_runs(status);
+"#,
 ];
 
 /// The schema version this build writes.

@@ -1103,6 +1103,48 @@ pub fn feedback_names_a_recorded_search_and_one_of_its_results_outside_history(
     assert_eq!(store.head().unwrap(), head);
 }
 
+pub fn ingest_runs_are_kept_by_id_outside_history(store: &dyn KnowledgeStore) {
+    let head = store.head().unwrap();
+    let mut run = IngestRunRecord {
+        run_id: "run-1".into(),
+        status: "running".into(),
+        stage: "queued".into(),
+        connection_id: Some("warehouse".into()),
+        content_hash: "h".into(),
+        actor: "cli".into(),
+        pid: 42,
+        started_at: "2026-11-25T10:00:00.000Z".into(),
+        heartbeat_at: "2026-11-25T10:00:00.000Z".into(),
+        finished_at: None,
+        tx_id: None,
+        report: serde_json::json!({"captured": {"wiki": []}}),
+    };
+    store.save_ingest_run(&run).unwrap();
+    let other = IngestRunRecord {
+        run_id: "run-2".into(),
+        ..run.clone()
+    };
+    store.save_ingest_run(&other).unwrap();
+    assert_eq!(store.ingest_run("run-1").unwrap(), Some(run.clone()));
+    assert_eq!(store.ingest_run("run-9").unwrap(), None);
+    assert_eq!(store.running_ingest_runs().unwrap().len(), 2);
+    // Saving again replaces the record.
+    run.status = "done".into();
+    run.stage = "done".into();
+    run.tx_id = Some(7);
+    store.save_ingest_run(&run).unwrap();
+    assert_eq!(store.ingest_run("run-1").unwrap(), Some(run));
+    let running: Vec<String> = store
+        .running_ingest_runs()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.run_id)
+        .collect();
+    assert_eq!(running, ["run-2"]);
+    // Operational records, not knowledge: no transaction was written.
+    assert_eq!(store.head().unwrap(), head);
+}
+
 #[macro_export]
 macro_rules! contract_suite {
     ($open:expr) => {
@@ -1129,6 +1171,7 @@ macro_rules! contract_suite {
             mirrored_kinds_hold_files_larger_than_a_note,
             relate_many_adds_and_removes_in_one_transaction_and_is_idempotent,
             feedback_names_a_recorded_search_and_one_of_its_results_outside_history,
+            ingest_runs_are_kept_by_id_outside_history,
         );
     };
     (@cases $open:expr; $($case:ident,)*) => {

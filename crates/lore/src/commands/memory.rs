@@ -49,6 +49,30 @@ pub enum MemoryCommand {
     Import(ImportArgs),
     /// Verify the store file and count what it holds.
     Check,
+    /// Remember a markdown note (like `memory_ingest`): its sections
+    /// become wiki pages, its definitions glossary pages, its `Note:`
+    /// lines memory notes, in one transaction; waits for the run and
+    /// prints what it captured.
+    Ingest(IngestArgs),
+    /// A memory_ingest run's status (like `memory_ingest_status`).
+    IngestStatus {
+        /// The run id.
+        run_id: String,
+    },
+}
+
+/// Arguments of `lore memory ingest`.
+#[derive(Debug, clap::Args)]
+pub struct IngestArgs {
+    /// The markdown file, or `-` for stdin.
+    pub file: String,
+    /// The connection the note is about (semantic-layer YAML is applied
+    /// and scanned tables linked only with it).
+    #[arg(long = "connection")]
+    pub connection_id: Option<String>,
+    /// Print the run as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `lore memory store`.
@@ -195,8 +219,11 @@ pub struct HistoryArgs {
 #[derive(Debug, clap::Args)]
 pub struct UndoArgs {
     /// The transaction to revert.
-    #[arg(long)]
-    pub tx_id: TxId,
+    #[arg(long, required_unless_present = "run_id", conflicts_with = "run_id")]
+    pub tx_id: Option<TxId>,
+    /// Or a memory_ingest run: the transaction it wrote.
+    #[arg(long = "run")]
+    pub run_id: Option<String>,
     /// Revert even over later changes to the same entries.
     #[arg(long)]
     pub force: bool,
@@ -230,7 +257,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
     let project = super::load_project(project_dir)?;
     // Through the store seam, as the server does: any backend behind
     // `KnowledgeStore` serves the CLI unchanged.
-    let handle = lore_store::feed::StoreHandle::sqlite(project.store_path());
+    let handle = std::sync::Arc::new(lore_store::feed::StoreHandle::sqlite(project.store_path()));
     let store = handle.open().map_err(|e| super::coded(&e))?;
     let store: &dyn KnowledgeStore = store.as_ref();
     let coded = |e: lore_store::StoreError| super::coded(&e);
@@ -241,6 +268,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             | MemoryCommand::Graph(_)
             | MemoryCommand::History(_)
             | MemoryCommand::Check
+            | MemoryCommand::IngestStatus { .. }
     );
     let outcome = match command {
         MemoryCommand::Store(args) => {
@@ -356,8 +384,22 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             print(&HistoryOutput::from(page))
         }
         MemoryCommand::Undo(args) => {
-            let undone = store.undo(ACTOR, args.tx_id, args.force).map_err(coded)?;
+            let tx_id = match (args.tx_id, &args.run_id) {
+                (Some(tx), _) => tx,
+                (None, Some(run)) => {
+                    lore_context::memory::ingest::run_transaction(store, run).map_err(coded)?
+                }
+                (None, None) => anyhow::bail!("give --tx-id or --run [invalid_arguments]"),
+            };
+            let undone = store.undo(ACTOR, tx_id, args.force).map_err(coded)?;
             print(&UndoOutput::from(undone))
+        }
+        MemoryCommand::Ingest(args) => ingest(&project, &handle, args),
+        MemoryCommand::IngestStatus { run_id } => {
+            let status = ingest_service(&project, &handle)
+                .status(run_id.trim())
+                .map_err(|e| super::coded(&e))?;
+            print(&status)
         }
         MemoryCommand::Import(args) => import(store, &args),
         MemoryCommand::Check => {
@@ -373,6 +415,106 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
         super::wiki::mirror(&project);
     }
     outcome
+}
+
+fn ingest_service(
+    project: &lore_core::project::Project,
+    handle: &std::sync::Arc<lore_store::feed::StoreHandle>,
+) -> lore_context::memory::ingest::MemoryIngest {
+    let store = std::sync::Arc::clone(handle);
+    lore_context::memory::ingest::MemoryIngest::new(
+        project,
+        std::sync::Arc::clone(&store),
+        std::sync::Arc::new(lore_context::wiki::Wiki::for_project(
+            project,
+            Some(std::sync::Arc::clone(&store)),
+        )),
+        std::sync::Arc::new(lore_context::semantic::files::SemanticFiles::new(
+            project,
+            Some(std::sync::Arc::clone(&store)),
+        )),
+        std::sync::Arc::new(lore_warehouse::catalog::Catalog::new(&project.root)),
+    )
+}
+
+fn ingest(
+    project: &lore_core::project::Project,
+    handle: &std::sync::Arc<lore_store::feed::StoreHandle>,
+    args: IngestArgs,
+) -> anyhow::Result<()> {
+    let content = if args.file == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("cannot read standard input")?;
+        text
+    } else {
+        let bytes =
+            std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file))?;
+        String::from_utf8(bytes).map_err(|_| {
+            anyhow::anyhow!(
+                "{} is not UTF-8 text: give a markdown file [invalid_arguments]",
+                args.file
+            )
+        })?
+    };
+    let request = lore_context::memory::ingest::IngestRequest {
+        content,
+        connection_id: args.connection_id,
+    };
+    let service = ingest_service(project, handle);
+    eprintln!("ingesting…");
+    let status = service
+        .run(request, &super::gateway::cli_actor())
+        .map_err(|e| super::coded(&e))?;
+    if args.json {
+        print(&status)?;
+    } else {
+        println!("run {}: {}", status.run_id, status.status);
+        for (what, items) in [
+            ("wiki", &status.captured.wiki),
+            ("semantic layer", &status.captured.sl),
+            ("memory", &status.captured.memory),
+        ] {
+            for item in items.iter() {
+                println!(
+                    "  {what:<15} {:<9} {} ({})",
+                    item.action, item.id, item.what
+                );
+            }
+        }
+        for xref in &status.captured.xrefs {
+            println!(
+                "  {:<15} {:<9} {}{}",
+                "table",
+                "linked",
+                xref.table,
+                xref.column
+                    .as_deref()
+                    .map(|c| format!(".{c}"))
+                    .unwrap_or_default()
+            );
+        }
+        for skipped in &status.skipped {
+            println!(
+                "  skipped {} in {}: {}",
+                skipped.what, skipped.section, skipped.reason
+            );
+        }
+        for warning in &status.warnings {
+            println!("  warning: {warning}");
+        }
+        match status.tx_id {
+            Some(tx) => println!(
+                "transaction {tx} (lore memory undo --run {})",
+                status.run_id
+            ),
+            None => println!("nothing changed"),
+        }
+    }
+    if let Some(error) = &status.error {
+        anyhow::bail!("{} [{}]", error.message, error.code);
+    }
+    Ok(())
 }
 
 fn import(store: &dyn KnowledgeStore, args: &ImportArgs) -> anyhow::Result<()> {

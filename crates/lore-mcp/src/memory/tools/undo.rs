@@ -7,7 +7,11 @@ use super::*;
 #[serde(deny_unknown_fields)]
 pub struct UndoInput {
     /// The transaction to revert (from a write's result or history).
-    pub tx_id: TxId,
+    #[serde(default)]
+    pub tx_id: Option<TxId>,
+    /// Or a memory_ingest run (all it wrote).
+    #[serde(default)]
+    pub run_id: Option<String>,
     /// Revert even though later transactions changed the same entries (their changes to those entries are overwritten).
     #[serde(default)]
     pub force: Option<bool>,
@@ -47,14 +51,34 @@ impl Tool for Undo {
         )
     }
 
+    fn check_input(input: &UndoInput) -> Result<(), String> {
+        match (&input.tx_id, &input.run_id) {
+            (Some(_), None) | (None, Some(_)) => Ok(()),
+            _ => Err(
+                "give tx_id (a transaction) or run_id (a memory_ingest run), one of them".into(),
+            ),
+        }
+    }
+
     async fn call(&self, input: UndoInput, ctx: ToolContext) -> Result<UndoOutput, ErrorReport> {
         let actor = ctx.actor();
         let force = input.force.unwrap_or(false);
-        let tx_id = input.tx_id;
+        let (tx_id, run_id) = (input.tx_id, input.run_id);
         let undone = self
             .0
             .store
-            .run(move |s| s.undo(&actor, tx_id, force))
+            .run(move |s| {
+                let tx_id = match (tx_id, run_id) {
+                    (Some(tx), _) => tx,
+                    (None, Some(run)) => lore_context::memory::ingest::run_transaction(s, &run)?,
+                    (None, None) => {
+                        return Err(lore_store::StoreError::Invalid(
+                            "give tx_id or run_id".into(),
+                        ));
+                    }
+                };
+                s.undo(&actor, tx_id, force)
+            })
             .await?;
         self.0.feed.committed();
         Ok(undone.into())

@@ -1,0 +1,840 @@
+//! `memory_ingest`: remember what was learned. A markdown note becomes
+//! wiki pages (one per section, one per defined term), memory notes (its
+//! `Note:`/`Gotcha:` remarks) and semantic-layer files (its Lore model
+//! YAML, when the note names its connection), written in **one store
+//! transaction** (so `undo` of the run's transaction takes back every
+//! page, note and file), without an LLM: [`triage`] reads the note,
+//! [`plan`] decides the writes against what is stored.
+//!
+//! A run is recorded in the store (`KnowledgeStore::save_ingest_run`)
+//! from the moment it is accepted: `running` through the stages
+//! `queued → triaging → writing`, then `done` or `error` with the reason.
+//! A run whose process died is reported `error` with the code
+//! `interrupted` (its process is gone, or it has not reported for
+//! [`STALE_AFTER_SECONDS`]), never left `running`.
+
+pub mod measures;
+pub mod plan;
+pub mod triage;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use lore_core::error::HasErrorCode;
+use lore_core::hash::content_hash;
+use lore_core::time::UtcMillis;
+use lore_core::{ErrorCode, ErrorReport};
+use lore_store::feed::StoreHandle;
+use lore_store::mirror::{FileChange, write_together};
+use lore_store::{IngestRunRecord, KnowledgeStore, NewEntry, TopicWrite, TxId};
+use lore_warehouse::catalog::Catalog;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::semantic::files::{SemanticFiles, SourceFile};
+use crate::wiki::Wiki;
+use crate::wiki::page::{self, PageAddress, Scope};
+
+/// The largest note accepted (1 MB).
+pub const MAX_CONTENT_BYTES: usize = 1024 * 1024;
+
+/// A run that has not reported for this long while its process cannot be
+/// checked is taken to be interrupted.
+pub const STALE_AFTER_SECONDS: i64 = 600;
+
+/// What to remember.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct IngestRequest {
+    /// The note, in markdown.
+    pub content: String,
+    /// The connection the note is about (needed for semantic-layer
+    /// changes).
+    #[serde(default, rename = "connectionId")]
+    pub connection_id: Option<String>,
+}
+
+/// One thing a run wrote (or found already there).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CapturedItem {
+    /// The wiki key, note topic or model file.
+    pub id: String,
+    /// What it is: `section`, `definition`, a note's label, `source`.
+    pub what: String,
+    /// `created`, `updated`, `stored` or `unchanged`.
+    pub action: String,
+}
+
+impl CapturedItem {
+    fn new(id: &str, what: &str, action: &str) -> CapturedItem {
+        CapturedItem {
+            id: id.to_string(),
+            what: what.to_string(),
+            action: action.to_string(),
+        }
+    }
+
+    fn unchanged(id: &str, what: &str) -> CapturedItem {
+        CapturedItem::new(id, what, "unchanged")
+    }
+}
+
+/// A scanned table (and column) the note names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Xref {
+    /// The table as scanned.
+    pub table: String,
+    /// The column, when the note names one (`table.column`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+}
+
+/// What a run captured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Captured {
+    /// Wiki pages (`key`s; glossary pages are `glossary/<term>`).
+    pub wiki: Vec<CapturedItem>,
+    /// Semantic-layer files of the connection.
+    pub sl: Vec<CapturedItem>,
+    /// Memory notes.
+    pub memory: Vec<CapturedItem>,
+    /// Scanned tables and columns the note names.
+    pub xrefs: Vec<Xref>,
+}
+
+/// Something a run left out, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Skipped {
+    /// The section it is in.
+    pub section: String,
+    /// What it is (`sql`, `dbt`, `lore_semantic_layer`, …).
+    pub what: String,
+    /// Why it was left out.
+    pub reason: String,
+}
+
+impl Skipped {
+    fn new(section: &str, kind: triage::BlockKind, reason: &str) -> Skipped {
+        Skipped {
+            section: section.to_string(),
+            what: kind.as_str().to_string(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+/// A run's error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunError {
+    /// A stable code (`interrupted` for a run whose process died, else
+    /// the failure's own code).
+    pub code: String,
+    /// What happened.
+    pub message: String,
+}
+
+/// What a run found and did (kept in the run's record).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunReport {
+    /// What it wrote.
+    pub captured: Captured,
+    /// What it left out.
+    pub skipped: Vec<Skipped>,
+    /// Contradictions and other things to look at.
+    pub warnings: Vec<String>,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RunError>,
+}
+
+/// `memory_ingest_status`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestStatus {
+    /// The run.
+    pub run_id: String,
+    /// `running`, `done` or `error`.
+    pub status: String,
+    /// `queued`, `triaging`, `writing`, `done` or `error`.
+    pub stage: String,
+    /// True once the run ended (done or error).
+    pub done: bool,
+    /// What it wrote.
+    pub captured: Captured,
+    /// What it left out, each with the reason.
+    pub skipped: Vec<Skipped>,
+    /// Contradictions and other things to look at.
+    pub warnings: Vec<String>,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<RunError>,
+    /// The transaction holding its writes (`undo` takes it back); null
+    /// when it wrote nothing.
+    pub tx_id: Option<TxId>,
+    /// When it started.
+    pub started_at: String,
+    /// When it ended.
+    pub finished_at: Option<String>,
+}
+
+impl IngestStatus {
+    fn of(record: IngestRunRecord) -> IngestStatus {
+        let report: RunReport = serde_json::from_value(record.report).unwrap_or_default();
+        IngestStatus {
+            done: record.status != "running",
+            run_id: record.run_id,
+            status: record.status,
+            stage: record.stage,
+            captured: report.captured,
+            skipped: report.skipped,
+            warnings: report.warnings,
+            error: report.error,
+            tx_id: record.tx_id,
+            started_at: record.started_at,
+            finished_at: record.finished_at,
+        }
+    }
+}
+
+/// The ingest service of one project.
+pub struct MemoryIngest {
+    store: Arc<StoreHandle>,
+    wiki: Arc<Wiki>,
+    semantic: Arc<SemanticFiles>,
+    catalog: Arc<Catalog>,
+    connections: Vec<String>,
+    max_bytes: usize,
+}
+
+fn refuse(message: impl Into<String>) -> ErrorReport {
+    ErrorReport::new(ErrorCode::InvalidArguments, message)
+}
+
+impl MemoryIngest {
+    /// The service over the project's store, wiki, model files and scans.
+    pub fn new(
+        project: &lore_core::project::Project,
+        store: Arc<StoreHandle>,
+        wiki: Arc<Wiki>,
+        semantic: Arc<SemanticFiles>,
+        catalog: Arc<Catalog>,
+    ) -> MemoryIngest {
+        MemoryIngest {
+            store,
+            wiki,
+            semantic,
+            catalog,
+            connections: project.config.connections.keys().cloned().collect(),
+            max_bytes: MAX_CONTENT_BYTES,
+        }
+    }
+
+    /// Checks a request: text, within the limit, no NUL, a known
+    /// connection.
+    pub fn check(&self, request: &IngestRequest) -> Result<(), ErrorReport> {
+        if request.content.trim().is_empty() {
+            return Err(refuse(
+                "content is empty: give the markdown to remember (the finding and where it came from)",
+            ));
+        }
+        if request.content.len() > self.max_bytes {
+            return Err(refuse(format!(
+                "content is {} bytes; at most {} are ingested at once: split the note",
+                request.content.len(),
+                self.max_bytes
+            )));
+        }
+        if request.content.contains('\0') {
+            return Err(refuse(
+                "content holds a NUL byte: it looks binary; give markdown text",
+            ));
+        }
+        let controls = request
+            .content
+            .chars()
+            .filter(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+            .count();
+        if controls * 100 > request.content.chars().count().max(1) {
+            return Err(refuse(
+                "content is mostly control characters: it looks binary; give markdown text",
+            ));
+        }
+        if let Some(id) = &request.connection_id
+            && !self.connections.contains(id)
+        {
+            return Err(refuse(format!(
+                "unknown connectionId `{id}`; the connections are {}",
+                if self.connections.is_empty() {
+                    "none (omit connectionId for knowledge that is not about a warehouse)"
+                        .to_string()
+                } else {
+                    self.connections.join(", ")
+                }
+            )));
+        }
+        Ok(())
+    }
+
+    fn open(&self) -> Result<Arc<dyn KnowledgeStore>, ErrorReport> {
+        self.store.open()
+    }
+
+    fn save(&self, record: &IngestRunRecord) -> Result<(), ErrorReport> {
+        self.open()?.save_ingest_run(record).map_err(|e| e.report())
+    }
+
+    /// Records a new run (queued) and returns it.
+    fn accept(&self, request: &IngestRequest, actor: &str) -> Result<IngestRunRecord, ErrorReport> {
+        self.check(request)?;
+        let now = UtcMillis::now();
+        let record = IngestRunRecord {
+            run_id: format!("run-{}-{:04x}", now.to_compact(), rand_suffix()),
+            status: "running".into(),
+            stage: "queued".into(),
+            connection_id: request.connection_id.clone(),
+            content_hash: content_hash(&request.content),
+            actor: actor.to_string(),
+            pid: std::process::id(),
+            started_at: now.to_iso(),
+            heartbeat_at: now.to_iso(),
+            finished_at: None,
+            tx_id: None,
+            report: serde_json::to_value(RunReport::default()).unwrap_or_default(),
+        };
+        self.save(&record)?;
+        Ok(record)
+    }
+
+    /// Starts a run on a thread of its own and answers its id at once.
+    pub fn start(
+        self: &Arc<Self>,
+        request: IngestRequest,
+        actor: &str,
+    ) -> Result<String, ErrorReport> {
+        let record = self.accept(&request, actor)?;
+        let run_id = record.run_id.clone();
+        let service = Arc::clone(self);
+        std::thread::Builder::new()
+            .name("lore-memory-ingest".into())
+            .spawn(move || {
+                let run_id = record.run_id.clone();
+                let started = record.clone();
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    service.execute(record, &request)
+                }));
+                if ran.is_err() {
+                    // A bug must not leave the run `running`.
+                    let mut failed = started;
+                    failed.status = "error".into();
+                    failed.stage = "error".into();
+                    failed.finished_at = Some(UtcMillis::now().to_iso());
+                    failed.report = serde_json::to_value(RunReport {
+                        error: Some(RunError {
+                            code: "internal".into(),
+                            message: format!(
+                                "run {run_id} failed inside Lore; nothing was written"
+                            ),
+                        }),
+                        ..RunReport::default()
+                    })
+                    .unwrap_or_default();
+                    let _ = service.save(&failed);
+                }
+            })
+            .map_err(|e| {
+                ErrorReport::new(ErrorCode::Internal, format!("cannot start the run: {e}"))
+            })?;
+        Ok(run_id)
+    }
+
+    /// Runs an ingest in this thread and answers how it ended (the CLI).
+    pub fn run(&self, request: IngestRequest, actor: &str) -> Result<IngestStatus, ErrorReport> {
+        let record = self.accept(&request, actor)?;
+        Ok(IngestStatus::of(self.execute(record, &request)))
+    }
+
+    /// A run's status: `not_found` for an unknown id; a run whose process
+    /// died is recorded (and answered) as `error`/`interrupted`.
+    pub fn status(&self, run_id: &str) -> Result<IngestStatus, ErrorReport> {
+        let store = self.open()?;
+        let Some(record) = store.ingest_run(run_id).map_err(|e| e.report())? else {
+            return Err(ErrorReport::new(
+                ErrorCode::NotFound,
+                format!("no memory_ingest run `{run_id}`: give the runId memory_ingest answered"),
+            ));
+        };
+        let record = self.settle(record)?;
+        Ok(IngestStatus::of(record))
+    }
+
+    /// Marks every run whose process died as interrupted (a server calls
+    /// it when it starts). Returns how many.
+    pub fn sweep(&self) -> Result<usize, ErrorReport> {
+        let running = self.open()?.running_ingest_runs().map_err(|e| e.report())?;
+        let mut swept = 0;
+        for record in running {
+            if self.settle(record)?.status != "running" {
+                swept += 1;
+            }
+        }
+        Ok(swept)
+    }
+
+    fn settle(&self, mut record: IngestRunRecord) -> Result<IngestRunRecord, ErrorReport> {
+        if record.status != "running" || !abandoned(&record) {
+            return Ok(record);
+        }
+        let mut report: RunReport =
+            serde_json::from_value(record.report.clone()).unwrap_or_default();
+        report.error = Some(RunError {
+            code: "interrupted".into(),
+            message: format!(
+                "the run stopped at stage {} when its process (pid {}) ended; nothing it had not committed was kept — ingest the note again",
+                record.stage, record.pid
+            ),
+        });
+        record.status = "error".into();
+        record.stage = "error".into();
+        record.finished_at = Some(UtcMillis::now().to_iso());
+        record.report = serde_json::to_value(&report).unwrap_or_default();
+        self.save(&record)?;
+        Ok(record)
+    }
+
+    /// Moves a run to `stage` (and reports that it is alive).
+    fn stage(&self, record: &mut IngestRunRecord, stage: &str) {
+        record.stage = stage.to_string();
+        record.heartbeat_at = UtcMillis::now().to_iso();
+        if let Err(e) = self.save(record) {
+            tracing::warn!(run = %record.run_id, error = %e.message, "a memory_ingest run's stage was not recorded");
+        }
+    }
+
+    fn execute(&self, mut record: IngestRunRecord, request: &IngestRequest) -> IngestRunRecord {
+        let outcome = self.triage_and_write(&mut record, request);
+        let mut report: RunReport =
+            serde_json::from_value(record.report.clone()).unwrap_or_default();
+        match outcome {
+            Ok((done, tx)) => {
+                report = done;
+                record.status = "done".into();
+                record.stage = "done".into();
+                record.tx_id = tx;
+            }
+            Err(error) => {
+                report.error = Some(RunError {
+                    code: error.code.as_str().to_string(),
+                    message: error.message,
+                });
+                record.status = "error".into();
+                record.stage = "error".into();
+            }
+        }
+        record.finished_at = Some(UtcMillis::now().to_iso());
+        record.heartbeat_at = UtcMillis::now().to_iso();
+        record.report = serde_json::to_value(&report).unwrap_or_default();
+        if let Err(e) = self.save(&record) {
+            tracing::error!(run = %record.run_id, error = %e.message, "a memory_ingest run's end was not recorded");
+        }
+        record
+    }
+
+    fn triage_and_write(
+        &self,
+        record: &mut IngestRunRecord,
+        request: &IngestRequest,
+    ) -> Result<(RunReport, Option<TxId>), ErrorReport> {
+        self.stage(record, "triaging");
+        let note = triage::triage(&request.content);
+        let source = note_source(&request.content).unwrap_or_else(|| note.title.clone());
+        // What is stored now (after importing edits made on disk).
+        self.wiki.refresh()?;
+        let pages: BTreeMap<String, plan::ExistingPage> = self
+            .wiki
+            .mirror()
+            .entries()?
+            .1
+            .into_iter()
+            .filter_map(|(_, entry)| {
+                let address = PageAddress::from_topic(&entry.topic)?;
+                if address.scope != Scope::Global {
+                    return None;
+                }
+                let (front, body) = page::parse(&entry.content).ok()?;
+                Some((
+                    address.key.clone(),
+                    plan::ExistingPage {
+                        key: address.key,
+                        front,
+                        body,
+                        version: entry.version,
+                    },
+                ))
+            })
+            .collect();
+        let mut tables: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
+        let mut model_files: Vec<String> = Vec::new();
+        if let Some(connection) = &request.connection_id {
+            if let Ok(Some(snapshot)) = self.catalog.latest(connection) {
+                for table in &snapshot.tables {
+                    tables.insert(
+                        table.name.to_lowercase(),
+                        (
+                            table.name.clone(),
+                            table.columns.iter().map(|c| c.name.clone()).collect(),
+                        ),
+                    );
+                }
+            }
+            model_files = self.semantic.files_of(connection);
+        }
+        let cx = plan::Context {
+            run_id: &record.run_id,
+            source: &source,
+            connection: request.connection_id.as_deref(),
+            pages: &pages,
+            tables: &tables,
+            model_files: &model_files,
+        };
+        let mut planned = plan::plan(&note, &cx);
+        // Model files must keep the model loading: each is checked with
+        // the others, and a file that breaks it is skipped with why.
+        if let Some(connection) = &request.connection_id {
+            let mut kept: Vec<SourceFile> = Vec::new();
+            for model in std::mem::take(&mut planned.models) {
+                let candidate = SourceFile {
+                    file: model.file.clone(),
+                    content: Some(model.content.clone()),
+                    expected_version: Some(0),
+                };
+                let mut trial = kept.clone();
+                trial.push(candidate.clone());
+                match self.semantic.check_model_after(connection, &trial) {
+                    Ok(()) => kept.push(candidate),
+                    Err(problem) => {
+                        planned.captured.sl.retain(|c| c.id != model.file);
+                        planned.skipped.push(Skipped {
+                            section: model.file.clone(),
+                            what: triage::BlockKind::LoreModel.as_str().to_string(),
+                            reason: format!(
+                                "the model would not load with it: {}",
+                                problem.message
+                            ),
+                        });
+                    }
+                }
+            }
+            planned.models = kept
+                .into_iter()
+                .map(|f| plan::ModelPlan {
+                    file: f.file,
+                    content: f.content.unwrap_or_default(),
+                })
+                .collect();
+        }
+        let mut measure_changes: Vec<FileChange> = Vec::new();
+        if let Some(connection) = &request.connection_id {
+            measure_changes = self.measures(connection, &source, &mut planned)?;
+        }
+        self.stage(record, "writing");
+        let report = RunReport {
+            captured: planned.captured.clone(),
+            skipped: planned.skipped.clone(),
+            warnings: planned.warnings.clone(),
+            error: None,
+        };
+        let page_changes: Vec<FileChange> = planned
+            .pages
+            .iter()
+            .map(|p| FileChange {
+                path: PageAddress {
+                    scope: Scope::Global,
+                    key: p.key.clone(),
+                }
+                .path(),
+                content: Some(p.content.clone()),
+                expected_version: Some(p.expected_version),
+            })
+            .collect();
+        let mut model_changes: Vec<FileChange> = match &request.connection_id {
+            Some(connection) => planned
+                .models
+                .iter()
+                .map(|m| FileChange {
+                    path: SemanticFiles::path(connection, &m.file),
+                    content: Some(m.content.clone()),
+                    expected_version: Some(0),
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        model_changes.extend(measure_changes);
+        let notes: Vec<TopicWrite> = planned
+            .notes
+            .iter()
+            .map(|n| TopicWrite {
+                entry: NewEntry {
+                    topic: n.topic.clone(),
+                    content: n.content.clone(),
+                    tags: n.tags.clone(),
+                    source: Some(n.source.clone()),
+                    ..NewEntry::default()
+                },
+                expected_version: None,
+                remove: false,
+            })
+            .collect();
+        if page_changes.is_empty() && model_changes.is_empty() && notes.is_empty() {
+            return Ok((report, None));
+        }
+        let summary = format!("memory_ingest {}: {}", record.run_id, note.title);
+        let summary: String = summary.chars().take(200).collect();
+        // The wiki's mirror names the store even when no page changes.
+        let mut parts = vec![(self.wiki.mirror(), page_changes)];
+        if !model_changes.is_empty() {
+            parts.push((self.semantic.mirror(), model_changes));
+        }
+        let written = write_together(&record.actor, &summary, parts, notes)?;
+        let mut report = report;
+        // Notes that said nothing new.
+        for (item, written) in report.captured.memory.iter_mut().zip(&written.entries) {
+            if !written.changed {
+                item.action = "unchanged".into();
+            }
+        }
+        Ok((report, written.changed.then_some(written.tx_id)))
+    }
+
+    /// The note's aggregate queries as measures on the connection's
+    /// sources: each proposal is kept only if the model still loads with
+    /// it (and with the new model files); the rest are skipped with why.
+    /// Returns the changed files.
+    fn measures(
+        &self,
+        connection: &str,
+        source: &str,
+        planned: &mut plan::Plan,
+    ) -> Result<Vec<FileChange>, ErrorReport> {
+        let queries = std::mem::take(&mut planned.queries);
+        if queries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let versions: BTreeMap<String, i64> = self
+            .semantic
+            .mirror()
+            .entries()?
+            .1
+            .into_iter()
+            .map(|(path, entry)| (path, entry.version))
+            .collect();
+        let files: Vec<(String, String)> = self
+            .semantic
+            .files_of(connection)
+            .into_iter()
+            .filter_map(|f| self.semantic.read(connection, &f).map(|t| (f, t)))
+            .collect();
+        let new_files: Vec<SourceFile> = planned
+            .models
+            .iter()
+            .map(|m| SourceFile {
+                file: m.file.clone(),
+                content: Some(m.content.clone()),
+                expected_version: Some(0),
+            })
+            .collect();
+        let mut edited: BTreeMap<String, String> = BTreeMap::new();
+        let skip = |planned: &mut plan::Plan, section: &str, reason: String| {
+            planned.skipped.push(Skipped {
+                section: section.to_string(),
+                what: triage::BlockKind::Sql.as_str().to_string(),
+                reason,
+            });
+        };
+        for query in queries {
+            let proposal = match measures::propose(&query.sql, &query.section) {
+                Ok(p) => p,
+                Err(why) => {
+                    skip(
+                        planned,
+                        &query.section,
+                        format!("kept in the wiki page, not made a measure: {why}"),
+                    );
+                    continue;
+                }
+            };
+            let mut owner: Option<(String, lore_semantic::model::SourceSpec)> = None;
+            for (file, text) in &files {
+                let current = edited.get(file).unwrap_or(text);
+                let specs = lore_semantic::model::parse_file(std::path::Path::new(file), current)
+                    .unwrap_or_default();
+                if let Some(spec) = specs.into_iter().find(|s| {
+                    s.table
+                        .as_deref()
+                        .is_some_and(|t| measures::same_table(t, &proposal.table))
+                }) {
+                    owner = Some((file.clone(), spec));
+                    break;
+                }
+            }
+            let Some((file, spec)) = owner else {
+                skip(
+                    planned,
+                    &query.section,
+                    format!(
+                        "no semantic-layer source of {connection} reads table {} (lore sl generate makes one)",
+                        proposal.table
+                    ),
+                );
+                continue;
+            };
+            let id = format!("{file}#{}", proposal.name);
+            if let Some(existing) = spec.measures.iter().find(|m| m.name == proposal.name) {
+                let same = triage::squash(&existing.expr)
+                    .eq_ignore_ascii_case(&triage::squash(&proposal.expr))
+                    && existing
+                        .filter
+                        .as_deref()
+                        .map(triage::squash)
+                        .map(|f| f.to_lowercase())
+                        == proposal
+                            .filter
+                            .as_deref()
+                            .map(triage::squash)
+                            .map(|f| f.to_lowercase());
+                if same {
+                    planned
+                        .captured
+                        .sl
+                        .push(CapturedItem::unchanged(&id, "measure"));
+                } else {
+                    planned.warnings.push(format!(
+                        "measure `{}` of source {} is `{}`{}; the note ({source}) says `{}`{} — the model was left as it is",
+                        proposal.name,
+                        spec.name,
+                        existing.expr,
+                        existing.filter.as_deref().map(|f| format!(" where {f}")).unwrap_or_default(),
+                        proposal.expr,
+                        proposal.filter.as_deref().map(|f| format!(" where {f}")).unwrap_or_default(),
+                    ));
+                    skip(
+                        planned,
+                        &query.section,
+                        format!(
+                            "source {} already has a different measure `{}`",
+                            spec.name, proposal.name
+                        ),
+                    );
+                }
+                continue;
+            }
+            let current = edited
+                .get(&file)
+                .cloned()
+                .or_else(|| {
+                    files
+                        .iter()
+                        .find(|(f, _)| *f == file)
+                        .map(|(_, t)| t.clone())
+                })
+                .unwrap_or_default();
+            let text = measures::add_measure(&current, &proposal, &format!("From {source}"));
+            let mut trial = new_files.clone();
+            for (f, t) in edited.iter().chain(std::iter::once((&file, &text))) {
+                trial.push(SourceFile {
+                    file: f.clone(),
+                    content: Some(t.clone()),
+                    expected_version: None,
+                });
+            }
+            match self.semantic.check_model_after(connection, &trial) {
+                Ok(()) => {
+                    edited.insert(file.clone(), text);
+                    planned
+                        .captured
+                        .sl
+                        .push(CapturedItem::new(&id, "measure", "created"));
+                }
+                Err(problem) => skip(
+                    planned,
+                    &query.section,
+                    format!(
+                        "measure `{}` on source {} would not load: {}",
+                        proposal.name, spec.name, problem.message
+                    ),
+                ),
+            }
+        }
+        Ok(edited
+            .into_iter()
+            .map(|(file, text)| {
+                let path = SemanticFiles::path(connection, &file);
+                FileChange {
+                    expected_version: versions.get(&path).copied(),
+                    path,
+                    content: Some(text),
+                }
+            })
+            .collect())
+    }
+}
+
+/// The transaction a run wrote (what `undo {run_id}` reverts):
+/// `NotFound` for an unknown run, `Invalid` for a run that wrote nothing
+/// or has not finished.
+pub fn run_transaction(
+    store: &dyn KnowledgeStore,
+    run_id: &str,
+) -> Result<TxId, lore_store::StoreError> {
+    let Some(record) = store.ingest_run(run_id)? else {
+        return Err(lore_store::StoreError::NotFound(format!(
+            "no memory_ingest run `{run_id}`"
+        )));
+    };
+    match (record.status.as_str(), record.tx_id) {
+        (_, Some(tx)) => Ok(tx),
+        ("running", None) => Err(lore_store::StoreError::Invalid(format!(
+            "run `{run_id}` is still running; undo it once memory_ingest_status says done"
+        ))),
+        _ => Err(lore_store::StoreError::Invalid(format!(
+            "run `{run_id}` wrote nothing (status {}), so there is nothing to undo",
+            record.status
+        ))),
+    }
+}
+
+/// The note's own `source:` front matter, if it has one.
+fn note_source(content: &str) -> Option<String> {
+    let (front, _) = content
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---"))?;
+    let value: serde_json::Value = serde_saphyr::from_str(front).ok()?;
+    value
+        .get("source")
+        .and_then(|s| s.as_str())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// Whether a running run's process is gone: on Linux its pid is not alive
+/// (or is another program); elsewhere it has not reported for
+/// [`STALE_AFTER_SECONDS`].
+fn abandoned(record: &IngestRunRecord) -> bool {
+    if record.pid == std::process::id() {
+        return false;
+    }
+    let stale = UtcMillis::parse_iso(&record.heartbeat_at)
+        .is_none_or(|at| at.seconds_ago() > STALE_AFTER_SECONDS);
+    if cfg!(target_os = "linux") {
+        let alive = std::fs::read_to_string(format!("/proc/{}/cmdline", record.pid))
+            .is_ok_and(|cmd| cmd.contains("lore"));
+        !alive || stale
+    } else {
+        stale
+    }
+}
+
+fn rand_suffix() -> u16 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    hasher.finish() as u16
+}

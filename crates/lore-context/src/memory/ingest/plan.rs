@@ -1,0 +1,605 @@
+//! From a triaged note to the writes of one run: the wiki pages (a page
+//! per section, a glossary page per defined term), the semantic-layer
+//! files, the memory notes, and what was captured, skipped or
+//! contradicted.
+//!
+//! Nothing is duplicated: a section whose subject already has a page adds
+//! to that page only the paragraphs it does not hold yet (a new version in
+//! its history; the same note twice changes nothing); a term already
+//! defined otherwise keeps both definitions on its page, with their
+//! sources, and the run warns about the contradiction.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::triage::{BlockKind, Triage, squash};
+use super::{Captured, CapturedItem, Skipped, Xref};
+use crate::wiki::page::{self, FrontMatter};
+
+/// A page as it is now: its key, front matter and body.
+#[derive(Debug, Clone)]
+pub struct ExistingPage {
+    /// Its key.
+    pub key: String,
+    /// Its front matter.
+    pub front: FrontMatter,
+    /// Its markdown.
+    pub body: String,
+    /// Its version (to refuse a write over a change made meanwhile).
+    pub version: i64,
+}
+
+/// A page to write.
+#[derive(Debug, Clone)]
+pub struct PagePlan {
+    /// Its key (global scope).
+    pub key: String,
+    /// Its whole file.
+    pub content: String,
+    /// The version it must be at (0: must not exist).
+    pub expected_version: i64,
+}
+
+/// A memory note to write.
+#[derive(Debug, Clone)]
+pub struct NotePlan {
+    /// Its topic.
+    pub topic: String,
+    /// Its text.
+    pub content: String,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// Where it came from.
+    pub source: String,
+}
+
+/// A semantic-layer file to write.
+#[derive(Debug, Clone)]
+pub struct ModelPlan {
+    /// The file name in the connection's folder.
+    pub file: String,
+    /// Its text.
+    pub content: String,
+}
+
+/// A query the note holds, to try as a measure.
+#[derive(Debug, Clone)]
+pub struct QueryPlan {
+    /// The section it is in.
+    pub section: String,
+    /// The SQL.
+    pub sql: String,
+}
+
+/// The writes of one run and what they capture.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// Queries to try as semantic-layer measures (with a connection).
+    pub queries: Vec<QueryPlan>,
+    /// Pages to create or update.
+    pub pages: Vec<PagePlan>,
+    /// Notes to store.
+    pub notes: Vec<NotePlan>,
+    /// Model files to add.
+    pub models: Vec<ModelPlan>,
+    /// What the run captures.
+    pub captured: Captured,
+    /// What it leaves out, and why.
+    pub skipped: Vec<Skipped>,
+    /// Contradictions and other things to look at.
+    pub warnings: Vec<String>,
+}
+
+/// What the planner may look at.
+pub struct Context<'a> {
+    /// The run's id (recorded in the pages it writes).
+    pub run_id: &'a str,
+    /// Where the note came from (its front matter's `source`, else its
+    /// title).
+    pub source: &'a str,
+    /// The connection the note is about.
+    pub connection: Option<&'a str>,
+    /// The live global pages, by key.
+    pub pages: &'a BTreeMap<String, ExistingPage>,
+    /// The connection's scanned tables: lower-cased name → (name as
+    /// scanned, column names).
+    pub tables: &'a BTreeMap<String, (String, Vec<String>)>,
+    /// Existing model file names of the connection.
+    pub model_files: &'a [String],
+}
+
+/// Up to 300 characters of one line: a page's summary.
+fn summary_of(text: &str, fallback: &str) -> String {
+    let line = squash(text);
+    let first = line
+        .split_inclusive(". ")
+        .next()
+        .unwrap_or(&line)
+        .trim()
+        .to_string();
+    let chosen = if first.is_empty() {
+        squash(fallback)
+    } else {
+        first
+    };
+    if chosen.chars().count() <= page::SUMMARY_CHARS {
+        chosen
+    } else {
+        let cut: String = chosen.chars().take(page::SUMMARY_CHARS - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+fn normal(text: &str) -> String {
+    squash(text)
+        .to_lowercase()
+        .trim_end_matches(['.', '!', ';'])
+        .to_string()
+}
+
+fn add_unique(list: &mut Vec<String>, value: &str) {
+    if !list.iter().any(|v| v == value) {
+        list.push(value.to_string());
+    }
+}
+
+/// The page key a subject gets: its slug, or an existing page whose
+/// title says the same (so "Revenue" and "revenue" are one page). A term
+/// that already has a page of its own (`mrr`) is defined there rather
+/// than on a new glossary page.
+fn key_for(heading: &str, prefix: &str, pages: &BTreeMap<String, ExistingPage>) -> String {
+    // Keys hold at most 120 characters, the prefix included.
+    let room = page::KEY_CHARS - prefix.len();
+    let slug: String = page::slug(heading).chars().take(room).collect();
+    let slug = slug.trim_end_matches(['-', '/', '.']).to_string();
+    let key = format!("{prefix}{slug}");
+    if pages.contains_key(&key) {
+        return key;
+    }
+    if !prefix.is_empty() && pages.contains_key(&slug) {
+        return slug;
+    }
+    let wanted = normal(heading);
+    pages
+        .values()
+        .find(|p| {
+            p.key.starts_with(prefix) && page::title(&p.body).is_some_and(|t| normal(&t) == wanted)
+        })
+        .map_or(key, |p| p.key.clone())
+}
+
+/// The body's paragraphs (blank-line separated), normalised, for telling
+/// what a page already says.
+fn paragraphs_of(body: &str) -> Vec<String> {
+    body.split("\n\n")
+        .map(normal)
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// Plans the writes for `triage`.
+pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
+    let mut plan = Plan::default();
+    let mut planned: BTreeMap<String, PagePlan> = BTreeMap::new();
+
+    // Glossary pages first: section pages link to them.
+    let mut glossary_keys: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for definition in &triage.definitions {
+        let key = key_for(&definition.term, "glossary/", cx.pages);
+        glossary_keys
+            .entry(definition.section)
+            .or_default()
+            .push(key.clone());
+        let line = format!("{} — _{}_", squash(&definition.text), cx.source);
+        let existing = planned
+            .get(&key)
+            .map(|p| page::parse(&p.content).ok())
+            .unwrap_or_else(|| {
+                cx.pages
+                    .get(&key)
+                    .map(|p| (p.front.clone(), p.body.clone()))
+            });
+        let (mut front, body) = match existing {
+            Some((front, body)) => {
+                // Definition lines are the ones ingest writes:
+                // `- text — _source_`; a page's other bullets are not.
+                let others: Vec<&str> = body
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("- "))
+                    .filter(|l| l.contains(" — _") && l.ends_with('_'))
+                    .collect();
+                let said: Vec<String> = others
+                    .iter()
+                    .map(|l| normal(l.split(" — _").next().unwrap_or(l)))
+                    .collect();
+                if said.contains(&normal(&definition.text))
+                    || paragraphs_of(&body).contains(&normal(&definition.text))
+                {
+                    plan.captured
+                        .wiki
+                        .push(CapturedItem::unchanged(&key, "definition"));
+                    continue;
+                }
+                if !others.is_empty() {
+                    plan.warnings.push(format!(
+                        "`{}` is defined differently: now \"{}\" ({}); before {} — both are kept on wiki page {key}",
+                        definition.term,
+                        squash(&definition.text),
+                        cx.source,
+                        others
+                            .iter()
+                            .map(|o| format!("\"{o}\""))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                (front, format!("{}\n- {line}\n", body.trim_end()))
+            }
+            None => (
+                FrontMatter {
+                    summary: Some(summary_of(&definition.text, &definition.term)),
+                    tags: vec!["glossary".into(), "definition".into()],
+                    ..FrontMatter::default()
+                },
+                format!("# {}\n\n- {line}\n", definition.term),
+            ),
+        };
+        add_unique(&mut front.sources, cx.source);
+        add_unique(&mut front.ingest_runs, cx.run_id);
+        let expected_version = cx.pages.get(&key).map_or(0, |p| p.version);
+        let created = expected_version == 0 && !planned.contains_key(&key);
+        planned.insert(
+            key.clone(),
+            PagePlan {
+                key: key.clone(),
+                content: page::render(&front, &body),
+                expected_version,
+            },
+        );
+        plan.captured.wiki.push(CapturedItem::new(
+            &key,
+            "definition",
+            if created { "created" } else { "updated" },
+        ));
+    }
+
+    // A page per section.
+    for (index, section) in triage.sections.iter().enumerate() {
+        let key = key_for(&section.heading, "", cx.pages);
+        let refs = glossary_keys.get(&index).cloned().unwrap_or_default();
+        match cx.pages.get(&key) {
+            Some(existing) => {
+                let held = paragraphs_of(&existing.body);
+                let new: Vec<&str> = section
+                    .body
+                    .split("\n\n")
+                    .filter(|p| !p.trim().is_empty() && !held.contains(&normal(p)))
+                    .collect();
+                if new.is_empty() {
+                    plan.captured
+                        .wiki
+                        .push(CapturedItem::unchanged(&key, "section"));
+                    continue;
+                }
+                let mut front = existing.front.clone();
+                add_unique(&mut front.sources, cx.source);
+                add_unique(&mut front.ingest_runs, cx.run_id);
+                for r in &refs {
+                    add_unique(&mut front.refs, r);
+                }
+                let body = format!("{}\n\n{}\n", existing.body.trim_end(), new.join("\n\n"));
+                planned.insert(
+                    key.clone(),
+                    PagePlan {
+                        key: key.clone(),
+                        content: page::render(&front, &body),
+                        expected_version: existing.version,
+                    },
+                );
+                plan.captured
+                    .wiki
+                    .push(CapturedItem::new(&key, "section", "updated"));
+            }
+            None => {
+                if planned.contains_key(&key) {
+                    // Two sections of one note with one subject: the
+                    // second joins the first.
+                    if let Some(p) = planned.get_mut(&key)
+                        && let Ok((front, body)) = page::parse(&p.content)
+                    {
+                        p.content = page::render(
+                            &front,
+                            &format!("{}\n\n{}\n", body.trim_end(), section.body),
+                        );
+                    }
+                    continue;
+                }
+                let front = FrontMatter {
+                    summary: Some(summary_of(
+                        section.paragraphs.first().map_or("", String::as_str),
+                        &section.heading,
+                    )),
+                    tags: vec!["ingested".into()],
+                    refs,
+                    sources: vec![cx.source.to_string()],
+                    ingest_runs: vec![cx.run_id.to_string()],
+                    ..FrontMatter::default()
+                };
+                let body = format!("# {}\n\n{}\n", section.heading, section.body);
+                planned.insert(
+                    key.clone(),
+                    PagePlan {
+                        key: key.clone(),
+                        content: page::render(&front, &body),
+                        expected_version: 0,
+                    },
+                );
+                plan.captured
+                    .wiki
+                    .push(CapturedItem::new(&key, "section", "created"));
+            }
+        }
+    }
+    plan.pages = planned.into_values().collect();
+
+    // Notes to remember.
+    for callout in &triage.callouts {
+        let heading = triage
+            .sections
+            .get(callout.section)
+            .map_or(triage.title.as_str(), |s| s.heading.as_str());
+        let topic = format!("{}: {}", heading, callout.label);
+        let topic: String = topic.chars().take(200).collect();
+        plan.notes.push(NotePlan {
+            topic: topic.clone(),
+            content: callout.text.clone(),
+            tags: vec![callout.label.clone(), "ingested".into()],
+            source: cx.source.to_string(),
+        });
+        plan.captured
+            .memory
+            .push(CapturedItem::new(&topic, &callout.label, "stored"));
+    }
+
+    // Tables and columns the note names that the latest scan has.
+    let text = triage
+        .sections
+        .iter()
+        .map(|s| s.body.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    plan.captured.xrefs = xrefs(&text, cx.tables);
+
+    // Code blocks.
+    for block in &triage.blocks {
+        let section = triage
+            .sections
+            .get(block.section)
+            .map_or(triage.title.as_str(), |s| s.heading.as_str());
+        match block.kind {
+            BlockKind::LoreModel => match cx.connection {
+                None => plan.skipped.push(Skipped::new(
+                    section,
+                    block.kind,
+                    "semantic-layer YAML needs connectionId (the connection it describes); it stays in the wiki page only",
+                )),
+                Some(_) => {
+                    let name = model_name(&block.text).unwrap_or_else(|| page::slug(section));
+                    let file = format!("{}.yaml", page::slug(&name).replace(['/', '.'], "-"));
+                    if cx.model_files.contains(&file) {
+                        plan.skipped.push(Skipped::new(
+                            section,
+                            block.kind,
+                            &format!("semantic-layer file {file} exists already; edit it (sl_read_source shows it) rather than replacing it from a note"),
+                        ));
+                    } else {
+                        plan.models.push(ModelPlan {
+                            file: file.clone(),
+                            content: block.text.clone(),
+                        });
+                        plan.captured.sl.push(CapturedItem::new(&file, "source", "created"));
+                    }
+                }
+            },
+            BlockKind::Sql => match cx.connection {
+                None => plan.skipped.push(Skipped::new(
+                    section,
+                    block.kind,
+                    "SQL is kept in the wiki page; give connectionId to turn an aggregate query into a semantic-layer measure",
+                )),
+                Some(_) => plan.queries.push(QueryPlan {
+                    section: section.to_string(),
+                    sql: block.text.clone(),
+                }),
+            },
+            BlockKind::Dbt | BlockKind::MetricFlow | BlockKind::Cube | BlockKind::LookMl => {
+                plan.skipped.push(Skipped::new(
+                    section,
+                    block.kind,
+                    &format!(
+                        "{} definitions are kept in the wiki page; Lore does not import them into the semantic layer yet",
+                        block.kind.as_str()
+                    ),
+                ));
+            }
+            BlockKind::Other => {}
+        }
+    }
+    plan
+}
+
+fn model_name(text: &str) -> Option<String> {
+    let value: Value = serde_saphyr::from_str(text).ok()?;
+    let first = match &value {
+        Value::Array(items) => items.first()?,
+        other => other,
+    };
+    first.get("name")?.as_str().map(str::to_string)
+}
+
+/// The scanned tables (and `table.column`s) a text names, as whole words.
+fn xrefs(text: &str, tables: &BTreeMap<String, (String, Vec<String>)>) -> Vec<Xref> {
+    let mut found: Vec<Xref> = Vec::new();
+    let words: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .map(|w| w.trim_matches('.').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    for word in &words {
+        let parts: Vec<&str> = word.split('.').collect();
+        // `table`, `schema.table`, `table.column`, `schema.table.column`.
+        for (at, part) in parts.iter().enumerate() {
+            let Some((name, columns)) = tables.get(*part) else {
+                continue;
+            };
+            let column = parts
+                .get(at + 1)
+                .and_then(|c| columns.iter().find(|col| col.to_lowercase() == *c))
+                .cloned();
+            let xref = Xref {
+                table: name.clone(),
+                column,
+            };
+            if !found.contains(&xref) {
+                found.push(xref);
+            }
+            break;
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::triage::triage;
+    use super::*;
+
+    fn context<'a>(
+        pages: &'a BTreeMap<String, ExistingPage>,
+        tables: &'a BTreeMap<String, (String, Vec<String>)>,
+    ) -> Context<'a> {
+        Context {
+            run_id: "run-1",
+            source: "handbook",
+            connection: None,
+            pages,
+            tables,
+            model_files: &[],
+        }
+    }
+
+    fn existing(plan: &Plan) -> BTreeMap<String, ExistingPage> {
+        plan.pages
+            .iter()
+            .map(|p| {
+                let (front, body) = page::parse(&p.content).unwrap();
+                (
+                    p.key.clone(),
+                    ExistingPage {
+                        key: p.key.clone(),
+                        front,
+                        body,
+                        version: 1,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_same_note_twice_plans_nothing_the_second_time() {
+        let note = triage(
+            "# Revenue\n\n**Revenue** is the sum of paid invoices.\n\nIt excludes refunds.\n",
+        );
+        let tables = BTreeMap::new();
+        let none = BTreeMap::new();
+        let first = plan(&note, &context(&none, &tables));
+        let keys: Vec<&str> = first.pages.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, ["glossary/revenue", "revenue"]);
+        let pages = existing(&first);
+        let second = plan(&note, &context(&pages, &tables));
+        assert!(second.pages.is_empty(), "{:?}", second.pages);
+        assert!(second.captured.wiki.iter().all(|c| c.action == "unchanged"));
+    }
+
+    #[test]
+    fn a_different_definition_is_kept_beside_the_old_one_and_warned_about() {
+        let tables = BTreeMap::new();
+        let none = BTreeMap::new();
+        let first = plan(
+            &triage("**Churn** is customers who cancelled in the month.\n"),
+            &context(&none, &tables),
+        );
+        let pages = existing(&first);
+        let second = plan(
+            &triage("**Churn** is revenue lost to cancellations in the quarter.\n"),
+            &context(&pages, &tables),
+        );
+        assert_eq!(second.warnings.len(), 1, "{:?}", second.warnings);
+        assert!(second.warnings[0].contains("`Churn` is defined differently"));
+        let glossary = second
+            .pages
+            .iter()
+            .find(|p| p.key == "glossary/churn")
+            .unwrap();
+        assert!(glossary.content.contains("customers who cancelled"));
+        assert!(glossary.content.contains("revenue lost to cancellations"));
+        assert_eq!(glossary.expected_version, 1);
+    }
+
+    #[test]
+    fn new_paragraphs_join_the_page_of_their_subject() {
+        let tables = BTreeMap::new();
+        let none = BTreeMap::new();
+        let first = plan(
+            &triage("## Refunds\n\nRefunds are netted monthly.\n"),
+            &context(&none, &tables),
+        );
+        let pages = existing(&first);
+        let second = plan(
+            &triage("## refunds\n\nRefunds are netted monthly.\n\nPartial refunds count too.\n"),
+            &context(&pages, &tables),
+        );
+        let keys: Vec<&str> = second.pages.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, ["refunds"], "{:?}", second.pages);
+        let page = &second.pages[0];
+        assert_eq!(page.key, "refunds");
+        let (_, body) = page::parse(&page.content).unwrap();
+        assert_eq!(
+            body.matches("Refunds are netted monthly.").count(),
+            1,
+            "{body}"
+        );
+        assert!(body.contains("Partial refunds count too."));
+    }
+
+    #[test]
+    fn scanned_tables_and_columns_named_in_the_text_are_linked() {
+        let mut tables = BTreeMap::new();
+        tables.insert(
+            "invoices".to_string(),
+            (
+                "invoices".to_string(),
+                vec!["amount".to_string(), "status".to_string()],
+            ),
+        );
+        let found = xrefs(
+            "Sum `billing.invoices.amount` where invoices.status is paid; not orders.",
+            &tables,
+        );
+        assert_eq!(
+            found,
+            vec![
+                Xref {
+                    table: "invoices".into(),
+                    column: Some("amount".into())
+                },
+                Xref {
+                    table: "invoices".into(),
+                    column: Some("status".into())
+                },
+            ]
+        );
+    }
+}

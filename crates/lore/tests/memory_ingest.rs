@@ -1,0 +1,423 @@
+//! `memory_ingest` and `memory_ingest_status` through the real MCP
+//! protocol on the demo project: a note becomes wiki pages, glossary
+//! pages, memory notes and a semantic-layer measure in one transaction;
+//! the same note twice changes nothing; a contradiction is kept and
+//! warned about; `undo {run_id}` takes the whole run back, files
+//! included; bad input and dead runs get clear answers.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+const HANDBOOK: &str = r#"---
+source: Finance team handbook
+---
+# Finance handbook
+
+How Northwind's finance team counts money.
+
+## Churn
+
+**Churned account** is an account whose last subscription ended without renewal.
+
+Gotcha: `support_tickets.priority` uses 1 for urgent, not 5.
+
+## Open tickets
+
+The support team watches open tickets every morning.
+
+```sql
+SELECT COUNT(*) AS open_ticket_count FROM support_tickets WHERE status = 'open'
+```
+
+```sql
+SELECT SUM(amount_cents) AS gross FROM invoices
+```
+
+## Glossary
+
+| Term | Definition |
+|------|------------|
+| Expansion revenue | Added MRR from upgrades of existing accounts |
+"#;
+
+/// Starts an ingest and polls it until it is done.
+async fn ingest(client: &Client, arguments: Value) -> Value {
+    let started = ok(client, "memory_ingest", arguments).await;
+    let run_id = started["runId"].as_str().unwrap().to_string();
+    for _ in 0..200 {
+        let status = ok(client, "memory_ingest_status", json!({"runId": run_id})).await;
+        if status["done"] == true {
+            return status;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("run {run_id} did not finish");
+}
+
+fn ids(status: &Value, lane: &str) -> Vec<(String, String)> {
+    status["captured"][lane]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["action"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_note_is_remembered_found_undone_and_never_duplicated() {
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(names.contains(&"memory_ingest".to_string()));
+    assert!(names.contains(&"memory_ingest_status".to_string()));
+
+    let first = ingest(
+        &client,
+        json!({"content": HANDBOOK, "connectionId": "warehouse"}),
+    )
+    .await;
+    assert_eq!(first["status"], "done", "{first}");
+    let wiki = ids(&first, "wiki");
+    for (page, action) in [
+        ("glossary/churned-account", "created"),
+        ("glossary/expansion-revenue", "created"),
+        ("finance-handbook", "created"),
+        ("open-tickets", "created"),
+        // The demo has pages on churn and a glossary: they are added to,
+        // not duplicated.
+        ("churn", "updated"),
+        ("glossary", "updated"),
+    ] {
+        assert!(
+            wiki.contains(&(page.to_string(), action.to_string())),
+            "{page}: {wiki:?}"
+        );
+    }
+    assert_eq!(
+        ids(&first, "sl"),
+        [(
+            "support_tickets.yaml#open_ticket_count".to_string(),
+            "created".to_string()
+        )]
+    );
+    assert_eq!(ids(&first, "memory")[0].0, "Churn: gotcha");
+    let xrefs = first["captured"]["xrefs"].as_array().unwrap();
+    assert!(
+        xrefs.contains(&json!({"table": "support_tickets", "column": "priority"})),
+        "{xrefs:?}"
+    );
+    // The query over a column the model lacks is not a measure, and says why.
+    let skipped = first["skipped"].as_array().unwrap();
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["what"] == "sql" && s["reason"].as_str().unwrap().contains("amount_cents")),
+        "{skipped:?}"
+    );
+    let tx = first["txId"].as_i64().unwrap();
+
+    // Found by the tools an agent asks next.
+    let page = ok(
+        &client,
+        "wiki_read",
+        json!({"key": "glossary/churned-account"}),
+    )
+    .await;
+    assert_eq!(page["found"], true, "{page}");
+    let found = ok(
+        &client,
+        "discover_data",
+        json!({"query": "what is a churned account"}),
+    )
+    .await;
+    let first_ref = &found["refs"][0];
+    assert_eq!(first_ref["id"], "glossary/churned-account", "{found}");
+    let measure = ok(
+        &client,
+        "sl_query",
+        json!({"connectionId": "warehouse", "measures": ["support_tickets.open_ticket_count"]}),
+    )
+    .await;
+    assert_eq!(measure["rowCount"], 1, "{measure}");
+
+    // The same note again changes nothing.
+    let again = ingest(
+        &client,
+        json!({"content": HANDBOOK, "connectionId": "warehouse"}),
+    )
+    .await;
+    assert_eq!(again["status"], "done");
+    assert!(again["txId"].is_null(), "{again}");
+    for lane in ["wiki", "sl", "memory"] {
+        assert!(
+            ids(&again, lane)
+                .iter()
+                .all(|(_, action)| action == "unchanged"),
+            "{lane}: {again}"
+        );
+    }
+
+    // Undo by run id takes back every page, note and model file.
+    let undone = ok(&client, "undo", json!({"run_id": first["runId"]})).await;
+    assert_eq!(undone["undone_tx_id"], tx);
+    // The server's file mirrors follow the undo.
+    let model_path = root.join("semantic-layer/warehouse/support_tickets.yaml");
+    let settled = || {
+        !root
+            .join("wiki/global/glossary/churned-account.md")
+            .exists()
+            && !std::fs::read_to_string(&model_path)
+                .unwrap()
+                .contains("open_ticket_count")
+    };
+    for _ in 0..100 {
+        if settled() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(settled(), "the page and the measure are gone from disk");
+    let gone = ok(
+        &client,
+        "wiki_read",
+        json!({"key": "glossary/churned-account"}),
+    )
+    .await;
+    assert_eq!(gone["found"], false);
+
+    // A different definition later: both kept, and the run says so.
+    ingest(&client, json!({"content": HANDBOOK})).await;
+    let other = ingest(
+        &client,
+        json!({"content": "**Churned account** is an account with no login for 90 days.\n"}),
+    )
+    .await;
+    let warnings = other["warnings"].as_array().unwrap();
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .contains("`Churned account` is defined differently"),
+        "{other}"
+    );
+    let page = ok(
+        &client,
+        "wiki_read",
+        json!({"key": "glossary/churned-account"}),
+    )
+    .await;
+    let body = page["page"]["body"].as_str().unwrap();
+    assert!(
+        body.contains("without renewal") && body.contains("no login for 90 days"),
+        "{body}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_input_and_dead_runs_get_clear_answers() {
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    for (arguments, code, says) in [
+        (json!({"content": "   "}), "invalid_arguments", "empty"),
+        (json!({"content": "a\u{0}b"}), "invalid_arguments", "NUL"),
+        (
+            json!({"content": "# x", "connectionId": "nowhere"}),
+            "invalid_arguments",
+            "unknown connectionId `nowhere`; the connections are warehouse",
+        ),
+        (
+            json!({"content": "x".repeat(1024 * 1024 + 1)}),
+            "invalid_arguments",
+            "split the note",
+        ),
+    ] {
+        let refused = call(&client, "memory_ingest", arguments).await.unwrap();
+        let error = error_of(&refused);
+        assert_eq!(error["code"], code);
+        assert!(error["message"].as_str().unwrap().contains(says), "{error}");
+    }
+    let unknown = call(
+        &client,
+        "memory_ingest_status",
+        json!({"runId": "run-nope"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(error_of(&unknown)["code"], "not_found");
+
+    // A run whose process died mid-way is reported interrupted, not running.
+    {
+        let store = lore_store::SqliteStore::open(
+            &root.join(".lore/store.db"),
+            lore_store::Durability::Process,
+        )
+        .unwrap();
+        use lore_store::KnowledgeStore;
+        store
+            .save_ingest_run(&lore_store::IngestRunRecord {
+                run_id: "run-dead".into(),
+                status: "running".into(),
+                stage: "writing".into(),
+                connection_id: None,
+                content_hash: "h".into(),
+                actor: "mcp".into(),
+                pid: u32::MAX - 1,
+                started_at: "2026-01-01T00:00:00.000Z".into(),
+                heartbeat_at: "2026-01-01T00:00:00.000Z".into(),
+                finished_at: None,
+                tx_id: None,
+                report: json!({}),
+            })
+            .unwrap();
+    }
+    let dead = ok(
+        &client,
+        "memory_ingest_status",
+        json!({"runId": "run-dead"}),
+    )
+    .await;
+    assert_eq!(dead["status"], "error");
+    assert_eq!(dead["done"], true);
+    assert_eq!(dead["error"]["code"], "interrupted", "{dead}");
+    let nothing = call(&client, "undo", json!({"run_id": "run-dead"}))
+        .await
+        .unwrap();
+    assert_eq!(error_of(&nothing)["code"], "invalid_request");
+
+    // A file that cannot be written fails the run and leaves nothing.
+    std::fs::create_dir_all(root.join("wiki/global/churn-notes.md")).unwrap();
+    let failed = ingest(
+        &client,
+        json!({"content": "# Churn notes\n\n**Lapsed account** is an account that stopped paying.\n"}),
+    )
+    .await;
+    assert_eq!(failed["status"], "error", "{failed}");
+    assert!(
+        failed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("taken back")
+    );
+    let page = ok(
+        &client,
+        "wiki_read",
+        json!({"key": "glossary/lapsed-account"}),
+    )
+    .await;
+    assert_eq!(page["found"], false);
+    assert!(!root.join("wiki/global/glossary/lapsed-account.md").exists());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_terminal_captures_what_the_tool_captures() {
+    // The same note through `lore memory ingest` and through MCP, each on
+    // a fresh demo, captures the same.
+    let (_a, by_cli) = demo_project();
+    let note = by_cli.join("handbook.md");
+    std::fs::write(&note, HANDBOOK).unwrap();
+    let output = lore_in(
+        &by_cli,
+        &[
+            "memory",
+            "ingest",
+            note.to_str().unwrap(),
+            "--connection",
+            "warehouse",
+            "--json",
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let from_cli: Value = serde_json::from_slice(&output.stdout).unwrap();
+
+    let (_b, by_mcp) = demo_project();
+    let client = stdio_client(&by_mcp).await;
+    let from_mcp = ingest(
+        &client,
+        json!({"content": HANDBOOK, "connectionId": "warehouse"}),
+    )
+    .await;
+    client.cancel().await.unwrap();
+    for field in ["status", "captured", "skipped", "warnings"] {
+        let (cli, mcp) = (&from_cli[field], &from_mcp[field]);
+        let cli = cli.to_string().replace(by_cli.to_str().unwrap(), "ROOT");
+        let mcp = mcp.to_string().replace(by_mcp.to_str().unwrap(), "ROOT");
+        assert_eq!(cli, mcp, "{field}");
+    }
+    assert!(
+        by_cli
+            .join("wiki/global/glossary/churned-account.md")
+            .is_file()
+    );
+
+    // From stdin, then its status, then undo by run id.
+    let mut child = lore()
+        .arg("--project-dir")
+        .arg(&by_cli)
+        .args(["memory", "ingest", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"## Dunning\n\n**Dunning** is the sequence of reminders sent for an unpaid invoice.\n",
+        )
+        .unwrap();
+    let done = child.wait_with_output().unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let printed = String::from_utf8_lossy(&done.stdout).to_string();
+    assert!(
+        printed.contains("created   glossary/dunning (definition)"),
+        "{printed}"
+    );
+    let run_id = printed
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(':')
+        .to_string();
+    let status = lore_in(&by_cli, &["memory", "ingest-status", &run_id]);
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["status"], "done");
+    let undo = lore_in(&by_cli, &["memory", "undo", "--run", &run_id]);
+    assert!(
+        undo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&undo.stderr)
+    );
+    assert!(!by_cli.join("wiki/global/glossary/dunning.md").exists());
+    let refused = lore_in(&by_cli, &["memory", "ingest", "missing.md"]);
+    assert!(!refused.status.success());
+    let binary = by_cli.join("logo.png");
+    std::fs::write(&binary, b"\x89PNG\x00\x00binary").unwrap();
+    let refused = lore_in(&by_cli, &["memory", "ingest", binary.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("[invalid_arguments]"));
+}
