@@ -95,14 +95,20 @@ fn front_matter() -> impl Strategy<Value = FrontMatter> {
         prop::collection::vec(line(), 0..4),
         prop::collection::vec(line(), 0..4),
         prop::sample::select(vec![UsageMode::Auto, UsageMode::Always, UsageMode::Never]),
+        prop::collection::vec(line(), 0..3),
+        prop::collection::vec(line(), 0..3),
     )
-        .prop_map(|(summary, tags, refs, sl_refs, usage_mode)| FrontMatter {
-            summary,
-            tags,
-            refs,
-            sl_refs,
-            usage_mode,
-        })
+        .prop_map(
+            |(summary, tags, refs, sl_refs, usage_mode, sources, ingest_runs)| FrontMatter {
+                summary,
+                tags,
+                refs,
+                sl_refs,
+                usage_mode,
+                sources,
+                ingest_runs,
+            },
+        )
 }
 
 proptest! {

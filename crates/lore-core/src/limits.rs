@@ -30,6 +30,9 @@ pub const DEFAULT_MAX_SQL_BYTES: usize = 1024 * 1024;
 /// well inside the 1 MB message limit common MCP clients have.
 pub const DEFAULT_RESULT_BYTES: usize = 512 * 1024;
 
+/// Default for [`SqlLimits::ingest_bytes`]: a 1 MiB note.
+pub const DEFAULT_INGEST_BYTES: usize = 1024 * 1024;
+
 /// Default for [`SqlLimits::max_depth`], SQLite's own expression-depth
 /// limit: a statement past it would be refused by SQLite anyway.
 pub const DEFAULT_MAX_SQL_DEPTH: usize = 1000;
@@ -67,6 +70,14 @@ pub struct SqlLimits {
     /// marker. Default 524288 (512 KiB).
     #[serde(default = "default_result_bytes")]
     pub result_bytes: usize,
+    /// Largest note `memory_ingest` (and `lore memory ingest`) accepts, in
+    /// bytes. Default 1048576 (1 MiB).
+    #[serde(default = "default_ingest_bytes")]
+    pub ingest_bytes: usize,
+}
+
+fn default_ingest_bytes() -> usize {
+    DEFAULT_INGEST_BYTES
 }
 
 fn default_result_bytes() -> usize {
@@ -97,6 +108,12 @@ impl SqlLimits {
                 self.result_bytes
             ));
         }
+        if self.ingest_bytes < 1024 {
+            return Err(format!(
+                "limits.ingest_bytes must be at least 1024; it is {}",
+                self.ingest_bytes
+            ));
+        }
         if self.max_bytes < 1024 {
             return Err(format!(
                 "limits.sql_bytes must be at least 1024; it is {}",
@@ -113,6 +130,7 @@ impl Default for SqlLimits {
             max_bytes: DEFAULT_MAX_SQL_BYTES,
             max_depth: DEFAULT_MAX_SQL_DEPTH,
             result_bytes: DEFAULT_RESULT_BYTES,
+            ingest_bytes: DEFAULT_INGEST_BYTES,
         }
     }
 }

@@ -230,6 +230,9 @@ async fn a_note_is_remembered_found_undone_and_never_duplicated() {
 #[tokio::test]
 async fn bad_input_and_dead_runs_get_clear_answers() {
     let (_dir, root) = demo_project();
+    let config = root.join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}\nlimits:\n  ingest_bytes: 4096\n")).unwrap();
     let client = stdio_client(&root).await;
     for (arguments, code, says) in [
         (json!({"content": "   "}), "invalid_arguments", "empty"),
@@ -240,9 +243,9 @@ async fn bad_input_and_dead_runs_get_clear_answers() {
             "unknown connectionId `nowhere`; the connections are warehouse",
         ),
         (
-            json!({"content": "x".repeat(1024 * 1024 + 1)}),
+            json!({"content": "x".repeat(4097)}),
             "invalid_arguments",
-            "split the note",
+            "at most 4096 are ingested at once (limits.ingest_bytes)",
         ),
     ] {
         let refused = call(&client, "memory_ingest", arguments).await.unwrap();
@@ -420,4 +423,76 @@ async fn the_terminal_captures_what_the_tool_captures() {
     std::fs::write(&binary, b"\x89PNG\x00\x00binary").unwrap();
     let refused = lore_in(&by_cli, &["memory", "ingest", binary.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&refused.stderr).contains("[invalid_arguments]"));
+}
+
+/// A handbook's definitions, and a question about each that an analyst
+/// would ask, with the page that answers it.
+const QUESTIONS: [(&str, &str); 14] = [
+    ("what is a logo", "glossary/logo"),
+    ("which accounts are dormant", "glossary/dormant-account"),
+    ("how are bookings defined", "glossary/bookings"),
+    (
+        "what does deferred revenue mean",
+        "glossary/deferred-revenue",
+    ),
+    (
+        "how do we compute net dollar retention",
+        "glossary/net-dollar-retention",
+    ),
+    ("what is a seat", "glossary/seat"),
+    ("what counts as a downgrade", "glossary/downgrade"),
+    (
+        "how long is the grace period after a failed payment",
+        "glossary/grace-period",
+    ),
+    (
+        "first response time definition",
+        "glossary/first-response-time",
+    ),
+    ("when is a ticket an escalation", "glossary/escalation"),
+    ("weekly active users", "glossary/weekly-active-user"),
+    ("feature adoption rate", "glossary/feature-adoption"),
+    (
+        "contract value signed but not yet invoiced",
+        "glossary/bookings",
+    ),
+    ("past due subscriptions in MRR", "subscriptions"),
+];
+
+#[tokio::test]
+async fn discover_data_finds_every_definition_of_an_ingested_handbook() {
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    let handbook = include_str!("fixtures/handbook.md");
+    let run = ingest(
+        &client,
+        json!({"content": handbook, "connectionId": "warehouse"}),
+    )
+    .await;
+    assert_eq!(run["status"], "done", "{run}");
+    let glossary = ids(&run, "wiki")
+        .into_iter()
+        .filter(|(id, _)| id.starts_with("glossary/"))
+        .count();
+    assert_eq!(glossary, 12, "{run}");
+    let mut misses = Vec::new();
+    for (question, page) in QUESTIONS {
+        let found = ok(
+            &client,
+            "discover_data",
+            json!({"query": question, "connectionId": "warehouse", "limit": 5}),
+        )
+        .await;
+        let refs: Vec<&str> = found["refs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["id"].as_str())
+            .collect();
+        if !refs.contains(&page) {
+            misses.push(format!("{question}: {page} not in {refs:?}"));
+        }
+    }
+    assert!(misses.is_empty(), "{misses:#?}");
+    client.cancel().await.unwrap();
 }

@@ -77,7 +77,9 @@ async fn an_analytics_only_server_has_no_memory_tools_resources_or_prompts() {
     let tools = names(&client.list_all_tools().await.unwrap());
     assert!(tools.contains(&"sql_execution".to_string()), "{tools:?}");
     assert!(!tools.contains(&"store".to_string()), "{tools:?}");
-    assert_eq!(tools.len(), 10, "{tools:?}");
+    // memory_ingest belongs to the analytics surface (spec 000).
+    assert!(tools.contains(&"memory_ingest".to_string()), "{tools:?}");
+    assert_eq!(tools.len(), 12, "{tools:?}");
     let info = client.peer_info().unwrap();
     assert!(info.capabilities.resources.is_none());
     assert!(info.capabilities.prompts.is_none());

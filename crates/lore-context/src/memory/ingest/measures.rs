@@ -236,8 +236,9 @@ mod tests {
         for (sql, why) in [
             (
                 "SELECT status, SUM(x) FROM t GROUP BY status",
-                "more than one value",
+                "groups rows",
             ),
+            ("SELECT SUM(x), COUNT(*) FROM t", "more than one value"),
             ("SELECT SUM(x) FROM t GROUP BY status", "groups rows"),
             (
                 "SELECT SUM(a.x) FROM a JOIN b ON a.id = b.id",

@@ -35,9 +35,6 @@ use crate::semantic::files::{SemanticFiles, SourceFile};
 use crate::wiki::Wiki;
 use crate::wiki::page::{self, PageAddress, Scope};
 
-/// The largest note accepted (1 MB).
-pub const MAX_CONTENT_BYTES: usize = 1024 * 1024;
-
 /// A run that has not reported for this long while its process cannot be
 /// checked is taken to be interrupted.
 pub const STALE_AFTER_SECONDS: i64 = 600;
@@ -224,7 +221,7 @@ impl MemoryIngest {
             semantic,
             catalog,
             connections: project.config.connections.keys().cloned().collect(),
-            max_bytes: MAX_CONTENT_BYTES,
+            max_bytes: project.config.limits.ingest_bytes,
         }
     }
 
@@ -238,7 +235,7 @@ impl MemoryIngest {
         }
         if request.content.len() > self.max_bytes {
             return Err(refuse(format!(
-                "content is {} bytes; at most {} are ingested at once: split the note",
+                "content is {} bytes; at most {} are ingested at once (limits.ingest_bytes): split the note",
                 request.content.len(),
                 self.max_bytes
             )));

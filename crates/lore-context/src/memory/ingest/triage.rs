@@ -436,6 +436,12 @@ const SENTENCE_WORDS: [&str; 16] = [
     "see", "has",
 ];
 
+/// Words a sentence starts with and a term does not.
+const LEADING_WORDS: [&str; 24] = [
+    "in", "on", "at", "for", "to", "from", "with", "by", "when", "if", "as", "after", "before",
+    "during", "since", "because", "so", "but", "and", "or", "then", "also", "here", "there",
+];
+
 /// A term is a few words, not a sentence.
 fn term_like(term: &str) -> bool {
     let words: Vec<String> = term.split_whitespace().map(str::to_lowercase).collect();
@@ -470,10 +476,19 @@ fn definition_of(p: &Paragraph, text: &str) -> Option<(String, String)> {
             return Some((term.clone(), format!("{term} {rest}").replace(" : ", ": ")));
         }
     }
-    // Term: definition
+    // Term: definition — a term is a name, not the start of a sentence
+    // ("In practice: …", "For area 3, …: …").
     let (head, rest) = text.split_once(": ")?;
     let head = head.trim();
+    let first = head
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
     if term_like(head)
+        && head.split_whitespace().count() <= 4
+        && !head.contains([',', ';', '(', ')', '"', '`'])
+        && !LEADING_WORDS.contains(&first.as_str())
         && head.chars().next().is_some_and(char::is_uppercase)
         && rest.split_whitespace().count() >= 3
         && !head.contains("http")
@@ -682,7 +697,7 @@ More text.
     #[test]
     fn sentences_with_colons_are_not_definitions() {
         let t = triage(
-            "The reason is simple: nobody reads the logs.\n\nSee https://example.com: it explains more than enough.\n",
+            "The reason is simple: nobody reads the logs.\n\nSee https://example.com: it explains more than enough.\n\nIn area 3, paragraph 1: the team records each case.\n\nIn practice: we count cases twice a week.\n",
         );
         assert!(t.definitions.is_empty(), "{:?}", t.definitions);
         assert_eq!(t.sections.len(), 1);
