@@ -9,17 +9,10 @@
 //! The API key is sent only as a bearer token: never in an error, a log
 //! line or a `Debug` print.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use lore_core::config::EmbeddingsConfig;
 use serde::Deserialize;
-
-/// Waits before the first and second retry of a throttled or failed
-/// request (unless the provider says how long in `Retry-After`).
-const BACKOFF: [Duration; 2] = [Duration::from_millis(250), Duration::from_secs(1)];
-
-/// Most bytes of a provider's error message repeated to the user.
-const MAX_MESSAGE: usize = 300;
 
 /// Why an embedding request failed.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -126,62 +119,35 @@ impl Embedder {
             body["dimensions"] = dimensions.into();
         }
         let body = body.to_string();
-        let started = Instant::now();
-        let mut attempt = 0;
-        let reader = loop {
-            let mut request = self
-                .agent
-                .post(&self.endpoint)
-                .header("Content-Type", "application/json");
-            if let Some(key) = &self.api_key {
-                request = request.header("Authorization", format!("Bearer {key}"));
-            }
-            let response = request
-                .send(body.as_bytes())
-                .map_err(|e| EmbedError::Unreachable {
-                    endpoint: self.endpoint.clone(),
-                    reason: self.redact(&e.to_string()),
-                })?;
-            let status = response.status().as_u16();
-            let retry_after = response
-                .headers()
-                .get("retry-after")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .map(Duration::from_secs);
-            let mut reader = response.into_body().into_reader();
-            if status == 200 {
-                break reader;
-            }
-            let mut text = String::new();
-            let _ = std::io::Read::read_to_string(
-                &mut std::io::Read::take(&mut reader, 64 * 1024),
-                &mut text,
-            );
-            let wait = retry_after.unwrap_or(BACKOFF[attempt.min(BACKOFF.len() - 1)]);
-            let retryable = status == 429 || status >= 500;
-            if retryable && attempt < BACKOFF.len() && started.elapsed() + wait < self.timeout {
-                tracing::info!(
-                    endpoint = %self.endpoint,
-                    status,
-                    wait_ms = wait.as_millis() as u64,
-                    "embedding provider busy; retrying"
-                );
-                std::thread::sleep(wait);
-                attempt += 1;
-                continue;
-            }
-            return Err(EmbedError::Refused {
+        let mut headers = Vec::new();
+        if let Some(key) = &self.api_key {
+            headers.push(("Authorization", format!("Bearer {key}")));
+        }
+        let text = crate::http::post_json(
+            &self.agent,
+            &self.endpoint,
+            &headers,
+            &body,
+            self.timeout,
+            &|t| self.redact(t),
+            "search.embeddings",
+        )
+        .map_err(|e| match e {
+            crate::http::PostError::Unreachable(reason) => EmbedError::Unreachable {
+                endpoint: self.endpoint.clone(),
+                reason,
+            },
+            crate::http::PostError::Refused { status, message } => EmbedError::Refused {
                 endpoint: self.endpoint.clone(),
                 status,
-                message: self.redact(&error_message(&text, status)),
-            });
-        };
+                message,
+            },
+        })?;
         let bad = |reason: String| EmbedError::BadResponse {
             endpoint: self.endpoint.clone(),
             reason,
         };
-        let parsed: EmbeddingsResponse = serde_json::from_reader(reader).map_err(|e| {
+        let parsed: EmbeddingsResponse = serde_json::from_str(&text).map_err(|e| {
             bad(format!(
                 "{e} (expected {{\"data\":[{{\"index\":0,\"embedding\":[…]}}]}})"
             ))
@@ -226,97 +192,11 @@ impl Embedder {
     }
 }
 
-/// The message of an error answer: OpenAI's `{"error":{"message"}}`,
-/// Ollama's `{"error":"…"}`, else the start of the body.
-fn error_message(body: &str, status: u16) -> String {
-    let from_json = serde_json::from_str::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| {
-            let error = v.get("error")?;
-            error
-                .get("message")
-                .and_then(|m| m.as_str())
-                .or_else(|| error.as_str())
-                .map(String::from)
-        });
-    let mut message = from_json.unwrap_or_else(|| body.trim().to_string());
-    if message.is_empty() {
-        message = match status {
-            401 | 403 => "the API key was refused (check search.embeddings.api_key)".to_string(),
-            404 => "no such endpoint or model (check search.embeddings.url and model)".to_string(),
-            _ => "no message".to_string(),
-        };
-    }
-    truncate(&message, MAX_MESSAGE).to_string()
-}
-
-fn truncate(text: &str, max: usize) -> &str {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => &text[..at],
-        None => text,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn provider_errors_are_read_from_openai_and_ollama_shapes() {
-        assert_eq!(
-            error_message(
-                r#"{"error":{"message":"Incorrect API key","type":"x"}}"#,
-                401
-            ),
-            "Incorrect API key"
-        );
-        assert_eq!(
-            error_message(r#"{"error":"model not found"}"#, 404),
-            "model not found"
-        );
-        assert!(error_message("", 401).contains("api_key"));
-    }
-
-    /// A provider on loopback that answers each request with the next of
-    /// `answers` (status, extra header, body) and counts the requests.
-    fn provider(
-        answers: Vec<(u16, &'static str, String)>,
-    ) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
-        use std::io::{BufRead, BufReader, Read, Write};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let seen = std::sync::Arc::clone(&count);
-        std::thread::spawn(move || {
-            for (status, header, body) in answers {
-                let Ok((stream, _)) = listener.accept() else {
-                    return;
-                };
-                let mut reader = BufReader::new(stream);
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    reader.read_line(&mut line).unwrap();
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap();
-                    }
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut request = vec![0; length];
-                reader.read_exact(&mut request).unwrap();
-                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let mut stream = reader.into_inner();
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n{header}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-            }
-        });
-        (url, count)
-    }
+    use crate::loopback::provider;
 
     fn embedder(url: &str, key: &str) -> Embedder {
         let config = EmbeddingsConfig {

@@ -496,3 +496,199 @@ async fn discover_data_finds_every_definition_of_an_ingested_handbook() {
     assert!(misses.is_empty(), "{misses:#?}");
     client.cancel().await.unwrap();
 }
+
+/// The demo with `llm:` pointing at `url`.
+fn with_llm(root: &std::path::Path, url: &str, protocol: &str, fallback: bool) {
+    let config = root.join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "{text}\nllm:\n  provider: {protocol}\n  url: {url}\n  model: test-model\n  api_key: sk-test-secret\n  timeout_ms: 5000\n  fallback: {fallback}\n"
+        ),
+    )
+    .unwrap();
+}
+
+fn openai_calls(calls: Value) -> String {
+    let calls: Vec<Value> = calls
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            json!({"id": format!("call_{i}"), "type": "function", "function": {
+                "name": c["name"], "arguments": c["arguments"].to_string()
+            }})
+        })
+        .collect();
+    json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls}, "finish_reason": "tool_calls"}]}).to_string()
+}
+
+const REFUNDS: &str = "# Refunds\n\nRefunds are issued within 30 days. A chargeback is a refund the card issuer forces.\n\nVoided invoices count as refunded: SELECT COUNT(*) FROM invoices WHERE status = 'void'.\n";
+
+#[tokio::test]
+async fn with_an_llm_the_note_is_filed_through_the_same_checks() {
+    let (_dir, root) = demo_project();
+    let (url, requests) = chat_double(vec![
+        (
+            200,
+            openai_calls(json!([
+                {"name": "write_page", "arguments": {"title": "Refund window", "summary": "Refunds are issued within 30 days", "body": "Refunds are issued within 30 days of payment."}},
+                {"name": "define_term", "arguments": {"term": "Chargeback", "definition": "a refund the card issuer forces"}},
+                {"name": "remember", "arguments": {"about": "Refund window", "label": "gotcha", "text": "Voided invoices count as refunded."}},
+                {"name": "propose_measure", "arguments": {"name": "refunded_invoices", "sql": "SELECT COUNT(*) FROM invoices WHERE status = 'void'"}},
+                {"name": "write_page", "arguments": {"title": "Empty", "summary": "", "body": "x"}}
+            ])),
+        ),
+        (
+            200,
+            openai_calls(json!([{"name": "finish", "arguments": {"summary": "filed"}}])),
+        ),
+    ]);
+    with_llm(&root, &url, "openai", true);
+    let client = stdio_client(&root).await;
+    let run = ingest(
+        &client,
+        json!({"content": REFUNDS, "connectionId": "warehouse"}),
+    )
+    .await;
+    client.cancel().await.unwrap();
+    assert_eq!(run["status"], "done", "{run}");
+    let wiki = ids(&run, "wiki");
+    assert!(
+        wiki.contains(&("refund-window".into(), "created".into())),
+        "{wiki:?}"
+    );
+    assert!(
+        wiki.contains(&("glossary/chargeback".into(), "created".into())),
+        "{wiki:?}"
+    );
+    assert_eq!(
+        ids(&run, "sl"),
+        [(
+            "invoices.yaml#refunded_invoices".to_string(),
+            "created".to_string()
+        )]
+    );
+    assert_eq!(ids(&run, "memory")[0].0, "Refund window: gotcha");
+    let warnings = run["warnings"].to_string();
+    assert!(
+        warnings.contains("write_page call was refused: `summary`"),
+        "{warnings}"
+    );
+    let model =
+        std::fs::read_to_string(root.join("semantic-layer/warehouse/invoices.yaml")).unwrap();
+    assert!(model.contains("name: refunded_invoices"), "{model}");
+    // The second request carried each call's answer back, in OpenAI's shape.
+    let requests = requests.lock().unwrap();
+    assert_eq!(requests.len(), 2);
+    let second: Value = serde_json::from_str(&requests[1]).unwrap();
+    let results: Vec<&Value> = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .collect();
+    assert_eq!(results.len(), 5);
+    assert!(
+        results[4]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("refused")
+    );
+    assert_eq!(second["model"], "test-model");
+    assert!(
+        !requests[0].contains("sk-test-secret"),
+        "the key travels as a header only"
+    );
+}
+
+#[tokio::test]
+async fn an_anthropic_model_is_spoken_to_in_its_own_protocol() {
+    let (_dir, root) = demo_project();
+    let first = json!({"type": "message", "role": "assistant", "content": [
+        {"type": "text", "text": "Filing the definition."},
+        {"type": "tool_use", "id": "toolu_1", "name": "define_term", "input": {"term": "Chargeback", "definition": "Chargeback: a refund the card issuer forces."}}
+    ], "stop_reason": "tool_use"});
+    let last = json!({"type": "message", "role": "assistant", "content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn"});
+    let (url, requests) = chat_double(vec![(200, first.to_string()), (200, last.to_string())]);
+    with_llm(&root, &url, "anthropic", true);
+    let client = stdio_client(&root).await;
+    let run = ingest(&client, json!({"content": REFUNDS})).await;
+    client.cancel().await.unwrap();
+    assert_eq!(run["status"], "done", "{run}");
+    assert_eq!(
+        ids(&run, "wiki"),
+        [("glossary/chargeback".to_string(), "created".to_string())]
+    );
+    let second: Value = serde_json::from_str(&requests.lock().unwrap()[1]).unwrap();
+    assert_eq!(second["messages"][2]["content"][0]["type"], "tool_result");
+    assert_eq!(
+        second["messages"][2]["content"][0]["tool_use_id"],
+        "toolu_1"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_llm_falls_back_or_fails_the_run_but_is_never_silent() {
+    // 500 three times (the retries), then a malformed answer.
+    for (answers, needle) in [
+        (
+            vec![(500, r#"{"error":{"message":"overloaded"}}"#.to_string()); 3],
+            "HTTP 500: overloaded",
+        ),
+        (
+            vec![(429, r#"{"error":{"message":"rate limited"}}"#.to_string()); 3],
+            "HTTP 429",
+        ),
+        (vec![(200, "{not json".to_string())], "malformed answer"),
+    ] {
+        let (_dir, root) = demo_project();
+        let (url, _) = chat_double(answers);
+        with_llm(&root, &url, "openai", true);
+        let client = stdio_client(&root).await;
+        let run = ingest(&client, json!({"content": REFUNDS})).await;
+        client.cancel().await.unwrap();
+        assert_eq!(run["status"], "done", "{run}");
+        let warnings = run["warnings"].to_string();
+        assert!(
+            warnings.contains(
+                "the LLM triage failed, so the note was filed by the deterministic triage"
+            ) && warnings.contains(needle),
+            "{needle}: {warnings}"
+        );
+        // Filed anyway, by the deterministic triage (the demo's refunds page).
+        assert!(
+            ids(&run, "wiki").iter().any(|(id, _)| id == "refunds"),
+            "{run}"
+        );
+    }
+    // Without fallback the run fails, says why, and writes nothing.
+    let (_dir, root) = demo_project();
+    let (url, _) = chat_double(vec![
+        (
+            500,
+            r#"{"error":{"message":"overloaded"}}"#.to_string()
+        );
+        3
+    ]);
+    with_llm(&root, &url, "openai", false);
+    let client = stdio_client(&root).await;
+    let run = ingest(
+        &client,
+        json!({"content": "# Dunning\n\n**Dunning** is the reminder sequence.\n"}),
+    )
+    .await;
+    client.cancel().await.unwrap();
+    assert_eq!(run["status"], "error", "{run}");
+    assert_eq!(run["error"]["code"], "upstream_error");
+    assert!(
+        run["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("HTTP 500: overloaded")
+    );
+    assert!(run["txId"].is_null());
+    assert!(!root.join("wiki/global/glossary/dunning.md").exists());
+}

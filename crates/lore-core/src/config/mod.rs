@@ -11,6 +11,7 @@
 //! connection is opened.
 
 mod gateway;
+mod llm;
 mod mcp;
 mod scan;
 mod search;
@@ -27,6 +28,7 @@ pub use gateway::{
     BackupsConfig, EDITOR_URI_PLACEHOLDERS, GatewayConfig, GatewayRoot, LifecycleConfig,
     UploadsConfig, is_root_name, render_editor_uri, with_root_added,
 };
+pub use llm::{LlmConfig, LlmProtocol};
 pub use mcp::{McpConfig, RateLimitConfig, Scope, TokenConfig, Toolset};
 pub use scan::{DEFAULT_DICTIONARY_EXCLUDES, DictionaryConfig, ScanConfig, pattern_matches};
 pub use search::{EMBEDDABLE_KINDS, EmbeddingsConfig, SearchConfig};
@@ -64,6 +66,10 @@ pub struct LoreConfig {
     /// The repositories the knowledge gateway ingests.
     #[serde(default)]
     pub gateway: GatewayConfig,
+    /// The chat model `memory_ingest` triages notes with (optional; without it
+    /// triage is deterministic and needs no network).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmConfig>,
 }
 
 /// One data connection.
@@ -374,6 +380,9 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
         ));
     }
     if let Some(problem) = config.mcp.problem() {
+        return Err(invalid(problem));
+    }
+    if let Some(problem) = config.llm.as_ref().and_then(LlmConfig::problem) {
         return Err(invalid(problem));
     }
     Ok(())

@@ -461,11 +461,26 @@ fn ingest(
         content,
         connection_id: args.connection_id,
     };
-    let service = ingest_service(project, handle);
-    eprintln!("ingesting…");
-    let status = service
-        .run(request, &super::gateway::cli_actor())
+    // The same path as memory_ingest: the run starts, then its status is
+    // polled, each stage shown as it is reached.
+    let service = std::sync::Arc::new(ingest_service(project, handle));
+    let run_id = service
+        .start(request, &super::gateway::cli_actor())
         .map_err(|e| super::coded(&e))?;
+    let mut shown = String::new();
+    let status = loop {
+        let status = service.status(&run_id).map_err(|e| super::coded(&e))?;
+        if status.stage != shown {
+            if !status.done {
+                eprintln!("{run_id}: {}…", status.stage);
+            }
+            shown = status.stage.clone();
+        }
+        if status.done {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
     if args.json {
         print(&status)?;
     } else {

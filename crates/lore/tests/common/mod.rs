@@ -616,3 +616,48 @@ pub fn spawn_http_server(mut command: Command) -> HttpServer {
     });
     HttpServer { child, url, log }
 }
+
+/// A chat model on loopback speaking the real wire protocol (OpenAI's or
+/// Anthropic's JSON over HTTP): each request gets the next scripted
+/// `(status, body)`; the request bodies are kept. Returns the base URL
+/// (`http://127.0.0.1:<port>/v1`).
+pub fn chat_double(answers: Vec<(u16, String)>) -> (String, Arc<Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&bodies);
+    std::thread::spawn(move || {
+        for (status, body) in answers {
+            let Ok((stream, _)) = listener.accept() else {
+                return;
+            };
+            let mut reader = BufReader::new(stream);
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                if line == "\r\n" {
+                    break;
+                }
+            }
+            let mut request = vec![0; length];
+            let _ = reader.read_exact(&mut request);
+            kept.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&request).to_string());
+            let mut stream = reader.into_inner();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nRetry-After: 0\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (url, bodies)
+}

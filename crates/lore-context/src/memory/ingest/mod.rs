@@ -13,6 +13,7 @@
 //! `interrupted` (its process is gone, or it has not reported for
 //! [`STALE_AFTER_SECONDS`]), never left `running`.
 
+pub mod llm;
 pub mod measures;
 pub mod plan;
 pub mod triage;
@@ -192,8 +193,18 @@ impl IngestStatus {
     }
 }
 
+/// The chat model a project triages with (`llm:`), if it has one.
+struct LlmSetup {
+    /// The client, or why it cannot be made (an API key that does not
+    /// resolve).
+    chat: Result<lore_llm::Chat, String>,
+    max_steps: u32,
+    fallback: bool,
+}
+
 /// The ingest service of one project.
 pub struct MemoryIngest {
+    llm: Option<LlmSetup>,
     store: Arc<StoreHandle>,
     wiki: Arc<Wiki>,
     semantic: Arc<SemanticFiles>,
@@ -215,7 +226,19 @@ impl MemoryIngest {
         semantic: Arc<SemanticFiles>,
         catalog: Arc<Catalog>,
     ) -> MemoryIngest {
+        let llm = project.config.llm.as_ref().map(|config| LlmSetup {
+            chat: config
+                .api_key
+                .as_ref()
+                .map(|k| k.resolve("llm.api_key", &project.root))
+                .transpose()
+                .map(|key| lore_llm::Chat::new(config, key))
+                .map_err(|e| e.to_string()),
+            max_steps: config.max_steps(),
+            fallback: config.fallback(),
+        });
         MemoryIngest {
+            llm,
             store,
             wiki,
             semantic,
@@ -343,12 +366,6 @@ impl MemoryIngest {
         Ok(run_id)
     }
 
-    /// Runs an ingest in this thread and answers how it ended (the CLI).
-    pub fn run(&self, request: IngestRequest, actor: &str) -> Result<IngestStatus, ErrorReport> {
-        let record = self.accept(&request, actor)?;
-        Ok(IngestStatus::of(self.execute(record, &request)))
-    }
-
     /// A run's status: `not_found` for an unknown id; a run whose process
     /// died is recorded (and answered) as `error`/`interrupted`.
     pub fn status(&self, run_id: &str) -> Result<IngestStatus, ErrorReport> {
@@ -441,8 +458,6 @@ impl MemoryIngest {
         request: &IngestRequest,
     ) -> Result<(RunReport, Option<TxId>), ErrorReport> {
         self.stage(record, "triaging");
-        let note = triage::triage(&request.content);
-        let source = note_source(&request.content).unwrap_or_else(|| note.title.clone());
         // What is stored now (after importing edits made on disk).
         self.wiki.refresh()?;
         let pages: BTreeMap<String, plan::ExistingPage> = self
@@ -484,6 +499,8 @@ impl MemoryIngest {
             }
             model_files = self.semantic.files_of(connection);
         }
+        let (note, triage_warnings) = self.triage(request, &pages, &tables)?;
+        let source = note_source(&request.content).unwrap_or_else(|| note.title.clone());
         let cx = plan::Context {
             run_id: &record.run_id,
             source: &source,
@@ -493,6 +510,7 @@ impl MemoryIngest {
             model_files: &model_files,
         };
         let mut planned = plan::plan(&note, &cx);
+        planned.warnings.splice(0..0, triage_warnings);
         // Model files must keep the model loading: each is checked with
         // the others, and a file that breaks it is skipped with why.
         if let Some(connection) = &request.connection_id {
@@ -599,6 +617,55 @@ impl MemoryIngest {
             }
         }
         Ok((report, written.changed.then_some(written.tx_id)))
+    }
+
+    /// The note read by the model when `llm:` is configured (falling back
+    /// to the deterministic triage with a warning when the model fails and
+    /// `llm.fallback` allows it), else deterministically.
+    fn triage(
+        &self,
+        request: &IngestRequest,
+        pages: &BTreeMap<String, plan::ExistingPage>,
+        tables: &BTreeMap<String, (String, Vec<String>)>,
+    ) -> Result<(triage::Triage, Vec<String>), ErrorReport> {
+        let Some(setup) = &self.llm else {
+            return Ok((triage::triage(&request.content), Vec::new()));
+        };
+        let outcome = match &setup.chat {
+            Err(why) => Err(format!("the llm settings cannot be used: {why}")),
+            Ok(chat) => {
+                let cx = llm::LlmContext {
+                    pages: pages
+                        .values()
+                        .map(|p| {
+                            (
+                                page::title(&p.body).unwrap_or_else(|| p.key.clone()),
+                                p.front.summary.clone().unwrap_or_default(),
+                            )
+                        })
+                        .collect(),
+                    connection: request.connection_id.as_deref(),
+                    tables: tables.values().map(|(name, _)| name.clone()).collect(),
+                };
+                llm::llm_triage(chat, setup.max_steps, &request.content, &cx)
+                    .map_err(|e| e.to_string())
+            }
+        };
+        match outcome {
+            Ok(done) => Ok(done),
+            Err(failure) if setup.fallback => Ok((
+                triage::triage(&request.content),
+                vec![format!(
+                    "the LLM triage failed, so the note was filed by the deterministic triage: {failure}"
+                )],
+            )),
+            Err(failure) => Err(ErrorReport::new(
+                ErrorCode::UpstreamError,
+                format!(
+                    "the LLM triage failed (llm.fallback is false, so nothing was filed): {failure}"
+                ),
+            )),
+        }
     }
 
     /// The note's aggregate queries as measures on the connection's

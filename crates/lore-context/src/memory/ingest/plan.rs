@@ -131,6 +131,18 @@ fn summary_of(text: &str, fallback: &str) -> String {
     }
 }
 
+/// The first line of text of a body without paragraphs (a list's first
+/// item), without its list marker.
+fn first_line(body: &str) -> &str {
+    body.lines()
+        .map(str::trim)
+        .find(|l| {
+            !l.is_empty() && !l.starts_with('#') && !l.starts_with("```") && !l.starts_with('|')
+        })
+        .map(|l| l.trim_start_matches(['-', '*', '+', ' ']))
+        .unwrap_or("")
+}
+
 fn normal(text: &str) -> String {
     squash(text)
         .to_lowercase()
@@ -316,10 +328,16 @@ pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
                     continue;
                 }
                 let front = FrontMatter {
-                    summary: Some(summary_of(
-                        section.paragraphs.first().map_or("", String::as_str),
-                        &section.heading,
-                    )),
+                    summary: Some(match &section.summary {
+                        Some(given) => summary_of(given, &section.heading),
+                        None => summary_of(
+                            section
+                                .paragraphs
+                                .first()
+                                .map_or_else(|| first_line(&section.body), String::as_str),
+                            &section.heading,
+                        ),
+                    }),
                     tags: vec!["ingested".into()],
                     refs,
                     sources: vec![cx.source.to_string()],
@@ -409,7 +427,7 @@ pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
                     "SQL is kept in the wiki page; give connectionId to turn an aggregate query into a semantic-layer measure",
                 )),
                 Some(_) => plan.queries.push(QueryPlan {
-                    section: section.to_string(),
+                    section: block.label.clone().unwrap_or_else(|| section.to_string()),
                     sql: block.text.clone(),
                 }),
             },

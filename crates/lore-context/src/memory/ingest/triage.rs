@@ -20,6 +20,9 @@ use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, T
 pub struct Section {
     /// Its heading (the title for text before the first heading).
     pub heading: String,
+    /// Its one-line summary, when its author gave one (else its first
+    /// sentence is).
+    pub summary: Option<String>,
     /// Its markdown as written, without the heading line.
     pub body: String,
     /// Its paragraphs' plain text (for comparing with what is stored).
@@ -85,6 +88,8 @@ impl BlockKind {
 /// A fenced code block.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CodeBlock {
+    /// What it is called, when its author said (a measure's name).
+    pub label: Option<String>,
     /// Its info string's language, lower-cased.
     pub lang: String,
     /// What it holds.
@@ -239,6 +244,7 @@ pub fn triage(markdown: &str) -> Triage {
             } else {
                 heading.clone()
             },
+            summary: None,
             body: markdown[*start..*end].trim().to_string(),
             paragraphs: Vec::new(),
         });
@@ -346,6 +352,7 @@ pub fn triage(markdown: &str) -> Triage {
                 if let Some((lang, text, start)) = code.take() {
                     let kind = classify(&lang, &text);
                     triage.blocks.push(CodeBlock {
+                        label: None,
                         lang,
                         kind,
                         text,
