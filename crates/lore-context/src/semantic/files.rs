@@ -101,6 +101,7 @@ pub struct SourceFile {
 pub struct SemanticFiles {
     mirror: FileMirror,
     root: std::path::PathBuf,
+    state: std::path::PathBuf,
 }
 
 impl SemanticFiles {
@@ -111,6 +112,7 @@ impl SemanticFiles {
         SemanticFiles {
             mirror: FileMirror::new(project, store, ModelFiles),
             root: project.root.clone(),
+            state: project.state_dir(),
         }
     }
 
@@ -122,6 +124,11 @@ impl SemanticFiles {
     /// Whether the file at `path` (relative to the project) exists.
     pub fn exists(&self, path: &str) -> bool {
         self.root.join(path).is_file()
+    }
+
+    /// The project's state folder (`.lore/`).
+    pub fn state_dir(&self) -> &std::path::Path {
+        &self.state
     }
 
     /// A model file's text as it is on disk.

@@ -10,6 +10,7 @@
 
 pub mod files;
 pub mod generate;
+pub mod import;
 
 use lore_core::ErrorReport;
 use lore_core::config::Driver;

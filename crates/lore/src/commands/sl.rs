@@ -39,6 +39,41 @@ pub enum SlCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Import the semantic models of another tool (a dbt MetricFlow
+    /// project) as Lore sources, in one transaction, with a report of
+    /// what came across as it is, approximated or skipped.
+    Import(SlImportArgs),
+}
+
+/// What `lore sl import` reads.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ImportFormat {
+    /// dbt MetricFlow semantic models and metrics.
+    Metricflow,
+    /// LookML views and explores (not imported yet).
+    Lookml,
+    /// Cube cubes and views (not imported yet).
+    Cube,
+}
+
+/// Arguments of `lore sl import`.
+#[derive(Debug, clap::Args)]
+pub struct SlImportArgs {
+    /// The format.
+    #[arg(long, value_enum)]
+    pub from: ImportFormat,
+    /// The project folder (a dbt project: its models/**/*.yml, and
+    /// target/manifest.json when compiled).
+    pub path: String,
+    /// Connection id (default: the only connection).
+    #[arg(short = 'c', long = "connection", value_name = "ID")]
+    pub connection: Option<String>,
+    /// Print the report without writing anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Which connection's model.
@@ -245,6 +280,7 @@ pub fn run(command: SlCommand, project_dir: Option<&Path>) -> anyhow::Result<()>
             Ok(())
         }
         SlCommand::Query(args) => query(&project, args),
+        SlCommand::Import(args) => import(&project, args),
         SlCommand::Generate(target) => generate(&project, target),
         SlCommand::Sync { json } => {
             let files = lore_context::semantic::files::SemanticFiles::new(&project, None);
@@ -396,5 +432,69 @@ fn query(project: &lore_core::project::Project, args: SlQueryArgs) -> anyhow::Re
             }
         }
     }
+    Ok(())
+}
+
+fn import(project: &lore_core::project::Project, args: SlImportArgs) -> anyhow::Result<()> {
+    use lore_context::semantic::import::{self, Outcome, metricflow};
+    let connection = super::pick_connection(project, args.connection.as_deref())?;
+    let path = std::path::Path::new(&args.path);
+    if !path.is_dir() {
+        anyhow::bail!(
+            "{} is not a folder: give the project's folder [invalid_arguments]",
+            args.path
+        );
+    }
+    let catalog = lore_warehouse::catalog::Catalog::new(&project.root);
+    let scan = catalog.latest(&connection).ok().flatten();
+    let imported = match args.from {
+        ImportFormat::Metricflow => metricflow::read(path, scan.as_deref()),
+        ImportFormat::Lookml | ImportFormat::Cube => anyhow::bail!(
+            "importing {:?} is not built yet; only --from metricflow is [unsupported_operation]",
+            args.from
+        ),
+    }
+    .map_err(|e| super::coded(&e))?;
+    let files = lore_context::semantic::files::SemanticFiles::new(project, None);
+    let report = import::write(
+        &files,
+        "cli",
+        &connection,
+        imported,
+        scan.as_deref(),
+        args.dry_run,
+    )
+    .map_err(|e| super::coded(&e))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    for item in &report.items {
+        let mark = match item.outcome {
+            Outcome::Imported => "imported",
+            Outcome::Approximated => "approx",
+            Outcome::Skipped => "SKIPPED",
+        };
+        println!(
+            "{mark:<9} {:<15} {:<40} {}",
+            item.kind, item.name, item.detail
+        );
+    }
+    for conflict in &report.conflicts {
+        eprintln!("conflict: {conflict} was changed by hand; left as it is");
+    }
+    println!(
+        "{} imported, {} approximated, {} skipped; {} file(s) {}",
+        report.imported,
+        report.approximated,
+        report.skipped,
+        report.files.len(),
+        match (report.dry_run, report.tx_id) {
+            (true, _) => "would be written (dry run)".to_string(),
+            (false, Some(tx)) =>
+                format!("written in transaction {tx} (lore memory undo --tx-id {tx})"),
+            (false, None) => "unchanged".to_string(),
+        }
+    );
     Ok(())
 }

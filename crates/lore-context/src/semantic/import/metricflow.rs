@@ -1,0 +1,831 @@
+//! dbt MetricFlow → Lore: each semantic model becomes a source of the same
+//! name over its model's relation (from `target/manifest.json` when the
+//! project was compiled, else the model's name); entities become the
+//! grain (primary) and joins (foreign → the model where that entity is
+//! primary or unique, many-to-one); dimensions become columns (time
+//! dimensions `time`); measures and metrics become measures — a simple
+//! metric with its filter (`{{ Dimension('entity__dim') }}` and
+//! `{{ Entity('e') }}` translated to the column's SQL), ratio and derived
+//! metrics as expressions over measures. What has no Lore equivalent
+//! (cumulative and conversion metrics, offsets, `non_additive_dimension`,
+//! filters on another model's dimensions) is skipped with the reason;
+//! what only changes edge cases (`fill_nulls_with`, `agg_time_dimension`)
+//! is imported and reported as approximated.
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use lore_core::{ErrorCode, ErrorReport};
+use lore_semantic::model::{
+    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, SourceSpec, Visibility,
+};
+use lore_warehouse::catalog::LoadedSnapshot;
+use serde_json::Value;
+
+use super::{ImportReport, Imported, Outcome, scanned_type};
+
+fn refuse(message: String) -> ErrorReport {
+    ErrorReport::new(ErrorCode::InvalidArguments, message)
+}
+
+/// The YAML files of a dbt project's model paths (`models/` unless
+/// `dbt_project.yml` says otherwise), sorted.
+fn yaml_files(project: &Path) -> Result<Vec<std::path::PathBuf>, ErrorReport> {
+    let mut roots = vec!["models".to_string()];
+    if let Ok(text) = std::fs::read_to_string(project.join("dbt_project.yml"))
+        && let Ok(value) = serde_saphyr::from_str::<Value>(&text)
+        && let Some(paths) = value.get("model-paths").and_then(Value::as_array)
+    {
+        roots = paths
+            .iter()
+            .filter_map(|p| p.as_str().map(str::to_string))
+            .collect();
+    }
+    let mut files = Vec::new();
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, out);
+            } else if name.ends_with(".yml") || name.ends_with(".yaml") {
+                out.push(path);
+            }
+        }
+    }
+    for root in roots {
+        walk(&project.join(root), &mut files);
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(refuse(format!(
+            "{} holds no dbt model YAML (models/**/*.yml): give the dbt project's folder",
+            project.display()
+        )));
+    }
+    Ok(files)
+}
+
+/// `ref('orders')` / `ref("orders")` → `orders`.
+fn ref_name(text: &str) -> Option<String> {
+    let inner = text.trim().strip_prefix("ref(")?.strip_suffix(')')?;
+    let last = inner.split(',').next_back()?.trim();
+    Some(last.trim_matches(|c| c == '\'' || c == '"').to_string())
+}
+
+/// Model name → relation, from `target/manifest.json`.
+fn manifest_relations(project: &Path) -> BTreeMap<String, String> {
+    let Ok(text) = std::fs::read_to_string(project.join("target/manifest.json")) else {
+        return BTreeMap::new();
+    };
+    let Ok(manifest) = serde_json::from_str::<Value>(&text) else {
+        return BTreeMap::new();
+    };
+    let mut out = BTreeMap::new();
+    for node in manifest
+        .get("nodes")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|n| n.values())
+    {
+        if node.get("resource_type").and_then(Value::as_str) != Some("model") {
+            continue;
+        }
+        let (Some(name), Some(alias)) = (
+            node.get("name").and_then(Value::as_str),
+            node.get("alias")
+                .and_then(Value::as_str)
+                .or_else(|| node.get("name").and_then(Value::as_str)),
+        ) else {
+            continue;
+        };
+        let relation = match node.get("schema").and_then(Value::as_str) {
+            Some(schema) if !schema.is_empty() => format!("{schema}.{alias}"),
+            _ => alias.to_string(),
+        };
+        out.insert(name.to_string(), relation);
+    }
+    out
+}
+
+fn is_identifier(text: &str) -> bool {
+    !text.is_empty()
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !text.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// The columns an SQL expression names.
+fn identifiers(expr: &str) -> Vec<String> {
+    use sqlparser::ast::{Expr, visit_expressions};
+    let dialect = sqlparser::dialect::GenericDialect {};
+    let Ok(parsed) = sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(expr)
+        .and_then(|mut p| p.parse_expr())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let _ = visit_expressions(&parsed, |e: &Expr| {
+        match e {
+            Expr::Identifier(ident) => out.push(ident.value.clone()),
+            Expr::CompoundIdentifier(parts) => {
+                if let Some(last) = parts.last() {
+                    out.push(last.value.clone());
+                }
+            }
+            _ => {}
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out.sort();
+    out.dedup();
+    out
+}
+
+struct Model {
+    name: String,
+    spec: SourceSpec,
+    /// entity name → (its column, type)
+    entities: BTreeMap<String, (String, String)>,
+    /// dimension name → its SQL
+    dimensions: BTreeMap<String, String>,
+    /// measure name → (aggregate expression, its description)
+    measures: BTreeMap<String, (String, Option<String>)>,
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// An aggregate in Lore's measure language, or why there is none.
+fn aggregate(agg: &str, expr: &str, params: Option<&Value>) -> Result<String, String> {
+    Ok(match agg {
+        "sum" => format!("sum({expr})"),
+        "count" => format!("count({expr})"),
+        "count_distinct" => format!("count_distinct({expr})"),
+        "average" | "avg" => format!("avg({expr})"),
+        "min" => format!("min({expr})"),
+        "max" => format!("max({expr})"),
+        "sum_boolean" => format!("sum(CASE WHEN {expr} THEN 1 ELSE 0 END)"),
+        "median" => format!("median({expr})"),
+        "percentile" => {
+            let p = params
+                .and_then(|p| p.get("percentile"))
+                .and_then(Value::as_f64)
+                .ok_or("percentile without agg_params.percentile")?;
+            format!("percentile({expr}, {p})")
+        }
+        other => return Err(format!("aggregation `{other}` has no Lore equivalent")),
+    })
+}
+
+/// Reads a dbt project's semantic models and metrics as Lore sources.
+pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
+    let files = yaml_files(project)?;
+    let relations = manifest_relations(project);
+    let mut report = ImportReport {
+        from: "metricflow".into(),
+        ..ImportReport::default()
+    };
+    let mut semantic_models: Vec<Value> = Vec::new();
+    let mut metrics: Vec<Value> = Vec::new();
+    let mut column_docs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for file in &files {
+        let source = std::fs::read_to_string(file)
+            .map_err(|e| refuse(format!("{}: cannot be read: {e}", file.display())))?;
+        let value: Value = serde_saphyr::from_str(&source)
+            .map_err(|e| refuse(format!("{}: not YAML: {e}", file.display())))?;
+        let list = |key: &str| {
+            value
+                .get(key)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        semantic_models.extend(list("semantic_models"));
+        metrics.extend(list("metrics"));
+        for model in list("models") {
+            let Some(name) = text(&model, "name") else {
+                continue;
+            };
+            let docs = column_docs.entry(name.to_string()).or_default();
+            for column in model
+                .get("columns")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let (Some(c), Some(d)) = (text(column, "name"), text(column, "description")) {
+                    docs.insert(c.to_lowercase(), d.to_string());
+                }
+            }
+        }
+    }
+    if semantic_models.is_empty() {
+        return Err(refuse(format!(
+            "{} has no semantic_models: a MetricFlow project declares them in its models' YAML",
+            project.display()
+        )));
+    }
+
+    // Semantic models → sources.
+    let mut models: Vec<Model> = Vec::new();
+    for sm in &semantic_models {
+        let Some(name) = text(sm, "name") else {
+            report.push(
+                "semantic_model",
+                "?",
+                Outcome::Skipped,
+                "a semantic model without a name",
+            );
+            continue;
+        };
+        let model_ref = text(sm, "model").unwrap_or_default();
+        let Some(dbt_model) = ref_name(model_ref) else {
+            report.push(
+                "semantic_model",
+                name,
+                Outcome::Skipped,
+                format!("model `{model_ref}` is not ref('…')"),
+            );
+            continue;
+        };
+        let table = match relations.get(&dbt_model) {
+            Some(relation) => relation.clone(),
+            None => {
+                if !relations.is_empty() {
+                    report.push(
+                        "semantic_model",
+                        name,
+                        Outcome::Skipped,
+                        format!("ref('{dbt_model}') is not a model of target/manifest.json"),
+                    );
+                    continue;
+                }
+                dbt_model.clone()
+            }
+        };
+        let docs = column_docs.get(&dbt_model).cloned().unwrap_or_default();
+        let mut spec = SourceSpec {
+            name: name.to_string(),
+            description: text(sm, "description").map(|d| d.trim().to_string()),
+            descriptions: None,
+            table: Some(table.clone()),
+            sql: None,
+            grain: Vec::new(),
+            columns: Vec::new(),
+            joins: Vec::new(),
+            measures: Vec::new(),
+            segments: Vec::new(),
+        };
+        let mut m = Model {
+            name: name.to_string(),
+            spec: spec.clone(),
+            entities: BTreeMap::new(),
+            dimensions: BTreeMap::new(),
+            measures: BTreeMap::new(),
+        };
+        let add_column = |spec: &mut SourceSpec,
+                          column: &str,
+                          expr: Option<String>,
+                          kind: ColumnType,
+                          visibility: Option<Visibility>,
+                          description: Option<String>| {
+            if spec.columns.iter().any(|c| c.name == column) {
+                return;
+            }
+            spec.columns.push(ColumnSpec {
+                name: column.to_string(),
+                column_type: kind,
+                expr,
+                visibility,
+                role: None,
+                description: description.or_else(|| docs.get(&column.to_lowercase()).cloned()),
+                descriptions: None,
+            });
+        };
+        if sm.pointer("/defaults/agg_time_dimension").is_some() {
+            report.push(
+                "semantic_model",
+                name,
+                Outcome::Approximated,
+                "defaults.agg_time_dimension: Lore queries name the time dimension they group by",
+            );
+        }
+        for entity in sm
+            .get("entities")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(ename) = text(entity, "name") else {
+                continue;
+            };
+            let kind = text(entity, "type").unwrap_or("foreign").to_string();
+            let expr = text(entity, "expr").unwrap_or(ename).to_string();
+            let (column, column_expr) = if is_identifier(&expr) {
+                (expr.clone(), None)
+            } else {
+                (ename.to_string(), Some(expr.clone()))
+            };
+            let ctype = scanned_type(scan, &table, &column).unwrap_or(ColumnType::Number);
+            add_column(
+                &mut spec,
+                &column,
+                column_expr,
+                ctype,
+                Some(Visibility::Hidden),
+                None,
+            );
+            if kind == "primary" {
+                spec.grain = vec![column.clone()];
+            }
+            m.entities
+                .insert(ename.to_string(), (column.clone(), kind.clone()));
+            report.push(
+                "entity",
+                &format!("{name}.{ename}"),
+                Outcome::Imported,
+                format!("{kind} key {column}"),
+            );
+        }
+        for dim in sm
+            .get("dimensions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(dname) = text(dim, "name") else {
+                continue;
+            };
+            let expr = text(dim, "expr").map(str::to_string);
+            let time = text(dim, "type") == Some("time");
+            let ctype = if time {
+                ColumnType::Time
+            } else {
+                expr.as_deref()
+                    .filter(|e| is_identifier(e))
+                    .or(Some(dname))
+                    .and_then(|c| scanned_type(scan, &table, c))
+                    .unwrap_or(ColumnType::String)
+            };
+            let column_expr = expr.clone().filter(|e| e != dname);
+            // A dimension whose expr is another column is that column, named as the dimension.
+            if let Some(e) = &column_expr {
+                for id in identifiers(e) {
+                    if id != dname {
+                        let t = scanned_type(scan, &table, &id).unwrap_or(ColumnType::String);
+                        add_column(&mut spec, &id, None, t, Some(Visibility::Hidden), None);
+                    }
+                }
+            }
+            add_column(
+                &mut spec,
+                dname,
+                column_expr.clone(),
+                ctype,
+                None,
+                text(dim, "description").map(str::to_string),
+            );
+            if let Some(c) = spec.columns.iter_mut().find(|c| c.name == dname) {
+                c.visibility = None;
+            }
+            m.dimensions.insert(
+                dname.to_string(),
+                column_expr.unwrap_or_else(|| dname.to_string()),
+            );
+            let granularity = dim
+                .pointer("/type_params/time_granularity")
+                .and_then(Value::as_str);
+            report.push(
+                "dimension",
+                &format!("{name}.{dname}"),
+                Outcome::Imported,
+                match granularity {
+                    Some(g) => format!("time column (finest grain {g})"),
+                    None => {
+                        if time {
+                            "time column".into()
+                        } else {
+                            "column".into()
+                        }
+                    }
+                },
+            );
+        }
+        for measure in sm
+            .get("measures")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(mname) = text(measure, "name") else {
+                continue;
+            };
+            let full = format!("{name}.{mname}");
+            let expr = match measure.get("expr") {
+                Some(Value::Number(n)) => n.to_string(),
+                Some(Value::Bool(b)) => b.to_string(),
+                _ => text(measure, "expr").unwrap_or(mname).to_string(),
+            };
+            if measure.get("non_additive_dimension").is_some() {
+                report.push(
+                    "measure",
+                    &full,
+                    Outcome::Skipped,
+                    "non_additive_dimension (semi-additive measures) has no Lore equivalent",
+                );
+                continue;
+            }
+            let agg = text(measure, "agg").unwrap_or("sum");
+            match aggregate(agg, &expr, measure.get("agg_params")) {
+                Ok(lore_expr) => {
+                    for id in identifiers(&expr) {
+                        let t = scanned_type(scan, &table, &id).unwrap_or(ColumnType::Number);
+                        add_column(&mut spec, &id, None, t, Some(Visibility::Hidden), None);
+                    }
+                    m.measures.insert(
+                        mname.to_string(),
+                        (lore_expr, text(measure, "description").map(str::to_string)),
+                    );
+                    if measure
+                        .pointer("/agg_params/use_approximate_percentile")
+                        .and_then(Value::as_bool)
+                        == Some(true)
+                    {
+                        report.push(
+                            "measure",
+                            &full,
+                            Outcome::Approximated,
+                            "use_approximate_percentile: Lore computes the exact percentile",
+                        );
+                    }
+                }
+                Err(why) => report.push("measure", &full, Outcome::Skipped, why),
+            }
+        }
+        m.spec = spec;
+        report.push(
+            "semantic_model",
+            name,
+            Outcome::Imported,
+            format!("source {name} over {table}"),
+        );
+        models.push(m);
+    }
+
+    // Joins: a foreign entity → the model where it is primary or unique.
+    let keys: Vec<(String, String, String)> = models
+        .iter()
+        .flat_map(|m| {
+            m.entities
+                .iter()
+                .filter(|(_, (_, kind))| kind == "primary" || kind == "unique" || kind == "natural")
+                .map(|(entity, (column, _))| (entity.clone(), m.name.clone(), column.clone()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for m in &mut models {
+        for (entity, (column, kind)) in &m.entities {
+            if kind != "foreign" {
+                continue;
+            }
+            match keys
+                .iter()
+                .find(|(e, model, _)| e == entity && *model != m.name)
+            {
+                Some((_, target, target_column)) => m.spec.joins.push(JoinSpec {
+                    to: target.clone(),
+                    on: format!("{column} = {target}.{target_column}"),
+                    relationship: Cardinality::ManyToOne,
+                    alias: None,
+                }),
+                None => report.push(
+                    "entity",
+                    &format!("{}.{entity}", m.name),
+                    Outcome::Approximated,
+                    "no semantic model has this entity as its primary key, so no join was made",
+                ),
+            }
+        }
+    }
+
+    // Metrics → measures.
+    let measure_home: BTreeMap<String, usize> = models
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| m.measures.keys().map(move |k| (k.clone(), i)))
+        .collect();
+    let mut metric_home: BTreeMap<String, usize> = BTreeMap::new();
+    let mut pending: Vec<&Value> = metrics.iter().collect();
+    // Measures with create_metric become simple metrics of their name.
+    let mut created: Vec<Value> = Vec::new();
+    for sm in &semantic_models {
+        for measure in sm
+            .get("measures")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if measure.get("create_metric").and_then(Value::as_bool) == Some(true)
+                && let Some(mname) = text(measure, "name")
+                && !metrics.iter().any(|m| text(m, "name") == Some(mname))
+            {
+                created.push(serde_json::json!({"name": mname, "type": "simple", "type_params": {"measure": mname}, "description": measure.get("description")}));
+            }
+        }
+    }
+    pending.extend(created.iter());
+    // Ratio and derived metrics may name metrics defined after them.
+    for _round in 0..4 {
+        let mut later = Vec::new();
+        for metric in pending {
+            let Some(name) = text(metric, "name") else {
+                continue;
+            };
+            let kind = text(metric, "type").unwrap_or("simple");
+            let description = text(metric, "description")
+                .or(text(metric, "label"))
+                .map(str::to_string);
+            let outcome: Result<Placement, String> = match kind {
+                "simple" => simple(metric, &models, &measure_home),
+                "ratio" => {
+                    let part = |key: &str| -> Result<String, String> {
+                        match metric.pointer(&format!("/type_params/{key}")) {
+                            Some(Value::String(s)) => Ok(s.clone()),
+                            Some(v) if v.get("filter").is_some() => Err(format!("the {key} has its own filter, which a ratio of measures cannot carry")),
+                            Some(v) => text(v, "name").map(str::to_string).ok_or(format!("no {key}")),
+                            None => Err(format!("no {key}")),
+                        }
+                    };
+                    match (part("numerator"), part("denominator")) {
+                        (Ok(n), Ok(d)) => match (metric_home.get(&n), metric_home.get(&d)) {
+                            (Some(&home), Some(&other)) => {
+                                // A measure of another source is named with its source.
+                                let d = if other == home { d } else { format!("{}.{d}", models[other].name) };
+                                Ok(Some((home, format!("{n} / NULLIF({d}, 0)"), None, Vec::new())))
+                            }
+                            _ => Ok(None),
+                        },
+                        (Err(e), _) | (_, Err(e)) => Err(e),
+                    }
+                }
+                "derived" => {
+                    let expr = metric.pointer("/type_params/expr").and_then(Value::as_str).unwrap_or_default().to_string();
+                    let inputs = metric.pointer("/type_params/metrics").and_then(Value::as_array).cloned().unwrap_or_default();
+                    let mut expr = expr;
+                    let mut home = None;
+                    let mut missing = false;
+                    let mut problem = None;
+                    for input in &inputs {
+                        let (iname, alias) = match input {
+                            Value::String(s) => (s.clone(), None),
+                            v => (text(v, "name").unwrap_or_default().to_string(), text(v, "alias").map(str::to_string)),
+                        };
+                        if input.get("offset_window").is_some() || input.get("offset_to_grain").is_some() {
+                            problem = Some(format!("input {iname} is offset in time, which Lore measures cannot express"));
+                        }
+                        if input.get("filter").is_some() {
+                            problem = Some(format!("input {iname} has its own filter"));
+                        }
+                        match metric_home.get(&iname) {
+                            Some(h) => {
+                                home.get_or_insert(*h);
+                            }
+                            None => missing = true,
+                        }
+                        if let Some(alias) = alias {
+                            expr = replace_word(&expr, &alias, &iname);
+                        }
+                    }
+                    if let (Some(h), false) = (home, missing) {
+                        // Inputs on other sources are named with their source.
+                        for input in &inputs {
+                            let iname = match input {
+                                Value::String(s) => s.clone(),
+                                v => text(v, "name").unwrap_or_default().to_string(),
+                            };
+                            if let Some(&other) = metric_home.get(&iname)
+                                && other != h
+                            {
+                                expr = replace_word(&expr, &iname, &format!("{}.{iname}", models[other].name));
+                            }
+                        }
+                    }
+                    match (problem, missing, home) {
+                        (Some(p), _, _) => Err(p),
+                        (None, true, _) => Ok(None),
+                        (None, false, Some(h)) => Ok(Some((h, expr, None, Vec::new()))),
+                        (None, false, None) => Err("a derived metric without input metrics".into()),
+                    }
+                }
+                "cumulative" => Err("cumulative metrics (running windows) have no Lore equivalent; query the simple metric by time instead".into()),
+                "conversion" => Err("conversion metrics have no Lore equivalent".into()),
+                other => Err(format!("metric type `{other}` is not known")),
+            };
+            match outcome {
+                Ok(Some((home, expr, filter, notes))) => {
+                    metric_home.insert(name.to_string(), home);
+                    let measures = &mut models[home].spec.measures;
+                    measures.retain(|m| m.name != name);
+                    measures.push(MeasureSpec {
+                        name: name.to_string(),
+                        expr,
+                        filter,
+                        description,
+                        descriptions: None,
+                    });
+                    if notes.is_empty() {
+                        report.push(
+                            "metric",
+                            name,
+                            Outcome::Imported,
+                            format!("{kind} metric → measure {}.{name}", models[home].name),
+                        );
+                    } else {
+                        report.push("metric", name, Outcome::Approximated, notes.join("; "));
+                    }
+                }
+                Ok(None) => later.push(metric),
+                Err(why) => report.push("metric", name, Outcome::Skipped, why),
+            }
+        }
+        if later.is_empty() {
+            pending = Vec::new();
+            break;
+        }
+        pending = later;
+    }
+    for metric in pending {
+        report.push(
+            "metric",
+            text(metric, "name").unwrap_or("?"),
+            Outcome::Skipped,
+            "its input metrics were not imported",
+        );
+    }
+    // Measures no metric exposes are measures too, under their own names.
+    for m in &mut models {
+        for (mname, (expr, description)) in &m.measures {
+            let full = format!("{}.{mname}", m.name);
+            if m.spec.measures.iter().any(|x| &x.name == mname) {
+                report.push(
+                    "measure",
+                    &full,
+                    Outcome::Imported,
+                    "through the metric of the same name",
+                );
+                continue;
+            }
+            m.spec.measures.push(MeasureSpec {
+                name: mname.clone(),
+                expr: expr.clone(),
+                filter: None,
+                description: description.clone(),
+                descriptions: None,
+            });
+            report.push(
+                "measure",
+                &full,
+                Outcome::Imported,
+                format!("measure {full}"),
+            );
+        }
+    }
+    Ok(Imported {
+        sources: models.into_iter().map(|m| m.spec).collect(),
+        report,
+    })
+}
+
+/// Where a metric lands: its source, its expression, its filter, and how
+/// it was approximated (`None`: its inputs are not placed yet).
+type Placement = Option<(usize, String, Option<String>, Vec<String>)>;
+
+/// A simple metric: its measure's aggregate on the measure's source, with
+/// its filter translated.
+fn simple(
+    metric: &Value,
+    models: &[Model],
+    measure_home: &BTreeMap<String, usize>,
+) -> Result<Placement, String> {
+    let measure = metric
+        .pointer("/type_params/measure")
+        .ok_or("no type_params.measure")?;
+    let (mname, params) = match measure {
+        Value::String(s) => (s.clone(), None),
+        v => (
+            text(v, "name")
+                .ok_or("type_params.measure has no name")?
+                .to_string(),
+            Some(v),
+        ),
+    };
+    let Some(home) = measure_home.get(&mname).copied() else {
+        return Err(format!(
+            "measure `{mname}` is not a measure of an imported semantic model"
+        ));
+    };
+    let model = &models[home];
+    let (expr, _) = model.measures[&mname].clone();
+    let mut notes = Vec::new();
+    if let Some(params) = params {
+        if params.get("fill_nulls_with").is_some() {
+            notes
+                .push("fill_nulls_with: empty periods are left out rather than filled".to_string());
+        }
+        if params.get("join_to_timespine").and_then(Value::as_bool) == Some(true) {
+            notes.push("join_to_timespine: periods without rows are not listed".to_string());
+        }
+        if params.get("filter").is_some() {
+            return Err(
+                "a filter on the metric's measure input is not carried; put it on the metric"
+                    .into(),
+            );
+        }
+    }
+    let filter = match text(metric, "filter") {
+        Some(f) => Some(translate_filter(f, model)?),
+        None => None,
+    };
+    Ok(Some((home, expr, filter, notes)))
+}
+
+/// `{{ Dimension('entity__dim') }}` → the dimension's SQL on this source;
+/// `{{ Entity('e') }}` → its key column.
+fn translate_filter(filter: &str, model: &Model) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = filter.trim();
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find("}}") else {
+            return Err(format!("filter `{filter}` opens {{{{ without closing it"));
+        };
+        let inner = rest[start + 2..start + end].trim();
+        let (call, arg) = inner
+            .split_once('(')
+            .map(|(c, a)| (c.trim(), a.trim_end_matches(')').trim()))
+            .ok_or(format!(
+                "`{inner}` in a filter is not Dimension(…) or Entity(…)"
+            ))?;
+        let arg = arg
+            .split(',')
+            .next()
+            .unwrap_or(arg)
+            .trim()
+            .trim_matches(|c| c == '\'' || c == '"');
+        match call {
+            "Dimension" => {
+                let dim = arg.rsplit("__").next().unwrap_or(arg);
+                let sql = model
+                    .dimensions
+                    .get(dim)
+                    .ok_or(format!("the filter's dimension `{arg}` is not on semantic model {} (filters across models are not carried)", model.name))?;
+                out.push_str(&format!("({sql})"));
+            }
+            "Entity" => {
+                let entity = arg.rsplit("__").next().unwrap_or(arg);
+                let (column, _) = model.entities.get(entity).ok_or(format!(
+                    "the filter's entity `{arg}` is not on semantic model {}",
+                    model.name
+                ))?;
+                out.push_str(column);
+            }
+            "TimeDimension" => {
+                return Err(format!("a TimeDimension filter (`{inner}`) is not carried"));
+            }
+            other => return Err(format!("`{other}(…)` in a filter is not known")),
+        }
+        rest = &rest[start + end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out.trim().to_string())
+}
+
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let mut out = String::new();
+    let mut buffer = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            buffer.push(c);
+        } else {
+            if !buffer.is_empty() {
+                out.push_str(if buffer == word { with } else { &buffer });
+                buffer.clear();
+            }
+            out.push(c);
+        }
+    }
+    out.pop();
+    out
+}

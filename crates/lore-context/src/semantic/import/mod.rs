@@ -1,0 +1,284 @@
+//! Importing the semantic models teams already have into Lore's semantic
+//! layer, deterministically, with a report naming every model, entity,
+//! dimension, measure and metric once: imported, approximated (and how)
+//! or skipped (and why). [`metricflow`] reads dbt MetricFlow projects.
+//!
+//! [`import`] renders the sources as model files and writes them through
+//! the semantic layer's file mirror in one transaction, refusing when the
+//! model would not load; a file changed by hand since the last import is
+//! reported as a conflict and left alone (the import's own ledger,
+//! `.lore/sl-import-<connection>.json`, remembers what it wrote).
+
+pub mod metricflow;
+
+use std::collections::BTreeMap;
+
+use lore_core::{ErrorCode, ErrorReport};
+use lore_semantic::model::{ColumnType, SourceSpec};
+use lore_warehouse::catalog::LoadedSnapshot;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::semantic::files::{SemanticFiles, SourceFile};
+
+/// How one item of the input came across.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// As it is.
+    Imported,
+    /// With a difference the detail names.
+    Approximated,
+    /// Left out, for the reason the detail gives.
+    Skipped,
+}
+
+/// One line of the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReportItem {
+    /// `semantic_model`, `entity`, `dimension`, `measure`, `metric`,
+    /// `file` or `check`.
+    pub kind: String,
+    /// Its name (`orders.order_total`).
+    pub name: String,
+    /// How it came across.
+    pub outcome: Outcome,
+    /// How it was approximated, why it was skipped, or what it became.
+    pub detail: String,
+}
+
+/// What an import did (or, with `dry_run`, would do).
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct ImportReport {
+    /// The format read (`metricflow`).
+    pub from: String,
+    /// The connection written to.
+    pub connection: String,
+    /// Nothing was written.
+    pub dry_run: bool,
+    /// The files written (or that would be), relative to the project.
+    pub files: Vec<String>,
+    /// Files changed by hand since the last import: left alone.
+    pub conflicts: Vec<String>,
+    /// The transaction (null for a dry run or when nothing changed).
+    pub tx_id: Option<i64>,
+    /// Every item of the input, once.
+    pub items: Vec<ReportItem>,
+    /// Counts by outcome.
+    pub imported: usize,
+    /// Counts by outcome.
+    pub approximated: usize,
+    /// Counts by outcome.
+    pub skipped: usize,
+}
+
+impl ImportReport {
+    pub(crate) fn push(
+        &mut self,
+        kind: &str,
+        name: &str,
+        outcome: Outcome,
+        detail: impl Into<String>,
+    ) {
+        self.items.push(ReportItem {
+            kind: kind.to_string(),
+            name: name.to_string(),
+            outcome,
+            detail: detail.into(),
+        });
+    }
+
+    fn count(&mut self) {
+        self.imported = self
+            .items
+            .iter()
+            .filter(|i| i.outcome == Outcome::Imported)
+            .count();
+        self.approximated = self
+            .items
+            .iter()
+            .filter(|i| i.outcome == Outcome::Approximated)
+            .count();
+        self.skipped = self
+            .items
+            .iter()
+            .filter(|i| i.outcome == Outcome::Skipped)
+            .count();
+    }
+}
+
+/// The model a reader produced: sources, and the report so far.
+pub struct Imported {
+    /// The sources, one file each.
+    pub sources: Vec<SourceSpec>,
+    /// What became of each item.
+    pub report: ImportReport,
+}
+
+/// A column's type from the latest scan, if the scan has the table.
+pub(crate) fn scanned_type(
+    scan: Option<&LoadedSnapshot>,
+    table: &str,
+    column: &str,
+) -> Option<ColumnType> {
+    let scan = scan?;
+    let wanted = table
+        .rsplit('.')
+        .next()
+        .unwrap_or(table)
+        .trim_matches('"')
+        .to_lowercase();
+    let table = scan
+        .tables
+        .iter()
+        .find(|t| t.name.to_lowercase() == wanted)?;
+    let column = table
+        .columns
+        .iter()
+        .find(|c| c.name.eq_ignore_ascii_case(column))?;
+    Some(match column.normalized_type.as_str() {
+        "integer" | "number" | "decimal" | "float" | "numeric" | "bigint" | "real" | "double" => {
+            ColumnType::Number
+        }
+        "boolean" | "bool" => ColumnType::Boolean,
+        "date" | "timestamp" | "datetime" | "time" | "timestamptz" => ColumnType::Time,
+        _ => ColumnType::String,
+    })
+}
+
+/// Checks the sources against the latest scan: tables and physical
+/// columns exist.
+fn check_against_scan(
+    sources: &[SourceSpec],
+    scan: Option<&LoadedSnapshot>,
+    report: &mut ImportReport,
+) {
+    let Some(scan) = scan else {
+        report.push(
+            "check",
+            &report.connection.clone(),
+            Outcome::Approximated,
+            "the connection has no scan yet, so tables and columns were not checked (run lore scan)",
+        );
+        return;
+    };
+    for source in sources {
+        let Some(table) = &source.table else { continue };
+        let wanted = table
+            .rsplit('.')
+            .next()
+            .unwrap_or(table)
+            .trim_matches('"')
+            .to_lowercase();
+        let Some(found) = scan.tables.iter().find(|t| t.name.to_lowercase() == wanted) else {
+            report.push(
+                "check",
+                &source.name,
+                Outcome::Skipped,
+                format!("table {table} is not in the latest scan: build the dbt models into this connection, then lore scan"),
+            );
+            continue;
+        };
+        for column in source.columns.iter().filter(|c| c.expr.is_none()) {
+            if !found
+                .columns
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(&column.name))
+            {
+                report.push(
+                    "check",
+                    &format!("{}.{}", source.name, column.name),
+                    Outcome::Skipped,
+                    format!(
+                        "column {} is not in table {table} of the latest scan",
+                        column.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn ledger_path(files: &SemanticFiles, connection: &str) -> std::path::PathBuf {
+    files
+        .state_dir()
+        .join(format!("sl-import-{connection}.json"))
+}
+
+/// Writes `imported`'s sources for `connection` (unless `dry_run`): one
+/// file per source, one transaction, the model checked to load first.
+pub fn write(
+    files: &SemanticFiles,
+    actor: &str,
+    connection: &str,
+    mut imported: Imported,
+    scan: Option<&LoadedSnapshot>,
+    dry_run: bool,
+) -> Result<ImportReport, ErrorReport> {
+    let mut report = std::mem::take(&mut imported.report);
+    report.connection = connection.to_string();
+    report.dry_run = dry_run;
+    check_against_scan(&imported.sources, scan, &mut report);
+    let ledger: BTreeMap<String, String> = std::fs::read_to_string(ledger_path(files, connection))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let mut writes: Vec<SourceFile> = Vec::new();
+    let mut written_hashes = ledger.clone();
+    for source in &imported.sources {
+        let file = format!("{}.yaml", source.name);
+        let mut text = format!(
+            "# Imported from {} by lore sl import; edits here are kept (a re-import reports them as conflicts).\n",
+            report.from
+        );
+        text.push_str(&serde_saphyr::to_string(source).map_err(|e| {
+            ErrorReport::new(
+                ErrorCode::Internal,
+                format!("source {} cannot be written: {e}", source.name),
+            )
+        })?);
+        let path = SemanticFiles::path(connection, &file);
+        let current = files.read(connection, &file);
+        let hash = lore_core::hash::content_hash(&text);
+        if let Some(current) = &current {
+            let edited = ledger
+                .get(&file)
+                .is_none_or(|h| *h != lore_core::hash::content_hash(current));
+            if edited && *current != text {
+                report.conflicts.push(path.clone());
+                report.push(
+                    "file",
+                    &path,
+                    Outcome::Skipped,
+                    "changed since the last import (or not written by one): left as it is; move it away to import it again",
+                );
+                continue;
+            }
+        }
+        written_hashes.insert(file.clone(), hash);
+        report.files.push(path);
+        writes.push(SourceFile {
+            file,
+            content: Some(text),
+            expected_version: None,
+        });
+    }
+    if !dry_run && !writes.is_empty() {
+        let summary = format!(
+            "lore sl import --from {} ({} sources)",
+            report.from,
+            writes.len()
+        );
+        let written = files.write(actor, connection, &summary, writes, true)?;
+        report.tx_id = written.changed.then_some(written.tx_id);
+        lore_core::project::write_atomically(
+            &ledger_path(files, connection),
+            serde_json::to_string_pretty(&written_hashes).unwrap_or_default(),
+        )
+        .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("the import ledger: {e}")))?;
+    } else if dry_run && !writes.is_empty() {
+        files.check_model_after(connection, &writes)?;
+    }
+    report.count();
+    Ok(report)
+}
