@@ -692,3 +692,50 @@ async fn a_failing_llm_falls_back_or_fails_the_run_but_is_never_silent() {
     assert!(run["txId"].is_null());
     assert!(!root.join("wiki/global/glossary/dunning.md").exists());
 }
+
+#[tokio::test]
+async fn metricflow_pasted_into_a_note_is_imported_like_lore_sl_import() {
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    let note = "## Ticket metrics\n\nHow support counts its tickets.\n\n```yaml\nsemantic_models:\n  - name: ticket_facts\n    model: ref('support_tickets')\n    entities:\n      - {name: ticket, type: primary, expr: id}\n    dimensions:\n      - {name: status, type: categorical}\n      - {name: opened_at, type: time, type_params: {time_granularity: day}}\n    measures:\n      - {name: ticket_count, expr: 1, agg: sum}\nmetrics:\n  - name: open_tickets\n    type: simple\n    type_params: {measure: ticket_count}\n    filter: \"{{ Dimension('ticket__status') }} = 'open'\"\n  - name: tickets_7d\n    type: cumulative\n    type_params: {measure: ticket_count, window: 7 days}\n```\n";
+    let run = ingest(
+        &client,
+        json!({"content": note, "connectionId": "warehouse"}),
+    )
+    .await;
+    assert_eq!(run["status"], "done", "{run}");
+    assert_eq!(
+        ids(&run, "sl"),
+        [("ticket_facts.yaml".to_string(), "created".to_string())]
+    );
+    let skipped = run["skipped"].to_string();
+    assert!(
+        skipped.contains("metric tickets_7d: cumulative metrics"),
+        "{skipped}"
+    );
+    let measured = ok(
+        &client,
+        "sl_query",
+        json!({"connectionId": "warehouse", "measures": ["ticket_facts.open_tickets"]}),
+    )
+    .await;
+    let direct = ok(
+        &client,
+        "sql_execution",
+        json!({"connectionId": "warehouse", "sql": "SELECT COUNT(*) FROM support_tickets WHERE status = 'open'"}),
+    )
+    .await;
+    assert_eq!(measured["rows"][0][0], direct["rows"][0][0], "{measured}");
+    // Without a connection the block stays in the page, and says why.
+    let global = ingest(
+        &client,
+        json!({"content": note.replace("Ticket metrics", "Ticket metrics again")}),
+    )
+    .await;
+    assert!(
+        global["skipped"]
+            .to_string()
+            .contains("MetricFlow definitions need connectionId")
+    );
+    client.cancel().await.unwrap();
+}

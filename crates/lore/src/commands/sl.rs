@@ -40,7 +40,7 @@ pub enum SlCommand {
         json: bool,
     },
     /// Import the semantic models of another tool (a dbt MetricFlow
-    /// project) as Lore sources, in one transaction, with a report of
+    /// project, a Cube project) as Lore sources, in one transaction, with a report of
     /// what came across as it is, approximated or skipped.
     Import(SlImportArgs),
 }
@@ -52,7 +52,7 @@ pub enum ImportFormat {
     Metricflow,
     /// LookML views and explores (not imported yet).
     Lookml,
-    /// Cube cubes and views (not imported yet).
+    /// Cube cubes (YAML model files).
     Cube,
 }
 
@@ -449,9 +449,9 @@ fn import(project: &lore_core::project::Project, args: SlImportArgs) -> anyhow::
     let scan = catalog.latest(&connection).ok().flatten();
     let imported = match args.from {
         ImportFormat::Metricflow => metricflow::read(path, scan.as_deref()),
-        ImportFormat::Lookml | ImportFormat::Cube => anyhow::bail!(
-            "importing {:?} is not built yet; only --from metricflow is [unsupported_operation]",
-            args.from
+        ImportFormat::Cube => lore_context::semantic::import::cube::read(path, scan.as_deref()),
+        ImportFormat::Lookml => anyhow::bail!(
+            "importing LookML is not built yet; --from metricflow and --from cube are [unsupported_operation]"
         ),
     }
     .map_err(|e| super::coded(&e))?;

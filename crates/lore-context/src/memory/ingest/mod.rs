@@ -485,8 +485,10 @@ impl MemoryIngest {
             .collect();
         let mut tables: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
         let mut model_files: Vec<String> = Vec::new();
+        let mut scan = None;
         if let Some(connection) = &request.connection_id {
-            if let Ok(Some(snapshot)) = self.catalog.latest(connection) {
+            scan = self.catalog.latest(connection).ok().flatten();
+            if let Some(snapshot) = &scan {
                 for table in &snapshot.tables {
                     tables.insert(
                         table.name.to_lowercase(),
@@ -511,6 +513,10 @@ impl MemoryIngest {
         };
         let mut planned = plan::plan(&note, &cx);
         planned.warnings.splice(0..0, triage_warnings);
+        // MetricFlow blocks go through `lore sl import`'s reader.
+        for (section, yaml) in std::mem::take(&mut planned.metricflow) {
+            import_metricflow(&section, &yaml, scan.as_deref(), &model_files, &mut planned);
+        }
         // Model files must keep the model loading: each is checked with
         // the others, and a file that breaks it is skipped with why.
         if let Some(connection) = &request.connection_id {
@@ -838,6 +844,65 @@ impl MemoryIngest {
                 }
             })
             .collect())
+    }
+}
+
+/// A MetricFlow block as new model files (existing files are left to
+/// `lore sl import`); the importer's approximations become warnings and
+/// what it skipped is listed with why.
+fn import_metricflow(
+    section: &str,
+    yaml: &str,
+    scan: Option<&lore_warehouse::catalog::LoadedSnapshot>,
+    existing: &[String],
+    planned: &mut plan::Plan,
+) {
+    use crate::semantic::import::{Outcome, metricflow, render};
+    let skip = |planned: &mut plan::Plan, reason: String| {
+        planned.skipped.push(Skipped {
+            section: section.to_string(),
+            what: triage::BlockKind::MetricFlow.as_str().to_string(),
+            reason,
+        });
+    };
+    let imported = match metricflow::read_text(yaml, scan) {
+        Ok(imported) => imported,
+        Err(e) => return skip(planned, e.message),
+    };
+    for item in &imported.report.items {
+        match item.outcome {
+            Outcome::Imported => {}
+            Outcome::Approximated => planned.warnings.push(format!(
+                "MetricFlow {} {}: {}",
+                item.kind, item.name, item.detail
+            )),
+            Outcome::Skipped => skip(
+                planned,
+                format!("{} {}: {}", item.kind, item.name, item.detail),
+            ),
+        }
+    }
+    for source in &imported.sources {
+        let file = format!("{}.yaml", source.name);
+        if existing.contains(&file) {
+            skip(
+                planned,
+                format!(
+                    "semantic-layer file {file} exists already; update it with lore sl import --from metricflow"
+                ),
+            );
+            continue;
+        }
+        match render(source, "metricflow") {
+            Ok(content) => {
+                planned
+                    .captured
+                    .sl
+                    .push(CapturedItem::new(&file, "source", "created"));
+                planned.models.push(plan::ModelPlan { file, content });
+            }
+            Err(e) => skip(planned, e.message),
+        }
     }
 }
 

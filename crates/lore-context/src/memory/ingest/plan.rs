@@ -75,6 +75,8 @@ pub struct QueryPlan {
 /// The writes of one run and what they capture.
 #[derive(Debug, Default)]
 pub struct Plan {
+    /// MetricFlow blocks to import (with a connection): section, YAML.
+    pub metricflow: Vec<(String, String)>,
     /// Queries to try as semantic-layer measures (with a connection).
     pub queries: Vec<QueryPlan>,
     /// Pages to create or update.
@@ -431,7 +433,17 @@ pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
                     sql: block.text.clone(),
                 }),
             },
-            BlockKind::Dbt | BlockKind::MetricFlow | BlockKind::Cube | BlockKind::LookMl => {
+            BlockKind::MetricFlow => match cx.connection {
+                None => plan.skipped.push(Skipped::new(
+                    section,
+                    block.kind,
+                    "MetricFlow definitions need connectionId (the connection they describe); they stay in the wiki page only",
+                )),
+                Some(_) => plan
+                    .metricflow
+                    .push((section.to_string(), block.text.clone())),
+            },
+            BlockKind::Dbt | BlockKind::Cube | BlockKind::LookMl => {
                 plan.skipped.push(Skipped::new(
                     section,
                     block.kind,

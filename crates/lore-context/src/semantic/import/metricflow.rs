@@ -13,7 +13,6 @@
 //! is imported and reported as approximated.
 
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
 use std::path::Path;
 
 use lore_core::{ErrorCode, ErrorReport};
@@ -23,7 +22,7 @@ use lore_semantic::model::{
 use lore_warehouse::catalog::LoadedSnapshot;
 use serde_json::Value;
 
-use super::{ImportReport, Imported, Outcome, scanned_type};
+use super::{ImportReport, Imported, Outcome, identifiers, scanned_type};
 
 fn refuse(message: String) -> ErrorReport {
     ErrorReport::new(ErrorCode::InvalidArguments, message)
@@ -121,34 +120,6 @@ fn is_identifier(text: &str) -> bool {
         && !text.starts_with(|c: char| c.is_ascii_digit())
 }
 
-/// The columns an SQL expression names.
-fn identifiers(expr: &str) -> Vec<String> {
-    use sqlparser::ast::{Expr, visit_expressions};
-    let dialect = sqlparser::dialect::GenericDialect {};
-    let Ok(parsed) = sqlparser::parser::Parser::new(&dialect)
-        .try_with_sql(expr)
-        .and_then(|mut p| p.parse_expr())
-    else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let _ = visit_expressions(&parsed, |e: &Expr| {
-        match e {
-            Expr::Identifier(ident) => out.push(ident.value.clone()),
-            Expr::CompoundIdentifier(parts) => {
-                if let Some(last) = parts.last() {
-                    out.push(last.value.clone());
-                }
-            }
-            _ => {}
-        }
-        ControlFlow::<()>::Continue(())
-    });
-    out.sort();
-    out.dedup();
-    out
-}
-
 struct Model {
     name: String,
     spec: SourceSpec,
@@ -191,8 +162,37 @@ fn aggregate(agg: &str, expr: &str, params: Option<&Value>) -> Result<String, St
 
 /// Reads a dbt project's semantic models and metrics as Lore sources.
 pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
-    let files = yaml_files(project)?;
-    let relations = manifest_relations(project);
+    let mut documents = Vec::new();
+    for file in yaml_files(project)? {
+        let source = std::fs::read_to_string(&file)
+            .map_err(|e| refuse(format!("{}: cannot be read: {e}", file.display())))?;
+        let value: Value = serde_saphyr::from_str(&source)
+            .map_err(|e| refuse(format!("{}: not YAML: {e}", file.display())))?;
+        documents.push(value);
+    }
+    from_documents(
+        documents,
+        &manifest_relations(project),
+        scan,
+        &project.display().to_string(),
+    )
+}
+
+/// Reads MetricFlow YAML pasted into a note (`memory_ingest`): refs are
+/// the models' names.
+pub fn read_text(yaml: &str, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
+    let value: Value = serde_saphyr::from_str(yaml)
+        .map_err(|e| refuse(format!("the MetricFlow block is not YAML: {e}")))?;
+    from_documents(vec![value], &BTreeMap::new(), scan, "the block")
+}
+
+fn from_documents(
+    documents: Vec<Value>,
+    relations: &BTreeMap<String, String>,
+    scan: Option<&LoadedSnapshot>,
+    origin: &str,
+) -> Result<Imported, ErrorReport> {
+    let relations = relations.clone();
     let mut report = ImportReport {
         from: "metricflow".into(),
         ..ImportReport::default()
@@ -200,11 +200,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
     let mut semantic_models: Vec<Value> = Vec::new();
     let mut metrics: Vec<Value> = Vec::new();
     let mut column_docs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for file in &files {
-        let source = std::fs::read_to_string(file)
-            .map_err(|e| refuse(format!("{}: cannot be read: {e}", file.display())))?;
-        let value: Value = serde_saphyr::from_str(&source)
-            .map_err(|e| refuse(format!("{}: not YAML: {e}", file.display())))?;
+    for value in documents {
         let list = |key: &str| {
             value
                 .get(key)
@@ -233,8 +229,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
     }
     if semantic_models.is_empty() {
         return Err(refuse(format!(
-            "{} has no semantic_models: a MetricFlow project declares them in its models' YAML",
-            project.display()
+            "{origin} has no semantic_models: a MetricFlow project declares them in its models' YAML"
         )));
     }
 

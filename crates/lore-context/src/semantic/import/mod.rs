@@ -1,7 +1,8 @@
 //! Importing the semantic models teams already have into Lore's semantic
 //! layer, deterministically, with a report naming every model, entity,
 //! dimension, measure and metric once: imported, approximated (and how)
-//! or skipped (and why). [`metricflow`] reads dbt MetricFlow projects.
+//! or skipped (and why). [`metricflow`] reads dbt MetricFlow projects,
+//! [`cube`] Cube projects' YAML cubes.
 //!
 //! [`import`] renders the sources as model files and writes them through
 //! the semantic layer's file mirror in one transaction, refusing when the
@@ -9,6 +10,7 @@
 //! reported as a conflict and left alone (the import's own ledger,
 //! `.lore/sl-import-<connection>.json`, remembers what it wrote).
 
+pub mod cube;
 pub mod metricflow;
 
 use std::collections::BTreeMap;
@@ -115,6 +117,91 @@ pub struct Imported {
     pub report: ImportReport,
 }
 
+/// The unqualified columns an SQL expression names (a name qualified
+/// with another source is that source's business).
+pub(crate) fn identifiers(expr: &str) -> Vec<String> {
+    qualified(expr)
+        .into_iter()
+        .filter(|parts| parts.len() == 1)
+        .map(|mut parts| parts.remove(0))
+        .collect()
+}
+
+/// Every name an SQL expression uses, with its qualifiers
+/// (`["customers", "id"]`).
+pub(crate) fn qualified(expr: &str) -> Vec<Vec<String>> {
+    use sqlparser::ast::{Expr, visit_expressions};
+    let dialect = sqlparser::dialect::GenericDialect {};
+    let Ok(parsed) = sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(expr)
+        .and_then(|mut p| p.parse_expr())
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let _ = visit_expressions(&parsed, |e: &Expr| {
+        match e {
+            Expr::Identifier(ident) => out.push(vec![ident.value.clone()]),
+            Expr::CompoundIdentifier(parts) => {
+                out.push(parts.iter().map(|p| p.value.clone()).collect());
+            }
+            _ => {}
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Declares (hidden) every column `source`'s expressions read that it does
+/// not declare yet: Lore checks that measures, filters, joins and
+/// segments name declared columns, where other tools read the table's.
+pub(crate) fn declare_read_columns(source: &mut SourceSpec, scan: Option<&LoadedSnapshot>) {
+    let table = source.table.clone().unwrap_or_default();
+    let measures: Vec<String> = source.measures.iter().map(|m| m.name.clone()).collect();
+    let mut read: Vec<String> = Vec::new();
+    let own = |parts: &[String]| -> Option<String> {
+        match parts {
+            [column] => Some(column.clone()),
+            [qualifier, column] if *qualifier == source.name => Some(column.clone()),
+            _ => None,
+        }
+    };
+    let mut exprs: Vec<String> = Vec::new();
+    for m in &source.measures {
+        exprs.push(m.expr.clone());
+        exprs.extend(m.filter.clone());
+    }
+    exprs.extend(source.joins.iter().map(|j| j.on.clone()));
+    exprs.extend(source.segments.iter().map(|s| s.expr.clone()));
+    exprs.extend(source.columns.iter().filter_map(|c| c.expr.clone()));
+    for expr in exprs {
+        for parts in qualified(&expr) {
+            if let Some(column) = own(&parts)
+                && !measures.contains(&column)
+                && !read.contains(&column)
+            {
+                read.push(column);
+            }
+        }
+    }
+    for column in read {
+        if source.columns.iter().any(|c| c.name == column) || column == "*" {
+            continue;
+        }
+        source.columns.push(lore_semantic::model::ColumnSpec {
+            name: column.clone(),
+            column_type: scanned_type(scan, &table, &column).unwrap_or(ColumnType::Number),
+            expr: None,
+            visibility: Some(lore_semantic::model::Visibility::Hidden),
+            role: None,
+            description: None,
+            descriptions: None,
+        });
+    }
+}
+
 /// A column's type from the latest scan, if the scan has the table.
 pub(crate) fn scanned_type(
     scan: Option<&LoadedSnapshot>,
@@ -199,6 +286,20 @@ fn check_against_scan(
     }
 }
 
+/// A source as a model file, with a first line saying where it came from.
+pub fn render(source: &SourceSpec, from: &str) -> Result<String, ErrorReport> {
+    let mut text = format!(
+        "# Imported from {from} by Lore; edits here are kept (a re-import reports them as conflicts).\n"
+    );
+    text.push_str(&serde_saphyr::to_string(source).map_err(|e| {
+        ErrorReport::new(
+            ErrorCode::Internal,
+            format!("source {} cannot be written: {e}", source.name),
+        )
+    })?);
+    Ok(text)
+}
+
 fn ledger_path(files: &SemanticFiles, connection: &str) -> std::path::PathBuf {
     files
         .state_dir()
@@ -227,16 +328,7 @@ pub fn write(
     let mut written_hashes = ledger.clone();
     for source in &imported.sources {
         let file = format!("{}.yaml", source.name);
-        let mut text = format!(
-            "# Imported from {} by lore sl import; edits here are kept (a re-import reports them as conflicts).\n",
-            report.from
-        );
-        text.push_str(&serde_saphyr::to_string(source).map_err(|e| {
-            ErrorReport::new(
-                ErrorCode::Internal,
-                format!("source {} cannot be written: {e}", source.name),
-            )
-        })?);
+        let text = render(source, &report.from)?;
         let path = SemanticFiles::path(connection, &file);
         let current = files.read(connection, &file);
         let hash = lore_core::hash::content_hash(&text);

@@ -1,0 +1,382 @@
+//! Cube → Lore: each cube of the project's YAML model files
+//! (`model/**/*.yml`, `schema/**/*.yml`) becomes a source of the same
+//! name over its `sql_table` (or `sql`); dimensions become columns (a
+//! `primary_key` the grain), measures measures (`count`, `count_distinct`,
+//! `sum`, `avg`, `min`, `max`, with their `filters`; `number` measures as
+//! expressions over measures), joins joins with their cardinality,
+//! segments segments. Cube's references — `{CUBE}.col`, `${CUBE}.col`,
+//! `{CUBE.col}`, `{other}.col`, `{measure}` — become Lore's plain SQL.
+//! JavaScript model files, views, `running_total` and approximate
+//! distinct counts are reported, not silently dropped.
+
+use std::path::Path;
+
+use lore_core::{ErrorCode, ErrorReport};
+use lore_semantic::model::{
+    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, SegmentSpec, SourceSpec,
+};
+use lore_warehouse::catalog::LoadedSnapshot;
+use serde_json::Value;
+
+use super::{ImportReport, Imported, Outcome};
+
+fn refuse(message: String) -> ErrorReport {
+    ErrorReport::new(ErrorCode::InvalidArguments, message)
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// Cube's template references as plain SQL: `{CUBE}.x`, `${CUBE}.x` and
+/// `{CUBE.x}` → `x`; `{name}.x` / `${name}.x` → `name.x`; `{name}` →
+/// `name` (a measure or another cube's member).
+pub fn plain_sql(sql: &str) -> String {
+    let mut out = String::new();
+    let mut rest = sql;
+    while let Some(start) = rest.find('{') {
+        let dollar = start > 0 && rest.as_bytes()[start - 1] == b'$';
+        out.push_str(&rest[..if dollar { start - 1 } else { start }]);
+        let Some(end) = rest[start..].find('}') else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let inner = rest[start + 1..start + end].trim();
+        let after = &rest[start + end + 1..];
+        match inner.strip_prefix("CUBE") {
+            Some("") => {
+                // `{CUBE}.x` → `x`
+                rest = after.strip_prefix('.').unwrap_or(after);
+                continue;
+            }
+            Some(member) if member.starts_with('.') => out.push_str(&member[1..]),
+            _ => out.push_str(inner),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+fn model_files(project: &Path) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for folder in ["model", "schema"] {
+        walk(&project.join(folder), &mut files);
+    }
+    files.sort();
+    files
+}
+
+fn cardinality(relationship: &str) -> Option<Cardinality> {
+    Some(match relationship {
+        "many_to_one" | "belongs_to" | "belongsTo" | "manyToOne" => Cardinality::ManyToOne,
+        "one_to_many" | "has_many" | "hasMany" | "oneToMany" => Cardinality::OneToMany,
+        "one_to_one" | "has_one" | "hasOne" | "oneToOne" => Cardinality::OneToOne,
+        _ => return None,
+    })
+}
+
+/// Reads a Cube project's YAML cubes as Lore sources.
+/// Reads a Cube project's YAML cubes as Lore sources (the columns the
+/// cubes' SQL reads typed by the latest scan).
+pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
+    let files = model_files(project);
+    let mut report = ImportReport {
+        from: "cube".into(),
+        ..ImportReport::default()
+    };
+    let mut cubes: Vec<Value> = Vec::new();
+    for file in &files {
+        let name = file.to_string_lossy().to_string();
+        if name.ends_with(".js") || name.ends_with(".ts") {
+            report.push(
+                "file",
+                &name,
+                Outcome::Skipped,
+                "JavaScript model files are not read; write the cube in YAML",
+            );
+            continue;
+        }
+        if !(name.ends_with(".yml") || name.ends_with(".yaml")) {
+            continue;
+        }
+        let source = std::fs::read_to_string(file)
+            .map_err(|e| refuse(format!("{}: cannot be read: {e}", file.display())))?;
+        let value: Value = serde_saphyr::from_str(&source)
+            .map_err(|e| refuse(format!("{}: not YAML: {e}", file.display())))?;
+        cubes.extend(
+            value
+                .get("cubes")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        );
+        for view in value
+            .get("views")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            report.push(
+                "view",
+                text(view, "name").unwrap_or("?"),
+                Outcome::Skipped,
+                "Cube views (curated member lists) have no Lore equivalent; the cubes they expose are imported",
+            );
+        }
+    }
+    if cubes.is_empty() {
+        return Err(refuse(format!(
+            "{} has no cubes in YAML under model/ or schema/",
+            project.display()
+        )));
+    }
+    let mut sources = Vec::new();
+    for cube in &cubes {
+        let Some(name) = text(cube, "name") else {
+            report.push("cube", "?", Outcome::Skipped, "a cube without a name");
+            continue;
+        };
+        let (table, sql) = match (text(cube, "sql_table"), text(cube, "sql")) {
+            (Some(t), _) => (Some(t.to_string()), None),
+            (None, Some(s)) => (None, Some(plain_sql(s))),
+            (None, None) => {
+                report.push("cube", name, Outcome::Skipped, "neither sql_table nor sql");
+                continue;
+            }
+        };
+        let mut spec = SourceSpec {
+            name: name.to_string(),
+            description: text(cube, "description").map(str::to_string),
+            descriptions: None,
+            table: table.clone(),
+            sql,
+            grain: Vec::new(),
+            columns: Vec::new(),
+            joins: Vec::new(),
+            measures: Vec::new(),
+            segments: Vec::new(),
+        };
+        for dim in cube
+            .get("dimensions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(dname) = text(dim, "name") else {
+                continue;
+            };
+            let full = format!("{name}.{dname}");
+            let expr = plain_sql(text(dim, "sql").unwrap_or(dname));
+            let column_type = match text(dim, "type").unwrap_or("string") {
+                "number" => ColumnType::Number,
+                "time" => ColumnType::Time,
+                "boolean" => ColumnType::Boolean,
+                "string" => ColumnType::String,
+                other => {
+                    report.push(
+                        "dimension",
+                        &full,
+                        Outcome::Skipped,
+                        format!("dimension type `{other}` has no Lore equivalent"),
+                    );
+                    continue;
+                }
+            };
+            spec.columns.push(ColumnSpec {
+                name: dname.to_string(),
+                column_type,
+                expr: (expr != dname).then_some(expr),
+                visibility: None,
+                role: None,
+                description: text(dim, "description").map(str::to_string),
+                descriptions: None,
+            });
+            if dim.get("primary_key").and_then(Value::as_bool) == Some(true) {
+                spec.grain.push(dname.to_string());
+            }
+            report.push("dimension", &full, Outcome::Imported, "column");
+        }
+        for measure in cube
+            .get("measures")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(mname) = text(measure, "name") else {
+                continue;
+            };
+            let full = format!("{name}.{mname}");
+            let kind = text(measure, "type").unwrap_or("count");
+            let sql = text(measure, "sql").map(plain_sql);
+            let arg = sql.clone().unwrap_or_else(|| "*".to_string());
+            // Cube counts from a left join, so a dimension value without
+            // rows counts 0; Lore aggregates each source on its own and
+            // answers null there (as MetricFlow does).
+            let empty = "a dimension value without rows gets null where Cube answers 0".to_string();
+            let (expr, outcome) = match kind {
+                "count" => (format!("count({arg})"), Some(empty)),
+                "count_distinct" => (format!("count_distinct({arg})"), Some(empty)),
+                "count_distinct_approx" => (
+                    format!("count_distinct({arg})"),
+                    Some(format!(
+                        "an approximate distinct count: Lore counts exactly; {empty}"
+                    )),
+                ),
+                "sum" | "avg" | "min" | "max" => (format!("{kind}({arg})"), None),
+                "number" => match sql {
+                    Some(s) => (s, None),
+                    None => {
+                        report.push(
+                            "measure",
+                            &full,
+                            Outcome::Skipped,
+                            "a number measure without sql",
+                        );
+                        continue;
+                    }
+                },
+                other => {
+                    report.push(
+                        "measure",
+                        &full,
+                        Outcome::Skipped,
+                        format!("measure type `{other}` has no Lore equivalent"),
+                    );
+                    continue;
+                }
+            };
+            let filters: Vec<String> = measure
+                .get("filters")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|f| text(f, "sql").map(|s| format!("({})", plain_sql(s))))
+                .collect();
+            spec.measures.push(MeasureSpec {
+                name: mname.to_string(),
+                expr,
+                filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
+                description: text(measure, "description")
+                    .or(text(measure, "title"))
+                    .map(str::to_string),
+                descriptions: None,
+            });
+            match outcome {
+                Some(how) => report.push("measure", &full, Outcome::Approximated, how),
+                None => report.push(
+                    "measure",
+                    &full,
+                    Outcome::Imported,
+                    format!("measure {full}"),
+                ),
+            }
+        }
+        for join in cube
+            .get("joins")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(target) = text(join, "name") else {
+                continue;
+            };
+            let full = format!("{name} → {target}");
+            let relationship = text(join, "relationship").unwrap_or("many_to_one");
+            let Some(relationship) = cardinality(relationship) else {
+                report.push(
+                    "join",
+                    &full,
+                    Outcome::Skipped,
+                    format!("relationship `{relationship}` is not known"),
+                );
+                continue;
+            };
+            let Some(on) = text(join, "sql") else {
+                report.push("join", &full, Outcome::Skipped, "a join without sql");
+                continue;
+            };
+            spec.joins.push(JoinSpec {
+                to: target.to_string(),
+                on: plain_sql(on),
+                relationship,
+                alias: None,
+            });
+            report.push("join", &full, Outcome::Imported, "join");
+        }
+        for segment in cube
+            .get("segments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let (Some(sname), Some(sql)) = (text(segment, "name"), text(segment, "sql")) else {
+                continue;
+            };
+            spec.segments.push(SegmentSpec {
+                name: sname.to_string(),
+                expr: plain_sql(sql),
+                description: None,
+            });
+            report.push(
+                "segment",
+                &format!("{name}.{sname}"),
+                Outcome::Imported,
+                "segment",
+            );
+        }
+        super::declare_read_columns(&mut spec, scan);
+        if spec.grain.is_empty() {
+            report.push(
+                "cube",
+                name,
+                Outcome::Approximated,
+                "no primary_key dimension: the source has no grain, so measures of a one-to-many join are not protected from fan-out",
+            );
+        } else {
+            report.push("cube", name, Outcome::Imported, format!("source {name}"));
+        }
+        sources.push(spec);
+    }
+    Ok(Imported { sources, report })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_sql;
+
+    #[test]
+    fn cube_references_become_plain_sql() {
+        assert_eq!(plain_sql("{CUBE}.status = 'paid'"), "status = 'paid'");
+        assert_eq!(
+            plain_sql("${CUBE}.customer_id = ${customers}.id"),
+            "customer_id = customers.id"
+        );
+        assert_eq!(plain_sql("{CUBE.amount} * 2"), "amount * 2");
+        assert_eq!(
+            plain_sql("{revenue} / NULLIF({count}, 0)"),
+            "revenue / NULLIF(count, 0)"
+        );
+        assert_eq!(plain_sql("{customers.count}"), "customers.count");
+        assert_eq!(plain_sql("amount"), "amount");
+    }
+}
