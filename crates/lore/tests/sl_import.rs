@@ -264,7 +264,7 @@ fn a_dry_run_writes_nothing_and_bad_input_says_what_to_fix() {
         ),
         (
             vec!["sl", "import", "--from", "lookml", FIXTURE, "-c", "shop"],
-            "[unsupported_operation]",
+            "holds no .lkml files",
         ),
     ] {
         let out = lore_in(&root, &args);
@@ -372,4 +372,80 @@ fn a_cube_project_imports_and_answers_as_its_measures_mean() {
     ] {
         assert_eq!(query(&root, &args), oracle(&conn, sql), "{args:?}");
     }
+}
+
+const LOOKML: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/lookml");
+
+#[test]
+fn a_lookml_project_imports_and_answers_as_its_measures_mean() {
+    let (_dir, root, conn) = shop();
+    let out = lore_in(
+        &root,
+        &[
+            "sl", "import", "--from", "lookml", LOOKML, "-c", "shop", "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outcome = |kind: &str, name: &str| -> String {
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["kind"] == kind && i["name"] == name)
+            .map(|i| i["outcome"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("{kind} {name} not in the report: {report}"))
+    };
+    assert_eq!(outcome("measure", "orders.revenue"), "imported");
+    assert_eq!(outcome("measure", "orders.status_list"), "skipped");
+    assert_eq!(outcome("dimension_group", "orders.ordered"), "approximated");
+    assert_eq!(outcome("join", "orders.customers"), "imported");
+    for (args, sql) in [
+        (
+            vec!["-m", "orders.revenue", "-d", "customers.region"],
+            "SELECT c.region, SUM(o.amount) FROM orders o JOIN customers c USING (customer_id) WHERE o.status = 'paid' GROUP BY 1",
+        ),
+        (
+            vec![
+                "-m",
+                "orders.revenue_per_order",
+                "-d",
+                "orders.ordered:month",
+            ],
+            "SELECT strftime('%Y-%m-01', ordered_at), SUM(CASE WHEN status = 'paid' THEN amount END) * 1.0 / COUNT(*) FROM orders GROUP BY 1",
+        ),
+        (
+            vec!["-m", "orders.large_open_orders"],
+            "SELECT COUNT(*) FROM orders WHERE status = 'open' AND amount >= 99",
+        ),
+    ] {
+        assert_eq!(query(&root, &args), oracle(&conn, sql), "{args:?}");
+    }
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::write(
+        broken.path().join("x.view.lkml"),
+        "view: x {\n  sql_table_name: t\n}\n",
+    )
+    .unwrap();
+    let out = lore_in(
+        &root,
+        &[
+            "sl",
+            "import",
+            "--from",
+            "lookml",
+            broken.path().to_str().unwrap(),
+            "-c",
+            "shop",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("x.view.lkml, line") && err.contains("is not ended by ;;"),
+        "{err}"
+    );
 }

@@ -40,7 +40,7 @@ pub enum SlCommand {
         json: bool,
     },
     /// Import the semantic models of another tool (a dbt MetricFlow
-    /// project, a Cube project) as Lore sources, in one transaction, with a report of
+    /// project, a LookML project, a Cube project) as Lore sources, in one transaction, with a report of
     /// what came across as it is, approximated or skipped.
     Import(SlImportArgs),
 }
@@ -50,7 +50,7 @@ pub enum SlCommand {
 pub enum ImportFormat {
     /// dbt MetricFlow semantic models and metrics.
     Metricflow,
-    /// LookML views and explores (not imported yet).
+    /// LookML views and explores (*.lkml).
     Lookml,
     /// Cube cubes (YAML model files).
     Cube,
@@ -450,9 +450,7 @@ fn import(project: &lore_core::project::Project, args: SlImportArgs) -> anyhow::
     let imported = match args.from {
         ImportFormat::Metricflow => metricflow::read(path, scan.as_deref()),
         ImportFormat::Cube => lore_context::semantic::import::cube::read(path, scan.as_deref()),
-        ImportFormat::Lookml => anyhow::bail!(
-            "importing LookML is not built yet; --from metricflow and --from cube are [unsupported_operation]"
-        ),
+        ImportFormat::Lookml => lore_context::semantic::import::lookml::read(path, scan.as_deref()),
     }
     .map_err(|e| super::coded(&e))?;
     let files = lore_context::semantic::files::SemanticFiles::new(project, None);

@@ -2,7 +2,8 @@
 //! layer, deterministically, with a report naming every model, entity,
 //! dimension, measure and metric once: imported, approximated (and how)
 //! or skipped (and why). [`metricflow`] reads dbt MetricFlow projects,
-//! [`cube`] Cube projects' YAML cubes.
+//! [`cube`] Cube projects' YAML cubes, [`lookml`] LookML views and
+//! explores.
 //!
 //! [`import`] renders the sources as model files and writes them through
 //! the semantic layer's file mirror in one transaction, refusing when the
@@ -11,6 +12,7 @@
 //! `.lore/sl-import-<connection>.json`, remembers what it wrote).
 
 pub mod cube;
+pub mod lookml;
 pub mod metricflow;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,725 @@
+//! LookML → Lore: views become sources (`sql_table_name`, or
+//! `derived_table.sql`), dimensions columns (`primary_key: yes` the
+//! grain, `yesno` booleans), dimension groups of `type: time` one time
+//! column each (Lore groups by any grain), measures measures (`count`,
+//! `count_distinct`, `sum`, `average`, `min`, `max`, `median`,
+//! `percentile`, `number` over measures, with Looker `filters` turned into
+//! SQL), and each explore's joins (`sql_on`, `relationship`) joins on the
+//! view their condition starts from. `${TABLE}.x` → `x`, `${field}` →
+//! `field`, `${view.field}` → `view.field`.
+//!
+//! The LookML reader is a small recursive parser of LookML's own syntax:
+//! `key: value`, `key: name { … }`, `[lists]`, `"strings"`, `# comments`,
+//! and SQL values running to `;;`.
+
+use std::path::Path;
+
+use lore_core::{ErrorCode, ErrorReport};
+use lore_semantic::model::{
+    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, SourceSpec, Visibility,
+};
+use lore_warehouse::catalog::LoadedSnapshot;
+
+use super::{ImportReport, Imported, Outcome};
+
+/// A block's items: key and value, in order.
+pub type Items = Vec<(String, Lkml)>;
+
+/// A LookML value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lkml {
+    /// A word, number, string or SQL text.
+    Text(String),
+    /// `[a, b]` (or `[field: "value", …]` pairs, kept as `a: b` texts).
+    List(Vec<String>),
+    /// `{ … }`, optionally named (`dimension: id { … }`).
+    Block(Option<String>, Items),
+}
+
+impl Lkml {
+    fn text(&self) -> Option<&str> {
+        match self {
+            Lkml::Text(t) => Some(t.as_str()),
+            _ => None,
+        }
+    }
+
+    fn block(&self) -> Option<(&Option<String>, &Items)> {
+        match self {
+            Lkml::Block(name, items) => Some((name, items)),
+            _ => None,
+        }
+    }
+}
+
+fn get<'a>(items: &'a [(String, Lkml)], key: &str) -> Option<&'a Lkml> {
+    items.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+fn get_text<'a>(items: &'a [(String, Lkml)], key: &str) -> Option<&'a str> {
+    get(items, key)
+        .and_then(Lkml::text)
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    at: usize,
+    file: String,
+}
+
+impl Parser<'_> {
+    fn error(&self, what: &str) -> ErrorReport {
+        let line = self.text[..self.at.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1;
+        ErrorReport::new(
+            ErrorCode::InvalidArguments,
+            format!("{}, line {line}: {what}", self.file),
+        )
+    }
+
+    fn skip_space(&mut self) {
+        loop {
+            let rest = &self.text[self.at..];
+            let trimmed = rest.trim_start();
+            self.at += rest.len() - trimmed.len();
+            if trimmed.starts_with('#') {
+                self.at += trimmed.find('\n').unwrap_or(trimmed.len());
+            } else {
+                return;
+            }
+        }
+    }
+
+    fn peek(&mut self) -> Option<char> {
+        self.skip_space();
+        self.text[self.at..].chars().next()
+    }
+
+    fn word(&mut self) -> Option<String> {
+        self.skip_space();
+        let rest = &self.text[self.at..];
+        let len = rest
+            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '+')))
+            .unwrap_or(rest.len());
+        if len == 0 {
+            return None;
+        }
+        self.at += len;
+        Some(rest[..len].to_string())
+    }
+
+    fn string(&mut self) -> Result<String, ErrorReport> {
+        // At a `"`.
+        self.at += 1;
+        let rest = &self.text[self.at..];
+        let mut out = String::new();
+        let mut chars = rest.char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => {
+                    if let Some((_, next)) = chars.next() {
+                        out.push(next);
+                    }
+                }
+                '"' => {
+                    self.at += i + 1;
+                    return Ok(out);
+                }
+                other => out.push(other),
+            }
+        }
+        Err(self.error("a string opened with \" is not closed"))
+    }
+
+    /// The items of a block up to `}` (or the end for the file).
+    fn items(&mut self, top: bool) -> Result<Vec<(String, Lkml)>, ErrorReport> {
+        let mut items = Vec::new();
+        loop {
+            match self.peek() {
+                None if top => return Ok(items),
+                None => return Err(self.error("a block opened with { is not closed")),
+                Some('}') if !top => {
+                    self.at += 1;
+                    return Ok(items);
+                }
+                _ => {}
+            }
+            let key = self.word().ok_or_else(|| self.error("expected a key"))?;
+            if self.peek() != Some(':') {
+                return Err(self.error(&format!("expected `:` after `{key}`")));
+            }
+            self.at += 1;
+            let value = self.value(&key)?;
+            items.push((key, value));
+        }
+    }
+
+    fn value(&mut self, key: &str) -> Result<Lkml, ErrorReport> {
+        if key.starts_with("sql") || key == "html" || key == "expression" {
+            // SQL runs to `;;`.
+            self.skip_space();
+            let rest = &self.text[self.at..];
+            let end = rest
+                .find(";;")
+                .ok_or_else(|| self.error(&format!("`{key}:` is not ended by ;;")))?;
+            self.at += end + 2;
+            return Ok(Lkml::Text(rest[..end].trim().to_string()));
+        }
+        match self.peek() {
+            Some('{') => {
+                self.at += 1;
+                Ok(Lkml::Block(None, self.items(false)?))
+            }
+            Some('[') => {
+                self.at += 1;
+                let mut list = Vec::new();
+                let mut current = String::new();
+                loop {
+                    match self.peek() {
+                        Some(']') => {
+                            self.at += 1;
+                            if !current.trim().is_empty() {
+                                list.push(current.trim().to_string());
+                            }
+                            return Ok(Lkml::List(list));
+                        }
+                        Some(',') => {
+                            self.at += 1;
+                            list.push(std::mem::take(&mut current).trim().to_string());
+                        }
+                        Some('"') => {
+                            let s = self.string()?;
+                            current.push_str(&format!("\"{s}\""));
+                        }
+                        Some(':') => {
+                            self.at += 1;
+                            current.push_str(": ");
+                        }
+                        Some(_) => {
+                            let w = self
+                                .word()
+                                .ok_or_else(|| self.error("unexpected character in a list"))?;
+                            current.push_str(&w);
+                        }
+                        None => return Err(self.error("a list opened with [ is not closed")),
+                    }
+                }
+            }
+            Some('"') => Ok(Lkml::Text(self.string()?)),
+            Some(_) => {
+                let word = self
+                    .word()
+                    .ok_or_else(|| self.error(&format!("expected a value for `{key}`")))?;
+                if self.peek() == Some('{') {
+                    self.at += 1;
+                    return Ok(Lkml::Block(Some(word), self.items(false)?));
+                }
+                Ok(Lkml::Text(word))
+            }
+            None => Err(self.error(&format!("`{key}:` has no value"))),
+        }
+    }
+}
+
+/// Parses one LookML file.
+pub fn parse(text: &str, file: &str) -> Result<Vec<(String, Lkml)>, ErrorReport> {
+    Parser {
+        text,
+        at: 0,
+        file: file.to_string(),
+    }
+    .items(true)
+}
+
+/// `${TABLE}.x` → `x`; `${field}` → `field`; `${view.field}` →
+/// `view.field` (`own` view's fields unqualified).
+pub fn plain_sql(sql: &str, own: &str) -> String {
+    let mut out = String::new();
+    let mut rest = sql;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find('}') else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let inner = rest[start + 2..start + end].trim();
+        let after = &rest[start + end + 1..];
+        if inner == "TABLE" {
+            rest = after.strip_prefix('.').unwrap_or(after);
+            continue;
+        }
+        match inner.split_once('.') {
+            Some((view, field)) if view == own => out.push_str(field),
+            _ => out.push_str(inner),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A Looker filter value on `field` as SQL: `paid`, `-paid`, `>100`,
+/// `a,b`, `yes`/`no`, `NULL`.
+fn filter_sql(field: &str, value: &str) -> Option<String> {
+    let value = value.trim().trim_matches('"').trim();
+    let quote = |v: &str| {
+        if v.parse::<f64>().is_ok() {
+            v.to_string()
+        } else {
+            format!("'{}'", v.replace('\'', "''"))
+        }
+    };
+    if value.contains(',') {
+        let parts: Vec<String> = value.split(',').map(|p| quote(p.trim())).collect();
+        return Some(format!("{field} IN ({})", parts.join(", ")));
+    }
+    if value.eq_ignore_ascii_case("yes") {
+        return Some(field.to_string());
+    }
+    if value.eq_ignore_ascii_case("no") {
+        return Some(format!("NOT {field}"));
+    }
+    if value.eq_ignore_ascii_case("null") {
+        return Some(format!("{field} IS NULL"));
+    }
+    if value.eq_ignore_ascii_case("-null") {
+        return Some(format!("{field} IS NOT NULL"));
+    }
+    for op in [">=", "<=", "!=", ">", "<"] {
+        if let Some(rest) = value.strip_prefix(op) {
+            let rest = rest.trim();
+            return rest
+                .parse::<f64>()
+                .ok()
+                .map(|_| format!("{field} {op} {rest}"));
+        }
+    }
+    if let Some(rest) = value.strip_prefix('-') {
+        return (!rest.contains(['%', '*'])).then(|| format!("{field} <> {}", quote(rest)));
+    }
+    if value.contains(['%', '*', '^']) || value.contains(" to ") || value.contains("ago") {
+        return None;
+    }
+    Some(format!("{field} = {}", quote(value)))
+}
+
+fn lkml_files(project: &Path) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "lkml") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(project, &mut files);
+    files.sort();
+    files
+}
+
+/// Reads a LookML project's views and explores as Lore sources.
+pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
+    let files = lkml_files(project);
+    if files.is_empty() {
+        return Err(ErrorReport::new(
+            ErrorCode::InvalidArguments,
+            format!("{} holds no .lkml files", project.display()),
+        ));
+    }
+    let mut report = ImportReport {
+        from: "lookml".into(),
+        ..ImportReport::default()
+    };
+    let mut views: Vec<(String, Vec<(String, Lkml)>)> = Vec::new();
+    let mut explores: Vec<(String, Vec<(String, Lkml)>)> = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                format!("{}: cannot be read: {e}", file.display()),
+            )
+        })?;
+        for (key, value) in parse(&text, &file.display().to_string())? {
+            if let Some((Some(name), items)) = value.block() {
+                match key.as_str() {
+                    "view" => views.push((name.clone(), items.to_vec())),
+                    "explore" => explores.push((name.clone(), items.to_vec())),
+                    _ => {}
+                }
+            }
+        }
+    }
+    if views.is_empty() {
+        return Err(ErrorReport::new(
+            ErrorCode::InvalidArguments,
+            format!("{} has no views", project.display()),
+        ));
+    }
+    let mut sources: Vec<SourceSpec> = Vec::new();
+    for (name, items) in &views {
+        let table = get_text(items, "sql_table_name").map(|t| t.trim_matches('`').to_string());
+        let derived = get(items, "derived_table")
+            .and_then(Lkml::block)
+            .and_then(|(_, d)| get_text(d, "sql"))
+            .map(|s| plain_sql(s, name));
+        if table.is_none() && derived.is_none() {
+            report.push(
+                "view",
+                name,
+                Outcome::Skipped,
+                "neither sql_table_name nor derived_table.sql",
+            );
+            continue;
+        }
+        let mut spec = SourceSpec {
+            name: name.clone(),
+            description: None,
+            descriptions: None,
+            table: table.clone(),
+            sql: if table.is_some() { None } else { derived },
+            grain: Vec::new(),
+            columns: Vec::new(),
+            joins: Vec::new(),
+            measures: Vec::new(),
+            segments: Vec::new(),
+        };
+        for (key, value) in items {
+            let Some((Some(field), body)) = value.block() else {
+                continue;
+            };
+            let full = format!("{name}.{field}");
+            match key.as_str() {
+                "dimension" => {
+                    let sql = plain_sql(
+                        get_text(body, "sql").unwrap_or(&format!("${{TABLE}}.{field}")),
+                        name,
+                    );
+                    let column_type = match get_text(body, "type").unwrap_or("string") {
+                        "number" => ColumnType::Number,
+                        "yesno" => ColumnType::Boolean,
+                        "date" | "date_time" | "time" => ColumnType::Time,
+                        "string" | "tier" | "zipcode" => ColumnType::String,
+                        other => {
+                            report.push(
+                                "dimension",
+                                &full,
+                                Outcome::Skipped,
+                                format!("dimension type `{other}` has no Lore equivalent"),
+                            );
+                            continue;
+                        }
+                    };
+                    spec.columns.push(ColumnSpec {
+                        name: field.clone(),
+                        column_type,
+                        expr: (sql != *field).then_some(sql),
+                        visibility: (get_text(body, "hidden") == Some("yes"))
+                            .then_some(Visibility::Hidden),
+                        role: None,
+                        description: get_text(body, "description")
+                            .or(get_text(body, "label"))
+                            .map(str::to_string),
+                        descriptions: None,
+                    });
+                    if get_text(body, "primary_key") == Some("yes") {
+                        spec.grain.push(field.clone());
+                    }
+                    report.push("dimension", &full, Outcome::Imported, "column");
+                }
+                "dimension_group" => {
+                    if get_text(body, "type") != Some("time") {
+                        report.push(
+                            "dimension_group",
+                            &full,
+                            Outcome::Skipped,
+                            "only dimension groups of type time are imported",
+                        );
+                        continue;
+                    }
+                    let sql = plain_sql(
+                        get_text(body, "sql").unwrap_or(&format!("${{TABLE}}.{field}")),
+                        name,
+                    );
+                    spec.columns.push(ColumnSpec {
+                        name: field.clone(),
+                        column_type: ColumnType::Time,
+                        expr: (sql != *field).then_some(sql),
+                        visibility: None,
+                        role: None,
+                        description: get_text(body, "description").map(str::to_string),
+                        descriptions: None,
+                    });
+                    report.push(
+                        "dimension_group",
+                        &full,
+                        Outcome::Approximated,
+                        format!("one time column `{field}`: its timeframes are Lore's granularities (`{name}.{field}:month`), not fields of their own"),
+                    );
+                }
+                "measure" => {
+                    let kind = get_text(body, "type").unwrap_or("count");
+                    let sql = get_text(body, "sql").map(|s| plain_sql(s, name));
+                    let arg = sql.clone().unwrap_or_else(|| "*".to_string());
+                    let expr = match kind {
+                        "count" => format!("count({arg})"),
+                        "count_distinct" => format!("count_distinct({arg})"),
+                        "sum" => format!("sum({arg})"),
+                        "average" => format!("avg({arg})"),
+                        "min" => format!("min({arg})"),
+                        "max" => format!("max({arg})"),
+                        "median" => format!("median({arg})"),
+                        "percentile" => match get_text(body, "percentile") {
+                            Some(p) => format!(
+                                "percentile({arg}, {})",
+                                p.parse::<f64>().map_or(0.5, |p| p / 100.0)
+                            ),
+                            None => {
+                                report.push(
+                                    "measure",
+                                    &full,
+                                    Outcome::Skipped,
+                                    "a percentile measure without percentile:",
+                                );
+                                continue;
+                            }
+                        },
+                        "number" => match sql {
+                            Some(s) => s,
+                            None => {
+                                report.push(
+                                    "measure",
+                                    &full,
+                                    Outcome::Skipped,
+                                    "a number measure without sql",
+                                );
+                                continue;
+                            }
+                        },
+                        other => {
+                            report.push(
+                                "measure",
+                                &full,
+                                Outcome::Skipped,
+                                format!("measure type `{other}` has no Lore equivalent"),
+                            );
+                            continue;
+                        }
+                    };
+                    let mut filters = Vec::new();
+                    let mut unsupported = None;
+                    if let Some(Lkml::List(list)) = get(body, "filters") {
+                        for pair in list {
+                            let Some((field, value)) = pair.split_once(':') else {
+                                continue;
+                            };
+                            let field =
+                                field.trim().rsplit('.').next().unwrap_or(field).to_string();
+                            match filter_sql(&field, value) {
+                                Some(f) => filters.push(f),
+                                None => {
+                                    unsupported = Some(format!("filter `{pair}` is not translated"))
+                                }
+                            }
+                        }
+                    }
+                    if let Some(why) = unsupported {
+                        report.push("measure", &full, Outcome::Skipped, why);
+                        continue;
+                    }
+                    spec.measures.push(MeasureSpec {
+                        name: field.clone(),
+                        expr,
+                        filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
+                        description: get_text(body, "description")
+                            .or(get_text(body, "label"))
+                            .map(str::to_string),
+                        descriptions: None,
+                    });
+                    report.push(
+                        "measure",
+                        &full,
+                        Outcome::Imported,
+                        format!("measure {full}"),
+                    );
+                }
+                _ => {}
+            }
+        }
+        sources.push(spec);
+    }
+    // Explores' joins, on the view their condition starts from.
+    for (explore, items) in &explores {
+        for (key, value) in items {
+            if key != "join" {
+                continue;
+            }
+            let Some((Some(target), body)) = value.block() else {
+                continue;
+            };
+            let full = format!("{explore}.{target}");
+            if get_text(body, "from").is_some() {
+                report.push(
+                    "join",
+                    &full,
+                    Outcome::Skipped,
+                    "a join `from:` another view (an alias) is not imported",
+                );
+                continue;
+            }
+            let Some(on) = get_text(body, "sql_on") else {
+                report.push(
+                    "join",
+                    &full,
+                    Outcome::Skipped,
+                    "a join without sql_on (foreign_key or sql joins are not imported)",
+                );
+                continue;
+            };
+            let relationship = match get_text(body, "relationship").unwrap_or("many_to_one") {
+                "many_to_one" => Cardinality::ManyToOne,
+                "one_to_many" => Cardinality::OneToMany,
+                "one_to_one" => Cardinality::OneToOne,
+                other => {
+                    report.push(
+                        "join",
+                        &full,
+                        Outcome::Skipped,
+                        format!("relationship `{other}` has no Lore equivalent"),
+                    );
+                    continue;
+                }
+            };
+            // The view the condition names besides the joined one declares the join.
+            let mut from = None;
+            let mut rest = on;
+            while let Some(start) = rest.find("${") {
+                let end = rest[start..].find('}').map_or(rest.len(), |e| start + e);
+                if let Some((view, _)) = rest[start + 2..end].split_once('.')
+                    && view != target
+                    && from.is_none()
+                {
+                    from = Some(view.to_string());
+                }
+                rest = &rest[end..];
+            }
+            let from = from.unwrap_or_else(|| explore.clone());
+            let Some(source) = sources.iter_mut().find(|s| s.name == from) else {
+                report.push(
+                    "join",
+                    &full,
+                    Outcome::Skipped,
+                    format!("view {from} was not imported"),
+                );
+                continue;
+            };
+            if source.joins.iter().any(|j| j.to == *target) {
+                report.push(
+                    "join",
+                    &full,
+                    Outcome::Imported,
+                    format!("already joined from {from}"),
+                );
+                continue;
+            }
+            source.joins.push(JoinSpec {
+                to: target.clone(),
+                on: plain_sql(on, &from),
+                relationship,
+                alias: None,
+            });
+            report.push(
+                "join",
+                &full,
+                Outcome::Imported,
+                format!("join {from} → {target}"),
+            );
+        }
+    }
+    for source in &mut sources {
+        super::declare_read_columns(source, scan);
+        if source.grain.is_empty() {
+            report.push("view", &source.name, Outcome::Approximated, "no primary_key dimension: the source has no grain, so one-to-many joins are not protected from fan-out");
+        } else {
+            report.push(
+                "view",
+                &source.name,
+                Outcome::Imported,
+                format!("source {}", source.name),
+            );
+        }
+    }
+    Ok(Imported { sources, report })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookml_parses_blocks_lists_strings_and_sql_to_double_semicolons() {
+        let parsed = parse(
+            "# comment\nview: orders {\n  sql_table_name: public.orders ;;\n  dimension: id { primary_key: yes type: number sql: ${TABLE}.id ;; }\n  measure: paid { type: sum sql: ${amount} ;; filters: [status: \"paid, open\", amount: \">100\"] }\n}\n",
+            "x.view.lkml",
+        )
+        .unwrap();
+        let (_, items) = parsed[0].1.block().unwrap();
+        assert_eq!(get_text(items, "sql_table_name"), Some("public.orders"));
+        let (name, dim) = items[1].1.block().unwrap();
+        assert_eq!(name.as_deref(), Some("id"));
+        assert_eq!(get_text(dim, "sql"), Some("${TABLE}.id"));
+        let (_, measure) = items[2].1.block().unwrap();
+        assert_eq!(
+            get(measure, "filters"),
+            Some(&Lkml::List(vec![
+                "status: \"paid, open\"".into(),
+                "amount: \">100\"".into()
+            ]))
+        );
+        let err = parse("view: x {\n  sql: select 1\n}\n", "bad.lkml").unwrap_err();
+        assert!(err.message.starts_with("bad.lkml, line"), "{}", err.message);
+    }
+
+    #[test]
+    fn references_and_filters_become_plain_sql() {
+        assert_eq!(plain_sql("${TABLE}.amount / 100", "orders"), "amount / 100");
+        assert_eq!(
+            plain_sql("${orders.customer_id} = ${customers.id}", "orders"),
+            "customer_id = customers.id"
+        );
+        assert_eq!(
+            plain_sql("${revenue} / ${count}", "orders"),
+            "revenue / count"
+        );
+        assert_eq!(
+            filter_sql("status", "\"paid\""),
+            Some("status = 'paid'".into())
+        );
+        assert_eq!(
+            filter_sql("status", "\"-void\""),
+            Some("status <> 'void'".into())
+        );
+        assert_eq!(
+            filter_sql("amount", "\">=100\""),
+            Some("amount >= 100".into())
+        );
+        assert_eq!(
+            filter_sql("status", "\"paid, open\""),
+            Some("status IN ('paid', 'open')".into())
+        );
+        assert_eq!(filter_sql("is_large", "yes"), Some("is_large".into()));
+        assert_eq!(filter_sql("created", "\"7 days ago\""), None);
+    }
+}
