@@ -200,10 +200,20 @@ impl Parser<'_> {
                             current.push_str(": ");
                         }
                         Some(_) => {
-                            let w = self
-                                .word()
-                                .ok_or_else(|| self.error("unexpected character in a list"))?;
-                            current.push_str(&w);
+                            // Anything up to a separator: names, numbers,
+                            // `set*` and `-field` patterns.
+                            let rest = &self.text[self.at..];
+                            let len = rest
+                                .find(|c: char| {
+                                    c.is_whitespace()
+                                        || matches!(c, ',' | ']' | '"' | ':' | '[' | '{' | '}')
+                                })
+                                .unwrap_or(rest.len());
+                            if len == 0 {
+                                return Err(self.error("unexpected character in a list"));
+                            }
+                            current.push_str(&rest[..len]);
+                            self.at += len;
                         }
                         None => return Err(self.error("a list opened with [ is not closed")),
                     }
@@ -362,6 +372,41 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
             }
         }
     }
+    // Refinements (`view: +orders`) add to the view they refine: their
+    // fields are appended, so a field defined again replaces the first.
+    let mut merged: Vec<(String, Vec<(String, Lkml)>)> = Vec::new();
+    for (name, items) in views {
+        match name.strip_prefix('+') {
+            Some(base) => match merged.iter_mut().find(|(n, _)| n == base) {
+                Some((_, base_items)) => {
+                    for (key, value) in items {
+                        let field = value.block().and_then(|(n, _)| n.clone());
+                        if let Some(field) = &field {
+                            base_items.retain(|(k, v)| {
+                                !(k == &key
+                                    && v.block().and_then(|(n, _)| n.as_ref()) == Some(field))
+                            });
+                        }
+                        base_items.push((key, value));
+                    }
+                    report.push(
+                        "view",
+                        &name,
+                        Outcome::Imported,
+                        format!("refinement merged into {base}"),
+                    );
+                }
+                None => report.push(
+                    "view",
+                    &name,
+                    Outcome::Skipped,
+                    format!("refines view {base}, which is not in the project"),
+                ),
+            },
+            None => merged.push((name, items)),
+        }
+    }
+    let views = merged;
     if views.is_empty() {
         return Err(ErrorReport::new(
             ErrorCode::InvalidArguments,
@@ -520,18 +565,31 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                     };
                     let mut filters = Vec::new();
                     let mut unsupported = None;
-                    if let Some(Lkml::List(list)) = get(body, "filters") {
-                        for pair in list {
-                            let Some((field, value)) = pair.split_once(':') else {
-                                continue;
-                            };
-                            let field =
-                                field.trim().rsplit('.').next().unwrap_or(field).to_string();
-                            match filter_sql(&field, value) {
-                                Some(f) => filters.push(f),
-                                None => {
-                                    unsupported = Some(format!("filter `{pair}` is not translated"))
+                    // `filters: [field: "value", …]`, or the older
+                    // `filters: {field: f value: "v"}` (once or repeated).
+                    let mut pairs: Vec<String> = Vec::new();
+                    for (_, value) in body.iter().filter(|(k, _)| k == "filters") {
+                        match value {
+                            Lkml::List(list) => pairs.extend(list.iter().cloned()),
+                            Lkml::Block(_, items) => {
+                                if let (Some(f), Some(v)) =
+                                    (get_text(items, "field"), get_text(items, "value"))
+                                {
+                                    pairs.push(format!("{f}: \"{v}\""));
                                 }
+                            }
+                            Lkml::Text(_) => {}
+                        }
+                    }
+                    for pair in &pairs {
+                        let Some((field, value)) = pair.split_once(':') else {
+                            continue;
+                        };
+                        let field = field.trim().rsplit('.').next().unwrap_or(field).to_string();
+                        match filter_sql(&field, value) {
+                            Some(f) => filters.push(f),
+                            None => {
+                                unsupported = Some(format!("filter `{pair}` is not translated"))
                             }
                         }
                     }
@@ -561,7 +619,14 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
         sources.push(spec);
     }
     // Explores' joins, on the view their condition starts from.
-    for (explore, items) in &explores {
+    for (explore_name, items) in &explores {
+        // An explore named otherwise than its view says which (`from:`,
+        // `view_name:`); its joins' conditions may name it either way.
+        let base = get_text(items, "from")
+            .or(get_text(items, "view_name"))
+            .unwrap_or(explore_name)
+            .to_string();
+        let explore = &base;
         for (key, value) in items {
             if key != "join" {
                 continue;
@@ -570,23 +635,39 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 continue;
             };
             let full = format!("{explore}.{target}");
-            if get_text(body, "from").is_some() {
-                report.push(
-                    "join",
-                    &full,
-                    Outcome::Skipped,
-                    "a join `from:` another view (an alias) is not imported",
-                );
-                continue;
-            }
-            let Some(on) = get_text(body, "sql_on") else {
-                report.push(
-                    "join",
-                    &full,
-                    Outcome::Skipped,
-                    "a join without sql_on (foreign_key or sql joins are not imported)",
-                );
-                continue;
+            // `join: repeat_orders { from: orders … }` joins `orders` under
+            // the alias `repeat_orders`.
+            let alias = target.clone();
+            let target = get_text(body, "from").map_or_else(|| alias.clone(), str::to_string);
+            let target = &target;
+            // `foreign_key: dim` joins the target's primary key to `dim` of
+            // the explore's view (or of `view.dim`).
+            let foreign_key_on = get_text(body, "foreign_key").and_then(|fk| {
+                let (view, field) = fk.split_once('.').unwrap_or((explore.as_str(), fk));
+                let key = sources
+                    .iter()
+                    .find(|s| s.name == *target)?
+                    .grain
+                    .first()?
+                    .clone();
+                Some(format!("${{{view}.{field}}} = ${{{alias}.{key}}}"))
+            });
+            let on_text;
+            let on = match (get_text(body, "sql_on"), foreign_key_on) {
+                (Some(on), _) => on,
+                (None, Some(fk)) => {
+                    on_text = fk;
+                    on_text.as_str()
+                }
+                (None, None) => {
+                    report.push(
+                        "join",
+                        &full,
+                        Outcome::Skipped,
+                        "a join without sql_on, or whose foreign_key's target has no primary key",
+                    );
+                    continue;
+                }
             };
             let relationship = match get_text(body, "relationship").unwrap_or("many_to_one") {
                 "many_to_one" => Cardinality::ManyToOne,
@@ -608,7 +689,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
             while let Some(start) = rest.find("${") {
                 let end = rest[start..].find('}').map_or(rest.len(), |e| start + e);
                 if let Some((view, _)) = rest[start + 2..end].split_once('.')
-                    && view != target
+                    && view != alias
                     && from.is_none()
                 {
                     from = Some(view.to_string());
@@ -616,6 +697,13 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 rest = &rest[end..];
             }
             let from = from.unwrap_or_else(|| explore.clone());
+            let renamed_on = on.replace(&format!("${{{explore_name}."), &format!("${{{explore}."));
+            let on = renamed_on.as_str();
+            let from = if from == *explore_name {
+                explore.clone()
+            } else {
+                from
+            };
             let Some(source) = sources.iter_mut().find(|s| s.name == from) else {
                 report.push(
                     "join",
@@ -625,7 +713,11 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 );
                 continue;
             };
-            if source.joins.iter().any(|j| j.to == *target) {
+            if source
+                .joins
+                .iter()
+                .any(|j| j.alias.as_ref().unwrap_or(&j.to) == &alias)
+            {
                 report.push(
                     "join",
                     &full,
@@ -638,7 +730,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 to: target.clone(),
                 on: plain_sql(on, &from),
                 relationship,
-                alias: None,
+                alias: (alias != *target).then(|| alias.clone()),
             });
             report.push(
                 "join",
@@ -647,6 +739,23 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 format!("join {from} → {target}"),
             );
         }
+    }
+    // Joins to views that were not imported (native derived tables,
+    // views of other projects) are dropped, and said so.
+    let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
+    for source in &mut sources {
+        let (kept, dropped): (Vec<JoinSpec>, Vec<JoinSpec>) = std::mem::take(&mut source.joins)
+            .into_iter()
+            .partition(|j| names.contains(&j.to));
+        for join in dropped {
+            report.push(
+                "join",
+                &format!("{} → {}", source.name, join.to),
+                Outcome::Skipped,
+                format!("view {} was not imported", join.to),
+            );
+        }
+        source.joins = kept;
     }
     for source in &mut sources {
         super::declare_read_columns(source, scan);
