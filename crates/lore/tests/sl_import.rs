@@ -70,6 +70,17 @@ fn import(root: &std::path::Path, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// How the report says `kind` `name` came across.
+fn outcome_of(report: &Value, kind: &str, name: &str) -> String {
+    report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == kind && i["name"] == name)
+        .map(|i| i["outcome"].as_str().unwrap().to_string())
+        .unwrap_or_else(|| panic!("{kind} {name} not in the report: {report}"))
+}
+
 /// `sl query` rows as (dimension values…, measure) text, sorted.
 fn query(root: &std::path::Path, args: &[&str]) -> Vec<Vec<String>> {
     let mut all = vec!["sl", "query", "-c", "shop", "--format", "json"];
@@ -127,15 +138,7 @@ fn oracle(conn: &rusqlite::Connection, sql: &str) -> Vec<Vec<String>> {
 fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics_mean() {
     let (_dir, root, conn) = shop();
     let report = import(&root, &[]);
-    let outcome = |kind: &str, name: &str| -> String {
-        report["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["kind"] == kind && i["name"] == name)
-            .map(|i| i["outcome"].as_str().unwrap().to_string())
-            .unwrap_or_else(|| panic!("{kind} {name} not in the report: {report}"))
-    };
+    let outcome = |kind: &str, name: &str| outcome_of(&report, kind, name);
     // Filtered metrics are approximated (see metricflow_oracle.rs).
     assert_eq!(outcome("metric", "revenue"), "approximated");
     assert_eq!(outcome("metric", "large_orders"), "approximated");
@@ -330,15 +333,7 @@ fn a_cube_project_imports_and_answers_as_its_measures_mean() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let outcome = |kind: &str, name: &str| -> String {
-        report["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["kind"] == kind && i["name"] == name)
-            .map(|i| i["outcome"].as_str().unwrap().to_string())
-            .unwrap_or_else(|| panic!("{kind} {name} not in the report: {report}"))
-    };
+    let outcome = |kind: &str, name: &str| outcome_of(&report, kind, name);
     assert_eq!(outcome("measure", "orders.revenue"), "imported");
     assert_eq!(outcome("measure", "orders.buyers"), "approximated");
     assert_eq!(outcome("measure", "orders.running_revenue"), "skipped");
@@ -392,15 +387,7 @@ fn a_lookml_project_imports_and_answers_as_its_measures_mean() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let outcome = |kind: &str, name: &str| -> String {
-        report["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["kind"] == kind && i["name"] == name)
-            .map(|i| i["outcome"].as_str().unwrap().to_string())
-            .unwrap_or_else(|| panic!("{kind} {name} not in the report: {report}"))
-    };
+    let outcome = |kind: &str, name: &str| outcome_of(&report, kind, name);
     assert_eq!(outcome("measure", "orders.revenue"), "imported");
     assert_eq!(outcome("measure", "orders.status_list"), "skipped");
     assert_eq!(outcome("dimension_group", "orders.ordered"), "approximated");
