@@ -272,6 +272,34 @@ impl Renderer<'_> {
         })
     }
 
+    /// A measure's row filter over `alias`, when it has one.
+    fn measure_filter(
+        &self,
+        r: &Resolved,
+        j: usize,
+        alias: &str,
+    ) -> Result<Option<String>, SemanticError> {
+        let b = &r.bases[j];
+        let Some(f) = &b.filter else {
+            return Ok(None);
+        };
+        let own = |parts: &[String]| -> Result<String, SemanticError> {
+            match parts {
+                [c] => self.column(b.source, c, alias, 0),
+                [s, c] if *s == self.model.sources[b.source].name => {
+                    self.column(b.source, c, alias, 0)
+                }
+                _ => Err(SemanticError::query(format!(
+                    "the filter of measure `{}` reads `{}`, which is not a column of `{}`",
+                    b.output,
+                    parts.join("."),
+                    self.model.sources[b.source].name
+                ))),
+            }
+        };
+        self.expr(&f.ast, None, &mut |p| own(p)).map(Some)
+    }
+
     fn measure(&self, r: &Resolved, j: usize, alias: &str) -> Result<String, SemanticError> {
         let b = &r.bases[j];
         let own = |parts: &[String]| -> Result<String, SemanticError> {
@@ -527,8 +555,29 @@ pub(crate) fn render(
                 .map(|(i, d)| format!("{d} AS {}", dim_cols[i]))
                 .collect();
             select.extend(measure_columns(members)?);
+            // When every measure of the group counts only filtered rows, a
+            // dimension value none of whose rows passes is not listed (as
+            // a WHERE would leave it out), rather than listed with null.
+            let mut having = String::new();
+            if ndims > 0 {
+                let filters: Vec<Option<String>> = members
+                    .iter()
+                    .map(|&j| renderer.measure_filter(r, j, "t0"))
+                    .collect::<Result<_, _>>()?;
+                if filters.iter().all(Option::is_some) {
+                    let any: Vec<String> = filters
+                        .into_iter()
+                        .flatten()
+                        .map(|f| format!("({f})"))
+                        .collect();
+                    having = format!(
+                        "\n  HAVING COUNT(CASE WHEN {} THEN 1 END) > 0",
+                        any.join(" OR ")
+                    );
+                }
+            }
             ctes.push(format!(
-                "g{g} AS (\n  SELECT {}\n  {from}{filter}{group_by}\n)",
+                "g{g} AS (\n  SELECT {}\n  {from}{filter}{group_by}{having}\n)",
                 select.join(", ")
             ));
             "direct"

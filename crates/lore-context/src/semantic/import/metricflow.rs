@@ -750,10 +750,7 @@ fn simple(
         }
     }
     let filter = match text(metric, "filter") {
-        Some(f) => {
-            notes.push("filtered: a dimension value none of whose rows passes the filter is listed with null, where MetricFlow leaves it out".to_string());
-            Some(translate_filter(f, model)?)
-        }
+        Some(f) => Some(translate_filter(f, model)?),
         None => None,
     };
     Ok(Some((home, expr, filter, notes)))
