@@ -43,7 +43,10 @@ use serde_json::Value;
 
 pub use book::{RecipeBook, RecipeListed, RecipeLogEntry, log_run, logged_runs};
 pub use path::{Condition, JsonPath, Test};
-pub use run::{RecipeRun, RunOptions, RunStatus, StepCaller, StepRecord, StepStatus, run};
+pub use run::{
+    RECIPE_TOOL, RecipeRequest, RecipeRun, RunOptions, RunStatus, StepCaller, StepRecord,
+    StepStatus, failure_report, run, run_named,
+};
 
 use path::{Root, expressions};
 

@@ -442,6 +442,88 @@ async fn poll<C: StepCaller>(
     }
 }
 
+/// The tool recipes may not call: a recipe running recipes could loop.
+pub const RECIPE_TOOL: &str = "km-recipe-run";
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct RecipeRequest {
+    /// The recipe's name.
+    pub recipe: String,
+    /// Values for its variables.
+    pub vars: serde_json::Map<String, Value>,
+    /// Show the steps without calling anything.
+    pub dry_run: bool,
+}
+
+/// Finds the recipe in `gateway`'s book, checks that its steps call only
+/// `known` tools (never [`RECIPE_TOOL`]), runs it over `caller` and logs
+/// the run under `actor`. A failed run is still `Ok`: its `error` says
+/// why, and front ends decide how to show it ([`failure_report`]).
+pub async fn run_named<C: StepCaller>(
+    gateway: &crate::Gateway,
+    request: RecipeRequest,
+    caller: &C,
+    known: &[String],
+    actor: &str,
+) -> Result<RecipeRun, ErrorReport> {
+    let recipe = gateway.recipes().find(&request.recipe)?;
+    if let Some(step) = recipe.steps.iter().find(|s| s.tool() == RECIPE_TOOL) {
+        return Err(ErrorReport::new(
+            ErrorCode::ConfigError,
+            format!(
+                "recipe `{}`: step `{}` calls {RECIPE_TOOL}, but a recipe cannot run recipes (copy the other recipe's steps instead)",
+                recipe.name, step.id
+            ),
+        ));
+    }
+    recipe.check_tools(known).map_err(|why| {
+        ErrorReport::new(
+            ErrorCode::ConfigError,
+            format!("recipe `{}`: {why}", recipe.name),
+        )
+    })?;
+    let options = RunOptions {
+        vars: request.vars,
+        dry_run: request.dry_run,
+    };
+    let run = run(&recipe, options, caller).await?;
+    if let Err(report) = gateway.log_recipe_run(&run, actor) {
+        tracing::warn!(recipe = %run.recipe, error = %report.message, "the recipe run could not be logged");
+    }
+    Ok(run)
+}
+
+/// A failed run as one error: the step's code and message, and which
+/// steps passed and which never ran.
+pub fn failure_report(run: &RecipeRun) -> ErrorReport {
+    let mut report = run
+        .error
+        .clone()
+        .unwrap_or_else(|| ErrorReport::new(ErrorCode::Internal, "the recipe failed"));
+    let ids = |status: StepStatus| -> String {
+        let ids: Vec<&str> = run
+            .steps
+            .iter()
+            .filter(|s| s.status == status)
+            .map(|s| s.id.as_str())
+            .collect();
+        if ids.is_empty() {
+            "none".to_string()
+        } else {
+            ids.join(", ")
+        }
+    };
+    report.message = format!(
+        "recipe `{}`: {} (passed: {}; not run: {})",
+        run.recipe,
+        report.message,
+        ids(StepStatus::Success),
+        ids(StepStatus::NotRun)
+    );
+    report
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;

@@ -22,7 +22,7 @@ mod help;
 mod recipe;
 
 pub use help::{GATEWAY_REFERENCE, KmHelp};
-pub use recipe::{KmRecipeRun, RecipeRequest, run_error, run_recipe, step_tools};
+pub use recipe::{GatewaySteps, KmRecipeRun, step_tools};
 
 /// Registers the gateway tools over `gateway`.
 pub fn register_gateway_tools(registry: &mut ToolRegistry, gateway: Arc<Gateway>) {

@@ -1,36 +1,29 @@
-//! `km-recipe-run`: a named recipe's steps (`lore_gateway::recipe`) run
-//! through the tool registry, so every step is validated and answered
-//! exactly as an agent's own call of that tool would be. The CLI's
-//! `lore gateway recipe run` uses [`run_recipe`] too.
+//! `km-recipe-run`: a named recipe (`lore_gateway::recipe::run_named`)
+//! whose steps go through the tool registry ([`GatewaySteps`]), so every
+//! step is validated and answered exactly as an agent's own call of that
+//! tool would be. `lore gateway recipe run` uses the same steps.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use lore_core::{ErrorCode, ErrorReport};
+use lore_core::ErrorReport;
 use lore_gateway::Gateway;
-use lore_gateway::recipe::{RecipeRun, RunOptions, RunStatus, Step, StepCaller, StepStatus};
+use lore_gateway::recipe::{
+    RECIPE_TOOL, RecipeRequest, RecipeRun, RunStatus, Step, StepCaller, failure_report, run_named,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition, ToolRegistry};
 
-/// The tool recipes may not call: a recipe running recipes could loop.
-const SELF: &str = "km-recipe-run";
-
 /// The tools a recipe's steps may call: the gateway's (`km-…`), not
 /// `km-recipe-run` itself.
 pub fn step_tools(registry: &ToolRegistry) -> ToolRegistry {
-    registry.only(|name| name.starts_with("km-") && name != SELF)
+    registry.only(|name| name.starts_with("km-") && name != RECIPE_TOOL)
 }
 
-/// Steps calling tools through a registry, on behalf of one caller.
-struct RegistryCaller<'a> {
-    tools: &'a ToolRegistry,
-    ctx: ToolContext,
-}
-
-impl StepCaller for RegistryCaller<'_> {
+impl StepCaller for GatewaySteps {
     fn call(
         &self,
         tool: &str,
@@ -57,92 +50,40 @@ impl StepCaller for RegistryCaller<'_> {
     }
 }
 
-/// What to run.
-#[derive(Debug, Clone, Default)]
-pub struct RecipeRequest {
-    /// The recipe's name.
-    pub recipe: String,
-    /// Values for its variables.
-    pub vars: serde_json::Map<String, Value>,
-    /// Show the steps without calling anything.
-    pub dry_run: bool,
-}
-
-/// Finds the recipe, checks that its steps call tools recipes may call,
-/// runs it over `tools` on behalf of `ctx`'s caller and logs the run. A
-/// failed run is still `Ok`: its `error` says why, and front ends decide
-/// how to show it.
-pub async fn run_recipe(
-    gateway: &Gateway,
-    tools: &ToolRegistry,
-    request: RecipeRequest,
+/// The gateway's tools as a recipe's steps see them, on behalf of one
+/// caller: what `km-recipe-run` and `lore gateway recipe run` hand to
+/// `lore_gateway::recipe::run_named`.
+pub struct GatewaySteps {
+    tools: ToolRegistry,
     ctx: ToolContext,
-) -> Result<RecipeRun, ErrorReport> {
-    let recipe = gateway.recipes().find(&request.recipe)?;
-    if let Some(step) = recipe.steps.iter().find(|s| s.tool() == SELF) {
-        return Err(ErrorReport::new(
-            ErrorCode::ConfigError,
-            format!(
-                "recipe `{}`: step `{}` calls {SELF}, but a recipe cannot run recipes (copy the other recipe's steps instead)",
-                recipe.name, step.id
-            ),
-        ));
-    }
-    let tools = step_tools(tools);
-    let known: Vec<String> = tools.names().into_iter().map(str::to_string).collect();
-    recipe.check_tools(&known).map_err(|why| {
-        ErrorReport::new(
-            ErrorCode::ConfigError,
-            format!("recipe `{}`: {why}", recipe.name),
-        )
-    })?;
-    let caller = RegistryCaller {
-        tools: &tools,
-        ctx: ctx.clone(),
-    };
-    let options = RunOptions {
-        vars: request.vars,
-        dry_run: request.dry_run,
-    };
-    let run = lore_gateway::recipe::run(&recipe, options, &caller).await?;
-    if let Err(report) = gateway.log_recipe_run(&run, &ctx.voter()) {
-        tracing::warn!(recipe = %run.recipe, error = %report.message, "the recipe run could not be logged");
-    }
-    Ok(run)
 }
 
-/// A failed run as the error `km-recipe-run` answers: the step's code and
-/// message, and which steps passed and which never ran.
-pub fn run_error(run: &RecipeRun) -> ErrorReport {
-    let mut report = run
-        .error
-        .clone()
-        .unwrap_or_else(|| ErrorReport::new(ErrorCode::Internal, "the recipe failed"));
-    let ids = |status: StepStatus| -> Vec<&str> {
-        run.steps
-            .iter()
-            .filter(|s| s.status == status)
-            .map(|s| s.id.as_str())
-            .collect()
-    };
-    let passed = ids(StepStatus::Success);
-    let not_run = ids(StepStatus::NotRun);
-    report.message = format!(
-        "recipe `{}`: {} (passed: {}; not run: {})",
-        run.recipe,
-        report.message,
-        if passed.is_empty() {
-            "none".to_string()
-        } else {
-            passed.join(", ")
-        },
-        if not_run.is_empty() {
-            "none".to_string()
-        } else {
-            not_run.join(", ")
-        },
-    );
-    report
+impl GatewaySteps {
+    /// The steps over `tools` (the registry's `km-` tools are kept).
+    pub fn new(tools: &ToolRegistry, ctx: ToolContext) -> GatewaySteps {
+        GatewaySteps {
+            tools: step_tools(tools),
+            ctx,
+        }
+    }
+
+    /// The steps over a registry of `gateway`'s own tools, for a caller
+    /// outside MCP (the CLI).
+    pub fn for_gateway(gateway: Arc<Gateway>, ctx: ToolContext) -> GatewaySteps {
+        let mut tools = ToolRegistry::new();
+        crate::gateway::register_gateway_tools(&mut tools, gateway);
+        GatewaySteps::new(&tools, ctx)
+    }
+
+    /// The tools steps may call.
+    pub fn names(&self) -> Vec<String> {
+        self.tools.names().into_iter().map(str::to_string).collect()
+    }
+
+    /// Who the steps run for (`token:<name>`, `mcp:<client>`, `cli:<user>`).
+    pub fn voter(&self) -> String {
+        self.ctx.voter()
+    }
 }
 
 /// `km-recipe-run`.
@@ -206,9 +147,17 @@ impl Tool for KmRecipeRun {
             vars: input.vars.unwrap_or_default(),
             dry_run: input.dry_run.unwrap_or(false),
         };
-        let run = run_recipe(&self.gateway, &tools, request, ctx.clone()).await?;
+        let steps = GatewaySteps::new(&tools, ctx.clone());
+        let run = run_named(
+            &self.gateway,
+            request,
+            &steps,
+            &steps.names(),
+            &steps.voter(),
+        )
+        .await?;
         if run.status == RunStatus::Failed {
-            return Err(run_error(&run));
+            return Err(failure_report(&run));
         }
         ctx.progress(1.0, format!("recipe {} done", run.recipe))
             .await;

@@ -1,12 +1,15 @@
 //! `lore gateway recipe …`: list, show and run recipes from a terminal.
-//! A run goes through the same tool registry as `km-recipe-run`, so each
-//! step is checked and answered as an agent's call would be.
+//! A run is `lore_gateway::recipe::run_named`, as for `km-recipe-run`;
+//! only the steps' dispatcher (`GatewaySteps`: the gateway's tools as an
+//! agent calls them) comes from the MCP adapter.
 
 use anyhow::bail;
 use lore_gateway::Gateway;
-use lore_gateway::recipe::{RecipeRun, RecipeSource, RunStatus, StepStatus};
-use lore_mcp::gateway::{RecipeRequest, register_gateway_tools, run_error, run_recipe};
-use lore_mcp::toolkit::{ToolContext, ToolRegistry};
+use lore_gateway::recipe::{
+    RecipeRequest, RecipeRun, RecipeSource, RunStatus, StepStatus, failure_report, run_named,
+};
+use lore_mcp::gateway::GatewaySteps;
+use lore_mcp::toolkit::ToolContext;
 
 /// `lore gateway recipe …` subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -139,19 +142,24 @@ pub fn run(command: RecipeCommand, gateway: Gateway) -> anyhow::Result<()> {
                 vars: parse_vars(&vars)?,
                 dry_run,
             };
+            // The service runs the recipe; its steps are the gateway's
+            // tools, called as an agent calls them.
             let gateway = std::sync::Arc::new(gateway);
-            let mut tools = ToolRegistry::new();
-            register_gateway_tools(&mut tools, std::sync::Arc::clone(&gateway));
-            let ctx = ToolContext::local(&super::gateway::cli_actor());
-            let run = super::block_on(run_recipe(&gateway, &tools, request, ctx))?
-                .map_err(|e| super::coded(&e))?;
+            let actor = super::gateway::cli_actor();
+            let steps = GatewaySteps::for_gateway(
+                std::sync::Arc::clone(&gateway),
+                ToolContext::local(&actor),
+            );
+            let run =
+                super::block_on(run_named(&gateway, request, &steps, &steps.names(), &actor))?
+                    .map_err(|e| super::coded(&e))?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&run)?);
             } else {
                 print_run(&run);
             }
             if run.status == RunStatus::Failed {
-                return Err(super::coded(&run_error(&run)));
+                return Err(super::coded(&failure_report(&run)));
             }
             Ok(())
         }

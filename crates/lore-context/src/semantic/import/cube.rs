@@ -13,7 +13,7 @@ use std::path::Path;
 
 use lore_core::{ErrorCode, ErrorReport};
 use lore_semantic::model::{
-    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, SegmentSpec, SourceSpec,
+    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, SegmentSpec,
 };
 use lore_warehouse::catalog::LoadedSnapshot;
 use serde_json::Value;
@@ -164,18 +164,12 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 continue;
             }
         };
-        let mut spec = SourceSpec {
-            name: name.to_string(),
-            description: text(cube, "description").map(str::to_string),
-            descriptions: None,
-            table: table.clone(),
+        let mut spec = super::source(
+            name,
+            text(cube, "description").map(str::to_string),
+            table.clone(),
             sql,
-            grain: Vec::new(),
-            columns: Vec::new(),
-            joins: Vec::new(),
-            measures: Vec::new(),
-            segments: Vec::new(),
-        };
+        );
         for dim in cube
             .get("dimensions")
             .and_then(Value::as_array)

@@ -429,18 +429,8 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
             );
             continue;
         }
-        let mut spec = SourceSpec {
-            name: name.clone(),
-            description: None,
-            descriptions: None,
-            table: table.clone(),
-            sql: if table.is_some() { None } else { derived },
-            grain: Vec::new(),
-            columns: Vec::new(),
-            joins: Vec::new(),
-            measures: Vec::new(),
-            segments: Vec::new(),
-        };
+        let sql = if table.is_some() { None } else { derived };
+        let mut spec = super::source(name, None, table.clone(), sql);
         for (key, value) in items {
             let Some((Some(field), body)) = value.block() else {
                 continue;

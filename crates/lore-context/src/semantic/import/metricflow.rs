@@ -271,18 +271,12 @@ fn from_documents(
             }
         };
         let docs = column_docs.get(&dbt_model).cloned().unwrap_or_default();
-        let mut spec = SourceSpec {
-            name: name.to_string(),
-            description: text(sm, "description").map(|d| d.trim().to_string()),
-            descriptions: None,
-            table: Some(table.clone()),
-            sql: None,
-            grain: Vec::new(),
-            columns: Vec::new(),
-            joins: Vec::new(),
-            measures: Vec::new(),
-            segments: Vec::new(),
-        };
+        let mut spec = super::source(
+            name,
+            text(sm, "description").map(|d| d.trim().to_string()),
+            Some(table.clone()),
+            None,
+        );
         let mut m = Model {
             name: name.to_string(),
             spec: spec.clone(),

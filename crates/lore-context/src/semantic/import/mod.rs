@@ -204,6 +204,27 @@ pub(crate) fn declare_read_columns(source: &mut SourceSpec, scan: Option<&Loaded
     }
 }
 
+/// A source with nothing in it yet but its name, description and relation.
+pub(crate) fn source(
+    name: &str,
+    description: Option<String>,
+    table: Option<String>,
+    sql: Option<String>,
+) -> SourceSpec {
+    SourceSpec {
+        name: name.to_string(),
+        description,
+        descriptions: None,
+        table,
+        sql,
+        grain: Vec::new(),
+        columns: Vec::new(),
+        joins: Vec::new(),
+        measures: Vec::new(),
+        segments: Vec::new(),
+    }
+}
+
 /// A column's type from the latest scan, if the scan has the table.
 pub(crate) fn scanned_type(
     scan: Option<&LoadedSnapshot>,
