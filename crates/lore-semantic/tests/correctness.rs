@@ -69,7 +69,7 @@ const MODEL: &str = r#"
     - { name: account_id, type: number }
     - { name: amount_cents, type: number }
     - { name: amount, type: number, expr: "amount_cents / 100.0" }
-    - { name: status, type: string }
+    - { name: status, type: string, expr: "LOWER(TRIM(status))" }
     - { name: issued_at, type: time }
   joins:
     - { to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }
@@ -77,6 +77,8 @@ const MODEL: &str = r#"
   measures:
     - { name: revenue, expr: "sum(amount)" }
     - { name: paid_revenue, expr: "sum(amount)", filter: "status = 'paid'" }
+    - { name: smb_revenue, expr: "sum(amount)", filter: "accounts.segment = 'smb'" }
+    - { name: pro_paid_revenue, expr: "sum(amount)", filter: "plans.name = 'Pro' AND status = 'paid'" }
     - { name: invoice_count, expr: "count(*)" }
     - { name: average_invoice, expr: "revenue / invoice_count" }
   segments:
@@ -285,6 +287,61 @@ fn segments_and_measure_filters() {
     f.check(
         json!({"measures": ["accounts.count"], "segments": ["accounts.enterprise"], "dimensions": ["plans.name"]}),
         "SELECT p.name, COUNT(*) FROM accounts a JOIN plans p ON p.id = a.plan_id WHERE a.segment = 'enterprise' GROUP BY 1",
+        false,
+    );
+}
+
+#[test]
+fn a_column_computed_from_the_stored_column_of_its_own_name() {
+    // `status: LOWER(TRIM(status))` reads the stored `status`, in
+    // dimensions, filters and measure filters alike.
+    let f = fixture();
+    f.check(
+        json!({"measures": ["invoices.paid_revenue"], "dimensions": ["invoices.status"], "filters": ["invoices.status <> 'void'"]}),
+        "SELECT LOWER(TRIM(status)), SUM(CASE WHEN LOWER(TRIM(status)) = 'paid' THEN amount_cents / 100.0 END) FROM invoices \
+         WHERE LOWER(TRIM(status)) <> 'void' GROUP BY 1 HAVING COUNT(CASE WHEN LOWER(TRIM(status)) = 'paid' THEN 1 END) > 0",
+        false,
+    );
+}
+
+#[test]
+fn a_measure_filter_reads_sources_reached_many_to_one() {
+    let f = fixture();
+    // One hop (invoices -> accounts), beside an unfiltered measure.
+    f.check(
+        json!({"measures": ["invoices.smb_revenue", "invoices.revenue"], "dimensions": ["invoices.status"]}),
+        "SELECT i.status, SUM(CASE WHEN a.segment = 'smb' THEN i.amount_cents / 100.0 END), SUM(i.amount_cents / 100.0) \
+         FROM invoices i LEFT JOIN accounts a ON a.id = i.account_id GROUP BY 1",
+        false,
+    );
+    // Two hops (invoices -> accounts -> plans) and the source's own column,
+    // with no dimension at all.
+    f.check(
+        json!({"measures": ["invoices.pro_paid_revenue"]}),
+        "SELECT SUM(i.amount_cents / 100.0) FROM invoices i JOIN accounts a ON a.id = i.account_id \
+         JOIN plans p ON p.id = a.plan_id WHERE p.name = 'Pro' AND i.status = 'paid'",
+        false,
+    );
+    // Every measure of the group filtered: a status none of whose
+    // invoices passes is left out, as a WHERE would.
+    f.check(
+        json!({"measures": ["invoices.smb_revenue"], "dimensions": ["invoices.status"]}),
+        "SELECT i.status, SUM(i.amount_cents / 100.0) FROM invoices i JOIN accounts a ON a.id = i.account_id \
+         WHERE a.segment = 'smb' GROUP BY 1",
+        false,
+    );
+}
+
+#[test]
+fn a_cross_source_measure_filter_survives_the_fan_trap() {
+    // Grouped by a one-to-many dimension (products of each invoice's
+    // lines): each invoice counts once per product, and the filter on its
+    // account still applies.
+    fixture().check(
+        json!({"measures": ["invoices.smb_revenue"], "dimensions": ["invoice_lines.product"]}),
+        "SELECT k.product, SUM(CASE WHEN a.segment = 'smb' THEN i.amount_cents / 100.0 END) FROM \
+         (SELECT DISTINCT i.id, l.product FROM invoices i LEFT JOIN invoice_lines l ON l.invoice_id = i.id) k \
+         JOIN invoices i ON i.id = k.id JOIN accounts a ON a.id = i.account_id GROUP BY k.product",
         false,
     );
 }

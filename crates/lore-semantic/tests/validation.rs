@@ -83,6 +83,29 @@ measures:
 }
 
 #[test]
+fn a_measure_filter_reads_other_sources_only_through_many_to_one_joins() {
+    let customers = "name: customers\ntable: customers\ngrain: [id]\ncolumns:\n  - { name: id, type: number }\n  - { name: region, type: string }\nmeasures:\n  - { name: big_spenders, expr: \"count(*)\", filter: \"orders.amount > 100\" }\n";
+    let orders = "name: orders\ntable: orders\ngrain: [id]\ncolumns:\n  - { name: id, type: number }\n  - { name: customer_id, type: number }\n  - { name: amount, type: number }\njoins:\n  - { to: customers, \"on\": \"customer_id = customers.id\", relationship: many_to_one }\nmeasures:\n  - { name: north, expr: \"sum(amount)\", filter: \"customers.region = 'north'\" }\n  - { name: typo, expr: \"sum(amount)\", filter: \"customers.regoin = 'north'\" }\n";
+    let found = issues(&[("customers.yaml", customers), ("orders.yaml", orders)]);
+    assert!(
+        found.iter().any(|i| i.contains("measures.typo.filter")
+            && i.contains("`customers` has no column `regoin`")),
+        "{found:?}"
+    );
+    // The many-to-one filter (orders.north) is fine; the typo is the only
+    // per-source problem, so the path check has not run yet.
+    assert_eq!(found.len(), 1, "{found:?}");
+    let fixed = orders.replace("regoin", "region");
+    let found = issues(&[("customers.yaml", customers), ("orders.yaml", &fixed)]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("big_spenders")
+            && found[0].contains("one-to-many join customers -> orders"),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn derived_measure_cycles_are_errors() {
     let found = issues(&[(
         "a.yaml",

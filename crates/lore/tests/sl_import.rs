@@ -148,6 +148,8 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
         "customers",
         "orders_per_customer",
         "average_amount",
+        "north_revenue",
+        "north_paid_revenue",
     ] {
         assert_eq!(outcome("metric", metric), "imported", "{metric}");
     }
@@ -199,6 +201,19 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
         (
             vec!["-m", "orders.average_amount", "-d", "orders.status"],
             "SELECT status, AVG(amount) FROM orders GROUP BY 1",
+        ),
+        // Filters on the customer's region (another semantic model).
+        (
+            vec![
+                "-m",
+                "orders.north_revenue",
+                "-m",
+                "orders.north_paid_revenue",
+                "-d",
+                "orders.status",
+            ],
+            "SELECT o.status, SUM(o.amount), SUM(CASE WHEN o.status = 'paid' THEN o.amount END) FROM orders o \
+             JOIN customers c USING (customer_id) WHERE c.region = 'north' GROUP BY 1",
         ),
         (
             vec![
@@ -338,7 +353,13 @@ fn a_cube_project_imports_and_answers_as_its_measures_mean() {
     assert_eq!(outcome("measure", "orders.running_revenue"), "skipped");
     assert_eq!(outcome("view", "shop_overview"), "skipped");
     assert_eq!(outcome("join", "orders → customers"), "imported");
+    // The customers cube is a JavaScript model file.
+    assert_eq!(outcome("view", "customer_directory"), "skipped");
     for (args, sql) in [
+        (
+            vec!["-m", "customers.northCount", "-d", "customers.regionName"],
+            "SELECT UPPER(region), COUNT(*) FROM customers WHERE region = 'north' GROUP BY 1",
+        ),
         (
             vec!["-m", "orders.revenue", "-d", "customers.region"],
             "SELECT c.region, SUM(o.amount) FROM orders o JOIN customers c USING (customer_id) WHERE o.status = 'paid' GROUP BY 1",
@@ -391,10 +412,18 @@ fn a_lookml_project_imports_and_answers_as_its_measures_mean() {
     assert_eq!(outcome("measure", "orders.status_list"), "skipped");
     assert_eq!(outcome("dimension_group", "orders.ordered"), "approximated");
     assert_eq!(outcome("join", "orders.customers"), "imported");
+    // `extends`: the base is no source of its own; its fields are the
+    // extending view's, whose own definitions win.
+    assert_eq!(outcome("view", "customer_keys"), "imported");
+    assert!(!root.join("semantic-layer/shop/customer_keys.yaml").exists());
     for (args, sql) in [
         (
             vec!["-m", "orders.revenue", "-d", "customers.region"],
-            "SELECT c.region, SUM(o.amount) FROM orders o JOIN customers c USING (customer_id) WHERE o.status = 'paid' GROUP BY 1",
+            "SELECT UPPER(c.region), SUM(o.amount) FROM orders o JOIN customers c USING (customer_id) WHERE o.status = 'paid' GROUP BY 1",
+        ),
+        (
+            vec!["-m", "customers.count", "-d", "customers.region"],
+            "SELECT UPPER(region), COUNT(*) FROM customers GROUP BY 1",
         ),
         (
             vec![
@@ -434,5 +463,144 @@ fn a_lookml_project_imports_and_answers_as_its_measures_mean() {
     assert!(
         err.contains("x.view.lkml, line") && err.contains("is not ended by ;;"),
         "{err}"
+    );
+
+    // Views extending each other in a circle are skipped, named.
+    let circle = tempfile::tempdir().unwrap();
+    std::fs::write(
+        circle.path().join("v.view.lkml"),
+        "view: a {\n  extends: [b]\n}\nview: b {\n  extends: [a]\n}\nview: customers {\n  sql_table_name: customers ;;\n  dimension: customer_id {\n    primary_key: yes\n  }\n  dimension: region {}\n}\n",
+    )
+    .unwrap();
+    let out = lore_in(
+        &root,
+        &[
+            "sl",
+            "import",
+            "--from",
+            "lookml",
+            circle.path().to_str().unwrap(),
+            "-c",
+            "shop",
+            "--dry-run",
+            "--json",
+        ],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let item = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["kind"] == "view" && i["name"] == "a")
+        .unwrap();
+    assert_eq!(item["outcome"], "skipped");
+    assert!(
+        item["detail"].as_str().unwrap().contains("a -> b -> a"),
+        "{item}"
+    );
+}
+
+#[test]
+fn a_lookml_model_file_imports_what_it_includes_and_leaves_out_what_lore_refuses() {
+    let (_dir, root, conn) = shop();
+    let project = tempfile::tempdir().unwrap();
+    let p = project.path();
+    std::fs::create_dir_all(p.join("views")).unwrap();
+    std::fs::create_dir_all(p.join("scratch")).unwrap();
+    std::fs::write(
+        p.join("shop.model.lkml"),
+        "connection: \"shop\"\ninclude: \"views/*.view\"\ninclude: \"//marketplace/geo.view\"\nexplore: customers {}\n",
+    )
+    .unwrap();
+    // No sql_table_name: Looker reads the table named as the view.
+    std::fs::write(
+        p.join("views/customers.view.lkml"),
+        "view: customers {\n  dimension: customer_id {\n    primary_key: yes\n    type: number\n  }\n  dimension: region {}\n  dimension: whole_row {\n    sql: ${TABLE} ;;\n  }\n  measure: count {\n    type: count\n  }\n}\n",
+    )
+    .unwrap();
+    // Not included by the model: another definition of the same view.
+    std::fs::write(
+        p.join("scratch/customers.view.lkml"),
+        "view: customers {\n  sql_table_name: old_customers ;;\n}\n",
+    )
+    .unwrap();
+    let model = p.join("shop.model.lkml");
+    let out = lore_in(
+        &root,
+        &[
+            "sl",
+            "import",
+            "--from",
+            "lookml",
+            model.to_str().unwrap(),
+            "-c",
+            "shop",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outcome = |kind: &str, name: &str| outcome_of(&report, kind, name);
+    assert_eq!(outcome("include", "//marketplace/geo.view"), "skipped");
+    // `${TABLE}` alone is no column Lore can read: that dimension is left
+    // out, named with the loader's reason, and the rest imports.
+    let whole_row = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "customers.whole_row")
+        .unwrap();
+    assert_eq!(whole_row["outcome"], "skipped", "{report:#}");
+    assert!(
+        whole_row["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("Lore's model refuses it"),
+        "{whole_row}"
+    );
+    assert!(
+        !report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["detail"].as_str().unwrap().contains("scratch")),
+        "{report:#}"
+    );
+    assert_eq!(
+        query(&root, &["-m", "customers.count", "-d", "customers.region"]),
+        oracle(&conn, "SELECT region, COUNT(*) FROM customers GROUP BY 1")
+    );
+
+    // The folder holds both definitions: the second is reported, not mixed in.
+    let out = lore_in(
+        &root,
+        &[
+            "sl",
+            "import",
+            "--from",
+            "lookml",
+            p.to_str().unwrap(),
+            "-c",
+            "shop",
+            "--dry-run",
+            "--json",
+        ],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert!(
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["kind"] == "view"
+                && i["outcome"] == "skipped"
+                && i["detail"].as_str().unwrap().contains("defined again")),
+        "{report:#}"
     );
 }

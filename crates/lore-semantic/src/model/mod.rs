@@ -18,9 +18,13 @@
 //!   - { to: customers, "on": "customer_id = customers.id", relationship: many_to_one }
 //! measures:
 //!   - { name: revenue, expr: "sum(amount)", filter: "status = 'paid'" }
+//!   - { name: north_revenue, expr: "sum(amount)", filter: "customers.region = 'north'" }
 //! segments:
 //!   - { name: paid, expr: "status = 'paid'" }
 //! ```
+//!
+//! A measure's filter reads the source's own columns, or columns of a
+//! source it reaches by many-to-one (one-to-one) joins only.
 
 mod cache;
 pub mod expr;

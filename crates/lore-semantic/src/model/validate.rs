@@ -8,7 +8,8 @@ use lore_core::limits::SqlLimits;
 
 use super::expr::{SqlExpr, is_aggregate};
 use super::{
-    Column, Descriptions, Join, Measure, Relation, Segment, SemanticModel, Source, SourceSpec,
+    Cardinality, Column, Descriptions, Join, Measure, Relation, Segment, SemanticModel, Source,
+    SourceSpec,
 };
 use crate::error::{ModelIssue, SemanticError};
 
@@ -72,12 +73,63 @@ pub(super) fn build(specs: Vec<(PathBuf, SourceSpec)>) -> Result<SemanticModel, 
         return Err(SemanticError::InvalidModel { issues: issues.0 });
     }
     let warnings = disconnected(&sources);
-    Ok(SemanticModel {
+    let model = SemanticModel {
         sources,
         warnings,
         by_name,
         join_graph: Default::default(),
-    })
+    };
+    check_filter_paths(&model, &mut issues);
+    if !issues.0.is_empty() {
+        return Err(SemanticError::InvalidModel { issues: issues.0 });
+    }
+    Ok(model)
+}
+
+/// A measure's filter reading another source's column needs that source
+/// reached from the measure's by many-to-one (or one-to-one) joins only:
+/// each row being measured then has one value to test, and no row is
+/// repeated by the join.
+fn check_filter_paths(model: &SemanticModel, issues: &mut Issues) {
+    for (si, source) in model.sources.iter().enumerate() {
+        for m in &source.measures {
+            let Some(filter) = &m.filter else { continue };
+            let mut others: Vec<usize> = Vec::new();
+            for parts in filter.references() {
+                if let [other, _] = parts.as_slice()
+                    && *other != source.name
+                    && let Some(i) = model.index_of(other)
+                    && !others.contains(&i)
+                {
+                    others.push(i);
+                }
+            }
+            for other in others {
+                let problem = match model.join_graph().path(model, si, other) {
+                    Err(e) => Some(e.to_string()),
+                    Ok(steps) => steps
+                        .iter()
+                        .find(|s| s.cardinality == Cardinality::OneToMany)
+                        .map(|s| {
+                            format!(
+                                "the way there crosses the one-to-many join {} -> {}, so a `{}` row would have several values to test; filter on a source reached by many-to-one joins, or model the condition as its own measure",
+                                model.sources[s.from].name,
+                                model.sources[s.to].name,
+                                source.name
+                            )
+                        }),
+                };
+                if let Some(problem) = problem {
+                    issues.add(
+                        &source.file,
+                        &source.name,
+                        Some(format!("measures.{}.filter", m.name)),
+                        format!("reads `{}`: {problem}", model.sources[other].name),
+                    );
+                }
+            }
+        }
+    }
 }
 
 fn parse(
@@ -167,28 +219,31 @@ fn build_source(
     }
 
     // Column references in an expression over this source only.
+    let check_ref = |parts: &[String], field: &str, issues: &mut Issues, measures_ok: bool| {
+        let col = match parts {
+            [col] => col,
+            [src, col] if src == name => col,
+            _ => {
+                issues.add(file, name, Some(field.to_string()), format!(
+                    "`{}` is not a column of `{name}`; expressions here use the source's own columns",
+                    parts.join(".")
+                ));
+                return;
+            }
+        };
+        let is_measure = measures_ok && spec.measures.iter().any(|m| &m.name == col);
+        if !has_column(col) && !is_measure {
+            issues.add(
+                file,
+                name,
+                Some(field.to_string()),
+                format!("unknown column `{col}` (declare it under columns)"),
+            );
+        }
+    };
     let check_own = |expr: &SqlExpr, field: String, issues: &mut Issues, measures_ok: bool| {
         for parts in expr.references() {
-            let col = match parts.as_slice() {
-                [col] => col,
-                [src, col] if src == name => col,
-                _ => {
-                    issues.add(file, name, Some(field.clone()), format!(
-                        "`{}` is not a column of `{name}`; expressions here use the source's own columns",
-                        parts.join(".")
-                    ));
-                    continue;
-                }
-            };
-            let is_measure = measures_ok && spec.measures.iter().any(|m| &m.name == col);
-            if !has_column(col) && !is_measure {
-                issues.add(
-                    file,
-                    name,
-                    Some(field.clone()),
-                    format!("unknown column `{col}` (declare it under columns)"),
-                );
-            }
+            check_ref(&parts, &field, issues, measures_ok);
         }
     };
 
@@ -237,7 +292,23 @@ fn build_source(
             .as_deref()
             .and_then(|f| parse(f, file, name, format!("measures.{}.filter", m.name), issues));
         if let Some(f) = &filter {
-            check_own(f, format!("measures.{}.filter", m.name), issues, false);
+            // A measure's filter may also read a column of another source
+            // (`customers.country = 'MX'`); that the source is reached by
+            // to-one joins only is checked once the model is whole.
+            let field = format!("measures.{}.filter", m.name);
+            for parts in f.references() {
+                match parts.as_slice() {
+                    [other, col] if other != name && by_name.contains_key(other) => {
+                        let target = &all[by_name[other]].1;
+                        if !target.columns.iter().any(|c| &c.name == col) {
+                            issues.add(file, name, Some(field.clone()), format!(
+                                "`{other}.{col}`: `{other}` has no column `{col}` (declare it under its columns)"
+                            ));
+                        }
+                    }
+                    _ => check_ref(&parts, &field, issues, false),
+                }
+            }
         }
         measures.push(Measure {
             name: m.name.clone(),

@@ -49,6 +49,11 @@ impl Tree {
         self.alias.get(&source).map(String::as_str).unwrap_or("t0")
     }
 
+    /// The alias of `node` when the tree joins it.
+    fn node_alias(&self, node: usize) -> Option<&str> {
+        self.alias.get(&node).map(String::as_str)
+    }
+
     fn fans(&self) -> Option<&Step> {
         self.steps
             .iter()
@@ -77,7 +82,12 @@ impl Renderer<'_> {
         let src = &self.model.sources[source];
         match src.column(column).and_then(|c| c.expr.as_ref()) {
             Some(expr) if depth < 8 => {
+                // Within its own expression a column's name is the stored
+                // column (`region: UPPER(region)`).
+                let stored = |c: &str| format!("{alias}.{}", self.q(c));
                 let sql = self.expr(&expr.ast, None, &mut |parts| match parts {
+                    [c] if c == column => Ok(stored(c)),
+                    [s, c] if s == &src.name && c == column => Ok(stored(c)),
                     [c] => self.column(source, c, alias, depth + 1),
                     [s, c] if s == &src.name => self.column(source, c, alias, depth + 1),
                     _ => Err(SemanticError::query(format!(
@@ -191,7 +201,16 @@ impl Renderer<'_> {
 
     /// `FROM root LEFT JOIN … ON …` for a tree.
     fn joins_clause(&self, tree: &Tree) -> Result<String, SemanticError> {
-        let mut sql = format!("FROM {}", self.relation(tree.root, "t0"));
+        Ok(format!(
+            "FROM {}{}",
+            self.relation(tree.root, "t0"),
+            self.join_steps(tree)?
+        ))
+    }
+
+    /// The `LEFT JOIN … ON …` lines of a tree's steps.
+    fn join_steps(&self, tree: &Tree) -> Result<String, SemanticError> {
+        let mut sql = String::new();
         for step in &tree.steps {
             let join = &self.model.sources[step.declared_by].joins[step.join];
             let declarer = step.declared_by;
@@ -272,55 +291,80 @@ impl Renderer<'_> {
         })
     }
 
-    /// A measure's row filter over `alias`, when it has one.
+    /// A column a measure's expression or filter reads: its own source's
+    /// (as `t0`) or, in a filter, one of a source the tree joins to-one.
+    fn measure_column(
+        &self,
+        b: &super::BaseMeasure,
+        parts: &[String],
+        tree: &Tree,
+        what: &str,
+    ) -> Result<String, SemanticError> {
+        let own = &self.model.sources[b.source].name;
+        match parts {
+            [c] => self.column(b.source, c, "t0", 0),
+            [s, c] if s == own => self.column(b.source, c, "t0", 0),
+            [s, c] if what == "the filter of measure" => {
+                let found = self.model.join_graph().node_named(self.model, s);
+                match found.and_then(|(node, si)| Some((tree.node_alias(node)?, si))) {
+                    Some((alias, si)) => self.column(si, c, alias, 0),
+                    None => Err(SemanticError::query(format!(
+                        "the filter of measure `{}` reads `{s}.{c}`, and `{s}` is not joined to `{own}`",
+                        b.output
+                    ))),
+                }
+            }
+            _ => Err(SemanticError::query(format!(
+                "{what} `{}` reads `{}`, which is not a column of `{own}`",
+                b.output,
+                parts.join(".")
+            ))),
+        }
+    }
+
+    /// The nodes (other sources) the filters of `members` read, which
+    /// their aggregating query must join.
+    fn filter_nodes(&self, r: &Resolved, members: &[usize]) -> Vec<usize> {
+        let mut nodes = Vec::new();
+        for &j in members {
+            let b = &r.bases[j];
+            let Some(f) = &b.filter else { continue };
+            for parts in f.references() {
+                if let [s, _] = parts.as_slice()
+                    && *s != self.model.sources[b.source].name
+                    && let Some((node, _)) = self.model.join_graph().node_named(self.model, s)
+                    && !nodes.contains(&node)
+                {
+                    nodes.push(node);
+                }
+            }
+        }
+        nodes
+    }
+
+    /// A measure's row filter within `tree`, when it has one.
     fn measure_filter(
         &self,
         r: &Resolved,
         j: usize,
-        alias: &str,
+        tree: &Tree,
     ) -> Result<Option<String>, SemanticError> {
         let b = &r.bases[j];
         let Some(f) = &b.filter else {
             return Ok(None);
         };
-        let own = |parts: &[String]| -> Result<String, SemanticError> {
-            match parts {
-                [c] => self.column(b.source, c, alias, 0),
-                [s, c] if *s == self.model.sources[b.source].name => {
-                    self.column(b.source, c, alias, 0)
-                }
-                _ => Err(SemanticError::query(format!(
-                    "the filter of measure `{}` reads `{}`, which is not a column of `{}`",
-                    b.output,
-                    parts.join("."),
-                    self.model.sources[b.source].name
-                ))),
-            }
-        };
-        self.expr(&f.ast, None, &mut |p| own(p)).map(Some)
+        self.expr(&f.ast, None, &mut |p| {
+            self.measure_column(b, p, tree, "the filter of measure")
+        })
+        .map(Some)
     }
 
-    fn measure(&self, r: &Resolved, j: usize, alias: &str) -> Result<String, SemanticError> {
+    fn measure(&self, r: &Resolved, j: usize, tree: &Tree) -> Result<String, SemanticError> {
         let b = &r.bases[j];
-        let own = |parts: &[String]| -> Result<String, SemanticError> {
-            match parts {
-                [c] => self.column(b.source, c, alias, 0),
-                [s, c] if *s == self.model.sources[b.source].name => {
-                    self.column(b.source, c, alias, 0)
-                }
-                _ => Err(SemanticError::query(format!(
-                    "measure `{}` reads `{}`, which is not a column of `{}`",
-                    b.output,
-                    parts.join("."),
-                    self.model.sources[b.source].name
-                ))),
-            }
-        };
-        let filter = match &b.filter {
-            Some(f) => Some(self.expr(&f.ast, None, &mut |p| own(p))?),
-            None => None,
-        };
-        self.expr(&b.expr.ast, Some(filter.as_deref()), &mut |p| own(p))
+        let filter = self.measure_filter(r, j, tree)?;
+        self.expr(&b.expr.ast, Some(filter.as_deref()), &mut |p| {
+            self.measure_column(b, p, tree, "measure")
+        })
     }
 
     /// A derived measure over the aggregated columns `m<j>` / `x<k>`.
@@ -464,7 +508,16 @@ pub(crate) fn render(
         });
     }
     for (g, (root, members)) in groups.iter().enumerate() {
-        let tree = Tree::build(model, graph, *root, &needed)?;
+        let mut tree = Tree::build(model, graph, *root, &needed)?;
+        // Sources the measures' filters read (to-one from the root) are
+        // joined where the measures are aggregated.
+        let filter_nodes = renderer.filter_nodes(r, members);
+        let filter_tree = Tree::build(model, graph, *root, &filter_nodes)?;
+        if tree.fans().is_none() && !filter_nodes.is_empty() {
+            let mut all = needed.clone();
+            all.extend(filter_nodes.iter().filter(|n| !needed.contains(n)));
+            tree = Tree::build(model, graph, *root, &all)?;
+        }
         let source = &model.sources[*root];
         let from = renderer.joins_clause(&tree)?;
         let filter = renderer.where_clause(r, &tree)?;
@@ -473,18 +526,19 @@ pub(crate) fn render(
             dims_sql.push(renderer.dimension(r, i, &tree)?);
         }
         // `aggregate AS "m<j>"` for each measure of the group, over `t0`.
-        let measure_columns = |members: &[usize]| -> Result<Vec<String>, SemanticError> {
-            members
-                .iter()
-                .map(|&j| {
-                    Ok(format!(
-                        "{} AS {}",
-                        renderer.measure(r, j, "t0")?,
-                        q(&format!("m{j}"))
-                    ))
-                })
-                .collect()
-        };
+        let measure_columns =
+            |members: &[usize], tree: &Tree| -> Result<Vec<String>, SemanticError> {
+                members
+                    .iter()
+                    .map(|&j| {
+                        Ok(format!(
+                            "{} AS {}",
+                            renderer.measure(r, j, tree)?,
+                            q(&format!("m{j}"))
+                        ))
+                    })
+                    .collect()
+            };
         let fan = tree.fans().copied();
         let strategy = if let Some(step) = fan {
             if source.grain.is_empty() {
@@ -525,12 +579,13 @@ pub(crate) fn render(
                 .collect::<Result<_, SemanticError>>()?;
             let mut select: Vec<String> =
                 dim_cols.iter().map(|d| format!("k.{d} AS {d}")).collect();
-            select.extend(measure_columns(members)?);
+            select.extend(measure_columns(members, &filter_tree)?);
             ctes.push(format!(
-                "g{g} AS (\n  SELECT {}\n  FROM k{g} k\n  JOIN {} ON {}{group_by}\n)",
+                "g{g} AS (\n  SELECT {}\n  FROM k{g} k\n  JOIN {} ON {}{}{group_by}\n)",
                 select.join(", "),
                 renderer.relation(*root, "t0"),
-                on.join(" AND ")
+                on.join(" AND "),
+                renderer.join_steps(&filter_tree)?
             ));
             let fanned: Vec<String> = r
                 .dims
@@ -554,7 +609,7 @@ pub(crate) fn render(
                 .enumerate()
                 .map(|(i, d)| format!("{d} AS {}", dim_cols[i]))
                 .collect();
-            select.extend(measure_columns(members)?);
+            select.extend(measure_columns(members, &tree)?);
             // When every measure of the group counts only filtered rows, a
             // dimension value none of whose rows passes is not listed (as
             // a WHERE would leave it out), rather than listed with null.
@@ -562,7 +617,7 @@ pub(crate) fn render(
             if ndims > 0 {
                 let filters: Vec<Option<String>> = members
                     .iter()
-                    .map(|&j| renderer.measure_filter(r, j, "t0"))
+                    .map(|&j| renderer.measure_filter(r, j, &tree))
                     .collect::<Result<_, _>>()?;
                 if filters.iter().all(Option::is_some) {
                     let any: Vec<String> = filters

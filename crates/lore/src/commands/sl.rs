@@ -63,7 +63,9 @@ pub struct SlImportArgs {
     #[arg(long, value_enum)]
     pub from: ImportFormat,
     /// The project folder (a dbt project: its models/**/*.yml, and
-    /// target/manifest.json when compiled).
+    /// target/manifest.json when compiled; a Cube project; a LookML
+    /// project, or one of its .model.lkml files to read only what that
+    /// model includes).
     pub path: String,
     /// Connection id (default: the only connection).
     #[arg(short = 'c', long = "connection", value_name = "ID")]
@@ -439,10 +441,18 @@ fn import(project: &lore_core::project::Project, args: SlImportArgs) -> anyhow::
     use lore_context::semantic::import::{self, Outcome, metricflow};
     let connection = super::pick_connection(project, args.connection.as_deref())?;
     let path = std::path::Path::new(&args.path);
-    if !path.is_dir() {
+    let model_file = matches!(args.from, ImportFormat::Lookml)
+        && path.is_file()
+        && args.path.ends_with(".model.lkml");
+    if !path.is_dir() && !model_file {
         anyhow::bail!(
-            "{} is not a folder: give the project's folder [invalid_arguments]",
-            args.path
+            "{} is not a folder: give the project's folder{} [invalid_arguments]",
+            args.path,
+            if matches!(args.from, ImportFormat::Lookml) {
+                " (or, for LookML, one .model.lkml file)"
+            } else {
+                ""
+            }
         );
     }
     let catalog = lore_warehouse::catalog::Catalog::new(&project.root);

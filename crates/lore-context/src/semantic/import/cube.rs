@@ -1,13 +1,14 @@
-//! Cube → Lore: each cube of the project's YAML model files
-//! (`model/**/*.yml`, `schema/**/*.yml`) becomes a source of the same
+//! Cube → Lore: each cube of the project's model files
+//! (`model/**/*.yml|*.js`, `schema/**/*.yml|*.js`; JavaScript files read
+//! as data by [`super::cube_js`]) becomes a source of the same
 //! name over its `sql_table` (or `sql`); dimensions become columns (a
 //! `primary_key` the grain), measures measures (`count`, `count_distinct`,
 //! `sum`, `avg`, `min`, `max`, with their `filters`; `number` measures as
 //! expressions over measures), joins joins with their cardinality,
 //! segments segments. Cube's references — `{CUBE}.col`, `${CUBE}.col`,
 //! `{CUBE.col}`, `{other}.col`, `{measure}` — become Lore's plain SQL.
-//! JavaScript model files, views, `running_total` and approximate
-//! distinct counts are reported, not silently dropped.
+//! JavaScript that computes cubes at run time, views, `running_total` and
+//! approximate distinct counts are reported, not silently dropped.
 
 use std::path::Path;
 
@@ -86,6 +87,9 @@ fn model_files(project: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
+const VIEWS_SKIPPED: &str =
+    "Cube views (curated member lists) have no Lore equivalent; the cubes they expose are imported";
+
 fn cardinality(relationship: &str) -> Option<Cardinality> {
     Some(match relationship {
         "many_to_one" | "belongs_to" | "belongsTo" | "manyToOne" => Cardinality::ManyToOne,
@@ -108,12 +112,22 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
     for file in &files {
         let name = file.to_string_lossy().to_string();
         if name.ends_with(".js") || name.ends_with(".ts") {
-            report.push(
-                "file",
-                &name,
-                Outcome::Skipped,
-                "JavaScript model files are not read; write the cube in YAML",
-            );
+            let source = std::fs::read_to_string(file)
+                .map_err(|e| refuse(format!("{}: cannot be read: {e}", file.display())))?;
+            match super::cube_js::read(&source) {
+                Ok(model) => {
+                    cubes.extend(model.cubes);
+                    for view in model.views {
+                        report.push("view", &view, Outcome::Skipped, VIEWS_SKIPPED);
+                    }
+                }
+                Err(why) => report.push(
+                    "file",
+                    &name,
+                    Outcome::Skipped,
+                    format!("{why}; the cubes of this file were not read"),
+                ),
+            }
             continue;
         }
         if !(name.ends_with(".yml") || name.ends_with(".yaml")) {
@@ -140,13 +154,13 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 "view",
                 text(view, "name").unwrap_or("?"),
                 Outcome::Skipped,
-                "Cube views (curated member lists) have no Lore equivalent; the cubes they expose are imported",
+                VIEWS_SKIPPED,
             );
         }
     }
     if cubes.is_empty() {
         return Err(refuse(format!(
-            "{} has no cubes in YAML under model/ or schema/",
+            "{} has no cubes (YAML or JavaScript model files) under model/ or schema/",
             project.display()
         )));
     }

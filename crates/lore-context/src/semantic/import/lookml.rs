@@ -6,13 +6,15 @@
 //! `percentile`, `number` over measures, with Looker `filters` turned into
 //! SQL), and each explore's joins (`sql_on`, `relationship`) joins on the
 //! view their condition starts from. `${TABLE}.x` → `x`, `${field}` →
-//! `field`, `${view.field}` → `view.field`.
+//! `field`, `${view.field}` → `view.field`. Refinements (`view: +name`)
+//! and `extends` are resolved first, as Looker does: later definitions of
+//! a field or property replace earlier ones.
 //!
 //! The LookML reader is a small recursive parser of LookML's own syntax:
 //! `key: value`, `key: name { … }`, `[lists]`, `"strings"`, `# comments`,
 //! and SQL values running to `;;`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lore_core::{ErrorCode, ErrorReport};
 use lore_semantic::model::{
@@ -317,8 +319,9 @@ fn filter_sql(field: &str, value: &str) -> Option<String> {
     Some(format!("{field} = {}", quote(value)))
 }
 
-fn lkml_files(project: &Path) -> Vec<std::path::PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+/// Every `.lkml` file under `dir`, sorted.
+fn lkml_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
@@ -335,60 +338,218 @@ fn lkml_files(project: &Path) -> Vec<std::path::PathBuf> {
         }
     }
     let mut files = Vec::new();
-    walk(project, &mut files);
+    walk(dir, &mut files);
     files.sort();
     files
 }
 
-/// Reads a LookML project's views and explores as Lore sources.
+fn read_lkml(file: &Path) -> Result<Items, ErrorReport> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        ErrorReport::new(
+            ErrorCode::InvalidArguments,
+            format!("{}: cannot be read: {e}", file.display()),
+        )
+    })?;
+    parse(&text, &file.display().to_string())
+}
+
+/// The project folder of a model file: the nearest folder upwards with a
+/// `manifest.lkml`, else the model file's own folder.
+fn project_root(model: &Path) -> PathBuf {
+    let start = model.parent().unwrap_or(Path::new("."));
+    start
+        .ancestors()
+        .find(|d| d.join("manifest.lkml").is_file())
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
+/// The files a model reads, parsed, in include order: the model file, then
+/// what its `include:`s name (globs; `/` from the project folder, else from
+/// the including file's; `.lkml` may be left off), transitively. Includes
+/// of other projects (`//project/…`) and patterns matching nothing are
+/// reported.
+fn model_files(
+    model: &Path,
+    report: &mut ImportReport,
+) -> Result<Vec<(PathBuf, Items)>, ErrorReport> {
+    let root = project_root(model);
+    let all = lkml_files(&root);
+    let mut out: Vec<(PathBuf, Items)> = Vec::new();
+    let mut queue = vec![model.to_path_buf()];
+    while let Some(file) = queue.pop() {
+        if out.iter().any(|(f, _)| *f == file) {
+            continue;
+        }
+        let items = read_lkml(&file)?;
+        let mut found: Vec<PathBuf> = Vec::new();
+        for (key, value) in &items {
+            if key != "include" {
+                continue;
+            }
+            let patterns = match value {
+                Lkml::Text(t) => vec![t.clone()],
+                Lkml::List(l) => l.clone(),
+                Lkml::Block(..) => Vec::new(),
+            };
+            for pattern in patterns {
+                let pattern = pattern.trim().trim_matches('"').to_string();
+                if pattern.starts_with("//") {
+                    report.push(
+                        "include",
+                        &pattern,
+                        Outcome::Skipped,
+                        "a file of another LookML project (a remote dependency), not in this folder",
+                    );
+                    continue;
+                }
+                let base = match pattern.strip_prefix('/') {
+                    Some(_) => root.clone(),
+                    None => file.parent().unwrap_or(&root).to_path_buf(),
+                };
+                let mut full = format!("{}/{}", base.display(), pattern.trim_start_matches('/'));
+                if !full.ends_with(".lkml") {
+                    full.push_str(".lkml");
+                }
+                let matcher = globset::GlobBuilder::new(&full)
+                    .literal_separator(true)
+                    .build()
+                    .map(|g| g.compile_matcher());
+                let matched: Vec<&PathBuf> = match &matcher {
+                    Ok(m) => all.iter().filter(|f| m.is_match(f)).collect(),
+                    Err(_) => Vec::new(),
+                };
+                if matched.is_empty() {
+                    report.push(
+                        "include",
+                        &pattern,
+                        Outcome::Skipped,
+                        format!("matches no file of {}", root.display()),
+                    );
+                }
+                found.extend(matched.into_iter().cloned());
+            }
+        }
+        out.push((file, items));
+        // Read in the order included (the queue pops from the end).
+        queue.extend(found.into_iter().rev());
+    }
+    Ok(out)
+}
+
+/// Adds `items` to `base`: a named block (`dimension: x { … }`) replaces
+/// the block of the same kind and name, any other property the one of the
+/// same key.
+fn overlay(base: &mut Items, items: Items) {
+    for (key, value) in items {
+        let name = value.block().and_then(|(n, _)| n.clone());
+        base.retain(|(k, v)| !(k == &key && v.block().and_then(|(n, _)| n.clone()) == name));
+        base.push((key, value));
+    }
+}
+
+/// A view's items with what it `extends` resolved (bases first, in the
+/// order listed, then the view's own), or why it cannot be.
+fn extended(
+    name: &str,
+    views: &[(String, Items)],
+    seen: &mut Vec<String>,
+) -> Result<Items, String> {
+    let Some((_, items)) = views.iter().find(|(n, _)| n == name) else {
+        return Err(format!("extends view {name}, which is not in the project"));
+    };
+    if seen.iter().any(|s| s == name) {
+        seen.push(name.to_string());
+        return Err(format!("extends itself: {}", seen.join(" -> ")));
+    }
+    let bases: Vec<String> = match get(items, "extends") {
+        Some(Lkml::List(list)) => list.clone(),
+        Some(Lkml::Text(one)) => vec![one.clone()],
+        _ => return Ok(items.clone()),
+    };
+    seen.push(name.to_string());
+    let mut out: Items = Vec::new();
+    for base in bases {
+        let base = base.trim().trim_matches('"');
+        let mut base_items = extended(base, views, seen)?;
+        // `extension: required` holds for the base only.
+        base_items.retain(|(k, _)| k != "extension");
+        overlay(&mut out, base_items);
+    }
+    seen.pop();
+    let own: Items = items
+        .iter()
+        .filter(|(k, _)| k != "extends")
+        .cloned()
+        .collect();
+    overlay(&mut out, own);
+    Ok(out)
+}
+
+/// Reads a LookML project's views and explores as Lore sources: `project`
+/// is a folder (every `.lkml` file in it) or one `.model.lkml` file (what
+/// that model includes, as Looker reads it).
 pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
-    let files = lkml_files(project);
+    let mut report = ImportReport {
+        from: "lookml".into(),
+        ..ImportReport::default()
+    };
+    let files: Vec<(PathBuf, Items)> = if project.is_file() {
+        model_files(project, &mut report)?
+    } else {
+        lkml_files(project)
+            .into_iter()
+            .map(|f| read_lkml(&f).map(|items| (f, items)))
+            .collect::<Result<_, _>>()?
+    };
     if files.is_empty() {
         return Err(ErrorReport::new(
             ErrorCode::InvalidArguments,
             format!("{} holds no .lkml files", project.display()),
         ));
     }
-    let mut report = ImportReport {
-        from: "lookml".into(),
-        ..ImportReport::default()
-    };
-    let mut views: Vec<(String, Vec<(String, Lkml)>)> = Vec::new();
-    let mut explores: Vec<(String, Vec<(String, Lkml)>)> = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).map_err(|e| {
-            ErrorReport::new(
-                ErrorCode::InvalidArguments,
-                format!("{}: cannot be read: {e}", file.display()),
-            )
-        })?;
-        for (key, value) in parse(&text, &file.display().to_string())? {
+    let mut views: Vec<(String, Items, &Path)> = Vec::new();
+    let mut explores: Vec<(String, Items)> = Vec::new();
+    for (file, items) in &files {
+        for (key, value) in items {
             if let Some((Some(name), items)) = value.block() {
                 match key.as_str() {
-                    "view" => views.push((name.clone(), items.to_vec())),
+                    "view" => views.push((name.clone(), items.to_vec(), file)),
                     "explore" => explores.push((name.clone(), items.to_vec())),
                     _ => {}
                 }
             }
         }
     }
-    // Refinements (`view: +orders`) add to the view they refine: their
-    // fields are appended, so a field defined again replaces the first.
-    let mut merged: Vec<(String, Vec<(String, Lkml)>)> = Vec::new();
-    for (name, items) in views {
+    // A view is defined once; refinements (`view: +orders`) then add to it
+    // in the order read (a field or property defined again replaces the
+    // first), wherever the view itself was defined.
+    let mut merged: Vec<(String, Items)> = Vec::new();
+    let mut defined_in: Vec<(String, &Path)> = Vec::new();
+    let (refinements, bases): (Vec<_>, Vec<_>) =
+        views.into_iter().partition(|(n, ..)| n.starts_with('+'));
+    for (name, items, file) in bases {
+        if let Some((_, first)) = defined_in.iter().find(|(n, _)| *n == name) {
+            report.push(
+                "view",
+                &name,
+                Outcome::Skipped,
+                format!(
+                    "defined again in {} (first in {}); Looker allows one per model: import one model file (PATH=….model.lkml) to read only what it includes",
+                    file.display(),
+                    first.display()
+                ),
+            );
+            continue;
+        }
+        defined_in.push((name.clone(), file));
+        merged.push((name, items));
+    }
+    for (name, items, _) in refinements {
         match name.strip_prefix('+') {
             Some(base) => match merged.iter_mut().find(|(n, _)| n == base) {
                 Some((_, base_items)) => {
-                    for (key, value) in items {
-                        let field = value.block().and_then(|(n, _)| n.clone());
-                        if let Some(field) = &field {
-                            base_items.retain(|(k, v)| {
-                                !(k == &key
-                                    && v.block().and_then(|(n, _)| n.as_ref()) == Some(field))
-                            });
-                        }
-                        base_items.push((key, value));
-                    }
+                    overlay(base_items, items);
                     report.push(
                         "view",
                         &name,
@@ -406,6 +567,27 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
             None => merged.push((name, items)),
         }
     }
+    // `extends: [base]`: the view is its bases' fields and properties,
+    // then its own; a base marked `extension: required` is only a base.
+    let mut resolved: Vec<(String, Items)> = Vec::new();
+    for (name, _) in &merged {
+        match extended(name, &merged, &mut Vec::new()) {
+            Ok(items) => {
+                if get_text(&items, "extension") == Some("required") {
+                    report.push(
+                        "view",
+                        name,
+                        Outcome::Imported,
+                        "extension: required — its fields are imported into the views that extend it",
+                    );
+                    continue;
+                }
+                resolved.push((name.clone(), items));
+            }
+            Err(why) => report.push("view", name, Outcome::Skipped, why),
+        }
+    }
+    let merged = resolved;
     let views = merged;
     if views.is_empty() {
         return Err(ErrorReport::new(
@@ -420,12 +602,17 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
             .and_then(Lkml::block)
             .and_then(|(_, d)| get_text(d, "sql"))
             .map(|s| plain_sql(s, name));
-        if table.is_none() && derived.is_none() {
+        // Without either, Looker reads the table named as the view.
+        let table = match (&table, &derived) {
+            (None, None) => Some(name.clone()),
+            _ => table,
+        };
+        if get(items, "derived_table").is_some() && derived.is_none() {
             report.push(
                 "view",
                 name,
                 Outcome::Skipped,
-                "neither sql_table_name nor derived_table.sql",
+                "a derived table without `sql` (a native derived table, explore_source) has no SQL to read",
             );
             continue;
         }

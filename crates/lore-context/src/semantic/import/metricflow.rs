@@ -5,10 +5,12 @@
 //! primary or unique, many-to-one); dimensions become columns (time
 //! dimensions `time`); measures and metrics become measures — a simple
 //! metric with its filter (`{{ Dimension('entity__dim') }}` and
-//! `{{ Entity('e') }}` translated to the column's SQL), ratio and derived
+//! `{{ Entity('e') }}` translated to the column's SQL, or to `model.dim`
+//! for another model's dimension, which the measure's source reaches
+//! through the many-to-one joins the entities became), ratio and derived
 //! metrics as expressions over measures. What has no Lore equivalent
-//! (cumulative and conversion metrics, offsets, `non_additive_dimension`,
-//! filters on another model's dimensions) is skipped with the reason;
+//! (cumulative and conversion metrics, offsets, `non_additive_dimension`)
+//! is skipped with the reason;
 //! what only changes edge cases (`fill_nulls_with`, `agg_time_dimension`)
 //! is imported and reported as approximated.
 
@@ -160,15 +162,39 @@ fn aggregate(agg: &str, expr: &str, params: Option<&Value>) -> Result<String, St
     })
 }
 
+/// Lower-cases the values of MetricFlow's keyword fields, wherever they are.
+fn lower_keywords(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(s)
+                        if matches!(
+                            key.as_str(),
+                            "type" | "agg" | "time_granularity" | "granularity" | "grain_to_date"
+                        ) =>
+                    {
+                        *s = s.to_lowercase();
+                    }
+                    other => lower_keywords(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(lower_keywords),
+        _ => {}
+    }
+}
+
 /// Reads a dbt project's semantic models and metrics as Lore sources.
 pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
     let mut documents = Vec::new();
     for file in yaml_files(project)? {
         let source = std::fs::read_to_string(&file)
             .map_err(|e| refuse(format!("{}: cannot be read: {e}", file.display())))?;
-        let value: Value = serde_saphyr::from_str(&source)
+        // A file may hold several documents (`---`).
+        let values: Vec<Value> = serde_saphyr::from_multiple(&source)
             .map_err(|e| refuse(format!("{}: not YAML: {e}", file.display())))?;
-        documents.push(value);
+        documents.extend(values);
     }
     from_documents(
         documents,
@@ -181,9 +207,9 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
 /// Reads MetricFlow YAML pasted into a note (`memory_ingest`): refs are
 /// the models' names.
 pub fn read_text(yaml: &str, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
-    let value: Value = serde_saphyr::from_str(yaml)
+    let values: Vec<Value> = serde_saphyr::from_multiple(yaml)
         .map_err(|e| refuse(format!("the MetricFlow block is not YAML: {e}")))?;
-    from_documents(vec![value], &BTreeMap::new(), scan, "the block")
+    from_documents(values, &BTreeMap::new(), scan, "the block")
 }
 
 fn from_documents(
@@ -226,6 +252,11 @@ fn from_documents(
                 }
             }
         }
+    }
+    // MetricFlow reads its keywords in any case (`agg: SUM`, `type:
+    // SIMPLE`, `time_granularity: DAY`).
+    for v in semantic_models.iter_mut().chain(metrics.iter_mut()) {
+        lower_keywords(v);
     }
     if semantic_models.is_empty() {
         return Err(refuse(format!(
@@ -743,16 +774,36 @@ fn simple(
             );
         }
     }
-    let filter = match text(metric, "filter") {
-        Some(f) => Some(translate_filter(f, model)?),
-        None => None,
+    // `filter` is one condition or a list of them, all to hold.
+    let filters: Vec<&str> = match metric.get("filter") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(f)) => vec![f.as_str()],
+        Some(Value::Array(all)) => all
+            .iter()
+            .map(|f| f.as_str().ok_or("a filter in the list is not text"))
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("filter is neither text nor a list of text".into()),
+    };
+    let filter = match filters.as_slice() {
+        [] => None,
+        [one] => Some(translate_filter(one, home, models)?),
+        many => Some(
+            many.iter()
+                .map(|f| translate_filter(f, home, models).map(|sql| format!("({sql})")))
+                .collect::<Result<Vec<_>, _>>()?
+                .join(" AND "),
+        ),
     };
     Ok(Some((home, expr, filter, notes)))
 }
 
-/// `{{ Dimension('entity__dim') }}` → the dimension's SQL on this source;
+/// `{{ Dimension('entity__dim') }}` → the dimension's SQL when it is a
+/// dimension of this source's own model, or `model.dim` (a column of
+/// another source, which Lore's planner reaches through the joins the
+/// entities became) when `entity` is another model's primary key;
 /// `{{ Entity('e') }}` → its key column.
-fn translate_filter(filter: &str, model: &Model) -> Result<String, String> {
+fn translate_filter(filter: &str, home: usize, models: &[Model]) -> Result<String, String> {
+    let model = &models[home];
     let mut out = String::new();
     let mut rest = filter.trim();
     while let Some(start) = rest.find("{{") {
@@ -774,14 +825,7 @@ fn translate_filter(filter: &str, model: &Model) -> Result<String, String> {
             .trim()
             .trim_matches(|c| c == '\'' || c == '"');
         match call {
-            "Dimension" => {
-                let dim = arg.rsplit("__").next().unwrap_or(arg);
-                let sql = model
-                    .dimensions
-                    .get(dim)
-                    .ok_or(format!("the filter's dimension `{arg}` is not on semantic model {} (filters across models are not carried)", model.name))?;
-                out.push_str(&format!("({sql})"));
-            }
+            "Dimension" => out.push_str(&dimension_sql(arg, model, models)?),
             "Entity" => {
                 let entity = arg.rsplit("__").next().unwrap_or(arg);
                 let (column, _) = model.entities.get(entity).ok_or(format!(
@@ -799,6 +843,44 @@ fn translate_filter(filter: &str, model: &Model) -> Result<String, String> {
     }
     out.push_str(rest);
     Ok(out.trim().to_string())
+}
+
+/// Whether `entity` identifies rows of `model` (so its dimensions are
+/// reached by that entity).
+fn identifies(model: &Model, entity: &str) -> bool {
+    model
+        .entities
+        .get(entity)
+        .is_some_and(|(_, kind)| matches!(kind.as_str(), "primary" | "unique" | "natural"))
+}
+
+/// A filter's `entity__dim` (or `e1__e2__dim`: the last entity owns the
+/// dimension) as SQL over the metric's source.
+fn dimension_sql(arg: &str, model: &Model, models: &[Model]) -> Result<String, String> {
+    let parts: Vec<&str> = arg.split("__").collect();
+    let (dim, entities) = parts.split_last().ok_or("an empty dimension name")?;
+    let owner = match entities.last() {
+        None => Some(model),
+        Some(entity) if identifies(model, entity) => Some(model),
+        Some(entity) => models
+            .iter()
+            .find(|m| identifies(m, entity) && m.dimensions.contains_key(*dim)),
+    };
+    match owner {
+        Some(m) if std::ptr::eq(m, model) => model
+            .dimensions
+            .get(*dim)
+            .map(|sql| format!("({sql})"))
+            .ok_or(format!(
+                "the filter's dimension `{arg}` is not a dimension of semantic model {}",
+                model.name
+            )),
+        Some(m) => Ok(format!("{}.{dim}", m.name)),
+        None => Err(format!(
+            "the filter's dimension `{arg}`: no semantic model identified by `{}` has a dimension `{dim}`",
+            entities.last().copied().unwrap_or_default()
+        )),
+    }
 }
 
 fn replace_word(text: &str, word: &str, with: &str) -> String {

@@ -12,6 +12,7 @@
 //! `.lore/sl-import-<connection>.json`, remembers what it wrote).
 
 pub mod cube;
+pub mod cube_js;
 pub mod lookml;
 pub mod metricflow;
 
@@ -170,18 +171,28 @@ pub(crate) fn declare_read_columns(source: &mut SourceSpec, scan: Option<&Loaded
             _ => None,
         }
     };
-    let mut exprs: Vec<String> = Vec::new();
+    // Each expression, and whether a name in it may be a measure (only in
+    // a measure combining others: inside an aggregate, `sum(number)`
+    // reads the column even beside a measure named `number`).
+    let mut exprs: Vec<(String, bool)> = Vec::new();
     for m in &source.measures {
-        exprs.push(m.expr.clone());
-        exprs.extend(m.filter.clone());
+        let combines = lore_semantic::model::SqlExpr::parse(&m.expr, &Default::default())
+            .is_ok_and(|e| !lore_semantic::model::expr::is_aggregate(&e));
+        exprs.push((m.expr.clone(), combines));
+        exprs.extend(m.filter.iter().map(|f| (f.clone(), false)));
     }
-    exprs.extend(source.joins.iter().map(|j| j.on.clone()));
-    exprs.extend(source.segments.iter().map(|s| s.expr.clone()));
-    exprs.extend(source.columns.iter().filter_map(|c| c.expr.clone()));
-    for expr in exprs {
+    exprs.extend(source.joins.iter().map(|j| (j.on.clone(), false)));
+    exprs.extend(source.segments.iter().map(|s| (s.expr.clone(), false)));
+    exprs.extend(
+        source
+            .columns
+            .iter()
+            .filter_map(|c| c.expr.clone().map(|e| (e, false))),
+    );
+    for (expr, measures_here) in exprs {
         for parts in qualified(&expr) {
             if let Some(column) = own(&parts)
-                && !measures.contains(&column)
+                && !(measures_here && measures.contains(&column))
                 && !read.contains(&column)
             {
                 read.push(column);
@@ -309,6 +320,104 @@ fn check_against_scan(
     }
 }
 
+/// Leaves out what Lore's model loader refuses (a dimension whose SQL does
+/// not parse, a measure reading a column that is not there, …), item by
+/// item, until the imported sources load: each item left out is reported
+/// skipped with the loader's own reason, instead of the whole import
+/// failing on one construct. What cannot be pinned to one item stays, and
+/// the write's own check then refuses the import with every reason.
+fn leave_out_what_does_not_load(sources: &mut [SourceSpec], report: &mut ImportReport) {
+    use lore_semantic::SemanticError;
+    // Each round removes at least one item, so this ends; the bound only
+    // keeps a pathological input from taking long.
+    for _ in 0..64 {
+        let files: Vec<(std::path::PathBuf, String)> = sources
+            .iter()
+            .filter_map(|s| {
+                render(s, "")
+                    .ok()
+                    .map(|t| (std::path::PathBuf::from(format!("{}.yaml", s.name)), t))
+            })
+            .collect();
+        let issues = match lore_semantic::model::load_sources(files) {
+            Err(SemanticError::InvalidModel { issues }) => issues,
+            _ => return,
+        };
+        let mut removed = false;
+        for issue in issues {
+            let (Some(source), Some(field)) = (&issue.source, &issue.field) else {
+                continue;
+            };
+            let Some(spec) = sources.iter_mut().find(|s| &s.name == source) else {
+                continue;
+            };
+            let Some((kind, item)) = remove_field(spec, field) else {
+                continue;
+            };
+            removed = true;
+            let detail = format!("Lore's model refuses it: {}", issue.message);
+            let full = format!("{source}.{item}");
+            match report.items.iter_mut().find(|i| {
+                (i.name == full || (i.kind == "metric" && i.name == item))
+                    && i.outcome != Outcome::Skipped
+            }) {
+                Some(found) => {
+                    found.outcome = Outcome::Skipped;
+                    found.detail = detail;
+                }
+                None => report.push(kind, &full, Outcome::Skipped, detail),
+            }
+        }
+        if !removed {
+            return;
+        }
+    }
+}
+
+/// Removes the item a model issue's field names (`columns.x.expr`,
+/// `measures.m.filter`, `joins[2].on`, `segments.s.expr`, `grain`):
+/// its kind and name, or `None` when the field names no one item.
+fn remove_field(spec: &mut SourceSpec, field: &str) -> Option<(&'static str, String)> {
+    let (head, rest) = field.split_once('.').unwrap_or((field, ""));
+    let name = rest.split('.').next().unwrap_or_default().to_string();
+    let indexed = |h: &str, key: &str| -> Option<usize> {
+        h.strip_prefix(key)?
+            .strip_prefix('[')?
+            .strip_suffix(']')?
+            .parse()
+            .ok()
+    };
+    if let Some(i) = indexed(head, "columns").filter(|i| *i < spec.columns.len()) {
+        return Some(("dimension", spec.columns.remove(i).name));
+    }
+    if let Some(i) = indexed(head, "joins").filter(|i| *i < spec.joins.len()) {
+        let join = spec.joins.remove(i);
+        return Some(("join", join.alias.unwrap_or(join.to)));
+    }
+    match head {
+        "columns" => {
+            let before = spec.columns.len();
+            spec.columns.retain(|c| c.name != name);
+            (spec.columns.len() < before).then_some(("dimension", name))
+        }
+        "measures" => {
+            let before = spec.measures.len();
+            spec.measures.retain(|m| m.name != name);
+            (spec.measures.len() < before).then_some(("measure", name))
+        }
+        "segments" => {
+            let before = spec.segments.len();
+            spec.segments.retain(|m| m.name != name);
+            (spec.segments.len() < before).then_some(("segment", name))
+        }
+        "grain" if !spec.grain.is_empty() => {
+            spec.grain.clear();
+            Some(("grain", "grain".into()))
+        }
+        _ => None,
+    }
+}
+
 /// A source as a model file, with a first line saying where it came from.
 pub fn render(source: &SourceSpec, from: &str) -> Result<String, ErrorReport> {
     let mut text = format!(
@@ -342,6 +451,7 @@ pub fn write(
     let mut report = std::mem::take(&mut imported.report);
     report.connection = connection.to_string();
     report.dry_run = dry_run;
+    leave_out_what_does_not_load(&mut imported.sources, &mut report);
     check_against_scan(&imported.sources, scan, &mut report);
     let ledger: BTreeMap<String, String> = std::fs::read_to_string(ledger_path(files, connection))
         .ok()
