@@ -12,13 +12,13 @@ use lore_semantic::model::ModelCache;
 use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+    CacheScope, CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
     Implementation, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
@@ -277,6 +277,7 @@ impl ServerHandler for LoreServer {
                 .enable_tools()
                 .enable_resources()
                 .enable_resources_subscribe()
+                .enable_resources_list_changed()
                 .enable_prompts()
                 .build()
         } else {
@@ -299,7 +300,9 @@ impl ServerHandler for LoreServer {
             Some((caller, _)) => self.registry.descriptors_for(caller.scope),
             None => self.registry.descriptors(),
         };
-        Ok(ListToolsResult::with_all_items(tools))
+        let mut result = ListToolsResult::with_all_items(tools);
+        (result.ttl_ms, result.cache_scope) = cache_hint(STABLE_LIST_TTL_MS, &context);
+        Ok(result)
     }
 
     async fn call_tool(
@@ -388,37 +391,55 @@ impl ServerHandler for LoreServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let Some(memory) = &self.memory else {
             return Ok(ListResourcesResult::default());
         };
         let head = memory.store.run(|s| s.head()).await.ok();
-        Ok(ListResourcesResult::with_all_items(resources::list(head)))
+        let mut result = ListResourcesResult::with_all_items(resources::list(head));
+        // The three collections never change; their `as_of_tx_id` does,
+        // and listeners hear `list_changed` when it moves.
+        (result.ttl_ms, result.cache_scope) = cache_hint(RESOURCE_LIST_TTL_MS, &context);
+        Ok(result)
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(match &self.memory {
+        let mut result = match &self.memory {
             Some(_) => ListResourceTemplatesResult::with_all_items(resources::templates()),
             None => ListResourceTemplatesResult::default(),
-        })
+        };
+        (result.ttl_ms, result.cache_scope) = cache_hint(STABLE_LIST_TTL_MS, &context);
+        Ok(result)
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let memory = self
             .memory
             .as_ref()
             .ok_or_else(|| unknown_resource(&request.uri))?;
         match resources::read(&memory.store, &request.uri).await {
-            Ok(contents) => Ok(ReadResourceResult::new(vec![contents]).into()),
+            Ok(contents) => {
+                let mut result = ReadResourceResult::new(vec![contents]);
+                // A read pinned to a transaction never changes; the
+                // current state may change with the next write (listen
+                // for it).
+                let ttl = if resources::is_pinned(&request.uri) {
+                    PINNED_READ_TTL_MS
+                } else {
+                    0
+                };
+                (result.ttl_ms, result.cache_scope) = cache_hint(ttl, &context);
+                Ok(result.into())
+            }
             Err(resources::ReadError::UnknownUri(uri)) => Err(unknown_resource(&uri)),
             Err(resources::ReadError::Report(report)) => Err(report_error(&report)),
         }
@@ -456,12 +477,39 @@ impl ServerHandler for LoreServer {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Ok(match &self.memory {
+        let mut result = match &self.memory {
             Some(_) => ListPromptsResult::with_all_items(prompts::list()),
             None => ListPromptsResult::default(),
-        })
+        };
+        (result.ttl_ms, result.cache_scope) = cache_hint(STABLE_LIST_TTL_MS, &context);
+        Ok(result)
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // Only memory has resources that change; without it, listening
+        // is not offered (method not found).
+        self.memory.as_ref()?;
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resources_list_changed = requested.resources_list_changed;
+        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+            uris.iter()
+                .filter(|uri| resources::is_subscribable(uri))
+                .cloned()
+                .collect()
+        });
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        match &self.memory {
+            Some(memory) => crate::memory::subscriptions::listen(context, &memory.feed).await,
+            None => Ok(()),
+        }
     }
 
     async fn get_prompt(
@@ -499,6 +547,32 @@ impl ServerHandler for LoreServer {
         .map(GetPromptResponse::Complete)
         .map_err(|e| McpError::invalid_params(e.to_string(), None))
     }
+}
+
+/// How long a list that cannot change while the server runs (tools,
+/// prompts, resource templates) may be reused: a restarted server with
+/// another configuration is seen within this time.
+pub const STABLE_LIST_TTL_MS: u64 = 300_000;
+/// How long `resources/list` may be reused (its entries never change;
+/// their `as_of_tx_id` moves with every write).
+pub const RESOURCE_LIST_TTL_MS: u64 = 60_000;
+/// How long a read pinned to a transaction (`as_of_tx_id`) may be reused:
+/// history does not change.
+pub const PINNED_READ_TTL_MS: u64 = 86_400_000;
+
+/// The cache hint of a result (protocol 2026-07-28): `ttl_ms`, and who may
+/// reuse it — anyone over stdio or an open loopback server, only this
+/// caller when a token identified it (what it sees depends on its scope).
+fn cache_hint(
+    ttl_ms: u64,
+    context: &RequestContext<RoleServer>,
+) -> (Option<u64>, Option<CacheScope>) {
+    let scope = if caller_of(&context.extensions).is_some() {
+        CacheScope::Private
+    } else {
+        CacheScope::Public
+    };
+    (Some(ttl_ms), Some(scope))
 }
 
 /// The stable code inside an in-band tool error (`{code, message,

@@ -1,5 +1,6 @@
 //! HTTP throughput and latency: `tools/call connection_list` (a cheap read
-//! tool) over Streamable HTTP with 1, 8 and 64 concurrent sessions against
+//! tool) over Streamable HTTP with 1, 8 and 64 concurrent callers, in
+//! each protocol era (handshake sessions; 2026-07-28 stateless requests), against
 //! a release `lore mcp serve` on the demo project, and the background
 //! server's start-to-healthy time (`lore mcp start` until it returns, which
 //! it does once `/health` answers).
@@ -108,6 +109,53 @@ async fn load(url: &str, sessions: usize, seconds: u64) -> (f64, Vec<Duration>) 
     (all.len() as f64 / elapsed, all)
 }
 
+/// The same load in the 2026-07-28 era: no session, every request alone
+/// (protocol version, capabilities and client in `_meta`, `Mcp-Method` and
+/// `Mcp-Name` headers), `clients` callers back to back for `seconds`.
+async fn load_modern(url: &str, clients: usize, seconds: u64) -> (f64, Vec<Duration>) {
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(clients)
+        .build()
+        .unwrap();
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+        "params":{"name":"connection_list","arguments":{},"_meta":{
+            "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":{},
+            "io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}}})
+    .to_string();
+    let url: Arc<str> = Arc::from(url);
+    let started = Instant::now();
+    let until = started + Duration::from_secs(seconds);
+    let mut tasks = Vec::new();
+    for _ in 0..clients {
+        let (http, url, call) = (http.clone(), url.clone(), call.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut samples = Vec::new();
+            while Instant::now() < until {
+                let t = Instant::now();
+                let response = post(&http, &url, None, call.clone())
+                    .header("MCP-Protocol-Version", "2026-07-28")
+                    .header("Mcp-Method", "tools/call")
+                    .header("Mcp-Name", "connection_list")
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(response.status(), 200);
+                let text = response.text().await.unwrap();
+                assert!(text.contains("\"result\""), "{text}");
+                samples.push(t.elapsed());
+            }
+            samples
+        }));
+    }
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await.unwrap());
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    (all.len() as f64 / elapsed, all)
+}
+
 fn main() {
     let seconds = support::env_count("LORE_BENCH_SECONDS", 5) as u64;
     let starts = support::env_count("LORE_BENCH_STARTS", 10);
@@ -182,17 +230,23 @@ fn main() {
         .build()
         .unwrap();
     println!();
-    println!("| concurrent sessions | calls/s | calls | p50 | p99 |");
-    println!("|---|---|---|---|---|");
+    println!("| era | concurrent callers | calls/s | calls | p50 | p99 |");
+    println!("|---|---|---|---|---|---|");
     for sessions in [1, 8, 64] {
-        let (rate, samples) = runtime.block_on(load(&url, sessions, seconds));
-        let n = samples.len();
-        let s = support::stats(samples);
-        println!(
-            "| {sessions} | {rate:.0} | {n} | {} | {} |",
-            support::ms(s.median),
-            support::ms(s.p99)
-        );
+        for era in ["handshake (2025-06-18, sessions)", "2026-07-28 (stateless)"] {
+            let (rate, samples) = if era.starts_with("handshake") {
+                runtime.block_on(load(&url, sessions, seconds))
+            } else {
+                runtime.block_on(load_modern(&url, sessions, seconds))
+            };
+            let n = samples.len();
+            let s = support::stats(samples);
+            println!(
+                "| {era} | {sessions} | {rate:.0} | {n} | {} | {} |",
+                support::ms(s.median),
+                support::ms(s.p99)
+            );
+        }
     }
     let _ = server.kill();
     let _ = server.wait();

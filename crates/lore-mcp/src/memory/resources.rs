@@ -52,6 +52,17 @@ pub fn is_subscribable(uri: &str) -> bool {
             .is_some_and(|id| id.starts_with("t-"))
 }
 
+/// Whether a read of `uri` is pinned to one transaction (`as_of_tx_id`),
+/// and so never changes.
+pub fn is_pinned(uri: &str) -> bool {
+    uri.split_once('?').is_some_and(|(_, query)| {
+        query.split('&').any(|pair| {
+            pair.strip_prefix("as_of_tx_id=")
+                .is_some_and(|v| v.parse::<u64>().is_ok())
+        })
+    })
+}
+
 /// The three resources of `resources/list`.
 pub fn list(head: Option<TxId>) -> Vec<Resource> {
     [

@@ -1,5 +1,7 @@
-//! Per-session resource subscriptions: the store's change feed turned into
-//! `notifications/resources/updated` for the URIs a session subscribed to.
+//! Resource subscriptions: the store's change feed turned into
+//! `notifications/resources/updated` for the URIs a session subscribed to
+//! (`resources/subscribe`, the handshake era) or a `subscriptions/listen`
+//! stream accepted ([`listen`], 2026-07-28).
 
 use super::resources::{ENTRIES_URI, HISTORY_URI, TRIPLES_URI};
 use lore_store::feed::ChangeFeed;
@@ -99,6 +101,74 @@ async fn send_notifications(
             drop(subscribed);
             if sent.is_err() {
                 return; // the session is gone
+            }
+        }
+    }
+}
+
+/// Runs one `subscriptions/listen` stream (protocol 2026-07-28): every
+/// transaction the feed sees — from this process, another process or
+/// another server on the same store — becomes `notifications/resources/updated`
+/// for the accepted URIs it touched (the memory contract's fields under
+/// `_meta`), and `notifications/resources/list_changed` when the client
+/// asked for it (the list's `as_of_tx_id` moved). Ends when the client
+/// cancels or the connection goes.
+pub async fn listen(
+    context: rmcp::service::SubscriptionContext,
+    feed: &ChangeFeed,
+) -> Result<(), rmcp::ErrorData> {
+    use rmcp::model::{
+        ResourceListChangedNotification, ResourceUpdatedNotification,
+        ResourceUpdatedNotificationParam,
+    };
+    let mut receiver = feed.listen().await;
+    let accepted = context.accepted().clone();
+    let uris: Vec<String> = accepted.resource_subscriptions.clone().unwrap_or_default();
+    let list_changed = accepted.resources_list_changed == Some(true);
+    loop {
+        let change = tokio::select! {
+            () = context.cancelled() => return Ok(()),
+            change = receiver.recv() => change,
+        };
+        let changes: Vec<ResourceChange> = match change {
+            Ok(change) => uris
+                .iter()
+                .flat_map(|uri| notifications_for(uri, &change))
+                .collect(),
+            Err(broadcast::error::RecvError::Lagged(_)) => uris
+                .iter()
+                .map(|uri| ResourceChange {
+                    uri: uri.clone(),
+                    tx_id: 0,
+                    change_type: ChangeType::Upsert,
+                    changed_ids: Vec::new(),
+                    truncated: true,
+                })
+                .collect(),
+            Err(broadcast::error::RecvError::Closed) => return Ok(()),
+        };
+        let mut out: Vec<ServerNotification> = changes
+            .iter()
+            .map(|c| {
+                let mut params = ResourceUpdatedNotificationParam::new(c.uri.clone());
+                if let serde_json::Value::Object(fields) = c.to_params()["_meta"].clone() {
+                    params.meta = Some(rmcp::model::NotificationMetaObject::from(
+                        rmcp::model::MetaObject::from(fields),
+                    ));
+                }
+                ServerNotification::ResourceUpdatedNotification(ResourceUpdatedNotification::new(
+                    params,
+                ))
+            })
+            .collect();
+        if list_changed {
+            out.push(ServerNotification::ResourceListChangedNotification(
+                ResourceListChangedNotification::default(),
+            ));
+        }
+        for notification in out {
+            if context.sink().send(notification).await.is_err() {
+                return Ok(()); // the stream or the connection is gone
             }
         }
     }
