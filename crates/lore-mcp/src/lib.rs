@@ -11,6 +11,7 @@
 //! - [`memory`]: the memory toolset (eight tools over the knowledge store),
 //!   its resources with subscriptions, and its prompts.
 //! - [`server`]: the MCP handler, shared by both transports.
+//! - [`tasks`]: long tool calls as Tasks for clients with the extension.
 //! - [`telemetry`]: Prometheus metrics and a structured log event for
 //!   every tool call.
 //! - [`transport`]: stdio and Streamable HTTP (axum): sessions, Host and
@@ -24,6 +25,7 @@ pub mod analytics;
 pub mod gateway;
 pub mod memory;
 pub mod server;
+pub mod tasks;
 pub mod telemetry;
 pub mod toolkit;
 pub mod transport;

@@ -12,13 +12,15 @@ use lore_semantic::model::ModelCache;
 use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-    Implementation, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CreateTaskResult,
+    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::task_manager::TaskManager;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
@@ -62,6 +64,8 @@ pub struct LoreServer {
     /// Cancelled when a stopping server's grace period is over: the calls
     /// still running then answer `unavailable` instead of never.
     cut_off: CancellationToken,
+    /// Long calls running as tasks, for every session of this server.
+    tasks: Arc<TaskManager>,
 }
 
 /// Loads the catalog once, after the first client finished its handshake
@@ -87,6 +91,7 @@ impl LoreServer {
             subscriptions: Arc::default(),
             telemetry: Arc::default(),
             cut_off: CancellationToken::new(),
+            tasks: Arc::new(TaskManager::new()),
         }
     }
 
@@ -279,9 +284,13 @@ impl ServerHandler for LoreServer {
                 .enable_resources_subscribe()
                 .enable_resources_list_changed()
                 .enable_prompts()
+                .enable_tasks()
                 .build()
         } else {
-            ServerCapabilities::builder().enable_tools().build()
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tasks()
+                .build()
         };
         InitializeResult::new(capabilities)
             .with_server_info(
@@ -334,6 +343,31 @@ impl ServerHandler for LoreServer {
                     ))
                     .ok(),
                 ))
+            }
+            // A long call for a client with the Tasks extension: a task,
+            // answered at once (`tasks/get` follows it).
+            _ if crate::tasks::runs_as_task(&request.name)
+                && context
+                    .client_capabilities()
+                    .is_some_and(|c| c.supports_tasks()) =>
+            {
+                let task = crate::tasks::spawn(
+                    &self.tasks,
+                    Arc::clone(&self.registry),
+                    request.name.to_string(),
+                    request.arguments,
+                    crate::toolkit::ToolContext::from_request(&context).without_progress(),
+                );
+                self.telemetry.record_call(&CallRecord {
+                    tool: tool.unwrap_or("unknown"),
+                    result: CallResult::Ok,
+                    code: None,
+                    duration: started.elapsed(),
+                    args: args.as_deref(),
+                    request_id: caller.and_then(|(_, id)| id),
+                    client: caller.map_or("stdio", |(c, _)| &c.name),
+                });
+                return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
             }
             _ => tokio::select! {
                 outcome = isolated(&request.name, self.registry.call(&request.name, request.arguments, &context)) => {
@@ -485,6 +519,34 @@ impl ServerHandler for LoreServer {
         };
         (result.ttl_ms, result.cache_scope) = cache_hint(STABLE_LIST_TTL_MS, &context);
         Ok(result)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        self.tasks
+            .get_task(&request.task_id)
+            .map(GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // Lore's tasks never ask for input; unknown keys are ignored.
+        self.tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.cancel_task(&request.task_id)
     }
 
     fn accepted_subscription_filter(

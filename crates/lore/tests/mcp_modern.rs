@@ -28,10 +28,15 @@ fn start(root: &Path) -> HttpServer {
 
 /// A modern request: the protocol version, capabilities and client in
 /// `_meta`, as 2026-07-28 clients send them on every request.
-fn modern(id: u64, method: &str, mut params: Value) -> Value {
+fn modern(id: u64, method: &str, params: Value) -> Value {
+    modern_with(id, method, params, json!({}))
+}
+
+/// A modern request from a client with `capabilities`.
+fn modern_with(id: u64, method: &str, mut params: Value, capabilities: Value) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
         "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
     });
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
@@ -135,6 +140,83 @@ async fn modern_requests_stand_alone_carry_cache_hints_and_must_match_their_head
     let entries = common::lore_in(&root, &["memory", "query", "--topic", "modern"]);
     let text = String::from_utf8_lossy(&entries.stdout);
     assert_eq!(text.matches("one request").count(), 1, "{text}");
+}
+
+#[tokio::test]
+async fn long_calls_run_as_tasks_for_clients_that_declare_the_extension() {
+    let (_dir, root) = empty_project();
+    let server = start(&root);
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let ingest = |id, content: &str, capabilities: Value| {
+        modern_with(
+            id,
+            "tools/call",
+            json!({"name": "memory_ingest", "arguments": {"content": content}}),
+            capabilities,
+        )
+    };
+
+    // Without the extension: the tool's own answer, a run id to poll.
+    let (_, answer) = post(
+        &server.url,
+        &ingest(1, "**Churn** is accounts lost in a month.", json!({})),
+        "tools/call",
+        Some("memory_ingest"),
+    )
+    .await;
+    assert!(
+        answer["result"]["structuredContent"]["runId"].is_string(),
+        "{answer}"
+    );
+    assert!(answer["result"].get("taskId").is_none(), "{answer}");
+
+    // With it: a task at once, followed by tasks/get to the run's end.
+    let (status, answer) = post(
+        &server.url,
+        &ingest(2, "**Revenue** is paid invoices.", tasks.clone()),
+        "tools/call",
+        Some("memory_ingest"),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+    let task_id = answer["result"]["taskId"].as_str().unwrap().to_string();
+    let get = modern_with(3, "tasks/get", json!({"taskId": task_id}), tasks.clone());
+    let mut last = Value::Null;
+    for _ in 0..100 {
+        let (_, answer) = post(&server.url, &get, "tasks/get", Some(&task_id)).await;
+        last = answer["result"].clone();
+        if last["status"] != "working" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(last["status"], "completed", "{last}");
+    let result = &last["result"]["structuredContent"];
+    assert_eq!(result["status"], "done", "{last}");
+    assert!(
+        result["captured"]["wiki"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|page| page["id"] == "glossary/revenue"),
+        "{last}"
+    );
+    assert_eq!(last["statusMessage"], "memory_ingest: done", "{last}");
+
+    // A task this server never made, and tasks/get from a client that
+    // did not declare the extension.
+    let unknown = modern_with(
+        4,
+        "tasks/get",
+        json!({"taskId": "no-such-task"}),
+        tasks.clone(),
+    );
+    let (_, answer) = post(&server.url, &unknown, "tasks/get", Some("no-such-task")).await;
+    assert!(answer["error"]["code"].is_i64(), "{answer}");
+    let undeclared = modern(5, "tasks/get", json!({"taskId": task_id}));
+    let (_, answer) = post(&server.url, &undeclared, "tasks/get", Some(&task_id)).await;
+    assert!(answer["error"]["code"].is_i64(), "{answer}");
 }
 
 /// Runs the SDK client script: its JSON report.

@@ -109,7 +109,8 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
-    fn from_request(ctx: &RequestContext<RoleServer>) -> ToolContext {
+    /// The context of a call that came over MCP.
+    pub fn from_request(ctx: &RequestContext<RoleServer>) -> ToolContext {
         ToolContext {
             progress_token: ctx.meta.get_progress_token(),
             peer: Some(ctx.peer.clone()),
@@ -676,16 +677,24 @@ impl ToolRegistry {
         arguments: Option<JsonObject>,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
+        self.call_with(name, arguments, ToolContext::from_request(ctx))
+            .await
+    }
+
+    /// [`ToolRegistry::call`] with a context of the caller's choosing (a
+    /// task runs the call after its request has been answered).
+    pub async fn call_with(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        ctx: ToolContext,
+    ) -> Result<CallToolResult, McpError> {
         let tool = self.tools.get(name).ok_or_else(|| {
             McpError::invalid_params(
                 format!("unknown tool `{name}`; call tools/list for the tools this server offers"),
                 None,
             )
         })?;
-        tool.invoke(
-            arguments.unwrap_or_default(),
-            ToolContext::from_request(ctx),
-        )
-        .await
+        tool.invoke(arguments.unwrap_or_default(), ctx).await
     }
 }
