@@ -65,34 +65,35 @@ async fn open_session(http: &reqwest::Client, url: &str) -> String {
     session
 }
 
-/// Calls per second and every call's latency, `sessions` sessions calling
-/// back to back for `seconds`.
-async fn load(url: &str, sessions: usize, seconds: u64) -> (f64, Vec<Duration>) {
-    let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(sessions)
-        .build()
-        .unwrap();
-    let mut ids = Vec::new();
-    for _ in 0..sessions {
-        ids.push(open_session(&http, url).await);
-    }
-    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
-        "params":{"name":"connection_list","arguments":{}}})
-    .to_string();
+/// Calls per second and every call's latency: one caller per element of
+/// `callers` (a session id, or none), each sending `call` back to back for
+/// `seconds`; `modern` adds the 2026-07-28 headers.
+async fn drive(
+    http: reqwest::Client,
+    url: &str,
+    callers: Vec<Option<String>>,
+    call: String,
+    modern: bool,
+    seconds: u64,
+) -> (f64, Vec<Duration>) {
     let url: Arc<str> = Arc::from(url);
     let started = Instant::now();
     let until = started + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
-    for session in ids {
+    for session in callers {
         let (http, url, call) = (http.clone(), url.clone(), call.clone());
         tasks.push(tokio::spawn(async move {
             let mut samples = Vec::new();
             while Instant::now() < until {
                 let t = Instant::now();
-                let response = post(&http, &url, Some(&session), call.clone())
-                    .send()
-                    .await
-                    .unwrap();
+                let mut request = post(&http, &url, session.as_deref(), call.clone());
+                if modern {
+                    request = request
+                        .header("MCP-Protocol-Version", "2026-07-28")
+                        .header("Mcp-Method", "tools/call")
+                        .header("Mcp-Name", "connection_list");
+                }
+                let response = request.send().await.unwrap();
                 assert_eq!(response.status(), 200);
                 let text = response.text().await.unwrap();
                 assert!(text.contains("\"result\""), "{text}");
@@ -109,51 +110,44 @@ async fn load(url: &str, sessions: usize, seconds: u64) -> (f64, Vec<Duration>) 
     (all.len() as f64 / elapsed, all)
 }
 
-/// The same load in the 2026-07-28 era: no session, every request alone
-/// (protocol version, capabilities and client in `_meta`, `Mcp-Method` and
-/// `Mcp-Name` headers), `clients` callers back to back for `seconds`.
-async fn load_modern(url: &str, clients: usize, seconds: u64) -> (f64, Vec<Duration>) {
-    let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(clients)
+fn client(callers: usize) -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(callers)
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+/// The handshake era: `sessions` sessions, each initialised first.
+async fn load(url: &str, sessions: usize, seconds: u64) -> (f64, Vec<Duration>) {
+    let http = client(sessions);
+    let mut ids = Vec::new();
+    for _ in 0..sessions {
+        ids.push(Some(open_session(&http, url).await));
+    }
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+        "params":{"name":"connection_list","arguments":{}}})
+    .to_string();
+    drive(http, url, ids, call, false, seconds).await
+}
+
+/// The 2026-07-28 era: no session, every request alone (protocol version,
+/// capabilities and client in `_meta`, `Mcp-Method`/`Mcp-Name` headers).
+async fn load_modern(url: &str, clients: usize, seconds: u64) -> (f64, Vec<Duration>) {
     let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
         "params":{"name":"connection_list","arguments":{},"_meta":{
             "io.modelcontextprotocol/protocolVersion":"2026-07-28",
             "io.modelcontextprotocol/clientCapabilities":{},
             "io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}}})
     .to_string();
-    let url: Arc<str> = Arc::from(url);
-    let started = Instant::now();
-    let until = started + Duration::from_secs(seconds);
-    let mut tasks = Vec::new();
-    for _ in 0..clients {
-        let (http, url, call) = (http.clone(), url.clone(), call.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut samples = Vec::new();
-            while Instant::now() < until {
-                let t = Instant::now();
-                let response = post(&http, &url, None, call.clone())
-                    .header("MCP-Protocol-Version", "2026-07-28")
-                    .header("Mcp-Method", "tools/call")
-                    .header("Mcp-Name", "connection_list")
-                    .send()
-                    .await
-                    .unwrap();
-                assert_eq!(response.status(), 200);
-                let text = response.text().await.unwrap();
-                assert!(text.contains("\"result\""), "{text}");
-                samples.push(t.elapsed());
-            }
-            samples
-        }));
-    }
-    let mut all = Vec::new();
-    for task in tasks {
-        all.extend(task.await.unwrap());
-    }
-    let elapsed = started.elapsed().as_secs_f64();
-    (all.len() as f64 / elapsed, all)
+    drive(
+        client(clients),
+        url,
+        vec![None; clients],
+        call,
+        true,
+        seconds,
+    )
+    .await
 }
 
 fn main() {

@@ -200,6 +200,40 @@ fn run(bin: &Path, tool: &str, args: &[&str], dir: &Path) {
     );
 }
 
+/// Points the project's `shop` connection at `shop.db`, scans it and
+/// imports the dbt project: the import's report.
+fn scan_and_import(root: &Path, dbt: &Path) -> Value {
+    let config = root.join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replacen(
+            "connections: {}",
+            "connections:\n  shop:\n    driver: sqlite\n    path: shop.db",
+            1,
+        ),
+    )
+    .unwrap();
+    assert!(lore_in(root, &["scan", "-c", "shop"]).status.success());
+    let args = [
+        "sl",
+        "import",
+        "--from",
+        "metricflow",
+        dbt.to_str().unwrap(),
+        "-c",
+        "shop",
+        "--json",
+    ];
+    let imported = lore_in(root, &args);
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    serde_json::from_slice(&imported.stdout).unwrap()
+}
+
 #[test]
 fn metricflows_own_tutorial_project_answers_alike() {
     let Some(bin) = metricflow_bin() else { return };
@@ -221,39 +255,9 @@ fn metricflows_own_tutorial_project_answers_alike() {
         &[script, "mf_tutorial.duckdb", db.to_str().unwrap(), "main"],
         &dbt,
     );
-    let config = root.join("lore.yaml");
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(
-        &config,
-        text.replacen(
-            "connections: {}",
-            "connections:\n  shop:\n    driver: sqlite\n    path: shop.db",
-            1,
-        ),
-    )
-    .unwrap();
-    assert!(lore_in(&root, &["scan", "-c", "shop"]).status.success());
-    let imported = lore_in(
-        &root,
-        &[
-            "sl",
-            "import",
-            "--from",
-            "metricflow",
-            dbt.to_str().unwrap(),
-            "-c",
-            "shop",
-            "--json",
-        ],
-    );
-    assert!(
-        imported.status.success(),
-        "{}",
-        String::from_utf8_lossy(&imported.stderr)
-    );
+    let report = scan_and_import(&root, &dbt);
     // Every simple, ratio and derived metric is imported (the cumulative
     // ones are skipped, with the reason).
-    let report: Value = serde_json::from_slice(&imported.stdout).unwrap();
     let skipped: Vec<&str> = report["items"]
         .as_array()
         .unwrap()
@@ -355,36 +359,8 @@ fn imported_metrics_answer_what_metricflow_answers() {
         )
         .unwrap();
     }
-    let config = root.join("lore.yaml");
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(
-        &config,
-        text.replacen(
-            "connections: {}",
-            "connections:\n  shop:\n    driver: sqlite\n    path: shop.db",
-            1,
-        ),
-    )
-    .unwrap();
-    assert!(lore_in(&root, &["scan", "-c", "shop"]).status.success());
     // The compiled project (target/manifest.json) is what is imported.
-    let imported = lore_in(
-        &root,
-        &[
-            "sl",
-            "import",
-            "--from",
-            "metricflow",
-            dbt.to_str().unwrap(),
-            "-c",
-            "shop",
-        ],
-    );
-    assert!(
-        imported.status.success(),
-        "{}",
-        String::from_utf8_lossy(&imported.stderr)
-    );
+    scan_and_import(&root, &dbt);
 
     for (metric, group_by, lore) in [
         (

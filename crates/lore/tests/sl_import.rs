@@ -50,15 +50,14 @@ fn shop() -> (tempfile::TempDir, std::path::PathBuf, rusqlite::Connection) {
 }
 
 fn import(root: &std::path::Path, extra: &[&str]) -> Value {
+    import_from(root, "metricflow", FIXTURE, extra)
+}
+
+/// `lore sl import --from FORMAT PATH -c shop --json EXTRA…`, which must
+/// succeed: its report.
+fn import_from(root: &std::path::Path, format: &str, path: &str, extra: &[&str]) -> Value {
     let mut args = vec![
-        "sl",
-        "import",
-        "--from",
-        "metricflow",
-        FIXTURE,
-        "-c",
-        "shop",
-        "--json",
+        "sl", "import", "--from", format, path, "-c", "shop", "--json",
     ];
     args.extend_from_slice(extra);
     let out = lore_in(root, &args);
@@ -68,6 +67,16 @@ fn import(root: &std::path::Path, extra: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The report's line for `name` (of any kind).
+fn item<'a>(report: &'a Value, kind: &str, name: &str) -> &'a Value {
+    report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| (kind.is_empty() || i["kind"] == kind) && i["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} {name} in {report:#}"))
 }
 
 /// How the report says `kind` `name` came across.
@@ -335,18 +344,7 @@ const CUBE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/cube");
 #[test]
 fn a_cube_project_imports_and_answers_as_its_measures_mean() {
     let (_dir, root, conn) = shop();
-    let out = lore_in(
-        &root,
-        &[
-            "sl", "import", "--from", "cube", CUBE, "-c", "shop", "--json",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = import_from(&root, "cube", CUBE, &[]);
     let outcome = |kind: &str, name: &str| outcome_of(&report, kind, name);
     assert_eq!(outcome("measure", "orders.revenue"), "imported");
     assert_eq!(outcome("measure", "orders.buyers"), "approximated");
@@ -395,18 +393,7 @@ const LOOKML: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/lookml
 #[test]
 fn a_lookml_project_imports_and_answers_as_its_measures_mean() {
     let (_dir, root, conn) = shop();
-    let out = lore_in(
-        &root,
-        &[
-            "sl", "import", "--from", "lookml", LOOKML, "-c", "shop", "--json",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = import_from(&root, "lookml", LOOKML, &[]);
     let outcome = |kind: &str, name: &str| outcome_of(&report, kind, name);
     assert_eq!(outcome("measure", "orders.revenue"), "imported");
     assert_eq!(outcome("measure", "orders.status_list"), "skipped");
@@ -472,28 +459,13 @@ fn a_lookml_project_imports_and_answers_as_its_measures_mean() {
         "view: a {\n  extends: [b]\n}\nview: b {\n  extends: [a]\n}\nview: customers {\n  sql_table_name: customers ;;\n  dimension: customer_id {\n    primary_key: yes\n  }\n  dimension: region {}\n}\n",
     )
     .unwrap();
-    let out = lore_in(
+    let report = import_from(
         &root,
-        &[
-            "sl",
-            "import",
-            "--from",
-            "lookml",
-            circle.path().to_str().unwrap(),
-            "-c",
-            "shop",
-            "--dry-run",
-            "--json",
-        ],
+        "lookml",
+        circle.path().to_str().unwrap(),
+        &["--dry-run"],
     );
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
-    let item = report["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["kind"] == "view" && i["name"] == "a")
-        .unwrap();
+    let item = item(&report, "view", "a");
     assert_eq!(item["outcome"], "skipped");
     assert!(
         item["detail"].as_str().unwrap().contains("a -> b -> a"),
@@ -526,35 +498,12 @@ fn a_lookml_model_file_imports_what_it_includes_and_leaves_out_what_lore_refuses
     )
     .unwrap();
     let model = p.join("shop.model.lkml");
-    let out = lore_in(
-        &root,
-        &[
-            "sl",
-            "import",
-            "--from",
-            "lookml",
-            model.to_str().unwrap(),
-            "-c",
-            "shop",
-            "--json",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = import_from(&root, "lookml", model.to_str().unwrap(), &[]);
     let outcome = |kind: &str, name: &str| outcome_of(&report, kind, name);
     assert_eq!(outcome("include", "//marketplace/geo.view"), "skipped");
     // `${TABLE}` alone is no column Lore can read: that dimension is left
     // out, named with the loader's reason, and the rest imports.
-    let whole_row = report["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["name"] == "customers.whole_row")
-        .unwrap();
+    let whole_row = item(&report, "", "customers.whole_row");
     assert_eq!(whole_row["outcome"], "skipped", "{report:#}");
     assert!(
         whole_row["detail"]
@@ -577,22 +526,7 @@ fn a_lookml_model_file_imports_what_it_includes_and_leaves_out_what_lore_refuses
     );
 
     // The folder holds both definitions: the second is reported, not mixed in.
-    let out = lore_in(
-        &root,
-        &[
-            "sl",
-            "import",
-            "--from",
-            "lookml",
-            p.to_str().unwrap(),
-            "-c",
-            "shop",
-            "--dry-run",
-            "--json",
-        ],
-    );
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let report = import_from(&root, "lookml", p.to_str().unwrap(), &["--dry-run"]);
     assert!(
         report["items"]
             .as_array()

@@ -68,19 +68,12 @@ async fn send_notifications(
                 out
             }
             // Fell behind: tell every subscriber to re-read.
-            Err(broadcast::error::RecvError::Lagged(_)) => {
-                let subscribed = uris.lock().await;
-                subscribed
-                    .iter()
-                    .map(|uri| ResourceChange {
-                        uri: uri.clone(),
-                        tx_id: 0,
-                        change_type: ChangeType::Upsert,
-                        changed_ids: Vec::new(),
-                        truncated: true,
-                    })
-                    .collect()
-            }
+            Err(broadcast::error::RecvError::Lagged(_)) => uris
+                .lock()
+                .await
+                .iter()
+                .map(|u| ResourceChange::re_read(u))
+                .collect(),
             Err(broadcast::error::RecvError::Closed) => return,
         };
         for notification in notifications {
@@ -135,16 +128,9 @@ pub async fn listen(
                 .iter()
                 .flat_map(|uri| notifications_for(uri, &change))
                 .collect(),
-            Err(broadcast::error::RecvError::Lagged(_)) => uris
-                .iter()
-                .map(|uri| ResourceChange {
-                    uri: uri.clone(),
-                    tx_id: 0,
-                    change_type: ChangeType::Upsert,
-                    changed_ids: Vec::new(),
-                    truncated: true,
-                })
-                .collect(),
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                uris.iter().map(|u| ResourceChange::re_read(u)).collect()
+            }
             Err(broadcast::error::RecvError::Closed) => return Ok(()),
         };
         let mut out: Vec<ServerNotification> = changes
@@ -191,6 +177,18 @@ pub struct ResourceChange {
 }
 
 impl ResourceChange {
+    /// "Read `uri` again": sent when the sender fell behind the feed and
+    /// cannot say what changed.
+    fn re_read(uri: &str) -> ResourceChange {
+        ResourceChange {
+            uri: uri.to_string(),
+            tx_id: 0,
+            change_type: ChangeType::Upsert,
+            changed_ids: Vec::new(),
+            truncated: true,
+        }
+    }
+
     /// The notification's params: MCP's `uri` plus the fields of the
     /// memory contract, repeated under `_meta` for SDKs that only keep
     /// `uri` and `_meta`.
