@@ -33,9 +33,12 @@
 mod cursor;
 pub mod error;
 pub mod feed;
+mod graph;
 pub mod mirror;
 pub mod model;
+mod rules;
 mod sqlite;
+mod text;
 
 pub use error::StoreError;
 pub use model::*;

@@ -1,0 +1,58 @@
+//! How text becomes search words, the same for every backend's full-text
+//! search: runs of letters and digits, lower-cased (SQLite's `unicode61`
+//! tokenizer cuts text the same way).
+
+use crate::error::StoreError;
+
+/// Words too common to rank by.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in",
+    "is", "it", "of", "on", "or", "the", "to", "we", "what", "when", "where", "which", "who",
+    "why", "with",
+];
+
+/// The words of `text`: runs of letters and digits, lower-cased.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The words a search looks for: those of `text` without the stopwords
+/// (all of them when nothing else is left). An entry matches when it holds
+/// any of them.
+pub(crate) fn query_words(text: &str) -> Result<Vec<String>, StoreError> {
+    let all: Vec<String> = words(text).collect();
+    let meaningful: Vec<String> = all
+        .iter()
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .cloned()
+        .collect();
+    let chosen = if meaningful.is_empty() {
+        all
+    } else {
+        meaningful
+    };
+    if chosen.is_empty() {
+        return Err(StoreError::Invalid(
+            "text has no words to search for".to_string(),
+        ));
+    }
+    Ok(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_words_drop_stopwords_unless_nothing_else_is_left() {
+        assert_eq!(
+            query_words("How are amounts stored?").unwrap(),
+            ["amounts", "stored"]
+        );
+        assert_eq!(query_words("the of").unwrap(), ["the", "of"]);
+        assert_eq!(query_words("\"NEAR( AND *").unwrap(), ["near"]);
+        assert!(query_words("?!").is_err());
+    }
+}
