@@ -13,6 +13,7 @@
 
 mod feedback;
 mod read;
+pub(crate) mod restore;
 mod runs;
 mod schema;
 mod vectors;

@@ -94,41 +94,7 @@ fn write_entry_version(
         tx.prepare_cached("UPDATE entry_versions SET to_tx = ?1 WHERE id = ?2 AND to_tx = ?3")?
             .execute(params![tx_id, id, OPEN])?;
     }
-    let tags_json = serde_json::to_string(&state.tags).unwrap_or_else(|_| "[]".to_string());
-    tx.prepare_cached(
-        "INSERT INTO entry_versions (vid, id, version, from_tx, to_tx, deleted, kind, topic, topic_key,
-             content, confidence, tags, source, recorded_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-    )?
-    .execute(params![
-        vid,
-        id,
-        version,
-        tx_id,
-        OPEN,
-        deleted,
-        state.kind.as_str(),
-        state.topic,
-        state.topic.to_lowercase(),
-        state.content,
-        state.confidence,
-        tags_json,
-        state.source,
-        recorded_at,
-        updated_at
-    ])?;
-    if !deleted {
-        tx.prepare_cached(
-            "INSERT INTO entry_text (rowid, topic, content, tags) VALUES (?1, ?2, ?3, ?4)",
-        )?
-        .execute(params![vid, state.topic, state.content, tags_json])?;
-        let mut insert_tag =
-            tx.prepare_cached("INSERT INTO entry_tags (tag, vid) VALUES (?1, ?2)")?;
-        for tag in &state.tags {
-            insert_tag.execute(params![tag, vid])?;
-        }
-    }
-    Ok(Entry {
+    let entry = Entry {
         id: id.to_string(),
         topic: state.topic.clone(),
         content: state.content.clone(),
@@ -141,7 +107,54 @@ fn write_entry_version(
         version,
         tx_id,
         deleted,
-    })
+    };
+    insert_entry_version(tx, vid, &entry, OPEN)?;
+    Ok(entry)
+}
+
+/// Inserts one entry version valid until `to_tx` (with its full-text and
+/// tag rows when it is not a tombstone).
+pub(crate) fn insert_entry_version(
+    conn: &Connection,
+    vid: i64,
+    entry: &Entry,
+    to_tx: TxId,
+) -> Result<(), StoreError> {
+    let tags_json = serde_json::to_string(&entry.tags).unwrap_or_else(|_| "[]".to_string());
+    conn.prepare_cached(
+        "INSERT INTO entry_versions (vid, id, version, from_tx, to_tx, deleted, kind, topic, topic_key,
+             content, confidence, tags, source, recorded_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?
+    .execute(params![
+        vid,
+        entry.id,
+        entry.version,
+        entry.tx_id,
+        to_tx,
+        entry.deleted,
+        entry.kind.as_str(),
+        entry.topic,
+        entry.topic.to_lowercase(),
+        entry.content,
+        entry.confidence,
+        tags_json,
+        entry.source,
+        entry.recorded_at,
+        entry.updated_at
+    ])?;
+    if !entry.deleted {
+        conn.prepare_cached(
+            "INSERT INTO entry_text (rowid, topic, content, tags) VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![vid, entry.topic, entry.content, tags_json])?;
+        let mut insert_tag =
+            conn.prepare_cached("INSERT INTO entry_tags (tag, vid) VALUES (?1, ?2)")?;
+        for tag in &entry.tags {
+            insert_tag.execute(params![tag, vid])?;
+        }
+    }
+    Ok(())
 }
 
 fn write_triple_version(
@@ -157,28 +170,7 @@ fn write_triple_version(
         tx.prepare_cached("UPDATE triple_versions SET to_tx = ?1 WHERE id = ?2 AND to_tx = ?3")?
             .execute(params![tx_id, id, OPEN])?;
     }
-    let properties = state
-        .properties
-        .as_ref()
-        .map(|p| serde_json::Value::Object(p.clone()).to_string());
-    tx.prepare_cached(
-        "INSERT INTO triple_versions (vid, id, version, from_tx, to_tx, deleted, subject, predicate, object, confidence, properties)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    )?
-    .execute(params![
-        vid,
-        id,
-        version,
-        tx_id,
-        OPEN,
-        deleted,
-        state.subject,
-        state.predicate,
-        state.object,
-        state.confidence,
-        properties
-    ])?;
-    Ok(Triple {
+    let triple = Triple {
         id: id.to_string(),
         subject: state.subject.clone(),
         predicate: state.predicate.clone(),
@@ -188,7 +180,40 @@ fn write_triple_version(
         version,
         tx_id,
         deleted,
-    })
+    };
+    insert_triple_version(tx, vid, &triple, OPEN)?;
+    Ok(triple)
+}
+
+/// Inserts one triple version valid until `to_tx`.
+pub(crate) fn insert_triple_version(
+    conn: &Connection,
+    vid: i64,
+    triple: &Triple,
+    to_tx: TxId,
+) -> Result<(), StoreError> {
+    let properties = triple
+        .properties
+        .as_ref()
+        .map(|p| serde_json::Value::Object(p.clone()).to_string());
+    conn.prepare_cached(
+        "INSERT INTO triple_versions (vid, id, version, from_tx, to_tx, deleted, subject, predicate, object, confidence, properties)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        vid,
+        triple.id,
+        triple.version,
+        triple.tx_id,
+        to_tx,
+        triple.deleted,
+        triple.subject,
+        triple.predicate,
+        triple.object,
+        triple.confidence,
+        properties
+    ])?;
+    Ok(())
 }
 
 pub(crate) fn store_entries(
