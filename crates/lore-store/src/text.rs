@@ -1,6 +1,7 @@
 //! How text becomes search words, the same for every backend's full-text
-//! search: runs of letters and digits, lower-cased (SQLite's `unicode61`
-//! tokenizer cuts text the same way).
+//! search: runs of letters and digits, lower-cased, Latin letters without
+//! their diacritics (SQLite's `unicode61` tokenizer cuts and folds text the
+//! same way, so `cafe` finds `Café`).
 
 use crate::error::StoreError;
 
@@ -11,11 +12,33 @@ const STOPWORDS: &[&str] = &[
     "why", "with",
 ];
 
-/// The words of `text`: runs of letters and digits, lower-cased.
+/// The words of `text`: runs of letters and digits, lower-cased, Latin
+/// letters without diacritics.
 pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
+        .map(|w| w.to_lowercase().chars().map(without_diacritic).collect())
+}
+
+/// `c` without its diacritics when it is an ASCII letter with some
+/// (`é` → `e`), else `c`.
+fn without_diacritic(c: char) -> char {
+    if c.is_ascii() {
+        return c;
+    }
+    let mut base = None;
+    let mut marks_only = true;
+    unicode_normalization::char::decompose_canonical(c, |d| {
+        if base.is_none() {
+            base = Some(d);
+        } else if !unicode_normalization::char::is_combining_mark(d) {
+            marks_only = false;
+        }
+    });
+    match base {
+        Some(b) if b.is_ascii_alphabetic() && marks_only => b,
+        _ => c,
+    }
 }
 
 /// The words a search looks for: those of `text` without the stopwords
@@ -54,5 +77,11 @@ mod tests {
         assert_eq!(query_words("the of").unwrap(), ["the", "of"]);
         assert_eq!(query_words("\"NEAR( AND *").unwrap(), ["near"]);
         assert!(query_words("?!").is_err());
+        assert_eq!(
+            query_words("Café NAÏVE ångström").unwrap(),
+            ["cafe", "naive", "angstrom"]
+        );
+        // Letters of other scripts are kept as they are.
+        assert_eq!(query_words("Ørsted дом").unwrap(), ["ørsted", "дом"]);
     }
 }

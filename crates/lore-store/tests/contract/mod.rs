@@ -385,6 +385,41 @@ pub fn query_filters_by_topic_prefix_tags_confidence_and_text(store: &dyn Knowle
 }
 
 /// Part of the contract.
+pub fn text_search_finds_words_whatever_their_case_accents_and_endings(store: &dyn KnowledgeStore) {
+    for (topic, content) in [
+        ("coffee", "Café au lait at the Zürich office."),
+        ("models", "Naïve Bayes ranks the tickets."),
+        ("deploys", "Deploying on Fridays is forbidden."),
+        ("billing", "Invoices are in cents."),
+    ] {
+        store.store("test", note(topic, content)).unwrap();
+    }
+    let topics = |text: &str| -> Vec<String> {
+        let mut found: Vec<String> = store
+            .query(&EntryQuery {
+                text: Some(text.into()),
+                ..Default::default()
+            })
+            .unwrap()
+            .items
+            .into_iter()
+            .map(|e| e.topic)
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(topics("CAFE"), ["coffee"]);
+    assert_eq!(topics("zurich"), ["coffee"]);
+    assert_eq!(topics("naive"), ["models"]);
+    assert_eq!(topics("deploys friday"), ["deploys"]);
+    assert_eq!(topics("invoice"), ["billing"]);
+    // A word is found whole: a prefix is not the word.
+    assert!(topics("inv").is_empty());
+    // Any of the words matches.
+    assert_eq!(topics("cafe invoices"), ["billing", "coffee"]);
+}
+
+/// Part of the contract.
 pub fn pages_read_one_state_even_while_others_write(store: &dyn KnowledgeStore) {
     for i in 0..25 {
         store
@@ -1163,6 +1198,7 @@ macro_rules! contract_suite {
             undo_restores_the_state_before_a_transaction_as_a_new_transaction,
             undo_over_later_changes_is_a_conflict_unless_forced,
             query_filters_by_topic_prefix_tags_confidence_and_text,
+            text_search_finds_words_whatever_their_case_accents_and_endings,
             pages_read_one_state_even_while_others_write,
             as_of_reads_see_exactly_the_state_after_a_transaction,
             relating_twice_changes_nothing_and_graph_walks_handle_cycles,
