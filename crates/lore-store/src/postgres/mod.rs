@@ -65,7 +65,8 @@ pub const DEFAULT_SCHEMA: &str = "lore";
 pub const NOTIFY_CHANNEL: &str = "lore_store";
 
 /// How long a writer waits for another's lock before failing with the
-/// retryable `timeout` code (SQLite's busy timeout).
+/// retryable `timeout` code (SQLite's busy timeout), unless the url sets
+/// `lock_timeout` in its `options`.
 pub const LOCK_TIMEOUT_MS: u64 = 10_000;
 
 /// How long opening a connection may take unless the url says.
@@ -132,10 +133,14 @@ impl PostgresStore {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
         let target = session::target(&config);
-        let setup = format!(
-            "SET search_path TO {}; SET lock_timeout = {LOCK_TIMEOUT_MS}",
-            schema::quoted(schema)
-        );
+        let mut setup = format!("SET search_path TO {}", schema::quoted(schema));
+        // The url may set its own (`options=-c lock_timeout=…`).
+        if !config
+            .get_options()
+            .is_some_and(|o| o.contains("lock_timeout"))
+        {
+            setup.push_str(&format!("; SET lock_timeout = {LOCK_TIMEOUT_MS}"));
+        }
         let channel = if schema == DEFAULT_SCHEMA {
             NOTIFY_CHANNEL.to_string()
         } else {
