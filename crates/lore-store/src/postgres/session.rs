@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake};
 
 use tokio_postgres::types::{FromSql, ToSql};
@@ -33,6 +33,14 @@ pub(super) type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 
 /// Idle sessions kept open.
 const IDLE_SESSIONS: usize = 8;
+
+/// Sessions one store has open at most: callers beyond it wait for one
+/// (a server's connections are few: 100 by default, shared by every
+/// process).
+const MAX_SESSIONS: usize = 16;
+
+/// How long a caller waits for a session when all are busy.
+const SESSION_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Prepared statements a session keeps (queries built from filters vary).
 const STATEMENTS_KEPT: usize = 256;
@@ -83,7 +91,16 @@ pub(super) struct Sessions {
     /// Where the server is, for messages (never the url: it may hold a
     /// password).
     target: String,
-    idle: Mutex<Vec<Session>>,
+    pool: Mutex<Pool>,
+    /// Signalled when a session is returned or closed.
+    returned: Condvar,
+}
+
+/// The sessions of a store: those idle, and how many are open.
+#[derive(Default)]
+struct Pool {
+    idle: Vec<Session>,
+    open: usize,
 }
 
 impl Sessions {
@@ -107,38 +124,81 @@ impl Sessions {
             config,
             setup,
             channel: Arc::from(channel),
-            idle: Mutex::new(Vec::new()),
+            pool: Mutex::default(),
+            returned: Condvar::new(),
         })
     }
 
-    /// Runs `f` on an idle session (opening one if none is idle), and
-    /// keeps the session for later unless it broke.
+    /// Runs `f` on an idle session (opening one if none is idle, or
+    /// waiting for one when [`MAX_SESSIONS`] are busy), and keeps the
+    /// session for later unless it broke.
     pub fn with<T>(
         &self,
         f: impl FnOnce(&mut Session) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let pooled = self
-            .idle
+        let mut lease = Lease {
+            sessions: self,
+            session: Some(self.checkout()?),
+        };
+        match lease.session.as_mut() {
+            Some(session) => f(session),
+            None => Err(StoreError::Unavailable(
+                "the PostgreSQL store lost a session".to_string(),
+            )),
+        }
+    }
+
+    /// Takes `session` back (idle, unless it broke or enough are idle).
+    fn give_back(&self, session: Session) {
+        let mut pool = self.lock_pool();
+        if !session.broken && !session.client.is_closed() && pool.idle.len() < IDLE_SESSIONS {
+            pool.idle.push(session);
+        } else {
+            pool.open -= 1;
+        }
+        drop(pool);
+        self.returned.notify_one();
+    }
+
+    fn lock_pool(&self) -> MutexGuard<'_, Pool> {
+        self.pool
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .pop();
-        let mut session = match pooled {
-            // A connection the server closed (a restart, an idle timeout)
-            // is noticed by its task and not used again.
-            Some(session) if !session.client.is_closed() => session,
-            _ => self.open()?,
-        };
-        let result = f(&mut session);
-        if !session.broken && !session.client.is_closed() {
-            let mut idle = self
-                .idle
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            if idle.len() < IDLE_SESSIONS {
-                idle.push(session);
+    }
+
+    /// An idle session, or a new one (counted as open before it is).
+    fn checkout(&self) -> Result<Session, StoreError> {
+        let deadline = std::time::Instant::now() + SESSION_WAIT;
+        let mut pool = self.lock_pool();
+        loop {
+            while let Some(session) = pool.idle.pop() {
+                // A connection the server closed (a restart, an idle
+                // timeout) is noticed by its task and not used again.
+                if !session.client.is_closed() {
+                    return Ok(session);
+                }
+                pool.open -= 1;
             }
+            if pool.open < MAX_SESSIONS {
+                pool.open += 1;
+                drop(pool);
+                let opened = self.open();
+                if opened.is_err() {
+                    self.lock_pool().open -= 1;
+                    self.returned.notify_one();
+                }
+                return opened;
+            }
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return Err(StoreError::Busy);
+            }
+            pool = self
+                .returned
+                .wait_timeout(pool, deadline - now)
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .0;
         }
-        result
     }
 
     /// Opens a new session.
@@ -177,14 +237,25 @@ impl Sessions {
 
 impl Drop for Sessions {
     fn drop(&mut self) {
-        self.idle
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clear();
+        self.lock_pool().idle.clear();
         // Never blocks, so dropping a store inside an async task is safe
         // (dropping a runtime there would panic).
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
+        }
+    }
+}
+
+/// A session in use; given back when dropped (a panicking caller too).
+struct Lease<'a> {
+    sessions: &'a Sessions,
+    session: Option<Session>,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(session) = self.session.take() {
+            self.sessions.give_back(session);
         }
     }
 }
