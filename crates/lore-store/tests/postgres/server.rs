@@ -353,3 +353,24 @@ fn one_store_opens_a_bounded_number_of_connections_however_many_threads_call_it(
     assert!(most <= 16, "{most} connections");
     assert_eq!(store.head().unwrap(), 400);
 }
+
+#[test]
+fn several_processes_opening_a_new_store_at_once_all_succeed() {
+    let Some(url) = server_url() else { return };
+    let schema = Arc::new(Schema::new(&url));
+    let opening: Vec<_> = (0..6)
+        .map(|i| {
+            let schema = Arc::clone(&schema);
+            std::thread::spawn(move || {
+                let store = schema.open();
+                store.store("test", note("t", &format!("{i}"))).unwrap();
+            })
+        })
+        .collect();
+    for thread in opening {
+        thread.join().unwrap();
+    }
+    let health = schema.open().check().unwrap();
+    assert_eq!((health.head_tx_id, health.entries), (6, 6));
+    assert_eq!(health.schema_version, lore_store::postgres::SCHEMA_VERSION);
+}
