@@ -29,9 +29,15 @@ pub enum StoreError {
     /// schema, a full disk).
     #[error("{0}")]
     Unavailable(String),
-    /// The operating system refused access to the store's file.
+    /// The operating system refused access to the store's file, or the
+    /// database server refused the store's login or a privilege.
     #[error("{0}")]
     PermissionDenied(String),
+    /// The store's database server cannot be reached right now (down,
+    /// restarting, out of connections, the network): retrying once it
+    /// runs again succeeds.
+    #[error("{0}")]
+    ServerUnavailable(String),
 }
 
 impl HasErrorCode for StoreError {
@@ -43,11 +49,12 @@ impl HasErrorCode for StoreError {
             StoreError::Busy => ErrorCode::Timeout,
             StoreError::Unavailable(_) => ErrorCode::UpstreamError,
             StoreError::PermissionDenied(_) => ErrorCode::PermissionDenied,
+            StoreError::ServerUnavailable(_) => ErrorCode::Unavailable,
         }
     }
 
     fn retryable(&self) -> bool {
-        matches!(self, StoreError::Busy)
+        matches!(self, StoreError::Busy | StoreError::ServerUnavailable(_))
     }
 }
 
@@ -78,5 +85,48 @@ fn short(error: &rusqlite::Error) -> String {
     match error {
         rusqlite::Error::SqliteFailure(e, _) => e.to_string(),
         other => other.to_string(),
+    }
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(error: tokio_postgres::Error) -> Self {
+        let Some(db) = error.as_db_error() else {
+            return StoreError::ServerUnavailable(format!(
+                "lost the connection to the PostgreSQL server of the knowledge store ({error}); retry once it is reachable again"
+            ));
+        };
+        let message = db.message();
+        match db.code().code() {
+            // Serialization failures, deadlocks, a lock not granted within
+            // `lock_timeout`, a cancelled statement: a retry succeeds.
+            "40001" | "40P01" | "55P03" | "57014" => StoreError::Busy,
+            // The only character a Rust string holds that PostgreSQL text
+            // cannot.
+            "22021" => StoreError::Invalid(
+                "text must not contain NUL characters (\\0); remove them and retry".to_string(),
+            ),
+            "54000" => StoreError::Invalid(format!(
+                "a value is too large for the PostgreSQL store ({message}); shorten it"
+            )),
+            "42501" => StoreError::PermissionDenied(format!(
+                "the PostgreSQL role of the store url lacks a privilege ({message}); grant it CREATE and USAGE on the store's schema (or the database), or use the role that owns the schema"
+            )),
+            "3D000" => StoreError::Unavailable(format!(
+                "{message}: create the database, or fix the database name in the store url"
+            )),
+            code if code.starts_with("28") => StoreError::PermissionDenied(format!(
+                "the PostgreSQL server refused the store's login ({message}); check the user and password in the store url"
+            )),
+            // Connection exceptions, too many connections, a server
+            // shutting down or starting up.
+            code if code.starts_with("08") || code.starts_with("53") || code.starts_with("57P") => {
+                StoreError::ServerUnavailable(format!(
+                    "the PostgreSQL server of the knowledge store is unavailable ({message}); retry in a moment"
+                ))
+            }
+            _ => StoreError::Unavailable(format!(
+                "the knowledge store's PostgreSQL server failed: {message}"
+            )),
+        }
     }
 }

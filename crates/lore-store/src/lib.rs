@@ -18,7 +18,10 @@
 //! object`. [`mirror`] keeps entries of one kind in step with a folder of
 //! files people edit (the wiki, the semantic layer).
 //! [`KnowledgeStore`] is the interface; [`SqliteStore`] implements it on one
-//! SQLite file that several processes can share safely.
+//! SQLite file that several processes can share safely, and
+//! [`PostgresStore`] on a schema of a PostgreSQL database that processes on
+//! several machines can share. Both pass the same contract
+//! (`tests/contract/`).
 //!
 //! ```
 //! use lore_store::{Durability, KnowledgeStore, NewEntry, SqliteStore};
@@ -33,12 +36,17 @@
 mod cursor;
 pub mod error;
 pub mod feed;
+mod graph;
 pub mod mirror;
 pub mod model;
+pub mod postgres;
+mod rules;
 mod sqlite;
+mod text;
 
 pub use error::StoreError;
 pub use model::*;
+pub use postgres::PostgresStore;
 pub use sqlite::{Durability, SCHEMA_VERSION, SqliteStore};
 
 /// Everything Lore does with its knowledge store. Implementations must make

@@ -496,7 +496,7 @@ impl EntryFilter {
         }
         Ok(EntryFilter {
             topic,
-            tags: crate::sqlite::write::normalise_tags(tags)?,
+            tags: crate::rules::normalise_tags(tags)?,
             min_confidence,
         })
     }

@@ -13,6 +13,7 @@
 
 mod feedback;
 mod read;
+pub(crate) mod restore;
 mod runs;
 mod schema;
 mod vectors;
@@ -208,7 +209,7 @@ impl KnowledgeStore for SqliteStore {
     ) -> Result<(TxId, Vec<Entry>), StoreError> {
         let entries = entries
             .into_iter()
-            .map(write::EntryState::from_new)
+            .map(crate::rules::EntryState::from_new)
             .collect::<Result<Vec<_>, _>>()?;
         self.with_writer(|conn| write::store_entries(conn, actor, entries))
     }
@@ -228,7 +229,7 @@ impl KnowledgeStore for SqliteStore {
         entry: NewEntry,
         expected_version: Option<i64>,
     ) -> Result<Written<Entry>, StoreError> {
-        let state = write::EntryState::from_new(entry)?;
+        let state = crate::rules::EntryState::from_new(entry)?;
         self.with_writer(|conn| write::put_entry(conn, actor, state, expected_version))
     }
 
@@ -238,25 +239,7 @@ impl KnowledgeStore for SqliteStore {
         summary: &str,
         writes: Vec<TopicWrite>,
     ) -> Result<BatchWritten, StoreError> {
-        let changes = writes
-            .into_iter()
-            .map(|w| {
-                // A removal names its entry by kind and topic only.
-                let entry = if w.remove && w.entry.content.trim().is_empty() {
-                    NewEntry {
-                        content: "-".to_string(),
-                        ..w.entry
-                    }
-                } else {
-                    w.entry
-                };
-                Ok(write::TopicChange {
-                    state: write::EntryState::from_new(entry)?,
-                    expected_version: w.expected_version,
-                    remove: w.remove,
-                })
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
+        let changes = crate::rules::TopicChange::batch(writes)?;
         self.with_writer(|conn| write::put_many(conn, actor, summary, changes))
     }
 

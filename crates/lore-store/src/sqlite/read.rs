@@ -3,15 +3,12 @@
 //! `from_tx <= as_of AND to_tx > as_of`. Current and past reads are the
 //! same code.
 
-use std::collections::HashSet;
-
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use super::schema::OPEN;
-use crate::cursor::{Cursor, fingerprint};
+use crate::cursor::{Cursor, fingerprint, finish_page};
 use crate::error::StoreError;
-use crate::model::limits;
 use crate::model::*;
 
 /// The columns [`entry_from_row`] reads, from `entry_versions ev`.
@@ -73,17 +70,7 @@ pub(crate) fn kind_head(conn: &Connection, kind: EntryKind) -> Result<TxId, Stor
 /// The transaction a read sees: the requested one (checked to exist) or
 /// the newest.
 fn resolve_as_of(conn: &Connection, requested: Option<TxId>) -> Result<TxId, StoreError> {
-    let newest = head(conn)?;
-    match requested {
-        None => Ok(newest),
-        Some(tx) if tx < 0 => Err(StoreError::Invalid(
-            "as_of_tx_id must be 0 or more".to_string(),
-        )),
-        Some(tx) if tx > newest => Err(StoreError::Invalid(format!(
-            "as_of_tx_id {tx} is in the future: the newest transaction is {newest}"
-        ))),
-        Some(tx) => Ok(tx),
-    }
+    crate::cursor::check_as_of(requested, head(conn)?)
 }
 
 /// The pinned transaction and offset of a paged listing.
@@ -93,53 +80,14 @@ fn start_page(
     as_of: Option<TxId>,
     filters: u64,
 ) -> Result<(TxId, i64), StoreError> {
-    match cursor {
-        Some(text) => {
-            let cursor = Cursor::decode(text, filters)?;
-            if let Some(requested) = as_of
-                && requested != cursor.as_of
-            {
-                return Err(StoreError::Invalid(format!(
-                    "the cursor reads as of transaction {}, not {requested}; drop as_of_tx_id or the cursor",
-                    cursor.as_of
-                )));
-            }
-            Ok((resolve_as_of(conn, Some(cursor.as_of))?, cursor.position))
-        }
-        None => Ok((resolve_as_of(conn, as_of)?, 0)),
-    }
+    let (requested, offset) = crate::cursor::page_start(cursor, as_of, filters)?;
+    Ok((resolve_as_of(conn, requested)?, offset))
 }
-
-/// Words too common to rank by.
-const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in",
-    "is", "it", "of", "on", "or", "the", "to", "we", "what", "when", "where", "which", "who",
-    "why", "with",
-];
 
 /// A safe FTS5 query: every word quoted (so no user text is FTS syntax),
 /// joined with OR and ranked by BM25.
 fn fts_query(text: &str) -> Result<String, StoreError> {
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
-        .collect();
-    let meaningful: Vec<&String> = words
-        .iter()
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
-        .collect();
-    let chosen: Vec<&String> = if meaningful.is_empty() {
-        words.iter().collect()
-    } else {
-        meaningful
-    };
-    if chosen.is_empty() {
-        return Err(StoreError::Invalid(
-            "text has no words to search for".to_string(),
-        ));
-    }
-    Ok(chosen
+    Ok(crate::text::query_words(text)?
         .iter()
         .map(|w| format!("\"{w}\""))
         .collect::<Vec<_>>()
@@ -290,30 +238,6 @@ pub(crate) fn entries_at(
     Ok((as_of, items))
 }
 
-/// Cuts the look-ahead row and makes the next cursor.
-fn finish_page<T: Clone>(
-    items: &mut Vec<T>,
-    limit: usize,
-    as_of: TxId,
-    offset: i64,
-    filters: u64,
-) -> Page<T> {
-    let more = items.len() > limit;
-    items.truncate(limit);
-    Page {
-        items: items.clone(),
-        next_cursor: more.then(|| {
-            Cursor {
-                as_of,
-                position: offset + limit as i64,
-                filters,
-            }
-            .encode()
-        }),
-        as_of_tx_id: as_of,
-    }
-}
-
 pub(crate) fn list_triples(
     conn: &Connection,
     query: &TripleQuery,
@@ -358,96 +282,23 @@ pub(crate) fn query_graph(
     conn: &Connection,
     query: &GraphQuery,
 ) -> Result<GraphResult, StoreError> {
-    let start = query.node.trim();
-    if start.is_empty() {
-        return Err(StoreError::Invalid("node must not be empty".to_string()));
-    }
-    let depth = match query.depth {
-        None => limits::GRAPH_DEPTH_DEFAULT,
-        Some(d) if (1..=limits::GRAPH_DEPTH_MAX).contains(&d) => d,
-        Some(d) => {
-            return Err(StoreError::Invalid(format!(
-                "depth must be between 1 and {}, got {d}",
-                limits::GRAPH_DEPTH_MAX
-            )));
-        }
-    };
-    let limit = match query.limit {
-        None => limits::GRAPH_LIMIT_DEFAULT,
-        Some(l) if (1..=limits::GRAPH_LIMIT_MAX).contains(&l) => l,
-        Some(l) => {
-            return Err(StoreError::Invalid(format!(
-                "limit must be between 1 and {}, got {l}",
-                limits::GRAPH_LIMIT_MAX
-            )));
-        }
-    };
-    let as_of = resolve_as_of(conn, query.as_of_tx_id)?;
-    let predicate = query.predicate.as_deref().map(str::trim);
-
-    let mut nodes = vec![GraphNode {
-        id: start.to_string(),
-        depth: 0,
-    }];
-    let mut seen_nodes: HashSet<String> = HashSet::from([start.to_string()]);
-    let mut seen_edges: HashSet<String> = HashSet::new();
-    let mut edges: Vec<Triple> = Vec::new();
-    let mut frontier = vec![start.to_string()];
-    let mut truncated = false;
-    let sides: &[(&str, &str)] = match query.direction {
-        Direction::Out => &[("subject", "object")],
-        Direction::In => &[("object", "subject")],
-        Direction::Both => &[("subject", "object"), ("object", "subject")],
-    };
-    'walk: for level in 1..=depth {
-        let mut next = Vec::new();
-        for node in &frontier {
-            for (from, _) in sides {
-                let mut statement = conn.prepare_cached(&format!(
-                    "SELECT {TRIPLE_COLUMNS} FROM triple_versions tv
-                     WHERE tv.{from} = ?1 AND tv.to_tx > ?2 AND tv.from_tx <= ?2 AND tv.deleted = 0
-                       AND (?3 IS NULL OR tv.predicate = ?3)
-                     ORDER BY tv.vid"
-                ))?;
-                let found = statement
-                    .query_map(params![node, as_of, predicate], triple_from_row)?
-                    .collect::<Result<Vec<_>, _>>()?;
-                for triple in found {
-                    if seen_edges.contains(&triple.id) {
-                        continue;
-                    }
-                    if edges.len() == limit {
-                        truncated = true;
-                        break 'walk;
-                    }
-                    for end in [&triple.subject, &triple.object] {
-                        if seen_nodes.insert(end.clone()) {
-                            nodes.push(GraphNode {
-                                id: end.clone(),
-                                depth: level,
-                            });
-                            next.push(end.clone());
-                        }
-                    }
-                    seen_edges.insert(triple.id.clone());
-                    edges.push(triple);
-                }
-            }
-        }
-        if next.is_empty() {
-            break;
-        }
-        frontier = next;
-    }
-    if edges.is_empty() {
-        nodes.clear();
-    }
-    Ok(GraphResult {
-        nodes,
-        edges,
-        as_of_tx_id: as_of,
-        truncated,
-    })
+    crate::graph::walk(
+        query,
+        |requested| resolve_as_of(conn, requested),
+        |node, from, as_of, predicate| {
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {TRIPLE_COLUMNS} FROM triple_versions tv
+                 WHERE tv.{from} = ?1 AND tv.to_tx > ?2 AND tv.from_tx <= ?2 AND tv.deleted = 0
+                   AND (?3 IS NULL OR tv.predicate = ?3)
+                 ORDER BY tv.vid",
+                from = from.column()
+            ))?;
+            let found = statement
+                .query_map(params![node, as_of, predicate], triple_from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(found)
+        },
+    )
 }
 
 fn transaction_from_row(row: &Row<'_>) -> rusqlite::Result<Transaction> {

@@ -8,154 +8,12 @@ use rusqlite::{Connection, OptionalExtension, Transaction as SqlTx, TransactionB
 use super::read::{ENTRY_COLUMNS, TRIPLE_COLUMNS, entry_from_row, triple_from_row};
 use super::schema::OPEN;
 use crate::error::StoreError;
-use crate::model::limits;
 use crate::model::*;
-
-/// The fields of an entry version, validated and normalised.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct EntryState {
-    pub kind: EntryKind,
-    pub topic: String,
-    pub content: String,
-    pub confidence: f64,
-    pub tags: Vec<String>,
-    pub source: Option<String>,
-}
-
-impl EntryState {
-    pub fn from_new(entry: NewEntry) -> Result<EntryState, StoreError> {
-        let kind = entry.kind.unwrap_or(EntryKind::Note);
-        Ok(EntryState {
-            kind,
-            topic: check_topic(&entry.topic)?,
-            content: check_content(&entry.content, kind)?,
-            confidence: check_confidence(entry.confidence)?,
-            tags: normalise_tags(&entry.tags)?,
-            source: check_source(entry.source)?,
-        })
-    }
-
-    fn of(entry: &Entry) -> EntryState {
-        EntryState {
-            kind: entry.kind,
-            topic: entry.topic.clone(),
-            content: entry.content.clone(),
-            confidence: entry.confidence,
-            tags: entry.tags.clone(),
-            source: entry.source.clone(),
-        }
-    }
-}
-
-fn check_topic(topic: &str) -> Result<String, StoreError> {
-    let topic = topic.trim();
-    if topic.is_empty() {
-        return Err(StoreError::Invalid(
-            "topic must not be empty: name what the entry is about, e.g. \"deployment\""
-                .to_string(),
-        ));
-    }
-    if topic.chars().count() > limits::TOPIC_CHARS {
-        return Err(StoreError::Invalid(format!(
-            "topic is longer than {} characters; keep it a short subject and put details in content",
-            limits::TOPIC_CHARS
-        )));
-    }
-    Ok(topic.to_string())
-}
-
-fn check_content(content: &str, kind: EntryKind) -> Result<String, StoreError> {
-    if content.trim().is_empty() {
-        return Err(StoreError::Invalid(
-            "content must not be empty: state the fact to remember".to_string(),
-        ));
-    }
-    let max = limits::content_bytes(kind);
-    if content.len() > max {
-        return Err(StoreError::Invalid(format!(
-            "content is {} bytes, more than the {max} allowed for a {}; split it into several entries",
-            content.len(),
-            kind.as_str()
-        )));
-    }
-    Ok(content.to_string())
-}
-
-fn check_confidence(confidence: Option<f64>) -> Result<f64, StoreError> {
-    match confidence {
-        None => Ok(1.0),
-        Some(c) if (0.0..=1.0).contains(&c) => Ok(c),
-        Some(c) => Err(StoreError::Invalid(format!(
-            "confidence must be between 0 and 1, got {c}"
-        ))),
-    }
-}
-
-fn check_source(source: Option<String>) -> Result<Option<String>, StoreError> {
-    match source.map(|s| s.trim().to_string()) {
-        Some(s) if s.is_empty() => Ok(None),
-        Some(s) if s.chars().count() > limits::SOURCE_CHARS => Err(StoreError::Invalid(format!(
-            "source is longer than {} characters",
-            limits::SOURCE_CHARS
-        ))),
-        other => Ok(other),
-    }
-}
-
-/// Trimmed, lower-cased, deduplicated tags in first-seen order.
-pub(crate) fn normalise_tags(tags: &[String]) -> Result<Vec<String>, StoreError> {
-    let mut out: Vec<String> = Vec::new();
-    for tag in tags {
-        let tag = tag.trim().to_lowercase();
-        if tag.is_empty() {
-            return Err(StoreError::Invalid(
-                "tags must not be empty strings".to_string(),
-            ));
-        }
-        if tag.chars().count() > limits::TAG_CHARS {
-            return Err(StoreError::Invalid(format!(
-                "tag `{}…` is longer than {} characters",
-                tag.chars().take(20).collect::<String>(),
-                limits::TAG_CHARS
-            )));
-        }
-        if !out.contains(&tag) {
-            out.push(tag);
-        }
-    }
-    if out.len() > limits::TAGS {
-        return Err(StoreError::Invalid(format!(
-            "at most {} tags per entry, got {}",
-            limits::TAGS,
-            out.len()
-        )));
-    }
-    Ok(out)
-}
-
-fn check_node(field: &str, value: &str) -> Result<String, StoreError> {
-    let value = value.trim();
-    if value.is_empty() {
-        return Err(StoreError::Invalid(format!("{field} must not be empty")));
-    }
-    if value.chars().count() > limits::NODE_CHARS {
-        return Err(StoreError::Invalid(format!(
-            "{field} is longer than {} characters",
-            limits::NODE_CHARS
-        )));
-    }
-    Ok(value.to_string())
-}
-
-/// `text` cut to `max` characters with an ellipsis.
-fn clip(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= max {
-        line
-    } else {
-        format!("{}…", line.chars().take(max).collect::<String>())
-    }
-}
+use crate::rules::{
+    EntryState, Spo, TopicChange, TripleState, check_confidence, check_content,
+    check_expected_version, check_node, check_source, check_topic, clip, missing, normalise_tags,
+    nothing_to_undo, relate_plan, undo_conflict,
+};
 
 fn begin(conn: &mut Connection) -> Result<SqlTx<'_>, StoreError> {
     Ok(conn.transaction_with_behavior(TransactionBehavior::Immediate)?)
@@ -236,41 +94,7 @@ fn write_entry_version(
         tx.prepare_cached("UPDATE entry_versions SET to_tx = ?1 WHERE id = ?2 AND to_tx = ?3")?
             .execute(params![tx_id, id, OPEN])?;
     }
-    let tags_json = serde_json::to_string(&state.tags).unwrap_or_else(|_| "[]".to_string());
-    tx.prepare_cached(
-        "INSERT INTO entry_versions (vid, id, version, from_tx, to_tx, deleted, kind, topic, topic_key,
-             content, confidence, tags, source, recorded_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-    )?
-    .execute(params![
-        vid,
-        id,
-        version,
-        tx_id,
-        OPEN,
-        deleted,
-        state.kind.as_str(),
-        state.topic,
-        state.topic.to_lowercase(),
-        state.content,
-        state.confidence,
-        tags_json,
-        state.source,
-        recorded_at,
-        updated_at
-    ])?;
-    if !deleted {
-        tx.prepare_cached(
-            "INSERT INTO entry_text (rowid, topic, content, tags) VALUES (?1, ?2, ?3, ?4)",
-        )?
-        .execute(params![vid, state.topic, state.content, tags_json])?;
-        let mut insert_tag =
-            tx.prepare_cached("INSERT INTO entry_tags (tag, vid) VALUES (?1, ?2)")?;
-        for tag in &state.tags {
-            insert_tag.execute(params![tag, vid])?;
-        }
-    }
-    Ok(Entry {
+    let entry = Entry {
         id: id.to_string(),
         topic: state.topic.clone(),
         content: state.content.clone(),
@@ -283,29 +107,54 @@ fn write_entry_version(
         version,
         tx_id,
         deleted,
-    })
+    };
+    insert_entry_version(tx, vid, &entry, OPEN)?;
+    Ok(entry)
 }
 
-/// The fields of a triple version.
-#[derive(Debug, Clone, PartialEq)]
-struct TripleState {
-    subject: String,
-    predicate: String,
-    object: String,
-    confidence: f64,
-    properties: Option<serde_json::Map<String, serde_json::Value>>,
-}
-
-impl TripleState {
-    fn of(triple: &Triple) -> TripleState {
-        TripleState {
-            subject: triple.subject.clone(),
-            predicate: triple.predicate.clone(),
-            object: triple.object.clone(),
-            confidence: triple.confidence,
-            properties: triple.properties.clone(),
+/// Inserts one entry version valid until `to_tx` (with its full-text and
+/// tag rows when it is not a tombstone).
+pub(crate) fn insert_entry_version(
+    conn: &Connection,
+    vid: i64,
+    entry: &Entry,
+    to_tx: TxId,
+) -> Result<(), StoreError> {
+    let tags_json = serde_json::to_string(&entry.tags).unwrap_or_else(|_| "[]".to_string());
+    conn.prepare_cached(
+        "INSERT INTO entry_versions (vid, id, version, from_tx, to_tx, deleted, kind, topic, topic_key,
+             content, confidence, tags, source, recorded_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?
+    .execute(params![
+        vid,
+        entry.id,
+        entry.version,
+        entry.tx_id,
+        to_tx,
+        entry.deleted,
+        entry.kind.as_str(),
+        entry.topic,
+        entry.topic.to_lowercase(),
+        entry.content,
+        entry.confidence,
+        tags_json,
+        entry.source,
+        entry.recorded_at,
+        entry.updated_at
+    ])?;
+    if !entry.deleted {
+        conn.prepare_cached(
+            "INSERT INTO entry_text (rowid, topic, content, tags) VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![vid, entry.topic, entry.content, tags_json])?;
+        let mut insert_tag =
+            conn.prepare_cached("INSERT INTO entry_tags (tag, vid) VALUES (?1, ?2)")?;
+        for tag in &entry.tags {
+            insert_tag.execute(params![tag, vid])?;
         }
     }
+    Ok(())
 }
 
 fn write_triple_version(
@@ -321,28 +170,7 @@ fn write_triple_version(
         tx.prepare_cached("UPDATE triple_versions SET to_tx = ?1 WHERE id = ?2 AND to_tx = ?3")?
             .execute(params![tx_id, id, OPEN])?;
     }
-    let properties = state
-        .properties
-        .as_ref()
-        .map(|p| serde_json::Value::Object(p.clone()).to_string());
-    tx.prepare_cached(
-        "INSERT INTO triple_versions (vid, id, version, from_tx, to_tx, deleted, subject, predicate, object, confidence, properties)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    )?
-    .execute(params![
-        vid,
-        id,
-        version,
-        tx_id,
-        OPEN,
-        deleted,
-        state.subject,
-        state.predicate,
-        state.object,
-        state.confidence,
-        properties
-    ])?;
-    Ok(Triple {
+    let triple = Triple {
         id: id.to_string(),
         subject: state.subject.clone(),
         predicate: state.predicate.clone(),
@@ -352,7 +180,40 @@ fn write_triple_version(
         version,
         tx_id,
         deleted,
-    })
+    };
+    insert_triple_version(tx, vid, &triple, OPEN)?;
+    Ok(triple)
+}
+
+/// Inserts one triple version valid until `to_tx`.
+pub(crate) fn insert_triple_version(
+    conn: &Connection,
+    vid: i64,
+    triple: &Triple,
+    to_tx: TxId,
+) -> Result<(), StoreError> {
+    let properties = triple
+        .properties
+        .as_ref()
+        .map(|p| serde_json::Value::Object(p.clone()).to_string());
+    conn.prepare_cached(
+        "INSERT INTO triple_versions (vid, id, version, from_tx, to_tx, deleted, subject, predicate, object, confidence, properties)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        vid,
+        triple.id,
+        triple.version,
+        triple.tx_id,
+        to_tx,
+        triple.deleted,
+        triple.subject,
+        triple.predicate,
+        triple.object,
+        triple.confidence,
+        properties
+    ])?;
+    Ok(())
 }
 
 pub(crate) fn store_entries(
@@ -568,41 +429,6 @@ fn live_by_topic(
         .optional()?)
 }
 
-/// A `conflict` unless the live entry of `topic` (`None`: there is none,
-/// version 0) is at `expected` (when one is expected).
-fn check_expected_version(
-    topic: &str,
-    live: Option<&Entry>,
-    expected: Option<i64>,
-) -> Result<(), StoreError> {
-    let found = live.map_or(0, |c| c.version);
-    match expected {
-        Some(expected) if expected != found => {
-            let message = match live {
-                Some(c) => format!(
-                    "\"{topic}\" is at version {} (changed in transaction {}), not the expected version {expected}; read it again and reapply your change",
-                    c.version, c.tx_id
-                ),
-                None => format!(
-                    "\"{topic}\" does not exist, so it is not at the expected version {expected}; omit the expected version to create it"
-                ),
-            };
-            Err(StoreError::Conflict {
-                message,
-                ids: live.iter().map(|c| c.id.clone()).collect(),
-            })
-        }
-        _ => Ok(()),
-    }
-}
-
-/// A write of [`put_many`], validated.
-pub(crate) struct TopicChange {
-    pub state: EntryState,
-    pub expected_version: Option<i64>,
-    pub remove: bool,
-}
-
 /// Writes (or removes) the live entries several topics name in one
 /// transaction: every expected version is checked first, and a single
 /// conflict refuses the whole batch. Writes nothing when nothing changes.
@@ -612,18 +438,6 @@ pub(crate) fn put_many(
     summary: &str,
     changes: Vec<TopicChange>,
 ) -> Result<BatchWritten, StoreError> {
-    if changes.is_empty() {
-        return Err(StoreError::Invalid("nothing to write".to_string()));
-    }
-    let mut seen = std::collections::HashSet::new();
-    for change in &changes {
-        if !seen.insert((change.state.kind, change.state.topic.to_lowercase())) {
-            return Err(StoreError::Invalid(format!(
-                "\"{}\" is written twice in one batch; write each topic once",
-                change.state.topic
-            )));
-        }
-    }
     let tx = begin(conn)?;
     let mut current = Vec::with_capacity(changes.len());
     for change in &changes {
@@ -631,15 +445,7 @@ pub(crate) fn put_many(
         check_expected_version(&change.state.topic, live.as_ref(), change.expected_version)?;
         current.push(live);
     }
-    let changed = |change: &TopicChange, live: &Option<Entry>| match (change.remove, live) {
-        (true, live) => live.is_some(),
-        (false, Some(live)) => {
-            let mut next = change.state.clone();
-            next.topic = live.topic.clone();
-            next != EntryState::of(live)
-        }
-        (false, None) => true,
-    };
+    let changed = |change: &TopicChange, live: &Option<Entry>| change.changes(live);
     if !changes.iter().zip(&current).any(|(c, l)| changed(c, l)) {
         let head = super::read::head(&tx)?;
         return Ok(BatchWritten {
@@ -860,13 +666,7 @@ pub(crate) fn relate(
     actor: &str,
     triple: NewTriple,
 ) -> Result<Written<Triple>, StoreError> {
-    let state = TripleState {
-        subject: check_node("subject", &triple.subject)?,
-        predicate: check_node("predicate", &triple.predicate)?,
-        object: check_node("object", &triple.object)?,
-        confidence: check_confidence(triple.confidence)?,
-        properties: triple.properties,
-    };
+    let state = TripleState::from_new(triple)?;
     let tx = begin(conn)?;
     let existing = triple_by_spo(&tx, &state.subject, &state.predicate, &state.object)?;
     if let Some(current) = &existing
@@ -907,38 +707,7 @@ pub(crate) fn relate_many(
     relate: Vec<NewTriple>,
     unrelate: Vec<TripleKey>,
 ) -> Result<RelateManyWritten, StoreError> {
-    let mut states = Vec::with_capacity(relate.len());
-    let mut added = std::collections::HashSet::new();
-    for triple in relate {
-        let state = TripleState {
-            subject: check_node("subject", &triple.subject)?,
-            predicate: check_node("predicate", &triple.predicate)?,
-            object: check_node("object", &triple.object)?,
-            confidence: check_confidence(triple.confidence)?,
-            properties: triple.properties,
-        };
-        added.insert((
-            state.subject.clone(),
-            state.predicate.clone(),
-            state.object.clone(),
-        ));
-        states.push(state);
-    }
-    let mut removals = Vec::with_capacity(unrelate.len());
-    for key in unrelate {
-        let spo = (
-            check_node("subject", &key.subject)?,
-            check_node("predicate", &key.predicate)?,
-            check_node("object", &key.object)?,
-        );
-        if added.contains(&spo) {
-            return Err(StoreError::Invalid(format!(
-                "the relation {} —{}→ {} is both added and removed; keep one",
-                spo.0, spo.1, spo.2
-            )));
-        }
-        removals.push(spo);
-    }
+    let (states, removals): (Vec<TripleState>, Vec<Spo>) = relate_plan(relate, unrelate)?;
     let tx = begin(conn)?;
     let mut tx_id: Option<TxId> = None;
     let mut open_tx = |tx: &SqlTx<'_>| -> Result<TxId, StoreError> {
@@ -1108,24 +877,7 @@ pub(crate) fn undo(
         let reverted_by: Option<TxId> = tx
             .prepare_cached("SELECT max(tx_id) FROM transactions WHERE reverts_tx_id = ?1")?
             .query_row([undone], |row| row.get(0))?;
-        let listed = conflicts
-            .iter()
-            .take(20)
-            .map(|(id, t)| format!("{id} (transaction {t})"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let message = match reverted_by {
-            Some(by) if conflicts.iter().any(|(_, t)| *t == by) => format!(
-                "transaction {undone} was already undone by transaction {by}; undo {by} to redo it"
-            ),
-            _ => format!(
-                "transaction {undone} cannot be undone cleanly: later transactions changed the same rows: {listed}. Undo those first (newest first), or pass force: true to restore the state from before transaction {undone} anyway"
-            ),
-        };
-        return Err(StoreError::Conflict {
-            message,
-            ids: conflicts.into_iter().map(|(id, _)| id).collect(),
-        });
+        return Err(undo_conflict(undone, reverted_by, conflicts));
     }
 
     // What each row looked like before the undone transaction: the version
@@ -1158,9 +910,7 @@ pub(crate) fn undo(
         }
     }
     if plan.is_empty() {
-        return Err(StoreError::Invalid(format!(
-            "nothing to undo: the rows transaction {undone} changed already look as they did before it"
-        )));
+        return Err(nothing_to_undo(undone));
     }
 
     let (tx_id, at) = log_transaction(
@@ -1220,12 +970,6 @@ pub(crate) fn undo(
         tx_id,
         changed_ids,
     })
-}
-
-fn missing(id: &str) -> StoreError {
-    StoreError::Unavailable(format!(
-        "the store has no current version of {id}; it may be damaged"
-    ))
 }
 
 fn ids_written_by(tx: &SqlTx<'_>, table: &str, tx_id: TxId) -> Result<Vec<String>, StoreError> {
