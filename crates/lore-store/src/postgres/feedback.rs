@@ -120,7 +120,9 @@ pub(super) fn since(
     let rows = session.query(
         "SELECT id, request_id, query, chunk_id, vote, note, context, voter, created_at
          FROM gateway_feedback WHERE id > $1 ORDER BY id LIMIT $2",
-        &[&after, &(limit as i64)],
+        // `usize::MAX` reads everything, as in SQLite (where it wraps to a
+        // negative LIMIT: none).
+        &[&after, &i64::try_from(limit).unwrap_or(i64::MAX)],
     )?;
     rows.iter()
         .map(|row| {

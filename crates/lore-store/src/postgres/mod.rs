@@ -1,15 +1,15 @@
 //! The PostgreSQL backend: the store's tables in a schema of their own
 //! (`lore` unless told otherwise) on a server that several processes and
-//! machines share. Its behaviour is the SQLite backend's, observable
-//! difference for observable difference (the same contract suite runs on
-//! both); what differs is how:
+//! machines share. It behaves as the SQLite backend does (the same
+//! contract suite runs on both, and a long random session is compared
+//! operation by operation); what differs is how:
 //!
 //! - **Writes** are one PostgreSQL transaction each, queued on one row
 //!   lock so transaction ids are strictly increasing and commit in order
 //!   across processes (`write.rs` says why this and not a sequence or
 //!   `SERIALIZABLE`). A writer waits at most [`LOCK_TIMEOUT_MS`] for
-//!   another, then fails with the retryable `timeout` code, like SQLite's
-//!   busy timeout.
+//!   another (or the url's `options=-c lock_timeout=…`), then fails with
+//!   the retryable `timeout` code, like SQLite's busy timeout.
 //! - **Change notification**: every committed write sends
 //!   `NOTIFY <channel>, '<tx_id>'` from inside its transaction, so
 //!   processes that `LISTEN` wake at once instead of polling. The channel
@@ -19,21 +19,26 @@
 //! - **Threads**: the trait is synchronous; queries are polled on the
 //!   calling thread while a private runtime drives the connections, so any
 //!   thread may call, a tokio worker or blocking-pool thread included
-//!   (`session.rs`).
+//!   (`session.rs`). One store opens at most 16 connections.
 //! - **Backups** ([`crate::KnowledgeStore::backup_to`]) write an SQLite
 //!   store file holding the same transactions and rows, read from one
 //!   snapshot (`backup.rs`).
 //! - **Full text** is a `tsvector` per version over the same words as
-//!   SQLite's index, ranked by `ts_rank` with SQLite's weights (topic 3,
-//!   tags 2, content 1) instead of BM25: the same entries match, and the
-//!   order of matches can differ.
+//!   SQLite's index (case and Latin accents folded), stemmed by Snowball's
+//!   English stemmer where SQLite uses Porter's, and ranked by `ts_rank`
+//!   with SQLite's weights (topic 3, tags 2, content 1) instead of BM25:
+//!   the same entries match (but for the rare word the two stemmers cut
+//!   differently), and matches may come in another order.
 //! - **Check**: PostgreSQL has no `integrity_check`; `integrity_ok` says
 //!   that every entry and triple has exactly one current version and the
 //!   transaction counter is the newest transaction.
 //!
-//! Connections use the url's settings (`postgres://user:password@host:port/db`,
-//! `connect_timeout`, `application_name`…) without TLS; a url that demands
-//! TLS (`sslmode=require`) is refused with a message saying so.
+//! Two differences are visible: PostgreSQL text cannot hold the NUL
+//! character, so a write containing one is refused (`invalid_request`)
+//! where SQLite stores it; and connections use the url's settings
+//! (`postgres://user:password@host:port/db`, `connect_timeout`,
+//! `application_name`…) without TLS, so a url that demands TLS
+//! (`sslmode=require`) is refused with a message saying so.
 
 mod backup;
 mod feedback;

@@ -544,7 +544,9 @@ pub(super) fn changes_since(
 ) -> Result<Vec<TxChanges>, StoreError> {
     let rows = session.query(
         "SELECT tx_id FROM transactions WHERE tx_id > $1 ORDER BY tx_id LIMIT $2",
-        &[&after, &(limit as i64)],
+        // `usize::MAX` reads everything, as in SQLite (where it wraps to a
+        // negative LIMIT: none).
+        &[&after, &i64::try_from(limit).unwrap_or(i64::MAX)],
     )?;
     let tx_ids = rows
         .iter()

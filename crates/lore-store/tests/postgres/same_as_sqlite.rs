@@ -322,6 +322,8 @@ fn the_postgres_store_answers_a_long_random_session_as_the_sqlite_store_does() {
             }
         }
     }
+    let [a, b] = stores.map(|s| s.changes_since(0, usize::MAX));
+    assert_eq!(a.unwrap(), b.unwrap(), "the whole change feed");
     let [a, b] = stores.map(|s| s.check().map(|h| (h.head_tx_id, h.entries, h.triples)));
     same("check", a, b);
     assert!(postgres.head().unwrap() > 100, "the session wrote a lot");
