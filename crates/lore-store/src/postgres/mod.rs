@@ -47,6 +47,7 @@ mod runs;
 mod schema;
 mod session;
 mod vectors;
+mod versions;
 mod write;
 
 use std::path::Path;
