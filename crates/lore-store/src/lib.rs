@@ -46,7 +46,7 @@ mod text;
 
 pub use error::StoreError;
 pub use model::*;
-pub use postgres::PostgresStore;
+pub use postgres::{MigrationReport, PostgresStore, migrate_sqlite_to_postgres};
 pub use sqlite::{Durability, SCHEMA_VERSION, SqliteStore};
 
 /// Everything Lore does with its knowledge store. Implementations must make

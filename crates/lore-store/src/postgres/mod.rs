@@ -22,7 +22,10 @@
 //!   (`session.rs`). One store opens at most 16 connections.
 //! - **Backups** ([`crate::KnowledgeStore::backup_to`]) write an SQLite
 //!   store file holding the same transactions and rows, read from one
-//!   snapshot (`backup.rs`).
+//!   snapshot (`backup.rs`); the other way, [`migrate_sqlite_to_postgres`]
+//!   copies an SQLite store file into an empty PostgreSQL store with the
+//!   same transactions and rows, in one transaction checked against the
+//!   file before it commits (`migrate/`).
 //! - **Full text** is a `tsvector` per version over the same words as
 //!   SQLite's index (case and Latin accents folded), stemmed by Snowball's
 //!   English stemmer where SQLite uses Porter's, and ranked by `ts_rank`
@@ -42,11 +45,13 @@
 
 mod backup;
 mod feedback;
+mod migrate;
 mod read;
 mod runs;
 mod schema;
 mod session;
 mod vectors;
+mod versions;
 mod write;
 
 use std::path::Path;
@@ -54,6 +59,7 @@ use std::time::Duration;
 
 use tokio_postgres::config::SslMode;
 
+pub use migrate::{MigrationReport, migrate_sqlite_to_postgres};
 pub use schema::SCHEMA_VERSION;
 use session::Sessions;
 

@@ -54,6 +54,12 @@ pub(super) fn get<'a, T: FromSql<'a>>(row: &'a Row, index: usize) -> Result<T, S
     })
 }
 
+/// `($n, $n+1, …)`: the values of one row of `width` parameters.
+pub(super) fn placeholders(n: usize, width: usize) -> String {
+    let marks: Vec<String> = (n..n + width).map(|i| format!("${i}")).collect();
+    format!("({})", marks.join(", "))
+}
+
 /// Runs `future` to completion on the calling thread, parking it while
 /// the future waits. Never enters a tokio runtime, so it is safe on any
 /// thread.
@@ -355,6 +361,28 @@ impl Session {
         let statement = self.statement(sql)?;
         let changed = block_on(self.client.execute(&statement, params));
         self.settle(changed)
+    }
+
+    /// Inserts `rows` with one statement: `head` (`INSERT INTO t (a, b)
+    /// VALUES`) then, for each row, the values `tuple(n)` writes with its
+    /// parameters numbered from `n`. Nothing when there are no rows.
+    pub fn insert_rows<const WIDTH: usize>(
+        &mut self,
+        head: &str,
+        tuple: fn(usize) -> String,
+        rows: &[[&(dyn ToSql + Sync); WIDTH]],
+    ) -> Result<(), StoreError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut sql = String::from(head);
+        for i in 0..rows.len() {
+            sql.push_str(if i == 0 { " " } else { ", " });
+            sql.push_str(&tuple(i * WIDTH + 1));
+        }
+        let params: Vec<&(dyn ToSql + Sync)> = rows.iter().flatten().copied().collect();
+        self.execute(&sql, &params)?;
+        Ok(())
     }
 
     /// Runs statements without parameters (the simple protocol).

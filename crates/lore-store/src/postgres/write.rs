@@ -29,11 +29,10 @@ use std::collections::HashMap;
 
 use lore_core::time::UtcMillis;
 
-use super::read::{
-    ENTRY_COLUMNS, SEARCH_CONFIG, TRIPLE_COLUMNS, decode_all, entry_from_row, triple_from_row,
-};
+use super::read::{ENTRY_COLUMNS, TRIPLE_COLUMNS, decode_all, entry_from_row, triple_from_row};
 use super::schema::OPEN;
 use super::session::{Session, Tx, get};
+use super::versions::{EntryRow, TripleRow, insert_entry_versions, insert_triple_versions};
 use crate::error::StoreError;
 use crate::model::*;
 use crate::rules::{
@@ -121,44 +120,6 @@ fn live_entry(tx: &mut Session, id: &str) -> Result<Entry, StoreError> {
     }
 }
 
-/// The most a version's search document holds, in the bytes its
-/// `tsvector` takes (PostgreSQL refuses one of 1 MiB or more). Only a
-/// pathological text (hundreds of thousands of distinct words) reaches
-/// it; the words past it are not found by text search.
-const SEARCH_BYTES: usize = 768 * 1024;
-
-/// PostgreSQL does not index longer words.
-const SEARCH_WORD_BYTES: usize = 2047;
-
-/// The words of `text` as one space-separated document (so PostgreSQL's
-/// parser cuts it exactly as [`crate::text::words`] does), within
-/// `budget` bytes of `tsvector`.
-fn search_document(text: &str, budget: &mut usize) -> String {
-    let mut document = String::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for word in crate::text::words(text) {
-        if word.len() > SEARCH_WORD_BYTES {
-            continue;
-        }
-        let cost = match seen.get(&word) {
-            None => word.len() + 8,
-            // Up to 256 positions per word are kept, 2 bytes each.
-            Some(&n) if n < 256 => 2,
-            Some(_) => 0,
-        };
-        if cost > *budget {
-            break;
-        }
-        *budget -= cost;
-        if !document.is_empty() {
-            document.push(' ');
-        }
-        document.push_str(&word);
-        *seen.entry(word).or_insert(0) += 1;
-    }
-    document
-}
-
 /// Writes a new entry version, closing the current one if any.
 #[allow(clippy::too_many_arguments)]
 fn write_entry_version(
@@ -178,61 +139,26 @@ fn write_entry_version(
             &[&tx_id, &id, &OPEN],
         )?;
     }
-    // A tombstone is not searchable.
-    let (topic_words, tag_words, content_words) = if deleted {
-        (None, None, None)
-    } else {
-        let mut budget = SEARCH_BYTES;
-        (
-            Some(search_document(&state.topic, &mut budget)),
-            Some(search_document(&state.tags.join(" "), &mut budget)),
-            Some(search_document(&state.content, &mut budget)),
-        )
-    };
-    tx.execute(
-        &format!(
-            "INSERT INTO entry_versions (vid, id, version, from_tx, to_tx, deleted, kind, topic, topic_key,
-                 content, confidence, tags, source, recorded_at, updated_at, search)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-                 setweight(to_tsvector({SEARCH_CONFIG}, $16::TEXT), 'A')
-                 || setweight(to_tsvector({SEARCH_CONFIG}, $17::TEXT), 'B')
-                 || setweight(to_tsvector({SEARCH_CONFIG}, $18::TEXT), 'C'))"
-        ),
-        &[
-            &vid,
-            &id,
-            &version,
-            &tx_id,
-            &OPEN,
-            &deleted,
-            &state.kind.as_str(),
-            &state.topic,
-            &state.topic.to_lowercase(),
-            &state.content,
-            &state.confidence,
-            &state.tags,
-            &state.source,
-            &recorded_at,
-            &updated_at,
-            &topic_words,
-            &tag_words,
-            &content_words,
-        ],
-    )?;
-    Ok(Entry {
-        id: id.to_string(),
-        topic: state.topic.clone(),
-        content: state.content.clone(),
-        confidence: state.confidence,
-        tags: state.tags.clone(),
-        source: state.source.clone(),
-        kind: state.kind,
-        recorded_at: recorded_at.to_string(),
-        updated_at: updated_at.to_string(),
-        version,
-        tx_id,
-        deleted,
-    })
+    let row = EntryRow::new(
+        vid,
+        Entry {
+            id: id.to_string(),
+            topic: state.topic.clone(),
+            content: state.content.clone(),
+            confidence: state.confidence,
+            tags: state.tags.clone(),
+            source: state.source.clone(),
+            kind: state.kind,
+            recorded_at: recorded_at.to_string(),
+            updated_at: updated_at.to_string(),
+            version,
+            tx_id,
+            deleted,
+        },
+        OPEN,
+    );
+    insert_entry_versions(tx, std::slice::from_ref(&row))?;
+    Ok(row.into_entry())
 }
 
 fn write_triple_version(
@@ -250,38 +176,23 @@ fn write_triple_version(
             &[&tx_id, &id, &OPEN],
         )?;
     }
-    let properties = state
-        .properties
-        .as_ref()
-        .map(|p| serde_json::Value::Object(p.clone()).to_string());
-    tx.execute(
-        "INSERT INTO triple_versions (vid, id, version, from_tx, to_tx, deleted, subject, predicate, object, confidence, properties)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-        &[
-            &vid,
-            &id,
-            &version,
-            &tx_id,
-            &OPEN,
-            &deleted,
-            &state.subject,
-            &state.predicate,
-            &state.object,
-            &state.confidence,
-            &properties,
-        ],
-    )?;
-    Ok(Triple {
-        id: id.to_string(),
-        subject: state.subject.clone(),
-        predicate: state.predicate.clone(),
-        object: state.object.clone(),
-        confidence: state.confidence,
-        properties: state.properties.clone(),
-        version,
-        tx_id,
-        deleted,
-    })
+    let row = TripleRow::new(
+        vid,
+        Triple {
+            id: id.to_string(),
+            subject: state.subject.clone(),
+            predicate: state.predicate.clone(),
+            object: state.object.clone(),
+            confidence: state.confidence,
+            properties: state.properties.clone(),
+            version,
+            tx_id,
+            deleted,
+        },
+        OPEN,
+    );
+    insert_triple_versions(tx, std::slice::from_ref(&row))?;
+    Ok(row.into_triple())
 }
 
 pub(super) fn store_entries(
@@ -1064,27 +975,4 @@ fn ids_written_by(tx: &mut Session, table: &str, tx_id: TxId) -> Result<Vec<Stri
         &[&tx_id],
     )?;
     rows.iter().map(|row| get::<String>(row, 0)).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_search_document_is_the_words_within_the_budget() {
-        let mut budget = SEARCH_BYTES;
-        assert_eq!(
-            search_document("Blue-green deploys; a.py", &mut budget),
-            "blue green deploys a py"
-        );
-        let mut small = 20;
-        // "one" costs 11, "two" 11: the second does not fit.
-        assert_eq!(search_document("one one two", &mut small), "one one");
-        let long = "x".repeat(SEARCH_WORD_BYTES + 1);
-        let mut budget = SEARCH_BYTES;
-        assert_eq!(
-            search_document(&format!("{long} kept"), &mut budget),
-            "kept"
-        );
-    }
 }

@@ -2,7 +2,7 @@
 //! ranking learns from agents. Signals, not knowledge: no transactions,
 //! no history (like the embedding cache).
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::SqliteStore;
 use crate::error::StoreError;
@@ -110,27 +110,34 @@ pub(super) fn since(
     after: i64,
     limit: usize,
 ) -> Result<Vec<Feedback>, StoreError> {
-    store.with_reader(|conn| {
-        let mut statement = conn.prepare_cached(
-            "SELECT id, request_id, query, chunk_id, vote, note, context, voter, created_at
+    store.with_reader(|conn| read_since(conn, after, limit))
+}
+
+/// [`since`] on one connection (a snapshot's read transaction, too).
+pub(super) fn read_since(
+    conn: &Connection,
+    after: i64,
+    limit: usize,
+) -> Result<Vec<Feedback>, StoreError> {
+    let mut statement = conn.prepare_cached(
+        "SELECT id, request_id, query, chunk_id, vote, note, context, voter, created_at
              FROM gateway_feedback WHERE id > ?1 ORDER BY id LIMIT ?2",
-        )?;
-        let rows = statement.query_map(params![after, limit as i64], |row| {
-            let context: Option<String> = row.get(6)?;
-            Ok(Feedback {
-                id: row.get(0)?,
-                request_id: row.get(1)?,
-                query: row.get(2)?,
-                chunk_id: row.get(3)?,
-                vote: row.get(4)?,
-                note: row.get(5)?,
-                context: context
-                    .and_then(|c| serde_json::from_str::<serde_json::Value>(&c).ok())
-                    .and_then(|v| v.as_object().cloned()),
-                voter: row.get(7)?,
-                created_at: row.get(8)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
-    })
+    )?;
+    let rows = statement.query_map(params![after, limit as i64], |row| {
+        let context: Option<String> = row.get(6)?;
+        Ok(Feedback {
+            id: row.get(0)?,
+            request_id: row.get(1)?,
+            query: row.get(2)?,
+            chunk_id: row.get(3)?,
+            vote: row.get(4)?,
+            note: row.get(5)?,
+            context: context
+                .and_then(|c| serde_json::from_str::<serde_json::Value>(&c).ok())
+                .and_then(|v| v.as_object().cloned()),
+            voter: row.get(7)?,
+            created_at: row.get(8)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }

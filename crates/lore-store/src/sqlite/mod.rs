@@ -16,6 +16,7 @@ mod read;
 pub(crate) mod restore;
 mod runs;
 mod schema;
+pub(crate) mod snapshot;
 mod vectors;
 pub(crate) mod write;
 

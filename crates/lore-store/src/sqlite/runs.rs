@@ -2,7 +2,7 @@
 //! history), one JSON record per run with its status as a column so the
 //! runs still running are found at once.
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::SqliteStore;
 use crate::error::StoreError;
@@ -56,12 +56,15 @@ pub(super) fn get(
 }
 
 pub(super) fn running(store: &SqliteStore) -> Result<Vec<IngestRunRecord>, StoreError> {
-    let texts: Vec<String> = store.with_reader(|conn| {
-        let mut statement = conn.prepare_cached(
-            "SELECT record FROM ingest_runs WHERE status = 'running' ORDER BY seq",
-        )?;
-        let rows = statement.query_map([], |row| row.get::<_, String>(0))?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
-    })?;
+    store.with_reader(read_running)
+}
+
+/// [`running`] on one connection (a snapshot's read transaction, too).
+pub(super) fn read_running(conn: &Connection) -> Result<Vec<IngestRunRecord>, StoreError> {
+    let mut statement = conn
+        .prepare_cached("SELECT record FROM ingest_runs WHERE status = 'running' ORDER BY seq")?;
+    let texts = statement
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
     texts.into_iter().map(decode_run).collect()
 }

@@ -1,7 +1,7 @@
 //! The PostgreSQL backend: the whole store contract (`contract/`) on a
 //! real server, and what only a server backend has to say (writers in
 //! several processes, a server that is down, notifications, callers on
-//! any thread, backups as SQLite files).
+//! any thread, backups as SQLite files, SQLite stores moved in).
 //!
 //! Runs against the server `LORE_TEST_POSTGRES_URL` names
 //! (e.g. `postgres://postgres@127.0.0.1:5432/test`), each case in a schema
@@ -14,6 +14,7 @@
 #[path = "../contract/mod.rs"]
 mod contract;
 mod backup;
+mod migrate;
 mod same_as_sqlite;
 mod server;
 

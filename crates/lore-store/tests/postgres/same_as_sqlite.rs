@@ -45,16 +45,37 @@ fn timeless(value: serde_json::Value) -> serde_json::Value {
 
 /// The same answer from both stores: equal values (times aside), or
 /// errors with the same code and message.
-fn same<T: serde::Serialize>(
+pub fn same<T: serde::Serialize>(
     what: &str,
     sqlite: Result<T, StoreError>,
     postgres: Result<T, StoreError>,
 ) -> Option<T> {
+    compare(what, sqlite, postgres, timeless)
+}
+
+/// The same answer from both stores, times included: what a store copied
+/// from the other answers.
+pub fn identical<T: serde::Serialize>(
+    what: &str,
+    sqlite: Result<T, StoreError>,
+    postgres: Result<T, StoreError>,
+) -> Option<T> {
+    compare(what, sqlite, postgres, |v| v)
+}
+
+/// Both answers as `view` shows their JSON: equal values, or errors with
+/// the same code and message; the PostgreSQL store's value.
+fn compare<T: serde::Serialize>(
+    what: &str,
+    sqlite: Result<T, StoreError>,
+    postgres: Result<T, StoreError>,
+    view: fn(serde_json::Value) -> serde_json::Value,
+) -> Option<T> {
     match (sqlite, postgres) {
         (Ok(a), Ok(b)) => {
             let (ja, jb) = (
-                timeless(serde_json::to_value(&a).unwrap()),
-                timeless(serde_json::to_value(&b).unwrap()),
+                view(serde_json::to_value(&a).unwrap()),
+                view(serde_json::to_value(&b).unwrap()),
             );
             assert_eq!(ja, jb, "{what}");
             Some(b)
@@ -66,8 +87,8 @@ fn same<T: serde::Serialize>(
         }
         (a, b) => panic!(
             "{what}: SQLite answered {:?}, PostgreSQL {:?}",
-            a.map(|v| timeless(serde_json::to_value(v).unwrap())),
-            b.map(|v| timeless(serde_json::to_value(v).unwrap()))
+            a.map(|v| view(serde_json::to_value(v).unwrap())),
+            b.map(|v| view(serde_json::to_value(v).unwrap()))
         ),
     }
 }
