@@ -46,6 +46,9 @@ pub enum ErrorCode {
     /// The server is stopping and cut the call off before it finished;
     /// retry once the server runs again.
     Unavailable,
+    /// The knowledge store's database server (PostgreSQL) cannot be
+    /// reached right now; retry once it runs again (nothing was written).
+    StoreUnavailable,
     /// The operating system refused access to a file or folder Lore needs
     /// (permissions); the message names it.
     PermissionDenied,
@@ -82,6 +85,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedOperation => "unsupported_operation",
             ErrorCode::Timeout => "timeout",
             ErrorCode::Unavailable => "unavailable",
+            ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::PermissionDenied => "permission_denied",
             ErrorCode::RecipeNotFound => "recipe_not_found",
             ErrorCode::ToolFailed => "tool_failed",
@@ -102,6 +106,7 @@ impl ErrorCode {
                 | ErrorCode::UpstreamError
                 | ErrorCode::RateLimited
                 | ErrorCode::Unavailable
+                | ErrorCode::StoreUnavailable
         )
     }
 }

@@ -447,6 +447,17 @@ impl Gateway {
         archive: &std::path::Path,
         force: bool,
     ) -> Result<backup::Restored, ErrorReport> {
+        // A backup holds the store as an SQLite file: it restores into the
+        // embedded store, never over a database other servers share.
+        if let Some(store) = self.store.as_ref().filter(|s| s.is_server()) {
+            return Err(ErrorReport::new(
+                lore_core::ErrorCode::UnsupportedOperation,
+                format!(
+                    "this project's knowledge store is {} (store.url), which other servers may share; a backup restores into the embedded SQLite store: remove `store:` from lore.yaml to restore it here, or restore the database with pg_restore",
+                    store.describe()
+                ),
+            ));
+        }
         // This process lets go of the index it may hold.
         *self.index.lock().unwrap_or_else(|p| p.into_inner()) = None;
         backup::restore(&self.backup_place(), archive, force)

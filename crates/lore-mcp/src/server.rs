@@ -109,7 +109,7 @@ impl LoreServer {
         let catalog = Arc::new(Catalog::new(&project.root));
         let mut registry = ToolRegistry::new();
         let models = Arc::new(ModelCache::new(&project.semantic_layer_dir()));
-        let mut memory = MemoryService::new(project.store_path());
+        let mut memory = MemoryService::new(lore_store::feed::StoreHandle::for_project(project));
         let wiki = Arc::new(lore_context::wiki::Wiki::for_project(
             project,
             Some(Arc::clone(&memory.store)),

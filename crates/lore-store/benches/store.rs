@@ -8,6 +8,8 @@
 //!
 //! Run with `cargo bench -p lore-store --bench store`. `LORE_BENCH_ENTRIES`
 //! (default 100000) and `LORE_BENCH_TRIPLES` (default 200000) size it.
+//! With `LORE_BENCH_STORE_URL=postgres://…` the same runs on a
+//! `PostgresStore` (schema `lore_bench`, dropped before and after).
 
 use std::time::{Duration, Instant};
 
@@ -140,7 +142,22 @@ fn main() {
     let triples = env("LORE_BENCH_TRIPLES", 200_000);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store.db");
-    let store = SqliteStore::open(&path, Durability::Process).unwrap();
+    let postgres = std::env::var("LORE_BENCH_STORE_URL").ok();
+    if let Some(url) = &postgres {
+        drop_bench_schema(url);
+    }
+    let store: Box<dyn KnowledgeStore> = match &postgres {
+        Some(url) => Box::new(PostgresStore::open_in_schema(url, "lore_bench").unwrap()),
+        None => Box::new(SqliteStore::open(&path, Durability::Process).unwrap()),
+    };
+    println!(
+        "backend: {}",
+        if postgres.is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        }
+    );
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
 
     // 1. Single-entry stores, one transaction each.
@@ -244,12 +261,14 @@ fn main() {
             .unwrap();
         100.0 * n as f64 / entries as f64
     };
-    println!(
-        "(\"{common}\" is in {:.0}% of entries; \"{mid}\" in {:.1}% and {:.1}%)",
-        share(&common),
-        share(&word(300)),
-        share(&word(1200))
-    );
+    if postgres.is_none() {
+        println!(
+            "(\"{common}\" is in {:.0}% of entries; \"{mid}\" in {:.1}% and {:.1}%)",
+            share(&common),
+            share(&word(300)),
+            share(&word(1200))
+        );
+    }
     let cases: Vec<(&str, EntryQuery)> = vec![
         (
             "query text (2 words of the long tail), limit 20",
@@ -364,10 +383,32 @@ fn main() {
     println!("history of one entry | {}", stats(history));
 
     drop(store);
+    if let Some(url) = &postgres {
+        drop_bench_schema(url);
+        return;
+    }
     let size: u64 = std::fs::read_dir(dir.path())
         .unwrap()
         .filter_map(|e| e.ok()?.metadata().ok())
         .map(|m| m.len())
         .sum();
     println!("\nstore size on disk: {:.1} MiB", size as f64 / 1048576.0);
+}
+
+/// Drops the bench's schema on the PostgreSQL server at `url`.
+fn drop_bench_schema(url: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        client
+            .batch_execute("DROP SCHEMA IF EXISTS lore_bench CASCADE")
+            .await
+            .unwrap();
+    });
 }

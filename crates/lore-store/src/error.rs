@@ -49,7 +49,7 @@ impl HasErrorCode for StoreError {
             StoreError::Busy => ErrorCode::Timeout,
             StoreError::Unavailable(_) => ErrorCode::UpstreamError,
             StoreError::PermissionDenied(_) => ErrorCode::PermissionDenied,
-            StoreError::ServerUnavailable(_) => ErrorCode::Unavailable,
+            StoreError::ServerUnavailable(_) => ErrorCode::StoreUnavailable,
         }
     }
 

@@ -6,7 +6,7 @@
 //! the CLI or a second server reaches listeners within one poll interval,
 //! and this process's own writes immediately.
 
-use crate::{Durability, KnowledgeStore, SqliteStore, StoreError, TxChanges, TxId};
+use crate::{Durability, KnowledgeStore, PostgresStore, SqliteStore, StoreError, TxChanges, TxId};
 use lore_core::ErrorReport;
 use lore_core::error::HasErrorCode;
 use std::path::PathBuf;
@@ -35,6 +35,13 @@ enum Backend {
     /// never touches memory never creates `.lore/store.db`, and start-up
     /// stays instant).
     Sqlite(PathBuf),
+    /// A PostgreSQL database (`store.url`), connected on first use and
+    /// again after a failure, so a server started while the database is
+    /// down serves everything else and recovers when it returns.
+    Postgres(Arc<str>),
+    /// `store:` in `lore.yaml` cannot be used (an `env:` variable that is
+    /// not set, …): every use answers this.
+    Broken(ErrorReport),
     /// A store opened by the caller.
     Open,
 }
@@ -46,6 +53,50 @@ impl StoreHandle {
             backend: Backend::Sqlite(path),
             opened: Arc::default(),
         }
+    }
+
+    /// A handle on the PostgreSQL store at `url`, connected on first use.
+    pub fn postgres(url: &str) -> StoreHandle {
+        StoreHandle {
+            backend: Backend::Postgres(url.into()),
+            opened: Arc::default(),
+        }
+    }
+
+    /// The project's store: `store.url` in `lore.yaml` (PostgreSQL) when
+    /// set, else the embedded file `.lore/store.db`. Never fails here: a
+    /// `store.url` that cannot be resolved is reported by every use.
+    pub fn for_project(project: &lore_core::project::Project) -> StoreHandle {
+        let Some(url) = &project.config.store.url else {
+            return StoreHandle::sqlite(project.store_path());
+        };
+        match url.resolve("store.url", &project.root) {
+            Ok(url) => StoreHandle::postgres(&url),
+            Err(e) => StoreHandle {
+                backend: Backend::Broken(ErrorReport::new(
+                    lore_core::ErrorCode::ConfigError,
+                    format!("{e}; fix store.url in lore.yaml"),
+                )),
+                opened: Arc::default(),
+            },
+        }
+    }
+
+    /// Where the store is, for people: `SQLite <path>` or `PostgreSQL
+    /// host:port/database` (never a password).
+    pub fn describe(&self) -> String {
+        match &self.backend {
+            Backend::Sqlite(path) => format!("SQLite {}", path.display()),
+            Backend::Postgres(url) => format!("PostgreSQL {}", server_of(url)),
+            Backend::Broken(report) => format!("unusable: {}", report.message),
+            Backend::Open => "opened by the caller".to_string(),
+        }
+    }
+
+    /// Whether the store is a database server's (shared by several Lore
+    /// servers) rather than a file of this project.
+    pub fn is_server(&self) -> bool {
+        matches!(self.backend, Backend::Postgres(_))
     }
 
     /// A handle on a store the caller opened (any backend).
@@ -61,7 +112,8 @@ impl StoreHandle {
     pub fn exists(&self) -> bool {
         match &self.backend {
             Backend::Sqlite(path) => path.is_file(),
-            Backend::Open => true,
+            Backend::Postgres(_) | Backend::Open => true,
+            Backend::Broken(_) => false,
         }
     }
 
@@ -105,6 +157,8 @@ fn open_shared(
         Backend::Sqlite(path) => {
             Arc::new(SqliteStore::open(path, Durability::Process).map_err(|e| e.report())?)
         }
+        Backend::Postgres(url) => Arc::new(PostgresStore::open(url).map_err(|e| e.report())?),
+        Backend::Broken(report) => return Err(report.clone()),
         Backend::Open => {
             return Err(ErrorReport::new(
                 lore_core::ErrorCode::Internal,
@@ -151,11 +205,77 @@ impl ChangeFeed {
                 let store = Arc::clone(&self.store);
                 let events = self.events.clone();
                 let wake = Arc::clone(&self.wake);
+                if let Backend::Postgres(url) = &self.store.backend {
+                    tokio::spawn(wake_on_notify(Arc::clone(url), Arc::clone(&wake)));
+                }
                 tokio::spawn(poll(store, events, wake, seen));
             })
             .await;
         receiver
     }
+}
+
+/// `host:port/database` of a PostgreSQL url (no user, no password).
+fn server_of(url: &str) -> String {
+    match url.parse::<tokio_postgres::Config>() {
+        Ok(config) => {
+            let host = match config.get_hosts().first() {
+                Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+                #[cfg(unix)]
+                Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
+                None => "localhost".to_string(),
+            };
+            let port = config.get_ports().first().copied().unwrap_or(5432);
+            format!(
+                "{host}:{port}/{}",
+                config.get_dbname().unwrap_or("postgres")
+            )
+        }
+        Err(_) => "(a url that does not parse)".to_string(),
+    }
+}
+
+/// Wakes the feed the moment any process commits to the PostgreSQL store
+/// (each commit sends `NOTIFY lore_store`), so another server's write
+/// reaches this one's listeners without waiting for the next poll. The
+/// poll stays, as the fallback: a lost connection is reopened a second
+/// later, and nothing is missed meanwhile.
+async fn wake_on_notify(url: Arc<str>, wake: Arc<Notify>) {
+    loop {
+        if let Err(e) = listen_once(&url, &wake).await {
+            tracing::debug!("store notifications: {e}; reconnecting");
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+async fn listen_once(url: &str, wake: &Notify) -> Result<(), tokio_postgres::Error> {
+    let (client, mut connection) = url
+        .parse::<tokio_postgres::Config>()?
+        .connect(tokio_postgres::NoTls)
+        .await?;
+    let (notified, mut notifications) = tokio::sync::mpsc::unbounded_channel();
+    let driver = tokio::spawn(async move {
+        while let Some(message) = std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+            match message {
+                Ok(tokio_postgres::AsyncMessage::Notification(_)) => {
+                    if notified.send(()).is_err() {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => return,
+            }
+        }
+    });
+    client
+        .batch_execute(&format!("LISTEN {}", crate::postgres::NOTIFY_CHANNEL))
+        .await?;
+    while notifications.recv().await.is_some() {
+        wake.notify_one();
+    }
+    driver.abort();
+    Ok(())
 }
 
 async fn poll(

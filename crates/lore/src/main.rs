@@ -59,6 +59,9 @@ enum Command {
     /// Back up and restore the knowledge store and the gateway's index.
     #[command(subcommand)]
     Backup(commands::backup::BackupCommand),
+    /// The knowledge store: move the embedded store to PostgreSQL.
+    #[command(subcommand)]
+    Store(commands::store::StoreCommand),
     /// Serve the MCP tools (stdio or Streamable HTTP).
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
@@ -97,6 +100,7 @@ fn main() -> ExitCode {
         Command::Wiki(command) => commands::wiki::run(command, cli.project_dir.as_deref()),
         Command::Gateway(command) => commands::gateway::run(command, cli.project_dir.as_deref()),
         Command::Backup(command) => commands::backup::run(command, cli.project_dir.as_deref()),
+        Command::Store(command) => commands::store::run(command, cli.project_dir.as_deref()),
         Command::Mcp(command) => commands::mcp::run(command, cli.project_dir.as_deref()),
         Command::Setup(command) => commands::setup::run(command, cli.project_dir.as_deref()),
         Command::Status(args) => commands::status::run(args, cli.project_dir.as_deref()),

@@ -195,7 +195,7 @@ impl Discover {
     /// The service of a project on its own (the CLI): its own catalog,
     /// models, store handle and wiki (for the current user).
     pub fn standalone(project: &Project) -> Discover {
-        let store = Arc::new(lore_store::feed::StoreHandle::sqlite(project.store_path()));
+        let store = Arc::new(lore_store::feed::StoreHandle::for_project(project));
         let wiki = Wiki::for_project(project, Some(Arc::clone(&store)));
         Discover::for_project(
             project,

@@ -108,7 +108,7 @@ impl SemanticFiles {
     /// The model files of `project` over `store` (a handle of its own when
     /// `None`: the CLI).
     pub fn new(project: &Project, store: Option<Arc<StoreHandle>>) -> SemanticFiles {
-        let store = store.unwrap_or_else(|| Arc::new(StoreHandle::sqlite(project.store_path())));
+        let store = store.unwrap_or_else(|| Arc::new(StoreHandle::for_project(project)));
         SemanticFiles {
             mirror: FileMirror::new(project, store, ModelFiles),
             root: project.root.clone(),

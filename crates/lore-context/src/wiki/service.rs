@@ -195,7 +195,7 @@ impl Wiki {
     /// over `store`, or over a store handle of its own when `None` (the
     /// CLI).
     pub fn for_project(project: &Project, store: Option<Arc<StoreHandle>>) -> Wiki {
-        let store = store.unwrap_or_else(|| Arc::new(StoreHandle::sqlite(project.store_path())));
+        let store = store.unwrap_or_else(|| Arc::new(StoreHandle::for_project(project)));
         Wiki::new(project, store, current_user())
     }
 

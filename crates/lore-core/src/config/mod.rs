@@ -16,6 +16,7 @@ mod mcp;
 mod scan;
 mod search;
 mod secret;
+mod store;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,6 +34,7 @@ pub use mcp::{McpConfig, RateLimitConfig, Scope, TokenConfig, Toolset};
 pub use scan::{DEFAULT_DICTIONARY_EXCLUDES, DictionaryConfig, ScanConfig, pattern_matches};
 pub use search::{EMBEDDABLE_KINDS, EmbeddingsConfig, SearchConfig};
 pub use secret::Secret;
+pub use store::StoreConfig;
 
 /// The file name Lore looks for in a project directory.
 pub const CONFIG_FILE_NAME: &str = "lore.yaml";
@@ -70,6 +72,14 @@ pub struct LoreConfig {
     /// triage is deterministic and needs no network).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llm: Option<LlmConfig>,
+    /// Where the knowledge store lives: leave it out for the embedded
+    /// SQLite file, or give a PostgreSQL `url` that several servers share.
+    #[serde(default, skip_serializing_if = "is_default_store")]
+    pub store: StoreConfig,
+}
+
+fn is_default_store(store: &StoreConfig) -> bool {
+    *store == StoreConfig::default()
 }
 
 /// One data connection.
@@ -385,6 +395,9 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
     if let Some(problem) = config.llm.as_ref().and_then(LlmConfig::problem) {
         return Err(invalid(problem));
     }
+    if let Some(problem) = config.store.problem() {
+        return Err(invalid(problem));
+    }
     Ok(())
 }
 
@@ -408,6 +421,37 @@ mod tests {
 
     fn parse(text: &str) -> Result<LoadedConfig, ConfigError> {
         parse_config(text, Path::new("lore.yaml"))
+    }
+
+    #[test]
+    fn the_store_is_embedded_unless_a_postgres_url_is_given() {
+        let embedded = parse("connections: {}\n").unwrap();
+        assert!(!embedded.config.store.is_server());
+        let server = parse("store:\n  url: env:LORE_STORE_URL\n").unwrap();
+        assert!(server.config.store.is_server());
+        let literal = parse("store: {url: \"postgres://lore@db:5432/lore\"}\n").unwrap();
+        assert!(literal.config.store.is_server());
+        for bad in [
+            "store: {url: \"mysql://root@db/lore\"}\n",
+            "store: {url: \"/var/lib/store.db\"}\n",
+        ] {
+            let err = parse(bad).unwrap_err().to_string();
+            assert!(
+                err.contains("store.url must be a PostgreSQL URL"),
+                "{bad}: {err}"
+            );
+        }
+        // A key Lore does not know warns, as everywhere in lore.yaml.
+        let unknown = parse("store: {path: x}\n").unwrap();
+        assert!(!unknown.config.store.is_server());
+        assert!(
+            unknown
+                .warnings
+                .iter()
+                .any(|w| w.message.contains("store.path")),
+            "{:?}",
+            unknown.warnings
+        );
     }
 
     #[test]

@@ -24,6 +24,12 @@ impl Secret {
         Secret(reference.into())
     }
 
+    /// The reference as written in `lore.yaml` (a literal is the secret
+    /// itself: never print it).
+    pub fn as_written(&self) -> &str {
+        &self.0
+    }
+
     /// Resolves the reference. `what` names the setting in error messages;
     /// `project_dir` anchors relative `file:` paths.
     pub fn resolve(&self, what: &str, project_dir: &Path) -> Result<String, ConfigError> {

@@ -15,7 +15,6 @@ pub mod resources;
 pub mod subscriptions;
 pub mod tools;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::toolkit::ToolRegistry;
@@ -35,9 +34,9 @@ pub struct MemoryService {
 }
 
 impl MemoryService {
-    /// The service over the store file at `path` (opened on first use).
-    pub fn new(path: PathBuf) -> MemoryService {
-        let store = Arc::new(StoreHandle::sqlite(path));
+    /// The service over `store` (opened on first use).
+    pub fn new(store: StoreHandle) -> MemoryService {
+        let store = Arc::new(store);
         let feed = Arc::new(ChangeFeed::new(Arc::clone(&store)));
         MemoryService {
             store,

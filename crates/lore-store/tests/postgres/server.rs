@@ -14,7 +14,7 @@ use crate::{Schema, server_url};
 fn an_unreachable_server_is_a_retryable_unavailable_error_that_says_where() {
     // Nothing listens on port 1: no server is needed for this case.
     let error = PostgresStore::open("postgres://postgres@127.0.0.1:1/test").unwrap_err();
-    assert_eq!(error.code().as_str(), "unavailable", "{error}");
+    assert_eq!(error.code().as_str(), "store_unavailable", "{error}");
     assert!(error.retryable());
     let message = error.to_string();
     assert!(message.contains("127.0.0.1:1"), "{message}");

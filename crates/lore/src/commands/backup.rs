@@ -44,7 +44,7 @@ pub enum BackupCommand {
 
 fn gateway_of(project: &lore_core::project::Project) -> Gateway {
     Gateway::for_project(project).with_store(std::sync::Arc::new(
-        lore_store::feed::StoreHandle::sqlite(project.store_path()),
+        lore_store::feed::StoreHandle::for_project(project),
     ))
 }
 

@@ -257,7 +257,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
     let project = super::load_project(project_dir)?;
     // Through the store seam, as the server does: any backend behind
     // `KnowledgeStore` serves the CLI unchanged.
-    let handle = std::sync::Arc::new(lore_store::feed::StoreHandle::sqlite(project.store_path()));
+    let handle = std::sync::Arc::new(lore_store::feed::StoreHandle::for_project(&project));
     let store = handle.open().map_err(|e| super::coded(&e))?;
     let store: &dyn KnowledgeStore = store.as_ref();
     let coded = |e: lore_store::StoreError| super::coded(&e);

@@ -21,6 +21,7 @@ pub mod shutdown;
 pub mod sl;
 pub mod sql;
 pub mod status;
+pub mod store;
 pub mod wiki;
 
 use std::path::Path;

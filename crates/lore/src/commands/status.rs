@@ -169,10 +169,56 @@ fn project_checks(project: &Project) -> Vec<Check> {
         checks.push(scan_check(&catalog, &project.root, id));
         checks.push(semantic_check(&models, id));
     }
+    checks.push(store_check(project));
     checks.push(index_check(project));
     checks.push(server_check(project));
     checks.push(agents_check(project));
     checks
+}
+
+/// The knowledge store: the embedded file (not created until first
+/// used), or the PostgreSQL database `store.url` names — reachable, and
+/// at which transaction.
+fn store_check(project: &Project) -> Check {
+    let handle = lore_store::feed::StoreHandle::for_project(project);
+    let place = handle.describe();
+    if !handle.is_server() && !handle.exists() {
+        return match project.config.store.url {
+            // store.url is set but cannot be resolved.
+            Some(_) => check("store", Level::Fail, place).next("fix store.url in lore.yaml"),
+            None => check(
+                "store",
+                Level::Ok,
+                format!("{place} (created on first write)"),
+            ),
+        };
+    }
+    let answer = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                use lore_core::error::HasErrorCode;
+                handle.open().and_then(|s| s.head().map_err(|e| e.report()))
+            })
+            .join()
+    });
+    match answer {
+        Ok(Ok(head)) => check(
+            "store",
+            Level::Ok,
+            format!("{place}, at transaction {head}"),
+        ),
+        Ok(Err(report)) => check(
+            "store",
+            Level::Fail,
+            format!("{place}: {} [{}]", report.message, report.code.as_str()),
+        )
+        .next(if handle.is_server() {
+            "start the PostgreSQL server or fix store.url in lore.yaml; Lore reconnects by itself"
+        } else {
+            "lore backup restore ARCHIVE (or move .lore/store.db away to start afresh)"
+        }),
+        Err(_) => check("store", Level::Fail, format!("{place}: could not be read")),
+    }
 }
 
 fn connection_check(warehouses: &Warehouses, id: &str) -> Check {
