@@ -249,6 +249,47 @@ async fn two_servers_over_one_postgres_store_read_and_hear_each_others_writes() 
     assert_eq!(undone["isError"], false, "{undone}");
     let now = call(&http, &server_b.url, "query", json!({"topic": "deploy"})).await;
 
+    // A wiki page written through A is in B's search index and B's
+    // wiki folder (each server follows the shared store).
+    let page = call(
+        &http,
+        &server_a.url,
+        "wiki_write",
+        json!({"key": "zebra-onboarding", "summary": "How zebras are onboarded", "body": "Every new zebra gets a striped badge on day one."}),
+    )
+    .await;
+    assert_eq!(page["isError"], false, "{page}");
+    let mut found = Value::Null;
+    for _ in 0..50 {
+        found = call(
+            &http,
+            &server_b.url,
+            "wiki_search",
+            json!({"query": "zebra onboarding"}),
+        )
+        .await;
+        if found["structuredContent"]["results"][0]["key"] == "zebra-onboarding" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        found["structuredContent"]["results"][0]["key"], "zebra-onboarding",
+        "{found}"
+    );
+    let mirrored = b.join("wiki/global/zebra-onboarding.md");
+    for _ in 0..50 {
+        if mirrored.is_file() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        std::fs::read_to_string(&mirrored)
+            .unwrap()
+            .contains("striped badge")
+    );
+
     // A backup is the shared store as an SQLite store file; restoring it
     // over the shared database is refused, saying why.
     let backups = tempfile::tempdir().unwrap();
@@ -387,7 +428,14 @@ async fn an_embedded_store_moves_to_postgres_with_its_history() {
     }
     let updated = lore_in(
         &root,
-        &["memory", "update", "--id", "e-1", "--content", "Canary deploys."],
+        &[
+            "memory",
+            "update",
+            "--id",
+            "e-1",
+            "--content",
+            "Canary deploys.",
+        ],
     );
     assert!(
         updated.status.success(),
