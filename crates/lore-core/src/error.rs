@@ -197,6 +197,7 @@ mod tests {
             ErrorCode::RecipeNotFound,
             ErrorCode::ToolFailed,
             ErrorCode::AssertFailed,
+            ErrorCode::StoreUnavailable,
             ErrorCode::Internal,
         ] {
             let json = serde_json::to_value(code).unwrap();
@@ -208,6 +209,7 @@ mod tests {
     fn only_transient_failures_are_retryable() {
         assert!(ErrorCode::Timeout.is_retryable());
         assert!(ErrorCode::UpstreamError.is_retryable());
+        assert!(ErrorCode::StoreUnavailable.is_retryable());
         assert!(!ErrorCode::ReadOnlyViolation.is_retryable());
         assert!(!ErrorCode::InvalidSql.is_retryable());
     }

@@ -217,6 +217,82 @@ pub(crate) fn check_expected_version(
     }
 }
 
+/// Refuses a patch that changes nothing it could.
+pub(crate) fn check_patch(patch: &EntryPatch) -> Result<(), StoreError> {
+    if patch.topic.is_none()
+        && patch.content.is_none()
+        && patch.confidence.is_none()
+        && patch.tags.is_none()
+        && patch.source.is_none()
+    {
+        return Err(StoreError::Invalid(
+            "nothing to update: give at least one of content, topic, confidence, tags".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// `current` with `patch` applied and checked, or a `conflict` when the
+/// patch expects another version.
+pub(crate) fn patched(current: &Entry, patch: &EntryPatch) -> Result<EntryState, StoreError> {
+    if let Some(expected) = patch.expected_version
+        && expected != current.version
+    {
+        return Err(StoreError::Conflict {
+            message: format!(
+                "entry {} is at version {} (changed in transaction {}), not the expected version {expected}; read it again and reapply your change",
+                current.id, current.version, current.tx_id
+            ),
+            ids: vec![current.id.clone()],
+        });
+    }
+    let mut state = EntryState::of(current);
+    if let Some(topic) = &patch.topic {
+        state.topic = check_topic(topic)?;
+    }
+    if let Some(content) = &patch.content {
+        state.content = check_content(content, state.kind)?;
+    }
+    if patch.confidence.is_some() {
+        state.confidence = check_confidence(patch.confidence)?;
+    }
+    if let Some(tags) = &patch.tags {
+        state.tags = normalise_tags(tags)?;
+    }
+    if patch.source.is_some() {
+        state.source = check_source(patch.source.clone())?;
+    }
+    Ok(state)
+}
+
+/// The transaction summary of an update: the fields it changed and the
+/// start of the new content.
+pub(crate) fn update_summary(current: &Entry, state: &EntryState) -> String {
+    let mut changed = Vec::new();
+    if state.topic != current.topic {
+        changed.push("topic");
+    }
+    if state.content != current.content {
+        changed.push("content");
+    }
+    if state.confidence != current.confidence {
+        changed.push("confidence");
+    }
+    if state.tags != current.tags {
+        changed.push("tags");
+    }
+    if state.source != current.source {
+        changed.push("source");
+    }
+    format!(
+        "updated {} v{} ({}): {}",
+        current.id,
+        current.version + 1,
+        changed.join(", "),
+        clip(&state.content, 80)
+    )
+}
+
 /// The error for a row whose current version is gone (a damaged store).
 pub(crate) fn missing(id: &str) -> StoreError {
     StoreError::Unavailable(format!(

@@ -36,9 +36,8 @@ use super::versions::{EntryRow, TripleRow, insert_entry_versions, insert_triple_
 use crate::error::StoreError;
 use crate::model::*;
 use crate::rules::{
-    EntryState, TopicChange, TripleState, check_confidence, check_content, check_expected_version,
-    check_node, check_source, check_topic, clip, missing, normalise_tags, nothing_to_undo,
-    relate_plan, undo_conflict,
+    EntryState, TopicChange, TripleState, check_expected_version, check_node, check_patch, clip,
+    missing, nothing_to_undo, patched, relate_plan, undo_conflict, update_summary,
 };
 
 /// Starts a write: a transaction holding the writers' lock.
@@ -232,70 +231,11 @@ pub(super) fn update_entry(
     id: &str,
     patch: EntryPatch,
 ) -> Result<Written<Entry>, StoreError> {
-    if patch.topic.is_none()
-        && patch.content.is_none()
-        && patch.confidence.is_none()
-        && patch.tags.is_none()
-        && patch.source.is_none()
-    {
-        return Err(StoreError::Invalid(
-            "nothing to update: give at least one of content, topic, confidence, tags".to_string(),
-        ));
-    }
+    check_patch(&patch)?;
     let mut tx = begin(session)?;
     let current = live_entry(&mut tx, id)?;
-    if let Some(expected) = patch.expected_version
-        && expected != current.version
-    {
-        return Err(StoreError::Conflict {
-            message: format!(
-                "entry {id} is at version {} (changed in transaction {}), not the expected version {expected}; read it again and reapply your change",
-                current.version, current.tx_id
-            ),
-            ids: vec![id.to_string()],
-        });
-    }
-    let mut state = EntryState::of(&current);
-    if let Some(topic) = &patch.topic {
-        state.topic = check_topic(topic)?;
-    }
-    if let Some(content) = &patch.content {
-        state.content = check_content(content, state.kind)?;
-    }
-    if patch.confidence.is_some() {
-        state.confidence = check_confidence(patch.confidence)?;
-    }
-    if let Some(tags) = &patch.tags {
-        state.tags = normalise_tags(tags)?;
-    }
-    if patch.source.is_some() {
-        state.source = check_source(patch.source)?;
-    }
-    write_next_version(tx, actor, current, state, |current, state| {
-        let mut changed = Vec::new();
-        if state.topic != current.topic {
-            changed.push("topic");
-        }
-        if state.content != current.content {
-            changed.push("content");
-        }
-        if state.confidence != current.confidence {
-            changed.push("confidence");
-        }
-        if state.tags != current.tags {
-            changed.push("tags");
-        }
-        if state.source != current.source {
-            changed.push("source");
-        }
-        format!(
-            "updated {} v{} ({}): {}",
-            current.id,
-            current.version + 1,
-            changed.join(", "),
-            clip(&state.content, 80)
-        )
-    })
+    let state = patched(&current, &patch)?;
+    write_next_version(tx, actor, current, state, update_summary)
 }
 
 /// Writes `state` as the next version of `current` and commits, logging

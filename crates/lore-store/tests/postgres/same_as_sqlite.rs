@@ -34,7 +34,7 @@ fn timeless(value: serde_json::Value) -> serde_json::Value {
         serde_json::Value::Object(map) => map
             .into_iter()
             .map(|(k, v)| match k.as_str() {
-                "at" | "recorded_at" | "updated_at" => (k, serde_json::Value::Null),
+                "at" | "recorded_at" | "updated_at" | "created_at" => (k, serde_json::Value::Null),
                 _ => (k, timeless(v)),
             })
             .collect(),
