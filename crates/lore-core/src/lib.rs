@@ -19,6 +19,7 @@
 //!
 //! This crate performs no network I/O and prints nothing.
 
+pub mod arguments;
 pub mod config;
 pub mod cursor;
 pub mod error;

@@ -16,6 +16,7 @@
 //! derived from the files, rebuilt when lost. Nothing here knows MCP.
 
 pub mod backup;
+pub mod calls;
 pub mod chunk;
 pub mod classify;
 pub mod explore;

@@ -20,7 +20,6 @@ use rmcp::model::{
     SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
-use rmcp::task_manager::TaskManager;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
@@ -64,8 +63,9 @@ pub struct LoreServer {
     /// Cancelled when a stopping server's grace period is over: the calls
     /// still running then answer `unavailable` instead of never.
     cut_off: CancellationToken,
-    /// Long calls running as tasks, for every session of this server.
-    tasks: Arc<TaskManager>,
+    /// Long calls running as tasks, for every session of this server (and
+    /// the other servers' over a shared store).
+    tasks: Arc<crate::tasks::Tasks>,
 }
 
 /// Loads the catalog once, after the first client finished its handshake
@@ -91,7 +91,7 @@ impl LoreServer {
             subscriptions: Arc::default(),
             telemetry: Arc::default(),
             cut_off: CancellationToken::new(),
-            tasks: Arc::new(TaskManager::new()),
+            tasks: Arc::default(),
         }
     }
 
@@ -176,6 +176,7 @@ impl LoreServer {
             Arc::clone(&discover),
         )));
         let feed = Arc::clone(&memory.feed);
+        let tasks = Arc::new(crate::tasks::Tasks::new(Some(Arc::clone(&memory.store))));
         // Resources, subscriptions and prompts come with the memory toolset.
         let memory = if toolsets.contains(&Toolset::Memory) {
             memory.register_tools(&mut registry);
@@ -198,6 +199,7 @@ impl LoreServer {
             discover: Some(discover),
             feed: Some(feed),
             instructions,
+            tasks,
             ..LoreServer::new(registry)
         }
     }
@@ -351,8 +353,7 @@ impl ServerHandler for LoreServer {
                     .client_capabilities()
                     .is_some_and(|c| c.supports_tasks()) =>
             {
-                let task = crate::tasks::spawn(
-                    &self.tasks,
+                let task = self.tasks.spawn(
                     Arc::clone(&self.registry),
                     request.name.to_string(),
                     request.arguments,
@@ -527,7 +528,8 @@ impl ServerHandler for LoreServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
         self.tasks
-            .get_task(&request.task_id)
+            .get(&request.task_id)
+            .await
             .map(GetTaskResult::new)
     }
 
@@ -538,7 +540,8 @@ impl ServerHandler for LoreServer {
     ) -> Result<(), McpError> {
         // Lore's tasks never ask for input; unknown keys are ignored.
         self.tasks
-            .update_task(&request.task_id, request.input_responses)
+            .update(&request.task_id, request.input_responses)
+            .await
     }
 
     async fn cancel_task(
@@ -546,7 +549,7 @@ impl ServerHandler for LoreServer {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.tasks.cancel_task(&request.task_id)
+        self.tasks.cancel(&request.task_id).await
     }
 
     fn accepted_subscription_filter(

@@ -9,7 +9,7 @@
 use crate::{Durability, KnowledgeStore, PostgresStore, SqliteStore, StoreError, TxChanges, TxId};
 use lore_core::ErrorReport;
 use lore_core::error::HasErrorCode;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Notify, broadcast};
@@ -38,7 +38,11 @@ enum Backend {
     /// A PostgreSQL database (`store.url`), connected on first use and
     /// again after a failure, so a server started while the database is
     /// down serves everything else and recovers when it returns.
-    Postgres(Arc<str>),
+    Postgres {
+        url: Arc<str>,
+        /// Where a relative `sslrootcert` of the url is read from.
+        base_dir: Arc<Path>,
+    },
     /// `store:` in `lore.yaml` cannot be used (an `env:` variable that is
     /// not set, …): every use answers this.
     Broken(ErrorReport),
@@ -55,10 +59,14 @@ impl StoreHandle {
         }
     }
 
-    /// A handle on the PostgreSQL store at `url`, connected on first use.
-    pub fn postgres(url: &str) -> StoreHandle {
+    /// A handle on the PostgreSQL store at `url`, connected on first use;
+    /// a relative `sslrootcert` of the url is read from `base_dir`.
+    pub fn postgres(url: &str, base_dir: &Path) -> StoreHandle {
         StoreHandle {
-            backend: Backend::Postgres(url.into()),
+            backend: Backend::Postgres {
+                url: url.into(),
+                base_dir: base_dir.into(),
+            },
             opened: Arc::default(),
         }
     }
@@ -71,7 +79,7 @@ impl StoreHandle {
             return StoreHandle::sqlite(project.store_path());
         };
         match url.resolve("store.url", &project.root) {
-            Ok(url) => StoreHandle::postgres(&url),
+            Ok(url) => StoreHandle::postgres(&url, &project.root),
             Err(e) => StoreHandle {
                 backend: Backend::Broken(ErrorReport::new(
                     lore_core::ErrorCode::ConfigError,
@@ -87,7 +95,7 @@ impl StoreHandle {
     pub fn describe(&self) -> String {
         match &self.backend {
             Backend::Sqlite(path) => format!("SQLite {}", path.display()),
-            Backend::Postgres(url) => format!("PostgreSQL {}", server_of(url)),
+            Backend::Postgres { url, .. } => format!("PostgreSQL {}", server_of(url)),
             Backend::Broken(report) => format!("unusable: {}", report.message),
             Backend::Open => "opened by the caller".to_string(),
         }
@@ -96,7 +104,7 @@ impl StoreHandle {
     /// Whether the store is a database server's (shared by several Lore
     /// servers) rather than a file of this project.
     pub fn is_server(&self) -> bool {
-        matches!(self.backend, Backend::Postgres(_))
+        matches!(self.backend, Backend::Postgres { .. })
     }
 
     /// A handle on a store the caller opened (any backend).
@@ -112,7 +120,7 @@ impl StoreHandle {
     pub fn exists(&self) -> bool {
         match &self.backend {
             Backend::Sqlite(path) => path.is_file(),
-            Backend::Postgres(_) | Backend::Open => true,
+            Backend::Postgres { .. } | Backend::Open => true,
             Backend::Broken(_) => false,
         }
     }
@@ -157,7 +165,9 @@ fn open_shared(
         Backend::Sqlite(path) => {
             Arc::new(SqliteStore::open(path, Durability::Process).map_err(|e| e.report())?)
         }
-        Backend::Postgres(url) => Arc::new(PostgresStore::open(url).map_err(|e| e.report())?),
+        Backend::Postgres { url, base_dir } => {
+            Arc::new(PostgresStore::open_in(url, base_dir).map_err(|e| e.report())?)
+        }
         Backend::Broken(report) => return Err(report.clone()),
         Backend::Open => {
             return Err(ErrorReport::new(
@@ -205,8 +215,12 @@ impl ChangeFeed {
                 let store = Arc::clone(&self.store);
                 let events = self.events.clone();
                 let wake = Arc::clone(&self.wake);
-                if let Backend::Postgres(url) = &self.store.backend {
-                    tokio::spawn(wake_on_notify(Arc::clone(url), Arc::clone(&wake)));
+                if let Backend::Postgres { url, base_dir } = &self.store.backend {
+                    tokio::spawn(wake_on_notify(
+                        Arc::clone(url),
+                        Arc::clone(base_dir),
+                        Arc::clone(&wake),
+                    ));
                 }
                 tokio::spawn(poll(store, events, wake, seen));
             })
@@ -240,37 +254,41 @@ fn server_of(url: &str) -> String {
 /// reaches this one's listeners without waiting for the next poll. The
 /// poll stays, as the fallback: a lost connection is reopened a second
 /// later, and nothing is missed meanwhile.
-async fn wake_on_notify(url: Arc<str>, wake: Arc<Notify>) {
+async fn wake_on_notify(url: Arc<str>, base_dir: Arc<Path>, wake: Arc<Notify>) {
     loop {
-        if let Err(e) = listen_once(&url, &wake).await {
+        if let Err(e) = listen_once(&url, &base_dir, &wake).await {
             tracing::debug!("store notifications: {e}; reconnecting");
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }
 
-async fn listen_once(url: &str, wake: &Notify) -> Result<(), tokio_postgres::Error> {
-    let (client, mut connection) = url
-        .parse::<tokio_postgres::Config>()?
-        .connect(tokio_postgres::NoTls)
-        .await?;
+async fn listen_once(url: &str, base_dir: &Path, wake: &Notify) -> Result<(), String> {
+    let server = lore_tls::postgres::PgTarget::parse(url)?;
+    let tls = server.tls(base_dir)?;
     let (notified, mut notifications) = tokio::sync::mpsc::unbounded_channel();
-    let driver = tokio::spawn(async move {
-        while let Some(message) = std::future::poll_fn(|cx| connection.poll_message(cx)).await {
-            match message {
-                Ok(tokio_postgres::AsyncMessage::Notification(_)) => {
-                    if notified.send(()).is_err() {
-                        return;
+    let (client, driver) = server
+        .connect_with(tls.as_ref(), |mut connection| {
+            tokio::spawn(async move {
+                while let Some(message) = connection.next_message().await {
+                    match message {
+                        Ok(tokio_postgres::AsyncMessage::Notification(_)) => {
+                            if notified.send(()).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(_) => {}
+                        Err(_) => return,
                     }
                 }
-                Ok(_) => {}
-                Err(_) => return,
-            }
-        }
-    });
+            })
+        })
+        .await
+        .map_err(|e| e.to_string())?;
     client
         .batch_execute(&format!("LISTEN {}", crate::postgres::NOTIFY_CHANNEL))
-        .await?;
+        .await
+        .map_err(|e| e.to_string())?;
     while notifications.recv().await.is_some() {
         wake.notify_one();
     }

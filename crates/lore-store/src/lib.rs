@@ -42,6 +42,7 @@ pub mod model;
 pub mod postgres;
 mod rules;
 mod sqlite;
+mod tasks;
 mod text;
 
 pub use error::StoreError;
@@ -220,4 +221,17 @@ pub trait KnowledgeStore: Send + Sync {
     /// The runs whose status is still `running` (to find those whose
     /// process died).
     fn running_ingest_runs(&self) -> Result<Vec<IngestRunRecord>, StoreError>;
+
+    /// Stores an MCP task's record, replacing the one of the same id but
+    /// keeping a cancellation already asked for; forgets the tasks whose
+    /// `expires_at` has passed. Answers whether the task's cancellation
+    /// has been asked for (by any server). Not knowledge: no transaction.
+    fn save_task(&self, task: &TaskRecord) -> Result<bool, StoreError>;
+
+    /// One task by id (`None` when unknown or forgotten).
+    fn task(&self, task_id: &str) -> Result<Option<TaskRecord>, StoreError>;
+
+    /// Asks for a task's cancellation (its server stops it cooperatively);
+    /// `false` when the task is unknown.
+    fn request_task_cancel(&self, task_id: &str) -> Result<bool, StoreError>;
 }

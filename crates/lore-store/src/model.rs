@@ -619,3 +619,28 @@ pub struct Feedback {
     /// When (RFC 3339).
     pub created_at: String,
 }
+
+/// A long call running as an MCP task, as every server sharing the store
+/// sees it: the server running it keeps the record current, any other
+/// answers `tasks/get` from it and asks for its cancellation here.
+/// Operational records, not knowledge: no transaction, no history; a task
+/// is forgotten once `expires_at` has passed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TaskRecord {
+    /// The task's id (as `tasks/get` names it).
+    pub task_id: String,
+    /// The server running it (host and process), for messages.
+    pub owner: String,
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    /// The task as `tasks/get` answers it (JSON).
+    pub detail: serde_json::Value,
+    /// Whether a `tasks/cancel` reached any server; once set, never
+    /// cleared by a save.
+    pub cancel_requested: bool,
+    /// When the owner last saved it (ISO-8601 UTC): a working task not
+    /// saved for long lost its server.
+    pub updated_at: String,
+    /// When it may be forgotten (ISO-8601 UTC), once it has ended.
+    pub expires_at: Option<String>,
+}

@@ -604,6 +604,29 @@ fn recipes_are_listed_shown_and_run_from_the_terminal() {
             .starts_with("cli")
     );
 
+    // Steps' arguments are prepared as an agent's are: the other case
+    // convention and a wrapper object are accepted, an unknown argument
+    // is refused naming what the tool takes.
+    std::fs::write(
+        root.join("recipes/spellings.yaml"),
+        "summary: Arguments as models spell them.\nsteps:\n  - id: stale\n    tool: km-lifecycle-report\n    params: {staleAfterDays: 1}\n  - id: find\n    tool: km-search\n    params: {arguments: {query: basket, limit: 1}}\n    assert: [{path: result.results, at_least: 1}]\n",
+    )
+    .unwrap();
+    let run = lore_in(root, &["gateway", "recipe", "run", "spellings", "--json"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    std::fs::write(
+        root.join("recipes/unknown-argument.yaml"),
+        "summary: A step with an argument km-search does not take.\nsteps:\n  - id: find\n    tool: km-search\n    params: {query: basket, top_k: 3}\n",
+    )
+    .unwrap();
+    let refused = lore_in(root, &["gateway", "recipe", "run", "unknown-argument"]);
+    assert!(!refused.status.success());
+    let err = stderr(&refused);
+    assert!(
+        err.contains("unknown argument `top_k`") && err.contains("include_graph, limit"),
+        "{err}"
+    );
+
     for (args, code) in [
         (
             vec!["gateway", "recipe", "run", "no-such"],

@@ -104,11 +104,34 @@ fn modern(
     url: &str,
     method: &str,
     name: Option<&str>,
+    params: Value,
+) -> reqwest::RequestBuilder {
+    modern_from(http, url, method, name, params, json!({}))
+}
+
+/// [`modern`] from a client that declared the Tasks extension.
+fn modern_with_tasks(
+    http: &reqwest::Client,
+    url: &str,
+    method: &str,
+    name: Option<&str>,
+    params: Value,
+) -> reqwest::RequestBuilder {
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    modern_from(http, url, method, name, params, tasks)
+}
+
+fn modern_from(
+    http: &reqwest::Client,
+    url: &str,
+    method: &str,
+    name: Option<&str>,
     mut params: Value,
+    capabilities: Value,
 ) -> reqwest::RequestBuilder {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
         "io.modelcontextprotocol/clientInfo": {"name": "team-test", "version": "1"},
     });
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
@@ -499,4 +522,126 @@ async fn an_embedded_store_moves_to_postgres_with_its_history() {
         .unwrap();
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("conflict"));
+}
+
+#[tokio::test]
+async fn a_task_started_on_one_server_is_followed_and_cancelled_through_another() {
+    let Some(db) = Database::create("tasks").await else {
+        return;
+    };
+    let (_a_dir, a) = team_project(&db.url);
+    let (_b_dir, b) = team_project(&db.url);
+    let (server_a, server_b) = (serve(&a), serve(&b));
+    let http = reqwest::Client::new();
+    let start = |content: &str| {
+        modern_with_tasks(
+            &http,
+            &server_a.url,
+            "tools/call",
+            Some("memory_ingest"),
+            json!({"name": "memory_ingest", "arguments": {"content": content}}),
+        )
+    };
+    let get = |url: &str, task_id: &str| {
+        modern_with_tasks(
+            &http,
+            url,
+            "tasks/get",
+            Some(task_id),
+            json!({"taskId": task_id}),
+        )
+    };
+
+    // Started on A, followed to its end through B.
+    let started = answer(start("**Churn** is the share of accounts lost in a month.")).await;
+    assert_eq!(started["result"]["resultType"], "task", "{started}");
+    let task_id = started["result"]["taskId"].as_str().unwrap().to_string();
+    let mut last = Value::Null;
+    for _ in 0..150 {
+        last = answer(get(&server_b.url, &task_id)).await;
+        if last["result"]["status"].is_string() && last["result"]["status"] != "working" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let seen_on_b = &last["result"];
+    assert_eq!(seen_on_b["status"], "completed", "{last}");
+    assert_eq!(
+        seen_on_b["result"]["structuredContent"]["status"], "done",
+        "{last}"
+    );
+    // B tells what A tells.
+    let seen_on_a = answer(get(&server_a.url, &task_id)).await;
+    assert_eq!(
+        seen_on_a["result"]["result"], seen_on_b["result"],
+        "{seen_on_a}"
+    );
+
+    // Cancelled through B while A runs it: the request reaches A's record
+    // (A stops it, or it had already finished: both end it).
+    let started = answer(start(
+        "**Revenue** is the sum of paid invoices, net of refunds.",
+    ))
+    .await;
+    let task_id = started["result"]["taskId"].as_str().unwrap().to_string();
+    let cancel = answer(modern_with_tasks(
+        &http,
+        &server_b.url,
+        "tasks/cancel",
+        Some(&task_id),
+        json!({"taskId": task_id}),
+    ))
+    .await;
+    // The record may not be written yet the instant the task starts.
+    let cancel = if cancel.get("error").is_some() {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        answer(modern_with_tasks(
+            &http,
+            &server_b.url,
+            "tasks/cancel",
+            Some(&task_id),
+            json!({"taskId": task_id}),
+        ))
+        .await
+    } else {
+        cancel
+    };
+    assert!(cancel.get("error").is_none(), "{cancel}");
+    let mut ended = Value::Null;
+    for _ in 0..150 {
+        ended = answer(get(&server_a.url, &task_id)).await;
+        if ended["result"]["status"] != "working" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let status = ended["result"]["status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        ["cancelled", "completed"].contains(&status.as_str()),
+        "{ended}"
+    );
+    let (client, connection) = tokio_postgres::connect(&db.url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let row = client
+        .query_one(
+            "SELECT cancel_requested FROM lore.tasks WHERE task_id = $1",
+            &[&task_id],
+        )
+        .await
+        .unwrap();
+    assert!(
+        row.get::<_, bool>(0),
+        "the cancellation did not reach the store"
+    );
+
+    // A task no server made is unknown on both.
+    for url in [&server_a.url, &server_b.url] {
+        let unknown = answer(get(url, "no-such-task")).await;
+        assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    }
 }

@@ -1,20 +1,22 @@
 //! The `gateway` toolset (spec 004's names and snake_case fields): search
 //! the chunks of the ingested repositories, and run and inspect ingests.
-//! Each tool maps its arguments onto `lore_gateway::Gateway`.
+//! Each tool publishes a call of `lore_gateway::calls` (arguments and
+//! behaviour live there, so recipe steps and the CLI call the same).
 
 use std::sync::Arc;
 
-use lore_core::{ErrorCode, ErrorReport};
-use lore_gateway::explore::{
-    GraphSearchAnswer, NodeAnswer, Relationships, SubsystemAnswer, TestsOfAnswer,
+use lore_core::ErrorReport;
+use lore_gateway::Gateway;
+use lore_gateway::calls::{
+    self, FeedbackAnswer, KmBackupTriggerInput, KmCoverageSummaryInput, KmFeedbackSubmitInput,
+    KmGraphNodeInput, KmGraphSearchInput, KmGraphSubsystemInput, KmGraphTestsOfInput,
+    KmIngestStatusInput, KmIngestTriggerInput, KmLifecycleReportInput, KmSearchInput,
+    KmStoreTextInput, KmUploadInput, blocking,
 };
+use lore_gateway::explore::{GraphSearchAnswer, NodeAnswer, SubsystemAnswer, TestsOfAnswer};
 use lore_gateway::report::{CoverageSummary, LifecycleReport};
-use lore_gateway::search::{SearchFilters, SearchResponse};
-use lore_gateway::{
-    Gateway, IngestRequest, IngestRun, SearchRequest, StoreTextRequest, StoredFile, UploadRequest,
-};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use lore_gateway::search::SearchResponse;
+use lore_gateway::{IngestRun, StoredFile};
 
 use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition, ToolRegistry};
 
@@ -22,7 +24,7 @@ mod help;
 mod recipe;
 
 pub use help::{GATEWAY_REFERENCE, KmHelp};
-pub use recipe::{GatewaySteps, KmRecipeRun, step_tools};
+pub use recipe::KmRecipeRun;
 
 /// Registers the gateway tools over `gateway`.
 pub fn register_gateway_tools(registry: &mut ToolRegistry, gateway: Arc<Gateway>) {
@@ -66,47 +68,12 @@ pub fn register_gateway_tools(registry: &mut ToolRegistry, gateway: Arc<Gateway>
         .register(KmIngestTrigger {
             gateway: Arc::clone(&gateway),
         });
-    // Recipes call the gateway's tools as an agent would, through the
-    // registry (every other gateway tool is registered by now).
-    let (recipes, steps) = KmRecipeRun::new(gateway);
-    let _ = steps.set(recipe::step_tools(registry));
-    registry.register(recipes);
-}
-
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ErrorReport> + Send + 'static,
-) -> Result<T, ErrorReport> {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
-        Err(ErrorReport::new(
-            ErrorCode::Internal,
-            format!("the gateway task failed: {e}"),
-        ))
-    })
+    registry.register(KmRecipeRun::new(gateway));
 }
 
 /// `km-search`.
 pub struct KmSearch {
     gateway: Arc<Gateway>,
-}
-
-/// `km-search` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmSearchInput {
-    /// What to find: words, identifiers, or a whole issue with its stack trace (up to 32,000 characters).
-    pub query: String,
-    /// Most results, 1 to 25 (default 10).
-    #[serde(default)]
-    pub limit: Option<usize>,
-    /// Add each result's file neighbours in the code graph: subsystem, tests, imports, importers, documents.
-    #[serde(default)]
-    pub include_graph: Option<bool>,
-    /// Filters, combined with AND and applied before ranking.
-    #[serde(default)]
-    pub filters: Option<SearchFilters>,
-    /// Rank by the embedding lane alone (gateway.embeddings); without one, a warning and lexical ranking.
-    #[serde(default)]
-    pub sort_by_vector: Option<bool>,
 }
 
 impl Tool for KmSearch {
@@ -130,37 +97,13 @@ impl Tool for KmSearch {
         _ctx: ToolContext,
     ) -> Result<SearchResponse, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        let request = SearchRequest {
-            query: input.query,
-            limit: input.limit,
-            filters: input.filters.unwrap_or_default(),
-            sort_by_vector: input.sort_by_vector == Some(true),
-        };
-        let include_graph = input.include_graph == Some(true);
-        let found = blocking(move || {
-            let mut found = gateway.search(&request)?;
-            if include_graph {
-                gateway.add_graph_context(&mut found)?;
-            }
-            Ok(found)
-        })
-        .await?;
-        Ok(found)
+        blocking(move || calls::search(&gateway, input)).await
     }
 }
 
 /// `km-ingest-status`.
 pub struct KmIngestStatus {
     gateway: Arc<Gateway>,
-}
-
-/// `km-ingest-status` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmIngestStatusInput {
-    /// Only runs of this profile (default: the latest run of any).
-    #[serde(default)]
-    pub profile: Option<String>,
 }
 
 impl Tool for KmIngestStatus {
@@ -184,46 +127,13 @@ impl Tool for KmIngestStatus {
         _ctx: ToolContext,
     ) -> Result<IngestRun, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        blocking(move || {
-            gateway.last_run(input.profile.as_deref()).ok_or_else(|| {
-                ErrorReport::new(
-                    ErrorCode::NotFound,
-                    match &input.profile {
-                        Some(p) => format!(
-                            "no ingest run of profile `{p}`; start one with km-ingest-trigger"
-                        ),
-                        None => {
-                            "no ingest has run yet; start one with km-ingest-trigger".to_string()
-                        }
-                    },
-                )
-            })
-        })
-        .await
+        blocking(move || calls::ingest_status(&gateway, input)).await
     }
 }
 
 /// `km-ingest-trigger`.
 pub struct KmIngestTrigger {
     gateway: Arc<Gateway>,
-}
-
-/// `km-ingest-trigger` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmIngestTriggerInput {
-    /// The label recorded with the run (default `manual`).
-    #[serde(default)]
-    pub profile: Option<String>,
-    /// Read and count without writing anything.
-    #[serde(default)]
-    pub dry_run: Option<bool>,
-    /// Only these files (root-relative paths); every file when omitted.
-    #[serde(default)]
-    pub paths: Option<Vec<String>>,
-    /// Accepted for compatibility and ignored (the embedding lane is configured by gateway.embeddings).
-    #[serde(default)]
-    pub use_dummy_embeddings: Option<bool>,
 }
 
 impl Tool for KmIngestTrigger {
@@ -247,43 +157,13 @@ impl Tool for KmIngestTrigger {
         _ctx: ToolContext,
     ) -> Result<IngestRun, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        let request = IngestRequest {
-            profile: input.profile,
-            dry_run: input.dry_run.unwrap_or(false),
-            paths: input.paths.unwrap_or_default(),
-        };
-        let run = blocking(move || gateway.ingest(&request, &mut |_, _| {})).await?;
-        if !run.success {
-            return Err(ErrorReport::new(
-                ErrorCode::UpstreamError,
-                format!(
-                    "ingest {} failed: {}",
-                    run.run_id,
-                    run.error.as_deref().unwrap_or("unknown")
-                ),
-            ));
-        }
-        Ok(run)
+        blocking(move || calls::ingest_trigger(&gateway, input, &mut |_, _| {})).await
     }
 }
 
 /// `km-graph-node`.
 pub struct KmGraphNode {
     gateway: Arc<Gateway>,
-}
-
-/// `km-graph-node` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmGraphNodeInput {
-    /// The node: Code:<path>, TestCase:<path>, DesignDoc:<path>, Config:<path>, Symbol:<path>::<qualified_name> or Subsystem:<name>.
-    pub node_id: String,
-    /// Which relations to list: outgoing, incoming, all (default) or none.
-    #[serde(default)]
-    pub relationships: Option<Relationships>,
-    /// Most relations, 1 to 200 (default 50).
-    #[serde(default)]
-    pub limit: Option<usize>,
 }
 
 impl Tool for KmGraphNode {
@@ -307,40 +187,13 @@ impl Tool for KmGraphNode {
         _ctx: ToolContext,
     ) -> Result<NodeAnswer, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        blocking(move || {
-            gateway.node(
-                &input.node_id,
-                input.relationships.unwrap_or_default(),
-                input.limit,
-            )
-        })
-        .await
+        blocking(move || calls::graph_node(&gateway, input)).await
     }
 }
 
 /// `km-graph-subsystem`.
 pub struct KmGraphSubsystem {
     gateway: Arc<Gateway>,
-}
-
-/// `km-graph-subsystem` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmGraphSubsystemInput {
-    /// The subsystem, as the catalog or the folders name it.
-    pub name: String,
-    /// Hops of DEPENDS_ON to follow both ways, 1 to 5 (default 1).
-    #[serde(default)]
-    pub depth: Option<usize>,
-    /// Also list its files (default true).
-    #[serde(default)]
-    pub include_artifacts: Option<bool>,
-    /// From a previous answer's next_cursor.
-    #[serde(default)]
-    pub cursor: Option<String>,
-    /// Page size, 1 to 100 (default 25).
-    #[serde(default)]
-    pub limit: Option<usize>,
 }
 
 impl Tool for KmGraphSubsystem {
@@ -364,33 +217,13 @@ impl Tool for KmGraphSubsystem {
         _ctx: ToolContext,
     ) -> Result<SubsystemAnswer, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        blocking(move || {
-            gateway.subsystem(
-                &input.name,
-                input.depth,
-                input.include_artifacts.unwrap_or(true),
-                input.cursor.as_deref(),
-                input.limit,
-            )
-        })
-        .await
+        blocking(move || calls::graph_subsystem(&gateway, input)).await
     }
 }
 
 /// `km-graph-search`.
 pub struct KmGraphSearch {
     gateway: Arc<Gateway>,
-}
-
-/// `km-graph-search` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmGraphSearchInput {
-    /// A subsystem, file or symbol name, or words of one.
-    pub term: String,
-    /// Most results, 1 to 50 (default 20).
-    #[serde(default)]
-    pub limit: Option<usize>,
 }
 
 impl Tool for KmGraphSearch {
@@ -414,21 +247,13 @@ impl Tool for KmGraphSearch {
         _ctx: ToolContext,
     ) -> Result<GraphSearchAnswer, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        blocking(move || gateway.graph_search(&input.term, input.limit)).await
+        blocking(move || calls::graph_search(&gateway, input)).await
     }
 }
 
 /// `km-graph-tests-of`.
 pub struct KmGraphTestsOf {
     gateway: Arc<Gateway>,
-}
-
-/// `km-graph-tests-of` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmGraphTestsOfInput {
-    /// A root-relative path (src/app.py) or a node id (Code:…, Symbol:…, TestCase:…).
-    pub target: String,
 }
 
 impl Tool for KmGraphTestsOf {
@@ -452,7 +277,7 @@ impl Tool for KmGraphTestsOf {
         _ctx: ToolContext,
     ) -> Result<TestsOfAnswer, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        blocking(move || gateway.tests_of(&input.target)).await
+        blocking(move || calls::graph_tests_of(&gateway, input)).await
     }
 }
 
@@ -460,11 +285,6 @@ impl Tool for KmGraphTestsOf {
 pub struct KmCoverageSummary {
     gateway: Arc<Gateway>,
 }
-
-/// `km-coverage-summary` arguments (none).
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmCoverageSummaryInput {}
 
 impl Tool for KmCoverageSummary {
     type Input = KmCoverageSummaryInput;
@@ -483,26 +303,17 @@ impl Tool for KmCoverageSummary {
 
     async fn call(
         &self,
-        _input: KmCoverageSummaryInput,
+        input: KmCoverageSummaryInput,
         _ctx: ToolContext,
     ) -> Result<CoverageSummary, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        blocking(move || gateway.coverage()).await
+        blocking(move || calls::coverage_summary(&gateway, input)).await
     }
 }
 
 /// `km-lifecycle-report`.
 pub struct KmLifecycleReport {
     gateway: Arc<Gateway>,
-}
-
-/// `km-lifecycle-report` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmLifecycleReportInput {
-    /// Days after which an unchanged document is stale (default gateway.lifecycle.stale_after_days in lore.yaml, 180).
-    #[serde(default)]
-    pub stale_after_days: Option<u32>,
 }
 
 impl Tool for KmLifecycleReport {
@@ -526,40 +337,13 @@ impl Tool for KmLifecycleReport {
         _ctx: ToolContext,
     ) -> Result<LifecycleReport, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        blocking(move || gateway.lifecycle(input.stale_after_days)).await
+        blocking(move || calls::lifecycle_report(&gateway, input)).await
     }
 }
 
 /// `km-feedback-submit`.
 pub struct KmFeedbackSubmit {
     gateway: Arc<Gateway>,
-}
-
-/// `km-feedback-submit` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmFeedbackSubmitInput {
-    /// metadata.request_id of the km-search answer.
-    pub request_id: String,
-    /// chunk.chunk_id of one of its results.
-    pub chunk_id: String,
-    /// 1 (useful), -1 (not useful) or 0 (withdraw your earlier vote).
-    pub vote: i8,
-    /// Why (at most 2,000 characters).
-    #[serde(default)]
-    pub note: Option<String>,
-    /// What you were doing (any JSON object), kept with the vote.
-    #[serde(default)]
-    pub context: Option<serde_json::Map<String, serde_json::Value>>,
-}
-
-/// `km-feedback-submit`'s answer.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct FeedbackAnswer {
-    /// `recorded`.
-    pub status: String,
-    /// The feedback as stored (with its id and timestamp).
-    pub feedback: lore_store::Feedback,
 }
 
 impl Tool for KmFeedbackSubmit {
@@ -583,34 +367,14 @@ impl Tool for KmFeedbackSubmit {
         ctx: ToolContext,
     ) -> Result<FeedbackAnswer, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        let feedback = lore_store::NewFeedback {
-            request_id: input.request_id,
-            chunk_id: input.chunk_id,
-            vote: input.vote,
-            note: input.note,
-            context: input.context,
-            voter: ctx.voter(),
-        };
-        let stored = blocking(move || gateway.submit_feedback(feedback)).await?;
-        Ok(FeedbackAnswer {
-            status: "recorded".to_string(),
-            feedback: stored,
-        })
+        let voter = ctx.voter();
+        blocking(move || calls::feedback_submit(&gateway, input, &voter)).await
     }
 }
 
 /// `km-backup-trigger`.
 pub struct KmBackupTrigger {
     gateway: Arc<Gateway>,
-}
-
-/// `km-backup-trigger` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmBackupTriggerInput {
-    /// The folder to write to (default gateway.backups.dir, else the user's data folder); never inside a gateway root or .lore/.
-    #[serde(default)]
-    pub destination: Option<String>,
 }
 
 impl Tool for KmBackupTrigger {
@@ -634,33 +398,13 @@ impl Tool for KmBackupTrigger {
         _ctx: ToolContext,
     ) -> Result<lore_gateway::backup::BackupWritten, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        blocking(move || gateway.backup(input.destination.as_deref())).await
+        blocking(move || calls::backup_trigger(&gateway, input)).await
     }
 }
 
 /// `km-upload`.
 pub struct KmUpload {
     gateway: Arc<Gateway>,
-}
-
-/// `km-upload` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmUploadInput {
-    /// The text file to copy: relative to the project directory, or absolute; it must be inside the project, a root or a folder of gateway.uploads.sources.
-    pub source_path: String,
-    /// Where in the root: a folder ending in `/` or a file path (default: gateway.uploads.folder, `docs/uploads/`).
-    #[serde(default)]
-    pub destination: Option<String>,
-    /// The root to write into, by name (default: the first).
-    #[serde(default)]
-    pub root: Option<String>,
-    /// Replace a file already there (default false; its old text is kept under .lore/gateway/replaced/).
-    #[serde(default)]
-    pub overwrite: Option<bool>,
-    /// Ingest the file at once (default gateway.uploads.ingest: true).
-    #[serde(default)]
-    pub ingest: Option<bool>,
 }
 
 impl Tool for KmUpload {
@@ -684,52 +428,13 @@ impl Tool for KmUpload {
         _ctx: ToolContext,
     ) -> Result<StoredFile, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        let request = UploadRequest {
-            source_path: input.source_path,
-            destination: input.destination,
-            root: input.root,
-            overwrite: input.overwrite.unwrap_or(false),
-            ingest: input.ingest,
-        };
-        blocking(move || gateway.upload(&request)).await
+        blocking(move || calls::upload(&gateway, input)).await
     }
 }
 
 /// `km-storetext`.
 pub struct KmStoreText {
     gateway: Arc<Gateway>,
-}
-
-/// `km-storetext` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KmStoreTextInput {
-    /// The document's text (markdown); a trailing newline is added.
-    pub content: String,
-    /// Its title: front matter, and the file name (`Release Notes` → release-notes.md).
-    #[serde(default)]
-    pub title: Option<String>,
-    /// Where in the root: a folder ending in `/` or a file path (default: gateway.uploads.folder).
-    #[serde(default)]
-    pub destination: Option<String>,
-    /// The root to write into, by name (default: the first).
-    #[serde(default)]
-    pub root: Option<String>,
-    /// The subsystem it belongs to (front matter; search filters and the graph use it).
-    #[serde(default)]
-    pub subsystem: Option<String>,
-    /// Tags (front matter; the tags filter finds them).
-    #[serde(default)]
-    pub tags: Option<Vec<String>>,
-    /// More front matter fields, kept under `metadata:`.
-    #[serde(default)]
-    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
-    /// Replace a file already there (default false).
-    #[serde(default)]
-    pub overwrite: Option<bool>,
-    /// Ingest it at once (default gateway.uploads.ingest: true).
-    #[serde(default)]
-    pub ingest: Option<bool>,
 }
 
 impl Tool for KmStoreText {
@@ -753,17 +458,6 @@ impl Tool for KmStoreText {
         _ctx: ToolContext,
     ) -> Result<StoredFile, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
-        let request = StoreTextRequest {
-            content: input.content,
-            title: input.title,
-            destination: input.destination,
-            root: input.root,
-            subsystem: input.subsystem,
-            tags: input.tags.unwrap_or_default(),
-            metadata: input.metadata,
-            overwrite: input.overwrite.unwrap_or(false),
-            ingest: input.ingest,
-        };
-        blocking(move || gateway.store_text(&request)).await
+        blocking(move || calls::store_text(&gateway, input)).await
     }
 }

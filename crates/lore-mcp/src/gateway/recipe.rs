@@ -1,41 +1,41 @@
 //! `km-recipe-run`: a named recipe (`lore_gateway::recipe::run_named`)
-//! whose steps go through the tool registry ([`GatewaySteps`]), so every
-//! step is validated and answered exactly as an agent's own call of that
-//! tool would be. `lore gateway recipe run` uses the same steps.
+//! whose steps are the gateway's calls (`lore_gateway::calls`, prepared
+//! exactly as an agent's own call of each tool), with a progress
+//! notification as each step starts. `lore gateway recipe run` runs the
+//! same calls without the notifications.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use lore_core::ErrorReport;
 use lore_gateway::Gateway;
+use lore_gateway::calls::GatewayCalls;
 use lore_gateway::recipe::{
-    RECIPE_TOOL, RecipeRequest, RecipeRun, RunStatus, Step, StepCaller, failure_report, run_named,
+    RecipeRequest, RecipeRun, RunStatus, Step, StepCaller, failure_report, run_named,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition, ToolRegistry};
+use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
 
-/// The tools a recipe's steps may call: the gateway's (`km-…`), not
-/// `km-recipe-run` itself.
-pub fn step_tools(registry: &ToolRegistry) -> ToolRegistry {
-    registry.only(|name| name.starts_with("km-") && name != RECIPE_TOOL)
+/// The gateway's calls, telling the MCP client of each step.
+struct Steps {
+    calls: GatewayCalls,
+    ctx: ToolContext,
 }
 
-impl StepCaller for GatewaySteps {
+impl StepCaller for Steps {
     fn call(
         &self,
         tool: &str,
         params: serde_json::Map<String, Value>,
     ) -> impl Future<Output = Result<Value, ErrorReport>> + Send {
-        let tool = tool.to_string();
-        let ctx = self.ctx.without_progress();
-        async move { self.tools.call_value(&tool, params, ctx).await }
+        self.calls.call(tool, params)
     }
 
     fn sleep(&self, duration: Duration) -> impl Future<Output = ()> + Send {
-        tokio::time::sleep(duration)
+        self.calls.sleep(duration)
     }
 
     fn step_started(
@@ -50,60 +50,15 @@ impl StepCaller for GatewaySteps {
     }
 }
 
-/// The gateway's tools as a recipe's steps see them, on behalf of one
-/// caller: what `km-recipe-run` and `lore gateway recipe run` hand to
-/// `lore_gateway::recipe::run_named`.
-pub struct GatewaySteps {
-    tools: ToolRegistry,
-    ctx: ToolContext,
-}
-
-impl GatewaySteps {
-    /// The steps over `tools` (the registry's `km-` tools are kept).
-    pub fn new(tools: &ToolRegistry, ctx: ToolContext) -> GatewaySteps {
-        GatewaySteps {
-            tools: step_tools(tools),
-            ctx,
-        }
-    }
-
-    /// The steps over a registry of `gateway`'s own tools, for a caller
-    /// outside MCP (the CLI).
-    pub fn for_gateway(gateway: Arc<Gateway>, ctx: ToolContext) -> GatewaySteps {
-        let mut tools = ToolRegistry::new();
-        crate::gateway::register_gateway_tools(&mut tools, gateway);
-        GatewaySteps::new(&tools, ctx)
-    }
-
-    /// The tools steps may call.
-    pub fn names(&self) -> Vec<String> {
-        self.tools.names().into_iter().map(str::to_string).collect()
-    }
-
-    /// Who the steps run for (`token:<name>`, `mcp:<client>`, `cli:<user>`).
-    pub fn voter(&self) -> String {
-        self.ctx.voter()
-    }
-}
-
 /// `km-recipe-run`.
 pub struct KmRecipeRun {
     gateway: Arc<Gateway>,
-    /// The tools steps may call, filled once they are all registered.
-    steps: Arc<OnceLock<ToolRegistry>>,
 }
 
 impl KmRecipeRun {
-    /// The tool and the slot to fill with the tools its steps may call.
-    pub fn new(gateway: Arc<Gateway>) -> (KmRecipeRun, Arc<OnceLock<ToolRegistry>>) {
-        let steps = Arc::new(OnceLock::new());
-        (
-            KmRecipeRun {
-                gateway,
-                steps: Arc::clone(&steps),
-            },
-            steps,
-        )
+    /// The tool over `gateway`.
+    pub fn new(gateway: Arc<Gateway>) -> KmRecipeRun {
+        KmRecipeRun { gateway }
     }
 }
 
@@ -141,19 +96,21 @@ impl Tool for KmRecipeRun {
         input: KmRecipeRunInput,
         ctx: ToolContext,
     ) -> Result<RecipeRun, ErrorReport> {
-        let tools = self.steps.get().cloned().unwrap_or_default();
         let request = RecipeRequest {
             recipe: input.recipe,
             vars: input.vars.unwrap_or_default(),
             dry_run: input.dry_run.unwrap_or(false),
         };
-        let steps = GatewaySteps::new(&tools, ctx.clone());
+        let steps = Steps {
+            calls: GatewayCalls::new(Arc::clone(&self.gateway), ctx.voter()),
+            ctx: ctx.clone(),
+        };
         let run = run_named(
             &self.gateway,
             request,
             &steps,
-            &steps.names(),
-            &steps.voter(),
+            &steps.calls.names(),
+            steps.calls.voter(),
         )
         .await?;
         if run.status == RunStatus::Failed {

@@ -10,7 +10,7 @@
 //!   text-only clients (or the blocks a tool's [`Tool::content`] gives);
 //! - the argument shapes models commonly drift into (a wrapper object,
 //!   the other case convention, one value for a list) reshaped to the
-//!   schema's first (`drift.rs`);
+//!   schema's first (`lore_core::arguments`);
 //! - input that does not match the schema (an unknown argument, a wrong
 //!   type, a NUL byte, a failed `check_input`) answered in-band as
 //!   `invalid_arguments`, naming the field and what it expects, before the
@@ -19,8 +19,6 @@
 //!   block holding `{code, message, retryable}` as JSON;
 //! - progress notifications through [`ToolContext::progress`] when the
 //!   request carries a progress token.
-
-mod drift;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -196,30 +194,16 @@ trait RegisteredTool: Send + Sync {
     fn check(&self, arguments: JsonObject) -> Result<(), ErrorReport>;
 }
 
-/// What a call does with its arguments before the tool runs: the drift
-/// rules, then refusing unknown arguments, NUL bytes, undecodable values
-/// and what the tool's own check refuses, each as `invalid_arguments`
-/// naming the field.
-fn prepare<T: Tool>(
-    schema: &JsonObject,
-    mut arguments: JsonObject,
-) -> Result<T::Input, ErrorReport> {
-    let refuse = |message: String| {
-        ErrorReport::new(
-            ErrorCode::InvalidArguments,
-            format!("{}: {message}", T::DEFINITION.name),
-        )
-    };
-    drift::normalize(schema, &mut arguments);
-    if let Some(message) = unknown_argument(schema, &arguments) {
-        return Err(refuse(message));
-    }
-    if let Some(message) = nul_byte(&arguments) {
-        return Err(refuse(message));
-    }
-    let input: T::Input = decode::<T::Input>(&arguments)
-        .map_err(|e| refuse(decoding_error::<T::Input>(schema, &arguments, &e)))?;
-    T::check_input(&input).map_err(refuse)?;
+/// What a call does with its arguments before the tool runs:
+/// [`lore_core::arguments::prepare`] (the drift rules, then refusing
+/// unknown arguments, NUL bytes and undecodable values), then what the
+/// tool's own check refuses, each as `invalid_arguments` naming the field.
+fn prepare<T: Tool>(schema: &JsonObject, arguments: JsonObject) -> Result<T::Input, ErrorReport> {
+    let name = T::DEFINITION.name;
+    let input: T::Input = lore_core::arguments::prepare(name, schema, arguments)?;
+    T::check_input(&input).map_err(|message| {
+        ErrorReport::new(ErrorCode::InvalidArguments, format!("{name}: {message}"))
+    })?;
     Ok(input)
 }
 
@@ -294,100 +278,6 @@ impl<T: Tool> RegisteredTool for Registered<T> {
                 )
             })
         })
-    }
-}
-
-/// An argument the schema does not name (after drift normalisation),
-/// with the names it does.
-fn unknown_argument(schema: &JsonObject, arguments: &JsonObject) -> Option<String> {
-    let properties = schema.get("properties")?.as_object()?;
-    let unknown = arguments.keys().find(|k| !properties.contains_key(*k))?;
-    let mut known: Vec<&str> = properties.keys().map(String::as_str).collect();
-    known.sort_unstable();
-    Some(if known.is_empty() {
-        format!("unknown argument `{unknown}`: this tool takes no arguments (send {{}})")
-    } else {
-        format!(
-            "unknown argument `{unknown}`: this tool takes {}",
-            known.join(", ")
-        )
-    })
-}
-
-/// A text argument holding a NUL byte (nothing Lore stores or queries may
-/// contain one), named by its path.
-fn nul_byte(arguments: &JsonObject) -> Option<String> {
-    fn find(value: &serde_json::Value, path: String) -> Option<String> {
-        match value {
-            serde_json::Value::String(s) if s.contains('\0') => Some(path),
-            serde_json::Value::Array(items) => items
-                .iter()
-                .enumerate()
-                .find_map(|(i, v)| find(v, format!("{path}[{i}]"))),
-            serde_json::Value::Object(map) => {
-                map.iter().find_map(|(k, v)| find(v, format!("{path}.{k}")))
-            }
-            _ => None,
-        }
-    }
-    arguments
-        .iter()
-        .find_map(|(k, v)| find(v, k.clone()))
-        .map(|path| format!("`{path}` contains a NUL byte (\\u0000), which no text Lore keeps or queries may hold; remove it"))
-}
-
-fn decode<I: DeserializeOwned>(
-    arguments: &JsonObject,
-) -> Result<I, serde_path_to_error::Error<serde_json::Error>> {
-    serde_path_to_error::deserialize(serde_json::Value::Object(arguments.clone()))
-}
-
-/// What is wrong with the arguments, where, and what the argument expects
-/// (its schema description).
-fn decoding_error<I: DeserializeOwned>(
-    schema: &JsonObject,
-    arguments: &JsonObject,
-    error: &serde_path_to_error::Error<serde_json::Error>,
-) -> String {
-    let mut path = error.path().to_string();
-    let mut field = error.path().iter().find_map(|segment| match segment {
-        serde_path_to_error::Segment::Map { key } => Some(key.clone()),
-        _ => None,
-    });
-    // Flattened inputs lose the path: the argument at fault is the one
-    // whose absence changes the outcome.
-    if field.is_none() {
-        let original = error.inner().to_string();
-        field = arguments
-            .keys()
-            .find(|key| {
-                let mut without = arguments.clone();
-                without.remove(*key);
-                match decode::<I>(&without) {
-                    Ok(_) => true,
-                    Err(e) => e.inner().to_string() != original,
-                }
-            })
-            .cloned();
-        if let Some(key) = &field {
-            path = key.clone();
-        }
-    }
-    let field = field.as_deref();
-    let expected = field
-        .and_then(|f| {
-            schema
-                .get("properties")?
-                .get(f)?
-                .get("description")?
-                .as_str()
-        })
-        .map(|d| format!("; `{}` expects: {d}", field.unwrap_or_default()))
-        .unwrap_or_default();
-    if path == "." {
-        format!("invalid arguments: {}", error.inner())
-    } else {
-        format!("invalid arguments at `{path}`: {}{expected}", error.inner())
     }
 }
 

@@ -40,8 +40,9 @@
 //! character, so a write containing one is refused (`invalid_request`)
 //! where SQLite stores it; and connections use the url's settings
 //! (`postgres://user:password@host:port/db`, `connect_timeout`,
-//! `application_name`…) without TLS, so a url that demands TLS
-//! (`sslmode=require`) is refused with a message saying so.
+//! `application_name`…), with TLS as libpq's `sslmode` says (default
+//! `prefer`; `require`, `verify-ca`, `verify-full`, and `sslrootcert` for
+//! a CA file: `lore_tls::postgres`).
 
 mod backup;
 mod feedback;
@@ -50,6 +51,7 @@ mod read;
 mod runs;
 mod schema;
 mod session;
+mod tasks;
 mod vectors;
 mod versions;
 mod write;
@@ -57,7 +59,7 @@ mod write;
 use std::path::Path;
 use std::time::Duration;
 
-use tokio_postgres::config::SslMode;
+use lore_tls::postgres::PgTarget;
 
 pub use migrate::{MigrationReport, migrate_sqlite_to_postgres};
 pub use schema::SCHEMA_VERSION;
@@ -121,29 +123,38 @@ impl PostgresStore {
         PostgresStore::open_in_schema(url, DEFAULT_SCHEMA)
     }
 
+    /// [`open`](PostgresStore::open), a relative `sslrootcert` of the url
+    /// read from `base_dir` (a project's folder) instead of the current
+    /// one.
+    pub fn open_in(url: &str, base_dir: &Path) -> Result<PostgresStore, StoreError> {
+        PostgresStore::connect(url, DEFAULT_SCHEMA, base_dir)
+    }
+
     /// Opens the store in schema `schema` (lower-case letters, digits and
     /// `_`, at most 52 characters, not starting with a digit or `pg_`):
     /// several stores, such as one per project or per test, can share a
     /// database. The url's own `search_path` is not used.
     pub fn open_in_schema(url: &str, schema: &str) -> Result<PostgresStore, StoreError> {
+        PostgresStore::connect(url, schema, Path::new("."))
+    }
+
+    fn connect(url: &str, schema: &str, base_dir: &Path) -> Result<PostgresStore, StoreError> {
         check_schema_name(schema)?;
-        let mut config: tokio_postgres::Config = url.parse().map_err(|e| {
+        let mut target = PgTarget::parse(url).map_err(|e| {
             StoreError::Invalid(format!(
                 "the store url is not a PostgreSQL url ({e}); write postgres://user:password@host:5432/database"
             ))
         })?;
-        if config.get_ssl_mode() == SslMode::Require {
-            return Err(StoreError::Invalid(
-                "the PostgreSQL store connects without TLS, but the store url says sslmode=require; reach the server over a private network or a TLS proxy (stunnel, pgbouncer) and drop sslmode".to_string(),
-            ));
-        }
+        let tls = target.tls(base_dir).map_err(|e| {
+            StoreError::Invalid(format!("the store url's TLS settings cannot be used: {e}"))
+        })?;
+        let config = &mut target.config;
         if config.get_application_name().is_none() {
             config.application_name("lore-store");
         }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
-        let target = session::target(&config);
         let mut setup = format!("SET search_path TO {}", schema::quoted(schema));
         // The url may set its own (`options=-c lock_timeout=…`).
         if !config
@@ -157,12 +168,13 @@ impl PostgresStore {
         } else {
             format!("{NOTIFY_CHANNEL}_{schema}")
         };
-        let sessions = Sessions::new(config, setup, &channel)?;
+        let address = target.address();
+        let sessions = Sessions::new(target, tls, setup, &channel)?;
         sessions.with(|session| schema::migrate(session, schema))?;
         Ok(PostgresStore {
             schema: schema.to_string(),
             channel,
-            target,
+            target: address,
             sessions,
         })
     }
@@ -378,6 +390,18 @@ impl KnowledgeStore for PostgresStore {
     fn running_ingest_runs(&self) -> Result<Vec<IngestRunRecord>, StoreError> {
         self.sessions.with(runs::running)
     }
+
+    fn save_task(&self, task: &TaskRecord) -> Result<bool, StoreError> {
+        self.sessions.with(|s| tasks::save(s, task))
+    }
+
+    fn task(&self, task_id: &str) -> Result<Option<TaskRecord>, StoreError> {
+        self.sessions.with(|s| tasks::get_task(s, task_id))
+    }
+
+    fn request_task_cancel(&self, task_id: &str) -> Result<bool, StoreError> {
+        self.sessions.with(|s| tasks::request_cancel(s, task_id))
+    }
 }
 
 #[cfg(test)]
@@ -395,12 +419,24 @@ mod tests {
     }
 
     #[test]
-    fn a_url_that_is_not_postgres_or_demands_tls_is_refused_before_connecting() {
+    fn a_url_that_is_not_postgres_or_names_a_missing_ca_is_refused_before_connecting() {
         use lore_core::error::HasErrorCode;
         let error = PostgresStore::open("mysql:://nope").unwrap_err();
         assert_eq!(error.code().as_str(), "invalid_request");
+        let error = PostgresStore::open("postgres://postgres@127.0.0.1:1/test?sslmode=sometimes")
+            .unwrap_err();
+        assert!(error.to_string().contains("verify-full"), "{error}");
+        let dir = tempfile::tempdir().unwrap();
+        let error = PostgresStore::open_in(
+            "postgres://postgres@127.0.0.1:1/test?sslmode=verify-full&sslrootcert=ca.pem",
+            dir.path(),
+        )
+        .unwrap_err();
+        assert_eq!(error.code().as_str(), "invalid_request");
+        assert!(error.to_string().contains("ca.pem"), "{error}");
+        // TLS asked for, nothing listening: the server is unreachable.
         let error = PostgresStore::open("postgres://postgres@127.0.0.1:1/test?sslmode=require")
             .unwrap_err();
-        assert!(error.to_string().contains("sslmode=require"), "{error}");
+        assert_eq!(error.code().as_str(), "store_unavailable", "{error}");
     }
 }

@@ -120,6 +120,18 @@ CREATE TABLE ingest_runs (
 );
 CREATE INDEX ingest_runs_status ON ingest_runs(status);
 "#,
+    // 2: MCP tasks, as every server sharing the store sees them
+    // (operational records, like ingest runs).
+    r#"
+CREATE TABLE tasks (
+    task_id          TEXT    PRIMARY KEY,
+    status           TEXT    NOT NULL,
+    cancel_requested BOOLEAN NOT NULL DEFAULT false,
+    expires_at       TEXT,
+    record           TEXT    NOT NULL
+);
+CREATE INDEX tasks_expires ON tasks(expires_at) WHERE expires_at IS NOT NULL;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -23,8 +23,10 @@ use std::future::Future;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake};
 
+use lore_tls::postgres::PgTarget;
 use tokio_postgres::types::{FromSql, ToSql};
-use tokio_postgres::{Client, Config, NoTls, Row, Statement};
+use tokio_postgres::{Client, Row, Statement};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::error::StoreError;
 
@@ -89,14 +91,14 @@ pub(super) fn block_on<F: Future>(future: F) -> F::Output {
 pub(super) struct Sessions {
     /// Drives the connections; `None` only while the store is dropped.
     runtime: Option<tokio::runtime::Runtime>,
-    config: Config,
+    /// The server and the driver's settings.
+    server: PgTarget,
+    /// The TLS connector, unless the url says `sslmode=disable`.
+    tls: Option<MakeRustlsConnect>,
     /// Run on every new session (the schema, the lock timeout).
     setup: String,
     /// The channel writes notify.
     channel: Arc<str>,
-    /// Where the server is, for messages (never the url: it may hold a
-    /// password).
-    target: String,
     pool: Mutex<Pool>,
     /// Signalled when a session is returned or closed.
     returned: Condvar,
@@ -110,9 +112,14 @@ struct Pool {
 }
 
 impl Sessions {
-    /// Sessions with the server `config` names; `setup` runs on each new
-    /// one, and committed writes notify `channel`.
-    pub fn new(config: Config, setup: String, channel: &str) -> Result<Sessions, StoreError> {
+    /// Sessions with the server `server` names, over `tls`; `setup` runs
+    /// on each new one, and committed writes notify `channel`.
+    pub fn new(
+        server: PgTarget,
+        tls: Option<MakeRustlsConnect>,
+        setup: String,
+        channel: &str,
+    ) -> Result<Sessions, StoreError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .max_blocking_threads(2)
@@ -126,8 +133,8 @@ impl Sessions {
             })?;
         Ok(Sessions {
             runtime: Some(runtime),
-            target: target(&config),
-            config,
+            server,
+            tls,
             setup,
             channel: Arc::from(channel),
             pool: Mutex::default(),
@@ -212,18 +219,14 @@ impl Sessions {
         let runtime = self.runtime.as_ref().ok_or_else(|| {
             StoreError::Unavailable("the PostgreSQL store is closing".to_string())
         })?;
-        let config = self.config.clone();
-        let connecting = runtime.spawn(async move {
-            let (client, connection) = config.connect(NoTls).await?;
-            // Ends when the client is dropped or the server goes away.
-            tokio::spawn(async move {
-                let _ = connection.await;
-            });
-            Ok::<Client, tokio_postgres::Error>(client)
-        });
+        let server = self.server.clone();
+        let tls = self.tls.clone();
+        // The connection's task ends when the client is dropped or the
+        // server goes away.
+        let connecting = runtime.spawn(async move { server.connect(tls.as_ref()).await });
         let client = match block_on(connecting) {
             Ok(Ok(client)) => client,
-            Ok(Err(e)) => return Err(connect_error(&self.target, e)),
+            Ok(Err(e)) => return Err(connect_error(&self.server, e)),
             Err(_) => {
                 return Err(StoreError::Unavailable(
                     "the PostgreSQL store's driver stopped while connecting".to_string(),
@@ -266,23 +269,17 @@ impl Drop for Lease<'_> {
     }
 }
 
-/// `host:port` of the first server `config` names.
-pub(super) fn target(config: &Config) -> String {
-    let host = match config.get_hosts().first() {
-        Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
-        #[cfg(unix)]
-        Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
-        None => "localhost".to_string(),
-    };
-    let port = config.get_ports().first().copied().unwrap_or(5432);
-    format!("{host}:{port}")
-}
-
 /// Why a connection could not be opened, and how to fix it.
-fn connect_error(target: &str, error: tokio_postgres::Error) -> StoreError {
+fn connect_error(server: &PgTarget, error: tokio_postgres::Error) -> StoreError {
     if error.as_db_error().is_some() {
         // The server answered: a login, a database or a limit.
         return StoreError::from(error);
+    }
+    let target = server.address();
+    if let Some(fix) = server.tls_failure(&error) {
+        return StoreError::Invalid(format!(
+            "TLS with the PostgreSQL server of the knowledge store at {target} failed: {fix}"
+        ));
     }
     let mut reason = error.to_string();
     if let Some(source) = std::error::Error::source(&error) {

@@ -17,6 +17,7 @@ pub(crate) mod restore;
 mod runs;
 mod schema;
 pub(crate) mod snapshot;
+mod tasks;
 mod vectors;
 pub(crate) mod write;
 
@@ -350,6 +351,18 @@ impl KnowledgeStore for SqliteStore {
 
     fn running_ingest_runs(&self) -> Result<Vec<IngestRunRecord>, StoreError> {
         runs::running(self)
+    }
+
+    fn save_task(&self, task: &TaskRecord) -> Result<bool, StoreError> {
+        tasks::save(self, task)
+    }
+
+    fn task(&self, task_id: &str) -> Result<Option<TaskRecord>, StoreError> {
+        tasks::get(self, task_id)
+    }
+
+    fn request_task_cancel(&self, task_id: &str) -> Result<bool, StoreError> {
+        tasks::request_cancel(self, task_id)
     }
 
     fn backup_to(&self, target: &Path) -> Result<TxId, StoreError> {

@@ -131,6 +131,20 @@ CREATE TABLE ingest_runs (
 );
 CREATE INDEX ingest_runs_status ON ingest_runs(status);
 "#,
+    // 6: MCP tasks, as every server sharing the store sees them
+    // (operational records, like ingest runs). The record is JSON; a
+    // cancellation asked for by another server is a column no save
+    // clears.
+    r#"
+CREATE TABLE tasks (
+    task_id          TEXT    PRIMARY KEY,
+    status           TEXT    NOT NULL,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    expires_at       TEXT,
+    record           TEXT    NOT NULL
+);
+CREATE INDEX tasks_expires ON tasks(expires_at) WHERE expires_at IS NOT NULL;
+"#,
 ];
 
 /// The schema version this build writes.

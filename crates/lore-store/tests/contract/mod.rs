@@ -1177,6 +1177,59 @@ pub fn ingest_runs_are_kept_by_id_outside_history(store: &dyn KnowledgeStore) {
     assert_eq!(store.head().unwrap(), head);
 }
 
+pub fn task_records_carry_a_cancellation_no_save_clears_and_expire(store: &dyn KnowledgeStore) {
+    let head = store.head().unwrap();
+    let mut task = TaskRecord {
+        task_id: "task-1".into(),
+        owner: "host-a:42".into(),
+        status: "working".into(),
+        detail: serde_json::json!({"taskId": "task-1", "status": "working", "statusMessage": "started"}),
+        cancel_requested: false,
+        updated_at: "2026-11-25T10:00:00.000Z".into(),
+        expires_at: None,
+    };
+    assert!(!store.save_task(&task).unwrap());
+    assert_eq!(store.task("task-1").unwrap(), Some(task.clone()));
+    assert_eq!(store.task("task-9").unwrap(), None);
+    assert!(!store.request_task_cancel("task-9").unwrap());
+
+    // Another server asks for the cancellation: the owner's next save
+    // (which knows nothing of it) keeps it and learns of it.
+    assert!(store.request_task_cancel("task-1").unwrap());
+    assert!(store.task("task-1").unwrap().unwrap().cancel_requested);
+    task.detail["statusMessage"] = "step 2".into();
+    assert!(store.save_task(&task).unwrap());
+    let read = store.task("task-1").unwrap().unwrap();
+    assert!(read.cancel_requested);
+    assert_eq!(read.detail["statusMessage"], "step 2");
+
+    // An ended task is kept until it expires, then forgotten.
+    task.status = "cancelled".into();
+    task.expires_at = Some("2999-01-01T00:00:00.000Z".into());
+    store.save_task(&task).unwrap();
+    assert_eq!(store.task("task-1").unwrap().unwrap().status, "cancelled");
+    let gone = TaskRecord {
+        task_id: "task-2".into(),
+        status: "completed".into(),
+        expires_at: Some("2000-01-01T00:00:00.000Z".into()),
+        ..task.clone()
+    };
+    store.save_task(&gone).unwrap();
+    assert_eq!(store.task("task-2").unwrap(), None);
+    assert!(!store.request_task_cancel("task-2").unwrap());
+    // A record without an id is refused.
+    let nameless = TaskRecord {
+        task_id: " ".into(),
+        ..task
+    };
+    assert_eq!(
+        code(store.save_task(&nameless).unwrap_err()),
+        "invalid_request"
+    );
+    // Operational records, not knowledge: no transaction was written.
+    assert_eq!(store.head().unwrap(), head);
+}
+
 /// Every case of the contract as a `#[test]`, each on a fresh store from
 /// `$open`, which returns `(guard, store)` (the guard keeps whatever the
 /// store needs alive, such as a temporary folder, and cleans up after
@@ -1214,6 +1267,7 @@ macro_rules! contract_suite {
             relate_many_adds_and_removes_in_one_transaction_and_is_idempotent,
             feedback_names_a_recorded_search_and_one_of_its_results_outside_history,
             ingest_runs_are_kept_by_id_outside_history,
+            task_records_carry_a_cancellation_no_save_clears_and_expire,
         );
     };
     (@cases [required] $open:expr; $($case:ident,)*) => {

@@ -629,7 +629,9 @@ fn a_file_that_is_not_a_lore_store_of_this_schema_is_refused_and_nothing_is_writ
     assert_eq!(code_of, "upstream_error", "{message}");
     assert!(message.contains("newer Lore (schema 99"), "{message}");
     // As a store written before ingest runs were kept.
-    set_version("DROP TABLE ingest_runs; DELETE FROM schema_migrations WHERE version >= 5");
+    set_version(
+        "DROP TABLE ingest_runs; DROP TABLE tasks; DELETE FROM schema_migrations WHERE version >= 5",
+    );
     let (code_of, message) = refusal(&path);
     assert_eq!(code_of, "invalid_request", "{message}");
     assert!(message.contains("older schema (version 4"), "{message}");

@@ -374,3 +374,101 @@ fn several_processes_opening_a_new_store_at_once_all_succeed() {
     assert_eq!((health.head_tx_id, health.entries), (6, 6));
     assert_eq!(health.schema_version, lore_store::postgres::SCHEMA_VERSION);
 }
+
+/// The first row `sql` answers on a connection of its own.
+fn first_row(url: &str, sql: &str) -> tokio_postgres::Row {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let driver = tokio::spawn(connection);
+        let row = client.query_one(sql, &[]).await.unwrap();
+        drop(client);
+        let _ = driver.await;
+        row
+    })
+}
+
+/// How many sessions of the server have `application_name` `app` (a
+/// plain identifier), and whether all of them are encrypted.
+fn sessions_of(url: &str, app: &str) -> (i64, bool) {
+    let row = first_row(
+        url,
+        &format!(
+            "SELECT count(*), coalesce(bool_and(s.ssl), false) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.application_name = '{app}'"
+        ),
+    );
+    (row.get(0), row.get(1))
+}
+
+#[test]
+fn the_store_speaks_tls_as_sslmode_asks() {
+    let Some(url) = server_url() else { return };
+    let schema = Schema::new(&url);
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let with = |params: &str| format!("{url}{separator}{params}");
+    let ssl: String = first_row(&url, "SHOW ssl").get(0);
+    let cert: String = first_row(&url, "SHOW ssl_cert_file").get(0);
+    if ssl != "on" {
+        // A server without TLS: demanding it fails clearly, before any
+        // write.
+        let error =
+            PostgresStore::open_in_schema(&with("sslmode=require"), &schema.name).unwrap_err();
+        assert!(error.to_string().contains("does not offer TLS"), "{error}");
+        println!("notice: the PostgreSQL server has ssl off; TLS sessions not exercised");
+        return;
+    }
+
+    // `require`: every session of the store is encrypted, and the store
+    // works as over plain TCP.
+    let app = format!("lore_tls_{}", schema.name);
+    let store = PostgresStore::open_in_schema(
+        &with(&format!("sslmode=require&application_name={app}")),
+        &schema.name,
+    )
+    .unwrap();
+    let written = store.store("tls", note("tls", "over TLS")).unwrap();
+    assert_eq!(
+        store.get(&written.value.id, None).unwrap()["content"],
+        "over TLS"
+    );
+    let (sessions, encrypted) = sessions_of(&url, &app);
+    assert!(
+        sessions >= 1 && encrypted,
+        "{sessions} sessions, encrypted: {encrypted}"
+    );
+    drop(store);
+
+    // `verify-full` against a certificate no public authority signed (a
+    // test server's own) is refused with what to change, not retried.
+    let error =
+        PostgresStore::open_in_schema(&with("sslmode=verify-full"), &schema.name).unwrap_err();
+    assert_eq!(error.code().as_str(), "invalid_request", "{error}");
+    assert!(error.to_string().contains("sslrootcert"), "{error}");
+    assert!(!error.retryable());
+
+    // Naming the server's own certificate as the CA trusts exactly it
+    // (read from the folder the store is opened in, when relative).
+    if let Ok(pem) = std::fs::read(&cert) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("server-ca.pem"), pem).unwrap();
+        let app = format!("lore_tls_ca_{}", schema.name);
+        let pinned = with(&format!(
+            "sslmode=verify-ca&sslrootcert=server-ca.pem&application_name={app}"
+        ));
+        let handle = lore_store::feed::StoreHandle::postgres(&pinned, dir.path());
+        // The handle's store is the default schema's: only read here.
+        handle.open().unwrap().head().unwrap();
+        let (sessions, encrypted) = sessions_of(&url, &app);
+        assert!(
+            sessions >= 1 && encrypted,
+            "{sessions} sessions, encrypted: {encrypted}"
+        );
+    } else {
+        println!("notice: {cert} is not readable; a pinned certificate is not exercised");
+    }
+}

@@ -15,8 +15,10 @@ mod mysql;
 mod pool;
 mod postgres;
 mod sqlite;
-mod tls;
 pub mod value;
+
+/// TLS settings and verification, shared with the knowledge store.
+pub(crate) use lore_tls as tls;
 
 use std::time::Duration;
 

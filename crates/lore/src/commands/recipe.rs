@@ -1,15 +1,13 @@
 //! `lore gateway recipe …`: list, show and run recipes from a terminal.
-//! A run is `lore_gateway::recipe::run_named`, as for `km-recipe-run`;
-//! only the steps' dispatcher (`GatewaySteps`: the gateway's tools as an
-//! agent calls them) comes from the MCP adapter.
+//! A run is `lore_gateway::recipe::run_named` over the gateway's calls
+//! (`lore_gateway::calls::GatewayCalls`), as for `km-recipe-run`.
 
 use anyhow::bail;
 use lore_gateway::Gateway;
+use lore_gateway::calls::GatewayCalls;
 use lore_gateway::recipe::{
     RecipeRequest, RecipeRun, RecipeSource, RunStatus, StepStatus, failure_report, run_named,
 };
-use lore_mcp::gateway::GatewaySteps;
-use lore_mcp::toolkit::ToolContext;
 
 /// `lore gateway recipe …` subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -143,16 +141,18 @@ pub fn run(command: RecipeCommand, gateway: Gateway) -> anyhow::Result<()> {
                 dry_run,
             };
             // The service runs the recipe; its steps are the gateway's
-            // tools, called as an agent calls them.
+            // calls, their arguments prepared as an agent's are.
             let gateway = std::sync::Arc::new(gateway);
-            let actor = super::gateway::cli_actor();
-            let steps = GatewaySteps::for_gateway(
-                std::sync::Arc::clone(&gateway),
-                ToolContext::local(&actor),
-            );
-            let run =
-                super::block_on(run_named(&gateway, request, &steps, &steps.names(), &actor))?
-                    .map_err(|e| super::coded(&e))?;
+            let steps =
+                GatewayCalls::new(std::sync::Arc::clone(&gateway), super::gateway::cli_actor());
+            let run = super::block_on(run_named(
+                &gateway,
+                request,
+                &steps,
+                &steps.names(),
+                steps.voter(),
+            ))?
+            .map_err(|e| super::coded(&e))?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&run)?);
             } else {

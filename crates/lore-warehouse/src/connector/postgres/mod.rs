@@ -12,7 +12,7 @@
 //!
 //! TLS follows libpq's `sslmode` (default `prefer`): `disable`, `allow` /
 //! `prefer` (TLS when offered), `require` (TLS, certificate unchecked unless
-//! `sslrootcert` names a CA), `verify-ca`, `verify-full`; see [`super::tls`].
+//! `sslrootcert` names a CA), `verify-ca`, `verify-full`; see [`lore_tls`].
 
 mod value;
 
@@ -20,13 +20,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use lore_core::config::Secret;
-use tokio_postgres::config::SslMode;
+use lore_tls::postgres::PgTarget;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{CancelToken, Client, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::pool::Pool;
-use super::tls::{self, TlsMode, TlsSettings};
 use super::{Fetched, QueryResult, ResultBudget, RowLimit, ServerInfo};
 use crate::error::WarehouseError;
 
@@ -69,104 +68,43 @@ impl PostgresConnector {
         self.timeout
     }
 
-    /// The driver's configuration and the TLS the url asks for. `sslmode`
-    /// and `sslrootcert` are read here, because the driver knows neither
-    /// `verify-ca` nor `verify-full`.
-    fn config(&self) -> Result<(tokio_postgres::Config, TlsSettings), WarehouseError> {
+    /// The driver's configuration and the TLS the url asks for
+    /// ([`PgTarget`] reads `sslmode` and `sslrootcert`).
+    fn target(&self) -> Result<PgTarget, WarehouseError> {
         let url = self
             .url
             .resolve(&format!("connection `{}` url", self.id), &self.project_dir)?;
-        let invalid = |reason: String| WarehouseError::InvalidUrl {
+        let mut target = PgTarget::parse(&url).map_err(|reason| WarehouseError::InvalidUrl {
             id: self.id.clone(),
             driver: "postgres",
             reason,
-        };
-        let (rest, taken) = tls::take_params(&url, &["sslmode", "sslrootcert"]);
-        let mut settings = TlsSettings {
-            mode: TlsMode::Prefer,
-            root_cert: None,
-        };
-        for (key, value) in taken {
-            if key == "sslmode" {
-                settings.mode = TlsMode::parse_libpq(&value).ok_or_else(|| {
-                        invalid(format!(
-                            "sslmode `{value}` is not one of disable, allow, prefer, require, verify-ca, verify-full"
-                        ))
-                    })?;
-            } else if value != "system" {
-                settings.root_cert = Some(PathBuf::from(value));
-            }
+        })?;
+        target.config.application_name("lore");
+        if target.config.get_connect_timeout().is_none() {
+            target.config.connect_timeout(CONNECT_TIMEOUT);
         }
-        // As in libpq: naming a CA with sslmode=require verifies the chain.
-        if settings.mode == TlsMode::Require && settings.root_cert.is_some() {
-            settings.mode = TlsMode::VerifyCa;
-        }
-        let mut config: tokio_postgres::Config = rest
-            .parse()
-            .map_err(|e: tokio_postgres::Error| invalid(e.to_string()))?;
-        config.ssl_mode(match settings.mode {
-            TlsMode::Disable => SslMode::Disable,
-            TlsMode::Prefer => SslMode::Prefer,
-            TlsMode::Require | TlsMode::VerifyCa | TlsMode::VerifyFull => SslMode::Require,
-        });
-        config.application_name("lore");
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(CONNECT_TIMEOUT);
-        }
-        Ok((config, settings))
-    }
-
-    fn target(config: &tokio_postgres::Config) -> String {
-        let host = match config.get_hosts().first() {
-            Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
-            #[cfg(unix)]
-            Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
-            None => "localhost".to_string(),
-        };
-        let port = config.get_ports().first().copied().unwrap_or(5432);
-        format!("{host}:{port}")
+        Ok(target)
     }
 
     async fn open_session(&self) -> Result<Session, WarehouseError> {
-        let (config, settings) = self.config()?;
-        let tls = match settings.mode {
-            TlsMode::Disable => None,
-            _ => Some(MakeRustlsConnect::new(
-                tls::client_config(&settings, &self.project_dir).map_err(|message| {
-                    WarehouseError::Tls {
-                        id: self.id.clone(),
-                        driver: "postgres",
-                        target: Self::target(&config),
-                        message,
-                    }
-                })?,
-            )),
-        };
-        let connected = tokio::time::timeout(CONNECT_TIMEOUT, async {
-            // The connection task ends when the client is dropped.
-            match &tls {
-                None => config.connect(NoTls).await.map(|(client, connection)| {
-                    tokio::spawn(connection);
-                    client
-                }),
-                Some(tls) => config
-                    .connect(tls.clone())
-                    .await
-                    .map(|(client, connection)| {
-                        tokio::spawn(connection);
-                        client
-                    }),
-            }
-        })
-        .await;
+        let target = self.target()?;
+        let tls = target
+            .tls(&self.project_dir)
+            .map_err(|message| WarehouseError::Tls {
+                id: self.id.clone(),
+                driver: "postgres",
+                target: target.address(),
+                message,
+            })?;
+        let connected = tokio::time::timeout(CONNECT_TIMEOUT, target.connect(tls.as_ref())).await;
         let client = match connected {
             Ok(Ok(client)) => client,
-            Ok(Err(e)) => return Err(self.connect_error(&config, &settings, e)),
+            Ok(Err(e)) => return Err(self.connect_error(&target, e)),
             Err(_) => {
                 return Err(WarehouseError::Unreachable {
                     id: self.id.clone(),
                     driver: "postgres",
-                    target: Self::target(&config),
+                    target: target.address(),
                     message: format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()),
                 });
             }
@@ -182,12 +120,7 @@ impl PostgresConnector {
         Ok(Session { client, tls })
     }
 
-    fn connect_error(
-        &self,
-        config: &tokio_postgres::Config,
-        settings: &TlsSettings,
-        e: tokio_postgres::Error,
-    ) -> WarehouseError {
+    fn connect_error(&self, target: &PgTarget, e: tokio_postgres::Error) -> WarehouseError {
         if let Some(db) = e.as_db_error() {
             let code = db.code();
             if *code == SqlState::INVALID_PASSWORD
@@ -205,18 +138,18 @@ impl PostgresConnector {
                 message: db.message().to_string(),
             };
         }
-        if let Some(message) = tls_failure(&e, settings) {
+        if let Some(message) = target.tls_failure(&e) {
             return WarehouseError::Tls {
                 id: self.id.clone(),
                 driver: "postgres",
-                target: Self::target(config),
+                target: target.address(),
                 message,
             };
         }
         WarehouseError::Unreachable {
             id: self.id.clone(),
             driver: "postgres",
-            target: Self::target(config),
+            target: target.address(),
             message: e.to_string(),
         }
     }
@@ -307,26 +240,6 @@ impl Drop for CancelOnDrop {
             });
         }
     }
-}
-
-/// The user-facing reason when `e` is a TLS failure, with what to change.
-fn tls_failure(e: &tokio_postgres::Error, settings: &TlsSettings) -> Option<String> {
-    let mut chain = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(inner) = source {
-        chain.push_str(": ");
-        chain.push_str(&inner.to_string());
-        source = inner.source();
-    }
-    if chain.contains("server does not support TLS") {
-        return Some(
-            "the server does not offer TLS, but the url's sslmode demands it; enable ssl on the server, or use sslmode=prefer or disable"
-                .to_string(),
-        );
-    }
-    let lower = chain.to_ascii_lowercase();
-    (lower.contains("tls") || lower.contains("certificate") || lower.contains("handshake"))
-        .then(|| tls::explain_failure(&chain, settings, "sslrootcert", "sslmode=require"))
 }
 
 async fn fetch(

@@ -18,12 +18,13 @@
 //! What is still wrong after these rules is refused by the decoder with the
 //! field and the expected shape.
 
-use rmcp::model::JsonObject;
 use serde_json::Value;
+
+use super::JsonObject;
 
 /// Applies the rules above to `arguments` for a tool whose input schema is
 /// `schema`.
-pub(crate) fn normalize(schema: &JsonObject, arguments: &mut JsonObject) {
+pub fn normalize(schema: &JsonObject, arguments: &mut JsonObject) {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         return;
     };

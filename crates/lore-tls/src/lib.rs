@@ -9,6 +9,13 @@
 //! because the drivers know fewer modes than their users write:
 //! `tokio-postgres` has no `verify-ca`/`verify-full`, and MySQL users write
 //! `ssl-mode=REQUIRED`.
+//!
+//! [`postgres`] holds what every PostgreSQL client of Lore (the warehouse
+//! connector, the knowledge store and its change feed) does with a URL:
+//! the driver's configuration, the TLS its `sslmode` asks for, connecting,
+//! and saying what to change when TLS fails.
+
+pub mod postgres;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -24,7 +31,7 @@ use rustls::{
 
 /// How much TLS a connection asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TlsMode {
+pub enum TlsMode {
     /// Plain TCP.
     Disable,
     /// TLS when the server offers it, plain otherwise; the certificate is
@@ -41,7 +48,7 @@ pub(crate) enum TlsMode {
 impl TlsMode {
     /// The mode for a MySQL `ssl-mode` value, in any case, with `_` or `-`
     /// (libpq's names are accepted too).
-    pub(crate) fn parse(value: &str) -> Option<TlsMode> {
+    pub fn parse(value: &str) -> Option<TlsMode> {
         match value.to_ascii_lowercase().replace('_', "-").as_str() {
             "disable" | "disabled" | "false" => Some(TlsMode::Disable),
             "allow" | "prefer" | "preferred" => Some(TlsMode::Prefer),
@@ -54,7 +61,7 @@ impl TlsMode {
 
     /// The mode for a libpq `sslmode` value, spelled exactly as libpq
     /// spells it (PostgreSQL URLs are shared with other libpq clients).
-    pub(crate) fn parse_libpq(value: &str) -> Option<TlsMode> {
+    pub fn parse_libpq(value: &str) -> Option<TlsMode> {
         match value {
             "disable" => Some(TlsMode::Disable),
             "allow" | "prefer" => Some(TlsMode::Prefer),
@@ -66,14 +73,14 @@ impl TlsMode {
     }
 
     /// Whether the certificate chain is checked.
-    pub(crate) fn verifies(self) -> bool {
+    pub fn verifies(self) -> bool {
         matches!(self, TlsMode::VerifyCa | TlsMode::VerifyFull)
     }
 }
 
 /// The TLS settings found in a connection URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TlsSettings {
+pub struct TlsSettings {
     /// The mode asked for (or the driver's default).
     pub mode: TlsMode,
     /// A PEM file of trusted roots, instead of the built-in list.
@@ -84,7 +91,7 @@ pub(crate) struct TlsSettings {
 /// or out of a `key=value key=value` connection string, returning the rest
 /// of the URL unchanged and the taken `(key, value)` pairs, values
 /// percent-decoded. Keys are compared ignoring case, `-` and `_`.
-pub(crate) fn take_params(url: &str, keys: &[&str]) -> (String, Vec<(String, String)>) {
+pub fn take_params(url: &str, keys: &[&str]) -> (String, Vec<(String, String)>) {
     let wanted = |key: &str| {
         let key = normalize_key(key);
         keys.iter().any(|k| normalize_key(k) == key)
@@ -153,10 +160,7 @@ fn percent_decode(value: &str) -> String {
 /// A rustls client configuration for `settings` (never for
 /// [`TlsMode::Disable`], which needs none). Errors are messages for the
 /// user: an unreadable or empty CA file.
-pub(crate) fn client_config(
-    settings: &TlsSettings,
-    project_dir: &Path,
-) -> Result<ClientConfig, String> {
+pub fn client_config(settings: &TlsSettings, project_dir: &Path) -> Result<ClientConfig, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
@@ -213,7 +217,7 @@ pub(crate) fn client_config(
 /// The certificates of a PEM CA file (a relative path is taken from the
 /// project), with the absolute path; an unreadable file, or one without a
 /// certificate, is an error that names it.
-pub(crate) fn read_ca_file(
+pub fn read_ca_file(
     path: &Path,
     project_dir: &Path,
 ) -> Result<(PathBuf, Vec<CertificateDer<'static>>), String> {
@@ -302,7 +306,7 @@ impl ServerCertVerifier for Verifier {
 /// `ca_key` is the url parameter that names a CA file, `unverified` the
 /// mode that encrypts without verifying (both spelled as the driver's
 /// users write them).
-pub(crate) fn explain_failure(
+pub fn explain_failure(
     message: &str,
     settings: &TlsSettings,
     ca_key: &str,
