@@ -599,6 +599,7 @@ fn every_dialect_renders_the_chasm_query_in_its_own_spelling() {
         (Dialect::Sqlite, SqlDialect::Sqlite),
         (Dialect::Postgres, SqlDialect::Postgres),
         (Dialect::Mysql, SqlDialect::Mysql),
+        (Dialect::Duckdb, SqlDialect::Duckdb),
     ] {
         check_read_only(&sql(dialect), guard, &SqlLimits::default())
             .unwrap_or_else(|e| panic!("{dialect:?}: {e}"));

@@ -1,12 +1,14 @@
-//! The same semantic queries on SQLite, PostgreSQL and MySQL/MariaDB give
-//! the same rows, run the way `sl_query` runs them: compiled for the
+//! The same semantic queries on SQLite, PostgreSQL, MySQL/MariaDB and
+//! DuckDB give the same rows, run the way `sl_query` runs them: compiled for the
 //! connection's dialect, checked by the guard, executed by the read-only
 //! connector. SQLite's answers are the reference (the correctness suite
 //! checks them against hand-written SQL).
 //!
 //! PostgreSQL and MariaDB run when `LORE_TEST_POSTGRES_URL` /
 //! `LORE_TEST_MYSQL_URL` are set (a scratch database is created and
-//! dropped); otherwise a notice is printed and they pass.
+//! dropped); otherwise a notice is printed and they pass. DuckDB runs in
+//! the process, in builds with the `duckdb` feature
+//! (`cargo test -p lore-semantic --features duckdb`).
 
 use lore_core::limits::SqlLimits;
 use std::path::PathBuf;
@@ -291,4 +293,85 @@ async fn mysql_gives_the_same_rows_as_sqlite() {
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(g, w, "query {i}: {}", queries()[i]);
     }
+}
+
+#[cfg(feature = "duckdb")]
+#[tokio::test]
+async fn duckdb_gives_the_same_rows_as_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = model();
+    let want = reference(dir.path(), &model).await;
+    let db = dir.path().join("w.duckdb");
+    let conn = lore_warehouse::duckdb_engine::Connection::open(&db).unwrap();
+    conn.execute_batch(&ddl("TIMESTAMP").join(";\n")).unwrap();
+    drop(conn);
+    let project = project(dir.path(), Driver::Duckdb, |c| {
+        c.path = Some(db.display().to_string())
+    });
+    let got = answers(&project, &model, Dialect::Duckdb).await;
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "query {i}: {}", queries()[i]);
+    }
+}
+
+/// The plans behind the answers: the fan trap (revenue by the products of
+/// invoice lines) aggregates at the invoices' grain, the chasm trap
+/// (revenue and tickets by segment) joins two groups on their dimension.
+#[cfg(feature = "duckdb")]
+#[tokio::test]
+async fn duckdb_runs_the_fan_and_chasm_trap_plans() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.duckdb");
+    let conn = lore_warehouse::duckdb_engine::Connection::open(&db).unwrap();
+    conn.execute_batch(&ddl("TIMESTAMP").join(";\n")).unwrap();
+    drop(conn);
+    let project = project(dir.path(), Driver::Duckdb, |c| {
+        c.path = Some(db.display().to_string())
+    });
+    let warehouses = Warehouses::for_project(&project);
+    let model = model();
+    let run = |q: Value| {
+        let query: SemanticQuery = serde_json::from_value(q).unwrap();
+        let compiled = compile(&model, &query, Dialect::Duckdb, &SqlLimits::default()).unwrap();
+        let prepared = warehouses.prepare("w", &compiled.sql).unwrap();
+        async move { (compiled, prepared.run(100).await.unwrap()) }
+    };
+    let (fan, fan_rows) =
+        run(json!({"measures": ["invoices.revenue"], "dimensions": ["invoice_lines.product"]}))
+            .await;
+    assert_eq!(fan.plan[0].strategy, "distinct_keys", "{}", fan.sql);
+    let mut revenue: Vec<(String, String)> = fan_rows
+        .rows
+        .iter()
+        .map(|r| (normal(&r[0]), normal(&r[1])))
+        .collect();
+    revenue.sort();
+    // Invoice 1 (100.00) has two seats lines and counts once for seats.
+    assert_eq!(
+        revenue,
+        [
+            ("seats", "1020.0000"),
+            ("storage", "170.0000"),
+            ("support", "800.0000"),
+            ("∅", "25.0000")
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    let (chasm, chasm_rows) = run(json!({"measures": ["invoices.revenue", "tickets.ticket_count"], "dimensions": ["accounts.segment"]})).await;
+    assert_eq!(chasm.plan.len(), 2, "{}", chasm.sql);
+    let mut by_segment: Vec<Vec<String>> = chasm_rows
+        .rows
+        .iter()
+        .map(|r| r.iter().map(normal).collect())
+        .collect();
+    by_segment.sort();
+    assert_eq!(
+        by_segment,
+        [
+            ["enterprise", "920.0000", "2.0000"],
+            ["smb", "195.0000", "3.0000"],
+            ["∅", "∅", "1.0000"],
+        ]
+        .map(|r| r.map(str::to_string).to_vec())
+    );
 }

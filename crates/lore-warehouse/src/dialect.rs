@@ -3,7 +3,7 @@
 //! checks) quotes identifiers and literals.
 
 use lore_core::config::Driver;
-use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::dialect::{Dialect, DuckDbDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
 
 /// The SQL dialect of a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,6 +14,8 @@ pub enum SqlDialect {
     Postgres,
     /// MySQL and MariaDB.
     Mysql,
+    /// DuckDB.
+    Duckdb,
 }
 
 impl SqlDialect {
@@ -23,6 +25,7 @@ impl SqlDialect {
             "sqlite" => Some(SqlDialect::Sqlite),
             "postgres" | "postgresql" => Some(SqlDialect::Postgres),
             "mysql" | "mariadb" => Some(SqlDialect::Mysql),
+            "duckdb" => Some(SqlDialect::Duckdb),
             _ => None,
         }
     }
@@ -33,6 +36,7 @@ impl SqlDialect {
             SqlDialect::Sqlite => "sqlite",
             SqlDialect::Postgres => "postgres",
             SqlDialect::Mysql => "mysql",
+            SqlDialect::Duckdb => "duckdb",
         }
     }
 
@@ -41,6 +45,7 @@ impl SqlDialect {
             SqlDialect::Sqlite => Box::new(SQLiteDialect {}),
             SqlDialect::Postgres => Box::new(PostgreSqlDialect {}),
             SqlDialect::Mysql => Box::new(MySqlDialect {}),
+            SqlDialect::Duckdb => Box::new(DuckDbDialect {}),
         }
     }
 
@@ -49,7 +54,7 @@ impl SqlDialect {
     pub fn quote_ident(self, name: &str) -> String {
         let quote = match self {
             SqlDialect::Mysql => '`',
-            SqlDialect::Sqlite | SqlDialect::Postgres => '"',
+            SqlDialect::Sqlite | SqlDialect::Postgres | SqlDialect::Duckdb => '"',
         };
         let mut quoted = String::with_capacity(name.len() + 2);
         quoted.push(quote);
@@ -87,13 +92,14 @@ impl SqlDialect {
             SqlDialect::Sqlite => format!("CAST({expr} AS TEXT)"),
             SqlDialect::Postgres => format!("({expr})::text"),
             SqlDialect::Mysql => format!("CAST({expr} AS CHAR)"),
+            SqlDialect::Duckdb => format!("CAST({expr} AS VARCHAR)"),
         }
     }
 
     /// The length in characters of a text expression.
     pub fn text_length(self, expr: &str) -> String {
         match self {
-            SqlDialect::Sqlite => format!("length({expr})"),
+            SqlDialect::Sqlite | SqlDialect::Duckdb => format!("length({expr})"),
             SqlDialect::Postgres | SqlDialect::Mysql => format!("char_length({expr})"),
         }
     }
@@ -107,6 +113,9 @@ impl SqlDialect {
             }
             SqlDialect::Postgres => format!("{expr} ~ '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
             SqlDialect::Mysql => format!("{expr} REGEXP '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
+            SqlDialect::Duckdb => {
+                format!("regexp_matches({expr}, '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]')")
+            }
         }
     }
 }
@@ -117,6 +126,7 @@ impl From<Driver> for SqlDialect {
             Driver::Sqlite => SqlDialect::Sqlite,
             Driver::Postgres => SqlDialect::Postgres,
             Driver::Mysql => SqlDialect::Mysql,
+            Driver::Duckdb => SqlDialect::Duckdb,
         }
     }
 }

@@ -72,6 +72,29 @@ pub enum WarehouseError {
         /// The missing file.
         path: std::path::PathBuf,
     },
+    /// The database file exists but cannot be opened as a database of the
+    /// connection's driver (another format, a newer storage version).
+    #[error("the database file {} of connection `{id}` cannot be opened: {message}; check `path` in lore.yaml", path.display())]
+    DatabaseUnreadable {
+        /// Connection id.
+        id: String,
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the engine said.
+        message: String,
+    },
+    /// The connection's driver is not compiled into this `lore` binary.
+    #[error(
+        "connection `{id}` uses driver `{driver}`, but this lore binary was built without it; {how}"
+    )]
+    DriverNotBuilt {
+        /// Connection id.
+        id: String,
+        /// Driver name.
+        driver: &'static str,
+        /// How to get a binary with the driver.
+        how: &'static str,
+    },
     /// The server could not be reached.
     #[error(
         "cannot reach the {driver} server of connection `{id}` at {target}: {message}; check that it is running and that host and port in lore.yaml are right"
@@ -137,6 +160,8 @@ impl HasErrorCode for WarehouseError {
             WarehouseError::Config(_)
             | WarehouseError::InvalidUrl { .. }
             | WarehouseError::DatabaseMissing { .. }
+            | WarehouseError::DatabaseUnreadable { .. }
+            | WarehouseError::DriverNotBuilt { .. }
             | WarehouseError::Tls { .. }
             | WarehouseError::LoginRefused { .. } => ErrorCode::ConfigError,
             WarehouseError::InvalidRequest { .. } => ErrorCode::InvalidRequest,

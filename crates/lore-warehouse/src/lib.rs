@@ -3,7 +3,7 @@
 //! - [`guard`]: decides from the parsed SQL whether a statement is a pure
 //!   read. The first wall.
 //! - [`connector`]: one connector per driver (SQLite, PostgreSQL,
-//!   MySQL/MariaDB), each running statements in sessions the database
+//!   MySQL/MariaDB, DuckDB with the `duckdb` feature), each running statements in sessions the database
 //!   itself holds read-only (the second wall), with a bounded pool, a row
 //!   cap, a statement timeout that really stops the query, and lossless
 //!   JSON values.
@@ -30,3 +30,8 @@ pub mod guard;
 pub mod scan;
 pub mod schema;
 pub mod snapshot;
+
+/// The DuckDB engine (with the `duckdb` feature), for tools and tests that
+/// build database files; connections open them read-only.
+#[cfg(feature = "duckdb")]
+pub use duckdb as duckdb_engine;

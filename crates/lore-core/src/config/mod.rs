@@ -87,7 +87,7 @@ fn is_default_store(store: &StoreConfig) -> bool {
 pub struct ConnectionConfig {
     /// Database driver.
     pub driver: Driver,
-    /// SQLite only: database file, absolute or relative to the project directory.
+    /// SQLite and DuckDB only: database file, absolute or relative to the project directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Server drivers only: connection URL. May be a literal, `env:VAR` or `file:PATH`.
@@ -99,9 +99,11 @@ pub struct ConnectionConfig {
     /// Statement timeout in milliseconds (default 30000). Queries running longer are interrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub statement_timeout_ms: Option<u64>,
-    /// Server drivers: the schemas (PostgreSQL) or databases (MySQL) that `lore scan` reads.
+    /// Server drivers and DuckDB: the schemas (PostgreSQL, DuckDB) or databases (MySQL) that
+    /// `lore scan` reads.
     /// Default: every schema except the system ones (PostgreSQL); the URL's database, else
-    /// every non-system database (MySQL). SQLite has one schema and ignores this.
+    /// every non-system database (MySQL), every schema of the file (DuckDB). SQLite has one
+    /// schema and ignores this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schemas: Option<Vec<String>>,
     /// Most database sessions Lore keeps open on this connection at once (default 4).
@@ -163,6 +165,9 @@ pub enum Driver {
     /// MySQL or MariaDB server.
     #[serde(alias = "mariadb")]
     Mysql,
+    /// Embedded DuckDB file (opened read-only; needs a binary built with
+    /// the `duckdb` feature).
+    Duckdb,
 }
 
 impl Driver {
@@ -172,6 +177,7 @@ impl Driver {
             Driver::Sqlite => "sqlite",
             Driver::Postgres => "postgres",
             Driver::Mysql => "mysql",
+            Driver::Duckdb => "duckdb",
         }
     }
 }
@@ -336,15 +342,16 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
             )));
         }
         match conn.driver {
-            Driver::Sqlite => {
+            Driver::Sqlite | Driver::Duckdb => {
+                let driver = conn.driver.as_str();
                 if conn.path.as_deref().is_none_or(|p| p.trim().is_empty()) {
                     return Err(invalid(format!(
-                        "connection `{id}` (sqlite) needs `path`: the database file, absolute or relative to the project"
+                        "connection `{id}` ({driver}) needs `path`: the database file, absolute or relative to the project"
                     )));
                 }
                 if conn.url.is_some() {
                     return Err(invalid(format!(
-                        "connection `{id}` (sqlite) takes `path`, not `url`"
+                        "connection `{id}` ({driver}) takes `path`, not `url`"
                     )));
                 }
             }
@@ -503,6 +510,20 @@ mod tests {
     fn sqlite_without_path_is_rejected_with_a_fix() {
         let err = parse("connections:\n  w: { driver: sqlite }\n").unwrap_err();
         assert!(err.to_string().contains("needs `path`"), "{err}");
+    }
+
+    #[test]
+    fn duckdb_connections_take_a_path_like_sqlite() {
+        let loaded =
+            parse("connections:\n  wh: { driver: duckdb, path: data/wh.duckdb }\n").unwrap();
+        let conn = &loaded.config.connections["wh"];
+        assert_eq!(conn.driver, Driver::Duckdb);
+        assert_eq!(conn.path.as_deref(), Some("data/wh.duckdb"));
+        let err = parse("connections:\n  wh: { driver: duckdb }\n").unwrap_err();
+        assert!(err.to_string().contains("(duckdb) needs `path`"), "{err}");
+        let err =
+            parse("connections:\n  wh: { driver: duckdb, path: w.duckdb, url: x }\n").unwrap_err();
+        assert!(err.to_string().contains("takes `path`, not `url`"), "{err}");
     }
 
     #[test]

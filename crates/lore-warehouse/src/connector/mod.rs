@@ -11,6 +11,7 @@
 //! (`Warehouses::prepare` for agents' SQL), or write the SQL themselves with
 //! quoted identifiers (introspection, profiles, relationship checks).
 
+pub mod duckdb;
 mod mysql;
 mod pool;
 mod postgres;
@@ -26,6 +27,7 @@ use lore_core::config::{ConnectionConfig, Driver};
 use lore_core::project::Project;
 use serde::Serialize;
 
+pub use self::duckdb::DuckdbConnector;
 pub use mysql::MysqlConnector;
 pub use postgres::PostgresConnector;
 pub use sqlite::SqliteConnector;
@@ -225,6 +227,8 @@ pub enum Connector {
     Postgres(PostgresConnector),
     /// A MySQL or MariaDB server.
     Mysql(MysqlConnector),
+    /// An embedded DuckDB file.
+    Duckdb(DuckdbConnector),
 }
 
 impl Connector {
@@ -260,6 +264,12 @@ impl Connector {
                 timeout,
                 sessions,
             )),
+            Driver::Duckdb => Connector::Duckdb(DuckdbConnector::new(
+                id,
+                project.resolve_path(config.path.as_deref().unwrap_or_default()),
+                timeout,
+                sessions,
+            )),
         }
     }
 
@@ -269,6 +279,7 @@ impl Connector {
             Connector::Sqlite(_) => SqlDialect::Sqlite,
             Connector::Postgres(_) => SqlDialect::Postgres,
             Connector::Mysql(_) => SqlDialect::Mysql,
+            Connector::Duckdb(_) => SqlDialect::Duckdb,
         }
     }
 
@@ -278,6 +289,7 @@ impl Connector {
             Connector::Sqlite(c) => c.timeout(),
             Connector::Postgres(c) => c.timeout(),
             Connector::Mysql(c) => c.timeout(),
+            Connector::Duckdb(c) => c.timeout(),
         }
     }
 
@@ -299,6 +311,7 @@ impl Connector {
             Connector::Sqlite(c) => c.run(sql, limit).await,
             Connector::Postgres(c) => c.run(sql, limit).await,
             Connector::Mysql(c) => c.run(sql, limit).await,
+            Connector::Duckdb(c) => c.run(sql, limit).await,
         }
     }
 
@@ -309,6 +322,7 @@ impl Connector {
             Connector::Sqlite(c) => c.server_info().await,
             Connector::Postgres(c) => c.server_info().await,
             Connector::Mysql(c) => c.server_info().await,
+            Connector::Duckdb(c) => c.server_info().await,
         }
     }
 }

@@ -77,6 +77,48 @@ fn same_decimal(a: &str, b: &str) -> bool {
     canonical(a) == canonical(b)
 }
 
+/// An interval as an ISO-8601 duration (`P1Y2M3DT4H5M6.5S`, `PT0S`):
+/// months, days and microseconds kept apart, as the databases keep them.
+pub fn interval_to_iso(months: i32, days: i32, micros: i64) -> String {
+    let mut text = String::from("P");
+    if months / 12 != 0 {
+        text.push_str(&format!("{}Y", months / 12));
+    }
+    if months % 12 != 0 {
+        text.push_str(&format!("{}M", months % 12));
+    }
+    if days != 0 {
+        text.push_str(&format!("{days}D"));
+    }
+    if micros != 0 {
+        let sign = if micros < 0 { "-" } else { "" };
+        let abs = micros.unsigned_abs();
+        let (hours, minutes) = (abs / 3_600_000_000, abs / 60_000_000 % 60);
+        let seconds = abs % 60_000_000;
+        text.push('T');
+        if hours != 0 {
+            text.push_str(&format!("{sign}{hours}H"));
+        }
+        if minutes != 0 {
+            text.push_str(&format!("{sign}{minutes}M"));
+        }
+        if seconds != 0 {
+            let whole = seconds / 1_000_000;
+            let fraction = seconds % 1_000_000;
+            if fraction == 0 {
+                text.push_str(&format!("{sign}{whole}S"));
+            } else {
+                let digits = format!("{fraction:06}");
+                text.push_str(&format!("{sign}{whole}.{}S", digits.trim_end_matches('0')));
+            }
+        }
+    }
+    if text == "P" {
+        text.push_str("T0S");
+    }
+    text
+}
+
 /// A value Lore cannot decode, named so an agent knows how to read it.
 pub fn unsupported_to_json(type_name: &str) -> Value {
     serde_json::json!({

@@ -84,12 +84,41 @@ const SQLITE: &[&str] = &[
     "fts3_tokenizer",
 ];
 
+/// DuckDB: every reader of files and remote databases (the engine runs
+/// with `enable_external_access = false` too), SQL run from text
+/// (`query`, `query_table`, serialized plans), secrets, sequences and
+/// checkpoints.
+const DUCKDB: &[&str] = &[
+    "read_*",
+    "*_scan",
+    "parquet_*",
+    "sniff_csv",
+    "iceberg_*",
+    "delta_*",
+    "sqlite_*",
+    "postgres_*",
+    "mysql_*",
+    "st_read*",
+    "query",
+    "query_table",
+    "json_execute_serialized_sql",
+    "duckdb_secrets",
+    "which_secret",
+    "load_aws_credentials",
+    "getenv",
+    "nextval",
+    "setval",
+    "checkpoint",
+    "force_checkpoint",
+];
+
 /// Whether `name` (lower case, unqualified) is denied in `dialect`.
 pub(super) fn is_denied(dialect: SqlDialect, name: &str) -> bool {
     let dialect_list = match dialect {
         SqlDialect::Postgres => POSTGRES,
         SqlDialect::Mysql => MYSQL,
         SqlDialect::Sqlite => SQLITE,
+        SqlDialect::Duckdb => DUCKDB,
     };
     COMMON
         .iter()
@@ -131,5 +160,9 @@ mod tests {
         assert!(is_denied(SqlDialect::Mysql, "sleep"));
         assert!(!is_denied(SqlDialect::Postgres, "sleep"));
         assert!(is_denied(SqlDialect::Sqlite, "read_csv_auto"));
+        assert!(is_denied(SqlDialect::Duckdb, "read_xlsx"));
+        assert!(is_denied(SqlDialect::Duckdb, "iceberg_scan"));
+        assert!(!is_denied(SqlDialect::Duckdb, "date_trunc"));
+        assert!(!is_denied(SqlDialect::Postgres, "query"));
     }
 }

@@ -17,6 +17,7 @@
 //! in a session the database itself holds read-only.
 
 mod deny;
+mod duckdb;
 
 use std::ops::ControlFlow;
 
@@ -82,14 +83,21 @@ fn check_parsed(
     dialect: SqlDialect,
     parser_dialect: &dyn sqlparser::dialect::Dialect,
 ) -> Result<(), GuardError> {
-    let statements =
-        Parser::parse_sql(parser_dialect, sql).map_err(|e| GuardError::InvalidSql {
-            dialect: dialect.as_str(),
-            message: e
-                .to_string()
-                .trim_start_matches("sql parser error: ")
-                .to_string(),
-        })?;
+    let statements = Parser::parse_sql(parser_dialect, sql).map_err(|e| {
+        let unparsed_write = (dialect == SqlDialect::Duckdb)
+            .then(|| duckdb::unparsed_write(sql, parser_dialect))
+            .flatten();
+        match unparsed_write {
+            Some(verb) => violation(verb),
+            None => GuardError::InvalidSql {
+                dialect: dialect.as_str(),
+                message: e
+                    .to_string()
+                    .trim_start_matches("sql parser error: ")
+                    .to_string(),
+            },
+        }
+    })?;
     let statement = match statements.as_slice() {
         [] => {
             return Err(GuardError::InvalidSql {
@@ -255,6 +263,12 @@ impl Visitor for ReadOnlyWalker {
                 ..
             }
             | TableFactor::Function { name, .. } => self.check_function_name(name, true),
+            TableFactor::Table { name, .. } if self.dialect == SqlDialect::Duckdb => {
+                match duckdb::file_scan(name) {
+                    Some(construct) => self.flag(construct),
+                    None => ControlFlow::Continue(()),
+                }
+            }
             _ => ControlFlow::Continue(()),
         }
     }

@@ -257,6 +257,38 @@ pub fn normalize_mysql_type(data_type: &str, column_type: &str) -> (&'static str
     classify(normalized)
 }
 
+/// Normalises a DuckDB type as `duckdb_columns()` spells it
+/// (`DECIMAL(12,2)`, `VARCHAR[]`, `TIMESTAMP WITH TIME ZONE`, `ENUM(…)`).
+pub fn normalize_duckdb_type(data_type: &str) -> (&'static str, DimensionType) {
+    let t = data_type.trim().to_ascii_uppercase();
+    let base = t.split('(').next().unwrap_or_default().trim();
+    let normalized = if t.ends_with(']') {
+        "array"
+    } else {
+        match base {
+            "BOOLEAN" | "BOOL" => "boolean",
+            "TINYINT" | "SMALLINT" | "INTEGER" | "INT" | "BIGINT" | "HUGEINT" | "UTINYINT"
+            | "USMALLINT" | "UINTEGER" | "UBIGINT" | "UHUGEINT" | "BIGNUM" | "VARINT" => "integer",
+            "DECIMAL" | "NUMERIC" => "decimal",
+            "FLOAT" | "REAL" | "DOUBLE" => "float",
+            "VARCHAR" | "TEXT" | "STRING" | "CHAR" | "BPCHAR" => "text",
+            "ENUM" => "enum",
+            "DATE" => "date",
+            "TIMESTAMP WITH TIME ZONE" | "TIMESTAMPTZ" => "timestamptz",
+            "TIMESTAMP" | "DATETIME" | "TIMESTAMP_S" | "TIMESTAMP_MS" | "TIMESTAMP_NS" => {
+                "timestamp"
+            }
+            "TIME" | "TIME WITH TIME ZONE" | "TIMETZ" | "TIME_NS" => "time",
+            "INTERVAL" => "interval",
+            "JSON" => "json",
+            "UUID" => "uuid",
+            "BLOB" | "BYTEA" => "binary",
+            _ => "other",
+        }
+    };
+    classify(normalized)
+}
+
 #[cfg(test)]
 impl SchemaTable {
     /// An empty base table, for tests.
@@ -324,6 +356,26 @@ mod tests {
         assert_eq!(
             normalize_mysql_type("int", "int(10) unsigned"),
             ("integer", DimensionType::Number)
+        );
+        assert_eq!(
+            normalize_duckdb_type("DECIMAL(12,2)"),
+            ("decimal", DimensionType::Number)
+        );
+        assert_eq!(
+            normalize_duckdb_type("TIMESTAMP WITH TIME ZONE"),
+            ("timestamptz", DimensionType::Time)
+        );
+        assert_eq!(
+            normalize_duckdb_type("VARCHAR[]"),
+            ("array", DimensionType::String)
+        );
+        assert_eq!(
+            normalize_duckdb_type("ENUM('x', 'y')"),
+            ("enum", DimensionType::String)
+        );
+        assert_eq!(
+            normalize_duckdb_type("STRUCT(a INTEGER)"),
+            ("other", DimensionType::String)
         );
     }
 

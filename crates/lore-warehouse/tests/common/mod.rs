@@ -155,7 +155,7 @@ impl ScratchDb {
                 }
                 let _ = conn.disconnect().await;
             }
-            Driver::Sqlite => unreachable!("scratch databases are servers"),
+            Driver::Sqlite | Driver::Duckdb => unreachable!("scratch databases are servers"),
         }
     }
 
@@ -173,7 +173,7 @@ impl ScratchDb {
                 let _ = conn.disconnect().await;
                 n.unwrap_or(0)
             }
-            Driver::Sqlite => unreachable!(),
+            Driver::Sqlite | Driver::Duckdb => unreachable!(),
         }
     }
 
@@ -196,7 +196,7 @@ impl ScratchDb {
                 let _ = conn.disconnect().await;
                 value.flatten()
             }
-            Driver::Sqlite => unreachable!(),
+            Driver::Sqlite | Driver::Duckdb => unreachable!(),
         }
     }
 
@@ -263,7 +263,7 @@ impl Drop for ScratchDb {
                             let _ = conn.disconnect().await;
                         }
                     }
-                    Driver::Sqlite => {}
+                    Driver::Sqlite | Driver::Duckdb => {}
                 }
             });
         })
@@ -273,12 +273,13 @@ impl Drop for ScratchDb {
 
 /// The shared scan fixture, as statements for `driver`. `sales` is the main
 /// schema (SQLite: the only one); `billing` holds a table whose foreign key
-/// crosses into `sales` (servers only).
+/// crosses into `sales` (servers only; DuckDB has the table without the key).
 pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
     let (int, text, ts) = match driver {
         Driver::Mysql => ("INT", "VARCHAR(100)", "DATETIME"),
         Driver::Postgres => ("INTEGER", "TEXT", "TIMESTAMP"),
         Driver::Sqlite => ("INTEGER", "TEXT", "TEXT"),
+        Driver::Duckdb => ("INTEGER", "VARCHAR", "TIMESTAMP"),
     };
     let q = |table: &str| match driver {
         Driver::Sqlite => table.to_string(),
@@ -361,7 +362,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
         q("shipments")
     ));
     match driver {
-        Driver::Postgres => {
+        Driver::Postgres | Driver::Duckdb => {
             statements.insert(0, format!("CREATE SCHEMA {sales}"));
             statements.push(format!(
                 "COMMENT ON TABLE {sales}.customers IS 'Customers who bought something'"
@@ -377,9 +378,16 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
         Driver::Mysql | Driver::Sqlite => {}
     }
     if driver != Driver::Sqlite {
+        // DuckDB keeps a foreign key within its schema.
+        let cross_schema_key = if driver == Driver::Duckdb {
+            String::new()
+        } else {
+            format!(
+                ", CONSTRAINT invoices_customer_fk FOREIGN KEY (customer_id) REFERENCES {sales}.customers(id)"
+            )
+        };
         statements.push(format!(
-            "CREATE TABLE {billing}.invoices (id {int} PRIMARY KEY, customer_id {int} NOT NULL, \
-             CONSTRAINT invoices_customer_fk FOREIGN KEY (customer_id) REFERENCES {sales}.customers(id))"
+            "CREATE TABLE {billing}.invoices (id {int} PRIMARY KEY, customer_id {int} NOT NULL{cross_schema_key})"
         ));
         statements.push(format!(
             "INSERT INTO {billing}.invoices VALUES (1, 1), (2, 2)"

@@ -13,7 +13,8 @@ use serde_json::Value;
 use tokio_postgres::types::{FromSql, Kind, Type};
 
 use crate::connector::value::{
-    blob_to_json, decimal_to_json, float_to_json, integer_to_json, unsupported_to_json,
+    blob_to_json, decimal_to_json, float_to_json, integer_to_json, interval_to_iso,
+    unsupported_to_json,
 };
 use lore_core::time::{MICROS_PER_DAY, format_date, format_time_of_day, format_timestamp_micros};
 
@@ -241,43 +242,7 @@ fn interval_text(raw: &[u8]) -> Result<String, DecodeError> {
     let micros = i64::from_be_bytes(raw[0..8].try_into()?);
     let days = i32::from_be_bytes(raw[8..12].try_into()?);
     let months = i32::from_be_bytes(raw[12..16].try_into()?);
-    let mut text = String::from("P");
-    if months / 12 != 0 {
-        text.push_str(&format!("{}Y", months / 12));
-    }
-    if months % 12 != 0 {
-        text.push_str(&format!("{}M", months % 12));
-    }
-    if days != 0 {
-        text.push_str(&format!("{days}D"));
-    }
-    if micros != 0 {
-        let sign = if micros < 0 { "-" } else { "" };
-        let abs = micros.unsigned_abs();
-        let (hours, minutes) = (abs / 3_600_000_000, abs / 60_000_000 % 60);
-        let seconds = abs % 60_000_000;
-        text.push('T');
-        if hours != 0 {
-            text.push_str(&format!("{sign}{hours}H"));
-        }
-        if minutes != 0 {
-            text.push_str(&format!("{sign}{minutes}M"));
-        }
-        if seconds != 0 {
-            let whole = seconds / 1_000_000;
-            let fraction = seconds % 1_000_000;
-            if fraction == 0 {
-                text.push_str(&format!("{sign}{whole}S"));
-            } else {
-                let digits = format!("{fraction:06}");
-                text.push_str(&format!("{sign}{whole}.{}S", digits.trim_end_matches('0')));
-            }
-        }
-    }
-    if text == "P" {
-        text.push_str("T0S");
-    }
-    Ok(text)
+    Ok(interval_to_iso(months, days, micros))
 }
 
 fn format_uuid(bytes: [u8; 16]) -> String {
