@@ -593,7 +593,7 @@ fn every_dialect_renders_the_chasm_query_in_its_own_spelling() {
                 "strftime('%Y-%m-01', t0.\"opened_at\")",
                 "IS NOT DISTINCT FROM",
             ],
-        ),        // No CTEs, one join per SELECT, no null-safe join: the groups are
+        ), // No CTEs, one join per SELECT, no null-safe join: the groups are
         // stacked and grouped instead (see planner::clickhouse).
         (
             Dialect::Clickhouse,
