@@ -226,6 +226,57 @@ async fn a_clickhouse_connection_works_from_lore_yaml_to_the_semantic_layer() {
     assert!(entity.status.success(), "{out}{err}");
     assert!(out.contains("smb | enterprise"), "{out}");
 
+    // A starting model generated from the scan: ClickHouse keys are not
+    // unique by declaration, so the grain is the key the sample showed
+    // unique, and the model answers without double counting.
+    let generated_root = root.join("generated");
+    std::fs::create_dir_all(&generated_root).unwrap();
+    std::fs::write(
+        generated_root.join("lore.yaml"),
+        "connections:\n  gen:\n    driver: clickhouse\n    url: env:LORE_CH_E2E_URL\n",
+    )
+    .unwrap();
+    let rescanned = lore_with(&generated_root, &url, &["scan", "gen"]);
+    assert!(rescanned.status.success(), "{:?}", text(&rescanned));
+    let generated = lore_with(&generated_root, &url, &["sl", "generate", "-c", "gen"]);
+    let (out, err) = text(&generated);
+    assert!(generated.status.success(), "{out}{err}");
+    assert!(out.contains("5 sources"), "{out}");
+    let model_dir = generated_root.join("semantic-layer/gen");
+    let invoices_file = std::fs::read_dir(&model_dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("invoices.yaml"))
+        .unwrap_or_else(|| panic!("no invoices.yaml in {}", model_dir.display()));
+    let invoices = std::fs::read_to_string(&invoices_file).unwrap();
+    assert!(invoices.contains("grain:\n- id"), "{invoices}");
+    assert!(invoices.contains("account_id = accounts.id"), "{invoices}");
+    let query = lore_with(
+        &generated_root,
+        &url,
+        &[
+            "sl",
+            "query",
+            "-m",
+            "invoices.count",
+            "-d",
+            "accounts.segment",
+            "--format",
+            "json",
+        ],
+    );
+    let (out, err) = text(&query);
+    assert!(query.status.success(), "{out}{err}");
+    let answer: Value = serde_json::from_str(&out).unwrap();
+    let total: f64 = answer["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[1].as_f64().unwrap())
+        .sum();
+    assert_eq!(total, 6.0, "every invoice counted once: {answer}");
+
     // The same project over MCP, with the url in a file this time.
     std::fs::write(root.join("ch-url.txt"), &url).unwrap();
     std::fs::write(
