@@ -61,6 +61,13 @@ cat > "$dir/users.xml" <<XML
         <default>
             <max_memory_usage>4000000000</max_memory_usage>
         </default>
+        <reader>
+            <max_memory_usage>4000000000</max_memory_usage>
+            <readonly>2</readonly>
+        </reader>
+        <strict>
+            <readonly>1</readonly>
+        </strict>
     </profiles>
     <users>
         <lore>
@@ -76,6 +83,18 @@ cat > "$dir/users.xml" <<XML
             <quota>default</quota>
             <allow_databases><database>default</database></allow_databases>
         </lore_limited>
+        <lore_reader>
+            <password>lore-test-secret</password>
+            <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+            <profile>reader</profile>
+            <quota>default</quota>
+        </lore_reader>
+        <lore_strict>
+            <password>lore-test-secret</password>
+            <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+            <profile>strict</profile>
+            <quota>default</quota>
+        </lore_strict>
     </users>
     <quotas>
         <default>

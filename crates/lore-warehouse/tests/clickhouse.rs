@@ -623,3 +623,56 @@ async fn clickhouse_scan_reads_structure_profiles_and_relationships() {
         "{acme:?}"
     );
 }
+
+/// Users whose own profile is read-only: `readonly = 2` (the setup the
+/// README recommends) gets every limit Lore sends, `readonly = 1` none,
+/// and both read, refuse writes and report read-only sessions. Runs when
+/// the server has the test script's `lore_reader` / `lore_strict` users.
+#[tokio::test]
+async fn clickhouse_serves_users_whose_profile_is_read_only() {
+    let Some(db) =
+        common::clickhouse::scratch("clickhouse_serves_users_whose_profile_is_read_only").await
+    else {
+        return;
+    };
+    db.setup(&[
+        "CREATE TABLE t (id Int32) ENGINE = MergeTree ORDER BY id",
+        "INSERT INTO t SELECT toInt32(number) FROM system.numbers LIMIT 30",
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    for (user, limits) in [("lore_reader", true), ("lore_strict", false)] {
+        let url = db.url.replacen("://lore:", &format!("://{user}:"), 1);
+        if url == db.url {
+            return;
+        }
+        let conn = connector_at(&db, dir.path(), url);
+        let info = match conn.server_info().await {
+            Ok(info) => info,
+            Err(e) if e.code() == ErrorCode::ConfigError => {
+                eprintln!(
+                    "notice: the server has no {user} user; read-only profiles not exercised: {e}"
+                );
+                return;
+            }
+            Err(e) => panic!("{user}: {e}"),
+        };
+        assert!(info.read_only, "{user}: {info:?}");
+        let capped = conn.run("SELECT id FROM t ORDER BY id", 10).await.unwrap();
+        assert_eq!(capped.rows.len(), 10, "{user}");
+        assert!(capped.truncated, "{user}");
+        let err = conn.run("INSERT INTO t VALUES (99)", 10).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::ReadOnlyViolation, "{user}: {err}");
+        // Only a profile that allows settings gets join_use_nulls.
+        let joined = conn
+            .run(
+                "SELECT b.id FROM (SELECT 1 AS k) AS a LEFT JOIN (SELECT 2 AS k, 5 AS id) AS b USING (k)",
+                10,
+            )
+            .await
+            .unwrap();
+        let expected = if limits { json!(null) } else { json!(0) };
+        assert_eq!(joined.rows, vec![vec![expected]], "{user}");
+    }
+    assert_eq!(db.count("SELECT count() FROM t").await, 30);
+}

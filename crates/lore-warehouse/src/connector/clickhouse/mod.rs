@@ -18,6 +18,15 @@
 //! - `wait_end_of_query=1`: the answer is sent once the query finished, so
 //!   an error is always an HTTP error, never a result cut half-way.
 //!
+//! A user whose own profile is read-only cannot be sent every setting:
+//! with `readonly = 2` (reads, and settings) Lore sends all of the above
+//! but `readonly=1`, which the server then refuses to lower to; with
+//! `readonly = 1` (no settings at all) it sends none, so the timeout is
+//! Lore's `KILL QUERY` alone, the row cap Lore's own, and an unmatched
+//! `LEFT JOIN` row reads ClickHouse's defaults. The profile's value is
+//! learned with the first query (and again when the server refuses a
+//! setting).
+//!
 //! Results come as `TabSeparatedWithNamesAndTypes` (see [`value`]). The
 //! interfaces used — the HTTP settings above, `system.tables`,
 //! `system.columns`, `system.parts`, `KILL QUERY` — exist from ClickHouse
@@ -103,6 +112,34 @@ pub struct ClickhouseConnector {
     queries: AtomicU64,
     /// Whether the newest query went over https.
     encrypted: AtomicBool,
+    /// The user's own `readonly` setting, once learned (a
+    /// [`ReadOnlyProfile`]).
+    profile: std::sync::atomic::AtomicU8,
+}
+
+/// The `readonly` setting of the user's own profile, which decides what
+/// a query may be sent with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReadOnlyProfile {
+    /// Not learned yet.
+    Unknown = 0,
+    /// `readonly = 0`: Lore sends `readonly=1` and every limit.
+    Writable = 1,
+    /// `readonly = 2`: the server refuses writes; Lore sends every limit.
+    ReadsAndSettings = 2,
+    /// `readonly = 1`: the server refuses writes and every setting.
+    ReadsOnly = 3,
+}
+
+impl ReadOnlyProfile {
+    fn from_u8(value: u8) -> ReadOnlyProfile {
+        match value {
+            1 => ReadOnlyProfile::Writable,
+            2 => ReadOnlyProfile::ReadsAndSettings,
+            3 => ReadOnlyProfile::ReadsOnly,
+            _ => ReadOnlyProfile::Unknown,
+        }
+    }
 }
 
 impl std::fmt::Debug for ClickhouseConnector {
@@ -133,6 +170,7 @@ impl ClickhouseConnector {
             agent: Mutex::new(None),
             queries: AtomicU64::new(0),
             encrypted: AtomicBool::new(false),
+            profile: std::sync::atomic::AtomicU8::new(ReadOnlyProfile::Unknown as u8),
         }
     }
 
@@ -290,6 +328,7 @@ impl ClickhouseConnector {
         endpoint: &Endpoint,
         query_id: &str,
         limit: RowLimit,
+        profile: ReadOnlyProfile,
     ) -> Vec<(&'static str, String)> {
         let mut settings = Vec::new();
         if let Some(database) = &endpoint.database {
@@ -298,6 +337,12 @@ impl ClickhouseConnector {
         settings.push(("query_id", query_id.to_string()));
         settings.push(("default_format", FORMAT.to_string()));
         settings.push(("wait_end_of_query", "1".to_string()));
+        if matches!(
+            profile,
+            ReadOnlyProfile::ReadsOnly | ReadOnlyProfile::Unknown
+        ) {
+            return settings;
+        }
         let seconds = self.timeout.as_millis().div_ceil(1000).max(1);
         settings.push(("max_execution_time", seconds.to_string()));
         settings.push(("max_result_rows", limit.rows.saturating_add(1).to_string()));
@@ -309,9 +354,69 @@ impl ClickhouseConnector {
         }
         settings.push(("result_overflow_mode", "break".to_string()));
         settings.push(("join_use_nulls", "1".to_string()));
-        // Last, so no setting after it could be refused by it.
-        settings.push(("readonly", "1".to_string()));
+        if profile == ReadOnlyProfile::Writable {
+            // Last, so no setting after it could be refused by it.
+            settings.push(("readonly", "1".to_string()));
+        }
         settings
+    }
+
+    /// The user's profile, learned with a query that sends no setting.
+    async fn profile(
+        &self,
+        agent: &ureq::Agent,
+        endpoint: &Endpoint,
+    ) -> Result<ReadOnlyProfile, WarehouseError> {
+        let known = ReadOnlyProfile::from_u8(self.profile.load(Ordering::Relaxed));
+        if known != ReadOnlyProfile::Unknown {
+            return Ok(known);
+        }
+        let query_id = self.query_id();
+        let settings = self.settings(
+            endpoint,
+            &query_id,
+            RowLimit::rows(1),
+            ReadOnlyProfile::Unknown,
+        );
+        let (id, agent, endpoint) = (self.id.clone(), agent.clone(), endpoint.clone());
+        let timeout = self.timeout;
+        let (outcome, _) = tokio::task::spawn_blocking(move || {
+            fetch(
+                &id,
+                &agent,
+                &endpoint,
+                &settings,
+                "SELECT value FROM system.settings WHERE name = 'readonly'",
+                RowLimit::rows(1),
+                timeout,
+            )
+        })
+        .await
+        .map_err(|e| WarehouseError::Upstream {
+            message: format!("query task failed: {e}"),
+        })?;
+        let fetched = outcome?;
+        let value = fetched
+            .rows
+            .first()
+            .and_then(|r| r.first())
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        let profile = match value.as_deref() {
+            Some("0") => ReadOnlyProfile::Writable,
+            Some("1") => ReadOnlyProfile::ReadsOnly,
+            _ => ReadOnlyProfile::ReadsAndSettings,
+        };
+        self.profile.store(profile as u8, Ordering::Relaxed);
+        Ok(profile)
+    }
+
+    fn query_id(&self) -> String {
+        format!(
+            "lore-{}-{}",
+            uuid::Uuid::new_v4().simple(),
+            self.queries.fetch_add(1, Ordering::Relaxed)
+        )
     }
 
     /// Runs `sql` (already checked by the guard, or written by Lore) with
@@ -329,12 +434,31 @@ impl ClickhouseConnector {
             .map_err(|_| WarehouseError::Upstream {
                 message: "the connection is closing".to_string(),
             })?;
-        let query_id = format!(
-            "lore-{}-{}",
-            uuid::Uuid::new_v4().simple(),
-            self.queries.fetch_add(1, Ordering::Relaxed)
-        );
-        let settings = self.settings(&endpoint, &query_id, limit);
+        let profile = self.profile(&agent, &endpoint).await?;
+        match self.run_once(&agent, &endpoint, sql, limit, profile).await {
+            // The user's profile changed since it was learned: learn it
+            // again and retry once.
+            Err(WarehouseError::RefusedByDatabase { message }) if refuses_settings(&message) => {
+                self.profile
+                    .store(ReadOnlyProfile::Unknown as u8, Ordering::Relaxed);
+                let profile = self.profile(&agent, &endpoint).await?;
+                self.run_once(&agent, &endpoint, sql, limit, profile).await
+            }
+            other => other,
+        }
+    }
+
+    async fn run_once(
+        &self,
+        agent: &ureq::Agent,
+        endpoint: &Endpoint,
+        sql: &str,
+        limit: RowLimit,
+        profile: ReadOnlyProfile,
+    ) -> Result<QueryResult, WarehouseError> {
+        let (agent, endpoint) = (agent.clone(), endpoint.clone());
+        let query_id = self.query_id();
+        let settings = self.settings(&endpoint, &query_id, limit, profile);
         self.encrypted.store(endpoint.https, Ordering::Relaxed);
         let mut kill = KillOnDrop(Some(Kill {
             agent: agent.clone(),
@@ -384,10 +508,17 @@ impl ClickhouseConnector {
                 row.and_then(|r| r[0].as_str())
                     .unwrap_or("(unknown version)")
             ),
-            read_only: row.and_then(|r| r[1].as_str()) == Some("1"),
+            read_only: matches!(row.and_then(|r| r[1].as_str()), Some("1" | "2")),
             encrypted: Some(self.encrypted.load(Ordering::Relaxed)),
         })
     }
+}
+
+/// Whether a read-only refusal is about settings (the user's profile is
+/// stricter than learned), not about a write.
+fn refuses_settings(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    lower.contains("setting") && (lower.contains("overrid") || lower.contains("modify"))
 }
 
 /// A `KILL QUERY` to send for a query that may still run.
@@ -762,6 +893,7 @@ mod tests {
                 rows: 10,
                 bytes: Some(1000),
             },
+            ReadOnlyProfile::Writable,
         );
         let get = |k: &str| {
             settings
@@ -779,6 +911,34 @@ mod tests {
         assert_eq!(get("result_overflow_mode"), Some("break"));
         assert_eq!(get("join_use_nulls"), Some("1"));
         assert_eq!(get("database"), Some("db"));
+        // A read-only profile refuses `readonly=1` (readonly = 2) or any
+        // setting (readonly = 1).
+        let reader = c.settings(
+            &e,
+            "q2",
+            RowLimit::rows(10),
+            ReadOnlyProfile::ReadsAndSettings,
+        );
+        assert!(reader.iter().all(|(k, _)| *k != "readonly"));
+        assert!(reader.iter().any(|(k, _)| *k == "max_execution_time"));
+        let strict = c.settings(&e, "q3", RowLimit::rows(10), ReadOnlyProfile::ReadsOnly);
+        let names: Vec<&str> = strict.iter().map(|(k, _)| *k).collect();
+        assert_eq!(
+            names,
+            [
+                "database",
+                "query_id",
+                "default_format",
+                "wait_end_of_query"
+            ]
+        );
+        assert!(refuses_settings(
+            "Cannot override setting (max_execution_time) in readonly mode"
+        ));
+        assert!(refuses_settings(
+            "Setting 'readonly' cannot be overrided in readonly mode"
+        ));
+        assert!(!refuses_settings("Cannot create table in readonly mode"));
     }
 
     #[test]
