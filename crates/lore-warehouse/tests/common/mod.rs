@@ -392,7 +392,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
             ));
             statements.push(format!("CREATE SCHEMA {billing}"));
         }
-        _ => {}
+        Driver::Mysql | Driver::Sqlite | Driver::Clickhouse => {}
     }
     if driver != Driver::Sqlite {
         statements.push(format!(
