@@ -68,6 +68,10 @@ cat > "$dir/users.xml" <<XML
         <strict>
             <readonly>1</readonly>
         </strict>
+        <budget>
+            <max_rows_to_read>1000</max_rows_to_read>
+            <read_overflow_mode>throw</read_overflow_mode>
+        </budget>
     </profiles>
     <users>
         <lore>
@@ -95,6 +99,12 @@ cat > "$dir/users.xml" <<XML
             <profile>strict</profile>
             <quota>default</quota>
         </lore_strict>
+        <lore_budget>
+            <password>lore-test-secret</password>
+            <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+            <profile>budget</profile>
+            <quota>default</quota>
+        </lore_budget>
     </users>
     <quotas>
         <default>

@@ -676,3 +676,48 @@ async fn clickhouse_serves_users_whose_profile_is_read_only() {
     }
     assert_eq!(db.count("SELECT count() FROM t").await, 30);
 }
+
+/// A query over a budget the server holds (here the test user's
+/// `max_rows_to_read`) is `budget_exceeded`, saying to narrow it. Runs when
+/// the server has the test script's `lore_budget` user.
+#[tokio::test]
+async fn clickhouse_server_budgets_are_budget_exceeded() {
+    let Some(db) =
+        common::clickhouse::scratch("clickhouse_server_budgets_are_budget_exceeded").await
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let url = db.url.replacen("://lore:", "://lore_budget:", 1);
+    if url == db.url {
+        return;
+    }
+    let conn = connector_at(&db, dir.path(), url);
+    match conn
+        .run(
+            "SELECT count() FROM (SELECT number FROM system.numbers LIMIT 5000)",
+            10,
+        )
+        .await
+    {
+        Err(e) if e.code() == ErrorCode::ConfigError => {
+            eprintln!(
+                "notice: the server has no lore_budget user; budget_exceeded not exercised: {e}"
+            )
+        }
+        Err(e) => {
+            assert_eq!(e.code(), ErrorCode::BudgetExceeded, "{e}");
+            assert!(!e.retryable());
+            assert!(e.to_string().contains("narrow it"), "{e}");
+        }
+        Ok(r) => panic!("the budget did not hold: {r:?}"),
+    }
+    let small = conn
+        .run(
+            "SELECT count() FROM (SELECT number FROM system.numbers LIMIT 10)",
+            10,
+        )
+        .await
+        .unwrap();
+    assert_eq!(small.rows, vec![vec![json!(10)]]);
+}
