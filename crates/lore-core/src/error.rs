@@ -43,6 +43,9 @@ pub enum ErrorCode {
     UnsupportedOperation,
     /// The operation ran past its time limit and was interrupted.
     Timeout,
+    /// The query would read, hold or return more than the connection's
+    /// budget allows (bytes, rows, memory); narrow it.
+    BudgetExceeded,
     /// The server is stopping and cut the call off before it finished;
     /// retry once the server runs again.
     Unavailable,
@@ -84,6 +87,7 @@ impl ErrorCode {
             ErrorCode::UpstreamError => "upstream_error",
             ErrorCode::UnsupportedOperation => "unsupported_operation",
             ErrorCode::Timeout => "timeout",
+            ErrorCode::BudgetExceeded => "budget_exceeded",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::PermissionDenied => "permission_denied",

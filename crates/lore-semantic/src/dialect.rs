@@ -1,8 +1,9 @@
 //! How compiled SQL is spelled for each engine: identifier quoting, time
 //! truncation, null-safe equality and the aggregates that differ.
 //!
-//! SQLite, PostgreSQL and MySQL/MariaDB are executed in tests; DuckDB,
-//! Snowflake and BigQuery are rendered for use elsewhere and tested as text.
+//! SQLite, PostgreSQL, MySQL/MariaDB and ClickHouse are executed in tests;
+//! DuckDB, Snowflake and BigQuery are rendered for use elsewhere and tested
+//! as text.
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +25,9 @@ pub enum Dialect {
     Snowflake,
     /// Google BigQuery (Standard SQL).
     Bigquery,
+    /// ClickHouse (from 18.16: the planner writes one join per SELECT and
+    /// no CTEs, see `planner::clickhouse`).
+    Clickhouse,
 }
 
 /// A time granularity of a dimension.
@@ -81,6 +85,7 @@ impl Dialect {
             "duckdb" => Some(Dialect::Duckdb),
             "snowflake" => Some(Dialect::Snowflake),
             "bigquery" => Some(Dialect::Bigquery),
+            "clickhouse" => Some(Dialect::Clickhouse),
             _ => None,
         }
     }
@@ -94,6 +99,7 @@ impl Dialect {
             Dialect::Duckdb => "duckdb",
             Dialect::Snowflake => "snowflake",
             Dialect::Bigquery => "bigquery",
+            Dialect::Clickhouse => "clickhouse",
         }
     }
 
@@ -138,6 +144,13 @@ impl Dialect {
                 };
                 format!("DATE_TRUNC(CAST({expr} AS DATE), {part})")
             }
+            Dialect::Clickhouse => match granularity {
+                Granularity::Day => format!("toDate({expr})"),
+                Granularity::Week => format!("toMonday({expr})"),
+                Granularity::Month => format!("toStartOfMonth({expr})"),
+                Granularity::Quarter => format!("toStartOfQuarter({expr})"),
+                Granularity::Year => format!("toStartOfYear({expr})"),
+            },
             Dialect::Sqlite => match granularity {
                 Granularity::Day => format!("date({expr})"),
                 Granularity::Week => format!(
@@ -169,7 +182,9 @@ impl Dialect {
     pub fn null_safe_eq(self, a: &str, b: &str) -> String {
         match self {
             Dialect::Mysql => format!("{a} <=> {b}"),
-            Dialect::Bigquery => format!("({a} = {b} OR ({a} IS NULL AND {b} IS NULL))"),
+            Dialect::Bigquery | Dialect::Clickhouse => {
+                format!("({a} = {b} OR ({a} IS NULL AND {b} IS NULL))")
+            }
             _ => format!("{a} IS NOT DISTINCT FROM {b}"),
         }
     }
@@ -187,7 +202,7 @@ impl Dialect {
     /// The set union that removes duplicates.
     pub fn union_distinct(self) -> &'static str {
         match self {
-            Dialect::Bigquery => "UNION DISTINCT",
+            Dialect::Bigquery | Dialect::Clickhouse => "UNION DISTINCT",
             _ => "UNION",
         }
     }
@@ -206,6 +221,11 @@ impl Dialect {
                     "median and percentile are not aggregates in {}; query them with sql_execution (window functions), or use a measure such as avg",
                     self.as_str()
                 ),
+            }),
+            // quantile() samples beyond 8192 values and quantileExact()
+            // does not interpolate: neither is percentile_cont.
+            Dialect::Clickhouse => Err(SemanticError::Unsupported {
+                message: "ClickHouse has no exact interpolated percentile; query it with sql_execution (quantileExact(p)(col), or quantile(p)(col) approximately), or use a measure such as avg".to_string(),
             }),
         }
     }
@@ -254,6 +274,10 @@ mod tests {
         assert_eq!(
             Dialect::Sqlite.time_trunc("x", Granularity::Month),
             "strftime('%Y-%m-01', x)"
+        );
+        assert_eq!(
+            Dialect::Clickhouse.time_trunc("x", Granularity::Week),
+            "toMonday(x)"
         );
     }
 

@@ -1,12 +1,13 @@
-//! The same semantic queries on SQLite, PostgreSQL and MySQL/MariaDB give
-//! the same rows, run the way `sl_query` runs them: compiled for the
+//! The same semantic queries on SQLite, PostgreSQL, MySQL/MariaDB and
+//! ClickHouse give the same rows, run the way `sl_query` runs them: compiled for the
 //! connection's dialect, checked by the guard, executed by the read-only
 //! connector. SQLite's answers are the reference (the correctness suite
 //! checks them against hand-written SQL).
 //!
-//! PostgreSQL and MariaDB run when `LORE_TEST_POSTGRES_URL` /
-//! `LORE_TEST_MYSQL_URL` are set (a scratch database is created and
-//! dropped); otherwise a notice is printed and they pass.
+//! PostgreSQL, MariaDB and ClickHouse run when `LORE_TEST_POSTGRES_URL` /
+//! `LORE_TEST_MYSQL_URL` / `LORE_TEST_CLICKHOUSE_URL` are set (a scratch
+//! database is created and dropped); otherwise a notice is printed and they
+//! pass.
 
 use lore_core::limits::SqlLimits;
 use std::path::PathBuf;
@@ -288,6 +289,80 @@ async fn mysql_gives_the_same_rows_as_sqlite() {
     let got = answers(&project, &model, Dialect::Mysql).await;
     let _ = admin.query_drop(format!("DROP DATABASE {name}")).await;
     let _ = admin.disconnect().await;
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "query {i}: {}", queries()[i]);
+    }
+}
+
+/// The fixture's tables in ClickHouse's terms (MergeTree, `Nullable` where
+/// the rows have NULLs); the rows are the same INSERTs.
+const CLICKHOUSE_DDL: &str = r#"
+CREATE TABLE plans (id Int32, name Nullable(String), price_cents Nullable(Int32)) ENGINE = MergeTree ORDER BY id;
+CREATE TABLE accounts (id Int32, name Nullable(String), segment Nullable(String), plan_id Nullable(Int32), created_at Nullable(DateTime)) ENGINE = MergeTree ORDER BY id;
+CREATE TABLE invoices (id Int32, account_id Nullable(Int32), amount_cents Nullable(Int32), status Nullable(String), issued_at Nullable(DateTime)) ENGINE = MergeTree ORDER BY id;
+CREATE TABLE invoice_lines (id Int32, invoice_id Nullable(Int32), product Nullable(String), qty Nullable(Int32)) ENGINE = MergeTree ORDER BY id;
+CREATE TABLE tickets (id Int32, account_id Nullable(Int32), priority Nullable(String), opened_at Nullable(DateTime)) ENGINE = MergeTree ORDER BY id
+"#;
+
+/// Runs one statement on ClickHouse's HTTP interface with the url's full
+/// rights (not through Lore, whose queries are read-only).
+fn clickhouse_exec(url: &str, database: Option<&str>, sql: &str) {
+    use base64::Engine;
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let authority = rest.split('/').next().unwrap();
+    let (userinfo, host) = authority
+        .rsplit_once('@')
+        .unwrap_or(("default:", authority));
+    let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+    let mut target = format!("{scheme}://{host}/");
+    if let Some(db) = database {
+        target.push_str(&format!("?database={db}"));
+    }
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let auth = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+    let response = agent
+        .post(&target)
+        .header("Authorization", format!("Basic {auth}"))
+        .send(sql.as_bytes())
+        .unwrap();
+    let status = response.status().as_u16();
+    let text = response.into_body().read_to_string().unwrap();
+    assert_eq!(status, 200, "{sql}: {text}");
+}
+
+#[tokio::test]
+async fn clickhouse_gives_the_same_rows_as_sqlite() {
+    let Some(admin_url) = server_url(
+        "LORE_TEST_CLICKHOUSE_URL",
+        "clickhouse_gives_the_same_rows_as_sqlite",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let model = model();
+    let want = reference(dir.path(), &model).await;
+    let name = format!("lore_sl_{}", std::process::id());
+    clickhouse_exec(&admin_url, None, &format!("DROP DATABASE IF EXISTS {name}"));
+    clickhouse_exec(&admin_url, None, &format!("CREATE DATABASE {name}"));
+    let creates = CLICKHOUSE_DDL
+        .split(";\n")
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let inserts = ddl("DateTime")
+        .into_iter()
+        .filter(|s| s.starts_with("INSERT"));
+    for statement in creates.map(str::to_string).chain(inserts) {
+        clickhouse_exec(&admin_url, Some(&name), &statement);
+    }
+    let url = url_with_database(&admin_url, &name);
+    let project = project(dir.path(), Driver::Clickhouse, |c| {
+        c.url = Some(Secret::new(url.clone()))
+    });
+    let got = answers(&project, &model, Dialect::Clickhouse).await;
+    clickhouse_exec(&admin_url, None, &format!("DROP DATABASE {name}"));
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(g, w, "query {i}: {}", queries()[i]);
     }

@@ -3,7 +3,9 @@
 //! checks) quotes identifiers and literals.
 
 use lore_core::config::Driver;
-use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::dialect::{
+    ClickHouseDialect, Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect,
+};
 
 /// The SQL dialect of a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,6 +16,8 @@ pub enum SqlDialect {
     Postgres,
     /// MySQL and MariaDB.
     Mysql,
+    /// ClickHouse.
+    Clickhouse,
 }
 
 impl SqlDialect {
@@ -23,6 +27,7 @@ impl SqlDialect {
             "sqlite" => Some(SqlDialect::Sqlite),
             "postgres" | "postgresql" => Some(SqlDialect::Postgres),
             "mysql" | "mariadb" => Some(SqlDialect::Mysql),
+            "clickhouse" => Some(SqlDialect::Clickhouse),
             _ => None,
         }
     }
@@ -33,6 +38,7 @@ impl SqlDialect {
             SqlDialect::Sqlite => "sqlite",
             SqlDialect::Postgres => "postgres",
             SqlDialect::Mysql => "mysql",
+            SqlDialect::Clickhouse => "clickhouse",
         }
     }
 
@@ -41,6 +47,7 @@ impl SqlDialect {
             SqlDialect::Sqlite => Box::new(SQLiteDialect {}),
             SqlDialect::Postgres => Box::new(PostgreSqlDialect {}),
             SqlDialect::Mysql => Box::new(MySqlDialect {}),
+            SqlDialect::Clickhouse => Box::new(ClickHouseDialect {}),
         }
     }
 
@@ -49,7 +56,7 @@ impl SqlDialect {
     pub fn quote_ident(self, name: &str) -> String {
         let quote = match self {
             SqlDialect::Mysql => '`',
-            SqlDialect::Sqlite | SqlDialect::Postgres => '"',
+            SqlDialect::Sqlite | SqlDialect::Postgres | SqlDialect::Clickhouse => '"',
         };
         let mut quoted = String::with_capacity(name.len() + 2);
         quoted.push(quote);
@@ -72,10 +79,10 @@ impl SqlDialect {
     }
 
     /// A string literal: `'text'` with quotes doubled (and backslashes
-    /// doubled for MySQL, where they escape).
+    /// doubled for MySQL and ClickHouse, where they escape).
     pub fn quote_literal(self, text: &str) -> String {
         let mut escaped = text.replace('\'', "''");
-        if self == SqlDialect::Mysql {
+        if matches!(self, SqlDialect::Mysql | SqlDialect::Clickhouse) {
             escaped = escaped.replace('\\', "\\\\");
         }
         format!("'{escaped}'")
@@ -87,6 +94,7 @@ impl SqlDialect {
             SqlDialect::Sqlite => format!("CAST({expr} AS TEXT)"),
             SqlDialect::Postgres => format!("({expr})::text"),
             SqlDialect::Mysql => format!("CAST({expr} AS CHAR)"),
+            SqlDialect::Clickhouse => format!("toString({expr})"),
         }
     }
 
@@ -95,6 +103,8 @@ impl SqlDialect {
         match self {
             SqlDialect::Sqlite => format!("length({expr})"),
             SqlDialect::Postgres | SqlDialect::Mysql => format!("char_length({expr})"),
+            // Enums, UUIDs and FixedStrings have no text length of their own.
+            SqlDialect::Clickhouse => format!("lengthUTF8(toString({expr}))"),
         }
     }
 
@@ -107,6 +117,7 @@ impl SqlDialect {
             }
             SqlDialect::Postgres => format!("{expr} ~ '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
             SqlDialect::Mysql => format!("{expr} REGEXP '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
+            SqlDialect::Clickhouse => format!("match({expr}, '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]')"),
         }
     }
 }
@@ -117,6 +128,7 @@ impl From<Driver> for SqlDialect {
             Driver::Sqlite => SqlDialect::Sqlite,
             Driver::Postgres => SqlDialect::Postgres,
             Driver::Mysql => SqlDialect::Mysql,
+            Driver::Clickhouse => SqlDialect::Clickhouse,
         }
     }
 }

@@ -111,6 +111,14 @@ pub enum WarehouseError {
         /// The server's reason (never the password).
         message: String,
     },
+    /// The database refused a query over its byte, row or memory budget.
+    #[error(
+        "the database stopped the query at its budget: {message}; narrow it (filters, fewer columns, LIMIT, aggregates)"
+    )]
+    BudgetExceeded {
+        /// The database's message.
+        message: String,
+    },
     /// The request itself is out of range.
     #[error("{message}")]
     InvalidRequest {
@@ -134,6 +142,7 @@ impl HasErrorCode for WarehouseError {
             WarehouseError::Query { .. } => ErrorCode::InvalidSql,
             WarehouseError::PermissionDenied { .. } => ErrorCode::Forbidden,
             WarehouseError::Timeout { .. } => ErrorCode::Timeout,
+            WarehouseError::BudgetExceeded { .. } => ErrorCode::BudgetExceeded,
             WarehouseError::Config(_)
             | WarehouseError::InvalidUrl { .. }
             | WarehouseError::DatabaseMissing { .. }

@@ -163,6 +163,8 @@ pub enum Driver {
     /// MySQL or MariaDB server.
     #[serde(alias = "mariadb")]
     Mysql,
+    /// ClickHouse server, over its HTTP interface.
+    Clickhouse,
 }
 
 impl Driver {
@@ -172,6 +174,7 @@ impl Driver {
             Driver::Sqlite => "sqlite",
             Driver::Postgres => "postgres",
             Driver::Mysql => "mysql",
+            Driver::Clickhouse => "clickhouse",
         }
     }
 }
@@ -348,7 +351,7 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                     )));
                 }
             }
-            Driver::Postgres | Driver::Mysql => {
+            Driver::Postgres | Driver::Mysql | Driver::Clickhouse => {
                 if conn.url.is_none() {
                     return Err(invalid(format!(
                         "connection `{id}` ({}) needs `url` (a literal, `env:VAR` or `file:PATH`)",

@@ -11,6 +11,7 @@
 //! (`Warehouses::prepare` for agents' SQL), or write the SQL themselves with
 //! quoted identifiers (introspection, profiles, relationship checks).
 
+mod clickhouse;
 mod mysql;
 mod pool;
 mod postgres;
@@ -26,6 +27,7 @@ use lore_core::config::{ConnectionConfig, Driver};
 use lore_core::project::Project;
 use serde::Serialize;
 
+pub use clickhouse::ClickhouseConnector;
 pub use mysql::MysqlConnector;
 pub use postgres::PostgresConnector;
 pub use sqlite::SqliteConnector;
@@ -225,6 +227,8 @@ pub enum Connector {
     Postgres(PostgresConnector),
     /// A MySQL or MariaDB server.
     Mysql(MysqlConnector),
+    /// A ClickHouse server (HTTP interface).
+    Clickhouse(ClickhouseConnector),
 }
 
 impl Connector {
@@ -260,6 +264,13 @@ impl Connector {
                 timeout,
                 sessions,
             )),
+            Driver::Clickhouse => Connector::Clickhouse(ClickhouseConnector::new(
+                id,
+                url(),
+                project.root.clone(),
+                timeout,
+                sessions,
+            )),
         }
     }
 
@@ -269,6 +280,7 @@ impl Connector {
             Connector::Sqlite(_) => SqlDialect::Sqlite,
             Connector::Postgres(_) => SqlDialect::Postgres,
             Connector::Mysql(_) => SqlDialect::Mysql,
+            Connector::Clickhouse(_) => SqlDialect::Clickhouse,
         }
     }
 
@@ -278,6 +290,7 @@ impl Connector {
             Connector::Sqlite(c) => c.timeout(),
             Connector::Postgres(c) => c.timeout(),
             Connector::Mysql(c) => c.timeout(),
+            Connector::Clickhouse(c) => c.timeout(),
         }
     }
 
@@ -299,6 +312,7 @@ impl Connector {
             Connector::Sqlite(c) => c.run(sql, limit).await,
             Connector::Postgres(c) => c.run(sql, limit).await,
             Connector::Mysql(c) => c.run(sql, limit).await,
+            Connector::Clickhouse(c) => c.run(sql, limit).await,
         }
     }
 
@@ -309,6 +323,7 @@ impl Connector {
             Connector::Sqlite(c) => c.server_info().await,
             Connector::Postgres(c) => c.server_info().await,
             Connector::Mysql(c) => c.server_info().await,
+            Connector::Clickhouse(c) => c.server_info().await,
         }
     }
 }

@@ -84,12 +84,48 @@ const SQLITE: &[&str] = &[
     "fts3_tokenizer",
 ];
 
+/// ClickHouse: sleeping, and the table functions that read files or reach
+/// other servers (`readonly=1` refuses table functions before 20.x, but
+/// later servers allow some of them).
+const CLICKHOUSE: &[&str] = &[
+    "sleep",
+    "sleepeachrow",
+    "file",
+    "filecluster",
+    "url",
+    "urlcluster",
+    "remote",
+    "remotesecure",
+    "cluster",
+    "clusterallreplicas",
+    "mysql",
+    "postgresql",
+    "odbc",
+    "jdbc",
+    "mongodb",
+    "redis",
+    "sqlite",
+    "hdfs*",
+    "s3*",
+    "gcs",
+    "oss",
+    "cosn",
+    "azureblobstorage*",
+    "iceberg*",
+    "deltalake*",
+    "hudi*",
+    "input",
+    "executable*",
+    "fuzzjson",
+];
+
 /// Whether `name` (lower case, unqualified) is denied in `dialect`.
 pub(super) fn is_denied(dialect: SqlDialect, name: &str) -> bool {
     let dialect_list = match dialect {
         SqlDialect::Postgres => POSTGRES,
         SqlDialect::Mysql => MYSQL,
         SqlDialect::Sqlite => SQLITE,
+        SqlDialect::Clickhouse => CLICKHOUSE,
     };
     COMMON
         .iter()

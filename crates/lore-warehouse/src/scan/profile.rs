@@ -209,6 +209,16 @@ fn sample_source(
     }
 }
 
+/// `body` reading the sample under the name it gets: a CTE `s`, or (on
+/// ClickHouse, whose 18.x has no `WITH … AS (subquery)`) the sample
+/// inlined as a derived table `(…) AS s` at each place it is read.
+fn with_sample(dialect: SqlDialect, sample: &str, body: impl Fn(&str) -> String) -> String {
+    match dialect {
+        SqlDialect::Clickhouse => body(&format!("({sample}) AS s")),
+        _ => format!("WITH s AS ({sample}) {}", body("s")),
+    }
+}
+
 /// Why a column stays out of the dictionary by its name or type, or `None`
 /// when it may enter (its values are checked afterwards).
 pub fn dictionary_exclusion(
@@ -355,10 +365,10 @@ async fn measure_columns(
             Measure::Plain => {}
         }
     }
-    let sql = format!(
-        "WITH s AS ({}) SELECT {} FROM s",
-        sample_source(dialect, table, &quoted.join(", "), config.sample_rows),
-        select.join(", ")
+    let sql = with_sample(
+        dialect,
+        &sample_source(dialect, table, &quoted.join(", "), config.sample_rows),
+        |s| format!("SELECT {} FROM {s}", select.join(", ")),
     );
     let result = connector.run(&sql, 1).await?;
     let row = result.rows.into_iter().next().unwrap_or_default();
@@ -449,21 +459,22 @@ async fn frequent_values(
         .iter()
         .map(|&i| dialect.quote_ident(&table.columns[i].name))
         .collect();
-    let parts: Vec<String> = all
-        .iter()
-        .enumerate()
-        .map(|(slot, q)| {
-            let key = group_key(dialect, q);
-            format!(
-                "SELECT * FROM (SELECT {slot} AS slot, {key} AS v, count(*) AS n FROM s \
-                 WHERE {q} IS NOT NULL GROUP BY {key} ORDER BY n DESC, v LIMIT {keep}) AS q{slot}"
-            )
-        })
-        .collect();
-    let sql = format!(
-        "WITH s AS ({}) {}",
-        sample_source(dialect, table, &all.join(", "), config.sample_rows),
-        parts.join(" UNION ALL ")
+    let sql = with_sample(
+        dialect,
+        &sample_source(dialect, table, &all.join(", "), config.sample_rows),
+        |s| {
+            all.iter()
+                .enumerate()
+                .map(|(slot, q)| {
+                    let key = group_key(dialect, q);
+                    format!(
+                        "SELECT * FROM (SELECT {slot} AS slot, {key} AS v, count(*) AS n FROM {s} \
+                         WHERE {q} IS NOT NULL GROUP BY {key} ORDER BY n DESC, v LIMIT {keep}) AS q{slot}"
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" UNION ALL ")
+        },
     );
     let result = connector.run(&sql, INTERNAL_MAX_ROWS).await?;
     let mut values = vec![Vec::new(); candidates.len()];

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)]
 
+pub mod clickhouse;
+
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -155,6 +157,12 @@ impl ScratchDb {
                 }
                 let _ = conn.disconnect().await;
             }
+            Driver::Clickhouse => {
+                for statement in statements {
+                    clickhouse::exec(&self.url, statement)
+                        .unwrap_or_else(|e| panic!("{statement}: {e}"));
+                }
+            }
             Driver::Sqlite => unreachable!("scratch databases are servers"),
         }
     }
@@ -173,6 +181,11 @@ impl ScratchDb {
                 let _ = conn.disconnect().await;
                 n.unwrap_or(0)
             }
+            Driver::Clickhouse => clickhouse::exec(&self.url, sql)
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap(),
             Driver::Sqlite => unreachable!(),
         }
     }
@@ -196,6 +209,9 @@ impl ScratchDb {
                 let _ = conn.disconnect().await;
                 value.flatten()
             }
+            Driver::Clickhouse => clickhouse::exec(&self.url, sql)
+                .ok()
+                .map(|t| t.trim_end_matches('\n').to_string()),
             Driver::Sqlite => unreachable!(),
         }
     }
@@ -263,6 +279,7 @@ impl Drop for ScratchDb {
                             let _ = conn.disconnect().await;
                         }
                     }
+                    Driver::Clickhouse => clickhouse::drop_databases(&admin_url, &names),
                     Driver::Sqlite => {}
                 }
             });
@@ -276,6 +293,7 @@ impl Drop for ScratchDb {
 /// crosses into `sales` (servers only).
 pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
     let (int, text, ts) = match driver {
+        Driver::Clickhouse => return clickhouse::fixture(sales, billing),
         Driver::Mysql => ("INT", "VARCHAR(100)", "DATETIME"),
         Driver::Postgres => ("INTEGER", "TEXT", "TIMESTAMP"),
         Driver::Sqlite => ("INTEGER", "TEXT", "TEXT"),
@@ -374,7 +392,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
             ));
             statements.push(format!("CREATE SCHEMA {billing}"));
         }
-        Driver::Mysql | Driver::Sqlite => {}
+        Driver::Mysql | Driver::Sqlite | Driver::Clickhouse => {}
     }
     if driver != Driver::Sqlite {
         statements.push(format!(
