@@ -3,7 +3,9 @@
 //! checks) quotes identifiers and literals.
 
 use lore_core::config::Driver;
-use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::dialect::{
+    Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect, SnowflakeDialect,
+};
 
 /// The SQL dialect of a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,6 +16,9 @@ pub enum SqlDialect {
     Postgres,
     /// MySQL and MariaDB.
     Mysql,
+    /// Snowflake: unquoted identifiers are stored upper case, so the SQL
+    /// Lore writes quotes scanned names exactly as the catalog gives them.
+    Snowflake,
 }
 
 impl SqlDialect {
@@ -23,6 +28,7 @@ impl SqlDialect {
             "sqlite" => Some(SqlDialect::Sqlite),
             "postgres" | "postgresql" => Some(SqlDialect::Postgres),
             "mysql" | "mariadb" => Some(SqlDialect::Mysql),
+            "snowflake" => Some(SqlDialect::Snowflake),
             _ => None,
         }
     }
@@ -33,6 +39,7 @@ impl SqlDialect {
             SqlDialect::Sqlite => "sqlite",
             SqlDialect::Postgres => "postgres",
             SqlDialect::Mysql => "mysql",
+            SqlDialect::Snowflake => "snowflake",
         }
     }
 
@@ -41,6 +48,7 @@ impl SqlDialect {
             SqlDialect::Sqlite => Box::new(SQLiteDialect {}),
             SqlDialect::Postgres => Box::new(PostgreSqlDialect {}),
             SqlDialect::Mysql => Box::new(MySqlDialect {}),
+            SqlDialect::Snowflake => Box::new(SnowflakeDialect {}),
         }
     }
 
@@ -49,7 +57,7 @@ impl SqlDialect {
     pub fn quote_ident(self, name: &str) -> String {
         let quote = match self {
             SqlDialect::Mysql => '`',
-            SqlDialect::Sqlite | SqlDialect::Postgres => '"',
+            SqlDialect::Sqlite | SqlDialect::Postgres | SqlDialect::Snowflake => '"',
         };
         let mut quoted = String::with_capacity(name.len() + 2);
         quoted.push(quote);
@@ -72,10 +80,10 @@ impl SqlDialect {
     }
 
     /// A string literal: `'text'` with quotes doubled (and backslashes
-    /// doubled for MySQL, where they escape).
+    /// doubled for MySQL and Snowflake, where they escape).
     pub fn quote_literal(self, text: &str) -> String {
         let mut escaped = text.replace('\'', "''");
-        if self == SqlDialect::Mysql {
+        if matches!(self, SqlDialect::Mysql | SqlDialect::Snowflake) {
             escaped = escaped.replace('\\', "\\\\");
         }
         format!("'{escaped}'")
@@ -87,6 +95,7 @@ impl SqlDialect {
             SqlDialect::Sqlite => format!("CAST({expr} AS TEXT)"),
             SqlDialect::Postgres => format!("({expr})::text"),
             SqlDialect::Mysql => format!("CAST({expr} AS CHAR)"),
+            SqlDialect::Snowflake => format!("TO_VARCHAR({expr})"),
         }
     }
 
@@ -95,6 +104,7 @@ impl SqlDialect {
         match self {
             SqlDialect::Sqlite => format!("length({expr})"),
             SqlDialect::Postgres | SqlDialect::Mysql => format!("char_length({expr})"),
+            SqlDialect::Snowflake => format!("length({expr})"),
         }
     }
 
@@ -107,6 +117,28 @@ impl SqlDialect {
             }
             SqlDialect::Postgres => format!("{expr} ~ '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
             SqlDialect::Mysql => format!("{expr} REGEXP '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
+            // REGEXP_LIKE matches the whole text.
+            SqlDialect::Snowflake => {
+                format!("REGEXP_LIKE({expr}, '[0-9]{{4}}-[01][0-9]-[0-3][0-9].*', 's')")
+            }
+        }
+    }
+
+    /// A schema or table name as written in `lore.yaml` or a URL, as the
+    /// catalog stores it: Snowflake keeps an unquoted name upper case
+    /// (`analytics` is `ANALYTICS`) and a `"quoted"` one exactly; other
+    /// engines keep names as written.
+    pub fn fold_identifier(self, name: &str) -> String {
+        let name = name.trim();
+        if self != SqlDialect::Snowflake {
+            return name.to_string();
+        }
+        match name
+            .strip_prefix('"')
+            .and_then(|rest| rest.strip_suffix('"'))
+        {
+            Some(quoted) => quoted.replace("\"\"", "\""),
+            None => name.to_ascii_uppercase(),
         }
     }
 }
@@ -117,6 +149,7 @@ impl From<Driver> for SqlDialect {
             Driver::Sqlite => SqlDialect::Sqlite,
             Driver::Postgres => SqlDialect::Postgres,
             Driver::Mysql => SqlDialect::Mysql,
+            Driver::Snowflake => SqlDialect::Snowflake,
         }
     }
 }
@@ -135,5 +168,25 @@ mod tests {
         );
         assert_eq!(SqlDialect::Sqlite.quote_literal("O'Brien"), "'O''Brien'");
         assert_eq!(SqlDialect::Mysql.quote_literal("a\\'"), "'a\\\\'''");
+        assert_eq!(
+            SqlDialect::Snowflake.quote_table(Some("SALES"), "ORDERS"),
+            "\"SALES\".\"ORDERS\""
+        );
+    }
+
+    #[test]
+    fn snowflake_folds_unquoted_names_to_upper_case() {
+        assert_eq!(
+            SqlDialect::Snowflake.fold_identifier("analytics"),
+            "ANALYTICS"
+        );
+        assert_eq!(
+            SqlDialect::Snowflake.fold_identifier("\"MixedCase\""),
+            "MixedCase"
+        );
+        assert_eq!(
+            SqlDialect::Postgres.fold_identifier("analytics"),
+            "analytics"
+        );
     }
 }

@@ -7,7 +7,12 @@ use lore_core::limits::SqlLimits;
 use lore_warehouse::guard::{SqlDialect, check_read_only};
 
 const CORPUS: &str = include_str!("guard_corpus.txt");
-const ALL_DIALECTS: [SqlDialect; 3] = [SqlDialect::Sqlite, SqlDialect::Postgres, SqlDialect::Mysql];
+const ALL_DIALECTS: [SqlDialect; 4] = [
+    SqlDialect::Sqlite,
+    SqlDialect::Postgres,
+    SqlDialect::Mysql,
+    SqlDialect::Snowflake,
+];
 
 struct Case {
     line: usize,

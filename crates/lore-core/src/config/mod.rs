@@ -93,6 +93,10 @@ pub struct ConnectionConfig {
     /// Server drivers only: connection URL. May be a literal, `env:VAR` or `file:PATH`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<Secret>,
+    /// Snowflake only: the PKCS#8 PEM private key of key-pair (JWT) authentication,
+    /// used instead of a password. A literal, `env:VAR`, or `file:PATH` (the whole file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_key: Option<Secret>,
     /// What this connection holds, shown to agents by `connection_list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -143,6 +147,7 @@ impl ConnectionConfig {
             driver,
             path: None,
             url: None,
+            private_key: None,
             description: None,
             statement_timeout_ms: None,
             schemas: None,
@@ -163,6 +168,8 @@ pub enum Driver {
     /// MySQL or MariaDB server.
     #[serde(alias = "mariadb")]
     Mysql,
+    /// Snowflake, over its connector REST protocol.
+    Snowflake,
 }
 
 impl Driver {
@@ -172,6 +179,7 @@ impl Driver {
             Driver::Sqlite => "sqlite",
             Driver::Postgres => "postgres",
             Driver::Mysql => "mysql",
+            Driver::Snowflake => "snowflake",
         }
     }
 }
@@ -348,7 +356,7 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                     )));
                 }
             }
-            Driver::Postgres | Driver::Mysql => {
+            Driver::Postgres | Driver::Mysql | Driver::Snowflake => {
                 if conn.url.is_none() {
                     return Err(invalid(format!(
                         "connection `{id}` ({}) needs `url` (a literal, `env:VAR` or `file:PATH`)",
@@ -356,6 +364,12 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                     )));
                 }
             }
+        }
+        if conn.private_key.is_some() && conn.driver != Driver::Snowflake {
+            return Err(invalid(format!(
+                "connection `{id}` ({}): private_key is for snowflake connections only",
+                conn.driver.as_str()
+            )));
         }
         if conn.statement_timeout_ms == Some(0) {
             return Err(invalid(format!(
@@ -550,6 +564,28 @@ mod tests {
         let err =
             parse("connections:\n  pg: { driver: postgres, url: x, schemas: [] }\n").unwrap_err();
         assert!(err.to_string().contains("schemas"), "{err}");
+    }
+
+    #[test]
+    fn snowflake_connections_take_a_url_and_optionally_a_private_key() {
+        let loaded = parse(
+            "connections:\n  sf: { driver: snowflake, url: env:SF_URL, private_key: file:keys/lore.p8 }\n",
+        )
+        .unwrap();
+        let conn = &loaded.config.connections["sf"];
+        assert_eq!(conn.driver, Driver::Snowflake);
+        assert_eq!(
+            conn.private_key.as_ref().map(Secret::as_written),
+            Some("file:keys/lore.p8")
+        );
+        let err = parse("connections:\n  sf: { driver: snowflake }\n").unwrap_err();
+        assert!(err.to_string().contains("needs `url`"), "{err}");
+        let err = parse("connections:\n  pg: { driver: postgres, url: x, private_key: k }\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("snowflake connections only"),
+            "{err}"
+        );
     }
 
     #[test]

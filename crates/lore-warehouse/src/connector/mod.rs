@@ -14,6 +14,7 @@
 mod mysql;
 mod pool;
 mod postgres;
+mod snowflake;
 mod sqlite;
 mod tls;
 pub mod value;
@@ -26,6 +27,7 @@ use serde::Serialize;
 
 pub use mysql::MysqlConnector;
 pub use postgres::PostgresConnector;
+pub use snowflake::SnowflakeConnector;
 pub use sqlite::SqliteConnector;
 
 use crate::dialect::SqlDialect;
@@ -223,6 +225,8 @@ pub enum Connector {
     Postgres(PostgresConnector),
     /// A MySQL or MariaDB server.
     Mysql(MysqlConnector),
+    /// A Snowflake account.
+    Snowflake(SnowflakeConnector),
 }
 
 impl Connector {
@@ -258,6 +262,14 @@ impl Connector {
                 timeout,
                 sessions,
             )),
+            Driver::Snowflake => Connector::Snowflake(SnowflakeConnector::new(
+                id,
+                url(),
+                config.private_key.clone(),
+                project.root.clone(),
+                timeout,
+                sessions,
+            )),
         }
     }
 
@@ -267,6 +279,7 @@ impl Connector {
             Connector::Sqlite(_) => SqlDialect::Sqlite,
             Connector::Postgres(_) => SqlDialect::Postgres,
             Connector::Mysql(_) => SqlDialect::Mysql,
+            Connector::Snowflake(_) => SqlDialect::Snowflake,
         }
     }
 
@@ -276,7 +289,15 @@ impl Connector {
             Connector::Sqlite(c) => c.timeout(),
             Connector::Postgres(c) => c.timeout(),
             Connector::Mysql(c) => c.timeout(),
+            Connector::Snowflake(c) => c.timeout(),
         }
+    }
+
+    /// Whether the engine can hold a session read-only at all. Snowflake
+    /// cannot: there the read-only guard is the gate (and a role that may
+    /// only read), which `lore connection test` says instead of failing.
+    pub fn has_read_only_sessions(&self) -> bool {
+        !matches!(self, Connector::Snowflake(_))
     }
 
     /// Runs one statement in a read-only session, returning at most
@@ -297,6 +318,7 @@ impl Connector {
             Connector::Sqlite(c) => c.run(sql, limit).await,
             Connector::Postgres(c) => c.run(sql, limit).await,
             Connector::Mysql(c) => c.run(sql, limit).await,
+            Connector::Snowflake(c) => c.run(sql, limit).await,
         }
     }
 
@@ -307,6 +329,7 @@ impl Connector {
             Connector::Sqlite(c) => c.server_info().await,
             Connector::Postgres(c) => c.server_info().await,
             Connector::Mysql(c) => c.server_info().await,
+            Connector::Snowflake(c) => c.server_info().await,
         }
     }
 }

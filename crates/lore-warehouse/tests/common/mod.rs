@@ -155,7 +155,9 @@ impl ScratchDb {
                 }
                 let _ = conn.disconnect().await;
             }
-            Driver::Sqlite => unreachable!("scratch databases are servers"),
+            Driver::Sqlite | Driver::Snowflake => {
+                unreachable!("scratch databases are PostgreSQL or MySQL")
+            }
         }
     }
 
@@ -173,7 +175,7 @@ impl ScratchDb {
                 let _ = conn.disconnect().await;
                 n.unwrap_or(0)
             }
-            Driver::Sqlite => unreachable!(),
+            Driver::Sqlite | Driver::Snowflake => unreachable!(),
         }
     }
 
@@ -196,7 +198,7 @@ impl ScratchDb {
                 let _ = conn.disconnect().await;
                 value.flatten()
             }
-            Driver::Sqlite => unreachable!(),
+            Driver::Sqlite | Driver::Snowflake => unreachable!(),
         }
     }
 
@@ -263,7 +265,7 @@ impl Drop for ScratchDb {
                             let _ = conn.disconnect().await;
                         }
                     }
-                    Driver::Sqlite => {}
+                    Driver::Sqlite | Driver::Snowflake => {}
                 }
             });
         })
@@ -279,6 +281,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
         Driver::Mysql => ("INT", "VARCHAR(100)", "DATETIME"),
         Driver::Postgres => ("INTEGER", "TEXT", "TIMESTAMP"),
         Driver::Sqlite => ("INTEGER", "TEXT", "TEXT"),
+        Driver::Snowflake => ("INTEGER", "VARCHAR(100)", "TIMESTAMP_NTZ"),
     };
     let q = |table: &str| match driver {
         Driver::Sqlite => table.to_string(),
@@ -374,7 +377,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
             ));
             statements.push(format!("CREATE SCHEMA {billing}"));
         }
-        Driver::Mysql | Driver::Sqlite => {}
+        Driver::Mysql | Driver::Sqlite | Driver::Snowflake => {}
     }
     if driver != Driver::Sqlite {
         statements.push(format!(
