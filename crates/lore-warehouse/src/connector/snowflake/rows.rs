@@ -269,12 +269,7 @@ impl Reader<'_> {
     }
 
     fn arrow(&mut self, bytes: &[u8]) -> Result<(), WireError> {
-        let arrow_error = |e: arrow_schema::ArrowError| {
-            WireError::Protocol(format!("an Arrow result does not decode: {e}"))
-        };
-        let reader = arrow_ipc::reader::StreamReader::try_new(bytes, None).map_err(arrow_error)?;
-        for batch in reader {
-            let batch = batch.map_err(arrow_error)?;
+        for batch in arrow_batches(bytes)? {
             let arrays = batch.columns();
             for row in 0..batch.num_rows() {
                 let values = self
@@ -293,6 +288,110 @@ impl Reader<'_> {
         }
         Ok(())
     }
+}
+
+/// The record batches of an Arrow IPC stream.
+///
+/// The stream is read message by message rather than with arrow's
+/// `StreamReader`, so that every field can be taken as nullable: servers
+/// declare the parts of a timestamp struct non-nullable yet send nulls in
+/// them for a NULL timestamp (fakesnow does), which arrow's validation
+/// would refuse. Every other check stays.
+fn arrow_batches(bytes: &[u8]) -> Result<Vec<arrow_array::RecordBatch>, WireError> {
+    use arrow_ipc::MessageHeader;
+    let invalid =
+        |what: String| WireError::Protocol(format!("an Arrow result does not decode: {what}"));
+    let mut schema: Option<arrow_schema::SchemaRef> = None;
+    let mut dictionaries = std::collections::HashMap::new();
+    let mut batches = Vec::new();
+    let mut at = 0;
+    let read_i32 = |at: usize| -> Option<i32> {
+        bytes
+            .get(at..at + 4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    while let Some(mut length) = read_i32(at) {
+        at += 4;
+        // A continuation marker precedes the length since Arrow 0.15.
+        if length == -1 {
+            length = read_i32(at).ok_or_else(|| invalid("a message is cut short".into()))?;
+            at += 4;
+        }
+        if length <= 0 {
+            break;
+        }
+        let metadata = bytes
+            .get(at..at + length as usize)
+            .ok_or_else(|| invalid("a message is cut short".into()))?;
+        at += length as usize;
+        let message = arrow_ipc::root_as_message(metadata).map_err(|e| invalid(e.to_string()))?;
+        let body_length =
+            usize::try_from(message.bodyLength()).map_err(|e| invalid(e.to_string()))?;
+        let body = bytes
+            .get(at..at + body_length)
+            .ok_or_else(|| invalid("a message body is cut short".into()))?;
+        at += body_length;
+        match message.header_type() {
+            MessageHeader::Schema => {
+                let fields = message
+                    .header_as_schema()
+                    .ok_or_else(|| invalid("the schema message is empty".into()))
+                    .and_then(|fb| {
+                        arrow_ipc::convert::try_fb_to_schema(fb).map_err(|e| invalid(e.to_string()))
+                    })?;
+                let nullable: Vec<arrow_schema::Field> =
+                    fields.fields().iter().map(|f| all_nullable(f)).collect();
+                schema = Some(std::sync::Arc::new(arrow_schema::Schema::new(nullable)));
+            }
+            MessageHeader::RecordBatch => {
+                let (Some(schema), Some(batch)) = (&schema, message.header_as_record_batch())
+                else {
+                    return Err(invalid("a record batch comes before its schema".into()));
+                };
+                batches.push(
+                    arrow_ipc::reader::read_record_batch(
+                        &arrow_buffer::Buffer::from(body.to_vec()),
+                        batch,
+                        std::sync::Arc::clone(schema),
+                        &dictionaries,
+                        None,
+                        &message.version(),
+                    )
+                    .map_err(|e| invalid(e.to_string()))?,
+                );
+            }
+            MessageHeader::DictionaryBatch => {
+                let (Some(schema), Some(batch)) = (&schema, message.header_as_dictionary_batch())
+                else {
+                    return Err(invalid("a dictionary comes before its schema".into()));
+                };
+                arrow_ipc::reader::read_dictionary(
+                    &arrow_buffer::Buffer::from(body.to_vec()),
+                    batch,
+                    schema,
+                    &mut dictionaries,
+                    &message.version(),
+                )
+                .map_err(|e| invalid(e.to_string()))?;
+            }
+            other => return Err(invalid(format!("unexpected message {other:?}"))),
+        }
+    }
+    Ok(batches)
+}
+
+/// `field`, and every field inside it, nullable.
+fn all_nullable(field: &arrow_schema::Field) -> arrow_schema::Field {
+    let data_type = match field.data_type() {
+        DataType::Struct(children) => DataType::Struct(
+            children
+                .iter()
+                .map(|child| std::sync::Arc::new(all_nullable(child)))
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    field.clone().with_data_type(data_type).with_nullable(true)
 }
 
 /// One value of a JSON rowset (a string or null).
@@ -464,6 +563,13 @@ fn struct_timestamp(column: &Column, array: &dyn Array, row: usize) -> Value {
             .column_by_name(name)
             .and_then(|a| arrow_integer(a.as_ref(), row))
     };
+    // A NULL timestamp may come as a struct whose parts are null.
+    if fields
+        .column_by_name("epoch")
+        .is_some_and(|epoch| epoch.is_null(row))
+    {
+        return Value::Null;
+    }
     let Some(epoch) = field("epoch") else {
         return unsupported_to_json(&column.type_name);
     };
