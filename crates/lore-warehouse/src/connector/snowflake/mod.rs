@@ -333,12 +333,12 @@ impl SnowflakeConnector {
         let work = async {
             let mut attempts = 0;
             loop {
-                attempts += 1;
                 let mut lease = self.pool.acquire(|| self.open_session()).await?;
                 if lease.session().opened.elapsed() > SESSION_LIFETIME {
                     drop(lease);
                     continue;
                 }
+                attempts += 1;
                 let mut session = lease.take();
                 let request_id = uuid::Uuid::new_v4().to_string();
                 let mut abort = AbortOnDrop(Some((
@@ -481,13 +481,14 @@ impl SnowflakeConnector {
     }
 }
 
-/// Statement types (`statementTypeId`) that read: queries (`0x1xxx`),
-/// `SHOW`, `DESCRIBE`, `EXPLAIN`; 0 is "unknown", which Snowflake reports
-/// for some queries too.
+/// Statement types (`statementTypeId`, the drivers' `SFStatementType`)
+/// that read: queries (`0x1xxx`), `SHOW` (`0x44xx`) and `DESCRIBE`
+/// (`0x45xx`); 0 is "unknown", which Snowflake reports for statements that
+/// produce a result set.
 fn reads(statement_type: u64) -> bool {
     statement_type == 0
         || (0x1000..0x2000).contains(&statement_type)
-        || matches!(statement_type, 0x4400 | 0x4500)
+        || (0x4400..0x4600).contains(&statement_type)
 }
 
 /// A name for a statement type, for messages.

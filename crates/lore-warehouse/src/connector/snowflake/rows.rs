@@ -671,7 +671,7 @@ fn decimal_text(value: i128, scale: u32) -> String {
 }
 
 fn hex_bytes(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     (0..text.len())

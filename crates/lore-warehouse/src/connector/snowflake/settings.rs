@@ -20,7 +20,7 @@ pub(crate) enum Credentials {
     /// `PASSWORD` in the login request.
     Password(String),
     /// A JWT signed with the user's private key (`SNOWFLAKE_JWT`).
-    KeyPair(KeyPair),
+    KeyPair(Box<KeyPair>),
 }
 
 /// Everything a session needs, read from the url and the private key.
@@ -153,7 +153,9 @@ impl Settings {
                 let pem = key
                     .resolve_text(&format!("{what} private_key"), project_dir)
                     .map_err(SettingsError::Secret)?;
-                Credentials::KeyPair(KeyPair::from_pem(&pem).map_err(SettingsError::Key)?)
+                Credentials::KeyPair(Box::new(
+                    KeyPair::from_pem(&pem).map_err(SettingsError::Key)?,
+                ))
             }
             (None, Some(password)) if !password.is_empty() => Credentials::Password(password),
             (None, _) => {

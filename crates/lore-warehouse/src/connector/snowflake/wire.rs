@@ -169,6 +169,15 @@ impl Endpoint {
         );
         let answer = self.post(&url, &body, None, timeout)?;
         let data = answer.get("data").cloned().unwrap_or(Value::Null);
+        if let Some(next) = data.get("nextAction").and_then(Value::as_str) {
+            return Err(WireError::Snowflake {
+                code: "MFA".to_string(),
+                message: format!(
+                    "Snowflake asks for a further step ({next}: multi-factor authentication or a password change), which Lore cannot take; give Lore a user that logs in with a key pair (private_key)"
+                ),
+                sql_state: None,
+            });
+        }
         let token = data
             .get("token")
             .and_then(Value::as_str)

@@ -25,6 +25,10 @@ use crate::schema::{DimensionType, ForeignKey, SchemaColumn, SchemaTable, TableK
 
 const SF: SqlDialect = SqlDialect::Snowflake;
 
+/// A table as `TABLES` or `VIEWS` lists it: schema, name, kind, comment,
+/// row count.
+type Listed = (String, String, TableKind, Option<String>, Option<u64>);
+
 fn literals(names: &[String]) -> String {
     names
         .iter()
@@ -55,7 +59,7 @@ pub(super) async fn introspect(
         .ok_or_else(|| WarehouseError::InvalidRequest {
             message: "the Snowflake session has no current database; name one in the url (snowflake://USER@ACCOUNT/DATABASE)".to_string(),
         })?;
-    let mut listed: Vec<(String, String, TableKind, Option<String>, Option<u64>)> = rows(
+    let mut listed: Vec<Listed> = rows(
         connector,
         &format!(
             "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, COMMENT, ROW_COUNT \
