@@ -141,6 +141,14 @@ async fn a_snowflake_connection_works_from_the_cli_and_over_mcp() {
         text(&tested)
     );
 
+    let status = run(&["status"]);
+    assert!(
+        text(&status).contains("shop: Snowflake")
+            && text(&status).contains("the guard checks every statement"),
+        "{}",
+        text(&status)
+    );
+
     let scanned = run(&["scan", "-c", "shop"]);
     assert!(
         scanned.status.success(),
