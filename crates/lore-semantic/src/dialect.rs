@@ -1,9 +1,9 @@
 //! How compiled SQL is spelled for each engine: identifier quoting, time
 //! truncation, null-safe equality and the aggregates that differ.
 //!
-//! SQLite, PostgreSQL, MySQL/MariaDB and ClickHouse are executed in tests;
-//! DuckDB, Snowflake and BigQuery are rendered for use elsewhere and tested
-//! as text.
+//! SQLite, PostgreSQL, MySQL/MariaDB, ClickHouse and Snowflake (fakesnow)
+//! are executed in tests; DuckDB and BigQuery are rendered and tested as
+//! text.
 
 use serde::{Deserialize, Serialize};
 
@@ -122,11 +122,26 @@ impl Dialect {
         out
     }
 
+    /// A table or column name as written in a model, quoted so that the
+    /// engine finds the object the name means there. Snowflake stores
+    /// unquoted names in upper case, so a name written in one case
+    /// (`orders`, `ORDERS`) means the upper-case object, as it would
+    /// unquoted in Snowflake's own SQL; a mixed-case name (`OrderItems`)
+    /// can only have been created quoted and is kept as written.
+    /// Elsewhere this is [`quote`](Dialect::quote).
+    pub fn quote_object(self, name: &str) -> String {
+        if self == Dialect::Snowflake && is_single_case_identifier(name) {
+            self.quote(&name.to_ascii_uppercase())
+        } else {
+            self.quote(name)
+        }
+    }
+
     /// A table name as written in a model (`schema.table`, or `table`),
-    /// each part quoted.
+    /// each part quoted as [`quote_object`](Dialect::quote_object) does.
     pub fn quote_table(self, name: &str) -> String {
         name.split('.')
-            .map(|part| self.quote(part.trim_matches(|c| c == '"' || c == '`')))
+            .map(|part| self.quote_object(part.trim_matches(|c| c == '"' || c == '`')))
             .collect::<Vec<_>>()
             .join(".")
     }
@@ -231,9 +246,42 @@ impl Dialect {
     }
 }
 
+/// `orders`, `ORDERS`, `order_2`: a plain identifier whose letters are
+/// all of one case.
+fn is_single_case_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    let plain = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    plain
+        && !(name.chars().any(|c| c.is_ascii_lowercase())
+            && name.chars().any(|c| c.is_ascii_uppercase()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn snowflake_objects_are_named_as_snowflake_stores_them() {
+        assert_eq!(
+            Dialect::Snowflake.quote_table("sales.orders"),
+            "\"SALES\".\"ORDERS\""
+        );
+        assert_eq!(Dialect::Snowflake.quote_object("ORDERS"), "\"ORDERS\"");
+        assert_eq!(
+            Dialect::Snowflake.quote_object("OrderItems"),
+            "\"OrderItems\""
+        );
+        assert_eq!(
+            Dialect::Snowflake.quote_object("order items"),
+            "\"order items\""
+        );
+        // Aliases are Lore's own and keep their case.
+        assert_eq!(Dialect::Snowflake.quote("revenue"), "\"revenue\"");
+        assert_eq!(Dialect::Postgres.quote_object("orders"), "\"orders\"");
+    }
 
     #[test]
     fn identifiers_are_quoted_per_engine() {

@@ -1,13 +1,17 @@
-//! The same semantic queries on SQLite, PostgreSQL, MySQL/MariaDB and
-//! ClickHouse give the same rows, run the way `sl_query` runs them: compiled for the
-//! connection's dialect, checked by the guard, executed by the read-only
-//! connector. SQLite's answers are the reference (the correctness suite
-//! checks them against hand-written SQL).
+//! The same semantic queries on SQLite, PostgreSQL, MySQL/MariaDB,
+//! ClickHouse and Snowflake give the same rows, run the way `sl_query` runs
+//! them: compiled for the connection's dialect, checked by the guard,
+//! executed by the read-only connector. SQLite's answers are the reference
+//! (the correctness suite checks them against hand-written SQL).
 //!
 //! PostgreSQL, MariaDB and ClickHouse run when `LORE_TEST_POSTGRES_URL` /
 //! `LORE_TEST_MYSQL_URL` / `LORE_TEST_CLICKHOUSE_URL` are set (a scratch
-//! database is created and dropped); otherwise a notice is printed and they
-//! pass.
+//! database is created and dropped), Snowflake when
+//! `LORE_TEST_SNOWFLAKE_URL` names a Snowflake-protocol server (fakesnow in
+//! CI; a scratch database is made at login); otherwise a notice is printed
+//! and they pass. On Snowflake the tables are created unquoted, so they are
+//! stored upper case while the model names them in lower case, as people
+//! write them.
 
 use lore_core::limits::SqlLimits;
 use std::path::PathBuf;
@@ -363,6 +367,78 @@ async fn clickhouse_gives_the_same_rows_as_sqlite() {
     });
     let got = answers(&project, &model, Dialect::Clickhouse).await;
     clickhouse_exec(&admin_url, None, &format!("DROP DATABASE {name}"));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "query {i}: {}", queries()[i]);
+    }
+}
+
+/// Runs statements on the Snowflake-protocol server of `url` in `database`,
+/// through the REST protocol directly (autocommit on), not through Lore.
+fn snowflake_setup(url: &str, database: &str, statements: &[String]) {
+    let query = url.split_once('?').map(|(_, q)| q).unwrap_or("");
+    let param = |name: &str| {
+        query
+            .split('&')
+            .find_map(|p| p.strip_prefix(&format!("{name}=")))
+            .map(str::to_string)
+    };
+    let base = format!(
+        "{}://{}:{}",
+        param("protocol").unwrap_or_else(|| "https".into()),
+        param("host").unwrap_or_else(|| "127.0.0.1".into()),
+        param("port").unwrap_or_else(|| "443".into())
+    );
+    let post = |path: &str, token: Option<&str>, body: Value| -> Value {
+        let mut request =
+            ureq::post(format!("{base}{path}")).header("Content-Type", "application/json");
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Snowflake Token=\"{token}\""));
+        }
+        let mut response = request.send(body.to_string().as_bytes()).unwrap();
+        serde_json::from_slice(&response.body_mut().read_to_vec().unwrap()).unwrap()
+    };
+    let login = post(
+        &format!("/session/v1/login-request?databaseName={database}&schemaName=PUBLIC"),
+        None,
+        json!({"data": {"ACCOUNT_NAME": "admin", "LOGIN_NAME": "admin", "PASSWORD": "admin",
+                        "SESSION_PARAMETERS": {"AUTOCOMMIT": true}}}),
+    );
+    let token = login["data"]["token"]
+        .as_str()
+        .expect("a session token")
+        .to_string();
+    for (i, statement) in statements.iter().enumerate() {
+        let answer = post(
+            &format!("/queries/v1/query-request?requestId=00000000-0000-4000-8000-{i:012}"),
+            Some(&token),
+            json!({"sqlText": statement, "sequenceId": i + 1}),
+        );
+        assert_eq!(
+            answer["success"], true,
+            "{statement}: {}",
+            answer["message"]
+        );
+    }
+}
+
+#[tokio::test]
+async fn snowflake_gives_the_same_rows_as_sqlite() {
+    let Some(server) = server_url(
+        "LORE_TEST_SNOWFLAKE_URL",
+        "snowflake_gives_the_same_rows_as_sqlite",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let model = model();
+    let want = reference(dir.path(), &model).await;
+    let name = format!("LORE_SL_{}", std::process::id());
+    snowflake_setup(&server, &name, &ddl("TIMESTAMP_NTZ"));
+    let url = url_with_database(&server, &name);
+    let project = project(dir.path(), Driver::Snowflake, |c| {
+        c.url = Some(Secret::new(url.clone()))
+    });
+    let got = answers(&project, &model, Dialect::Snowflake).await;
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(g, w, "query {i}: {}", queries()[i]);
     }

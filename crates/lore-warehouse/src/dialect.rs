@@ -4,7 +4,7 @@
 
 use lore_core::config::Driver;
 use sqlparser::dialect::{
-    ClickHouseDialect, Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect,
+    ClickHouseDialect, Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect, SnowflakeDialect,
 };
 
 /// The SQL dialect of a connection.
@@ -18,6 +18,9 @@ pub enum SqlDialect {
     Mysql,
     /// ClickHouse.
     Clickhouse,
+    /// Snowflake: unquoted identifiers are stored upper case, so the SQL
+    /// Lore writes quotes scanned names exactly as the catalog gives them.
+    Snowflake,
 }
 
 impl SqlDialect {
@@ -28,6 +31,7 @@ impl SqlDialect {
             "postgres" | "postgresql" => Some(SqlDialect::Postgres),
             "mysql" | "mariadb" => Some(SqlDialect::Mysql),
             "clickhouse" => Some(SqlDialect::Clickhouse),
+            "snowflake" => Some(SqlDialect::Snowflake),
             _ => None,
         }
     }
@@ -39,6 +43,7 @@ impl SqlDialect {
             SqlDialect::Postgres => "postgres",
             SqlDialect::Mysql => "mysql",
             SqlDialect::Clickhouse => "clickhouse",
+            SqlDialect::Snowflake => "snowflake",
         }
     }
 
@@ -48,6 +53,7 @@ impl SqlDialect {
             SqlDialect::Postgres => Box::new(PostgreSqlDialect {}),
             SqlDialect::Mysql => Box::new(MySqlDialect {}),
             SqlDialect::Clickhouse => Box::new(ClickHouseDialect {}),
+            SqlDialect::Snowflake => Box::new(SnowflakeDialect {}),
         }
     }
 
@@ -56,7 +62,10 @@ impl SqlDialect {
     pub fn quote_ident(self, name: &str) -> String {
         let quote = match self {
             SqlDialect::Mysql => '`',
-            SqlDialect::Sqlite | SqlDialect::Postgres | SqlDialect::Clickhouse => '"',
+            SqlDialect::Sqlite
+            | SqlDialect::Postgres
+            | SqlDialect::Clickhouse
+            | SqlDialect::Snowflake => '"',
         };
         let mut quoted = String::with_capacity(name.len() + 2);
         quoted.push(quote);
@@ -79,10 +88,13 @@ impl SqlDialect {
     }
 
     /// A string literal: `'text'` with quotes doubled (and backslashes
-    /// doubled for MySQL and ClickHouse, where they escape).
+    /// doubled for MySQL, ClickHouse and Snowflake, where they escape).
     pub fn quote_literal(self, text: &str) -> String {
         let mut escaped = text.replace('\'', "''");
-        if matches!(self, SqlDialect::Mysql | SqlDialect::Clickhouse) {
+        if matches!(
+            self,
+            SqlDialect::Mysql | SqlDialect::Clickhouse | SqlDialect::Snowflake
+        ) {
             escaped = escaped.replace('\\', "\\\\");
         }
         format!("'{escaped}'")
@@ -95,6 +107,7 @@ impl SqlDialect {
             SqlDialect::Postgres => format!("({expr})::text"),
             SqlDialect::Mysql => format!("CAST({expr} AS CHAR)"),
             SqlDialect::Clickhouse => format!("toString({expr})"),
+            SqlDialect::Snowflake => format!("TO_VARCHAR({expr})"),
         }
     }
 
@@ -105,6 +118,7 @@ impl SqlDialect {
             SqlDialect::Postgres | SqlDialect::Mysql => format!("char_length({expr})"),
             // Enums, UUIDs and FixedStrings have no text length of their own.
             SqlDialect::Clickhouse => format!("lengthUTF8(toString({expr}))"),
+            SqlDialect::Snowflake => format!("length({expr})"),
         }
     }
 
@@ -118,6 +132,28 @@ impl SqlDialect {
             SqlDialect::Postgres => format!("{expr} ~ '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
             SqlDialect::Mysql => format!("{expr} REGEXP '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
             SqlDialect::Clickhouse => format!("match({expr}, '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]')"),
+            // REGEXP_LIKE matches the whole text.
+            SqlDialect::Snowflake => {
+                format!("REGEXP_LIKE({expr}, '[0-9]{{4}}-[01][0-9]-[0-3][0-9].*', 's')")
+            }
+        }
+    }
+
+    /// A schema or table name as written in `lore.yaml` or a URL, as the
+    /// catalog stores it: Snowflake keeps an unquoted name upper case
+    /// (`analytics` is `ANALYTICS`) and a `"quoted"` one exactly; other
+    /// engines keep names as written.
+    pub fn fold_identifier(self, name: &str) -> String {
+        let name = name.trim();
+        if self != SqlDialect::Snowflake {
+            return name.to_string();
+        }
+        match name
+            .strip_prefix('"')
+            .and_then(|rest| rest.strip_suffix('"'))
+        {
+            Some(quoted) => quoted.replace("\"\"", "\""),
+            None => name.to_ascii_uppercase(),
         }
     }
 }
@@ -129,6 +165,7 @@ impl From<Driver> for SqlDialect {
             Driver::Postgres => SqlDialect::Postgres,
             Driver::Mysql => SqlDialect::Mysql,
             Driver::Clickhouse => SqlDialect::Clickhouse,
+            Driver::Snowflake => SqlDialect::Snowflake,
         }
     }
 }
@@ -147,5 +184,25 @@ mod tests {
         );
         assert_eq!(SqlDialect::Sqlite.quote_literal("O'Brien"), "'O''Brien'");
         assert_eq!(SqlDialect::Mysql.quote_literal("a\\'"), "'a\\\\'''");
+        assert_eq!(
+            SqlDialect::Snowflake.quote_table(Some("SALES"), "ORDERS"),
+            "\"SALES\".\"ORDERS\""
+        );
+    }
+
+    #[test]
+    fn snowflake_folds_unquoted_names_to_upper_case() {
+        assert_eq!(
+            SqlDialect::Snowflake.fold_identifier("analytics"),
+            "ANALYTICS"
+        );
+        assert_eq!(
+            SqlDialect::Snowflake.fold_identifier("\"MixedCase\""),
+            "MixedCase"
+        );
+        assert_eq!(
+            SqlDialect::Postgres.fold_identifier("analytics"),
+            "analytics"
+        );
     }
 }

@@ -119,6 +119,17 @@ pub enum WarehouseError {
         /// The database's message.
         message: String,
     },
+    /// The server accepted the login but the connection cannot work as
+    /// configured (a database, warehouse or key it cannot use).
+    #[error("connection `{id}` ({driver}): {message}")]
+    Setup {
+        /// Connection id.
+        id: String,
+        /// Driver name.
+        driver: &'static str,
+        /// What is wrong and what to change.
+        message: String,
+    },
     /// The request itself is out of range.
     #[error("{message}")]
     InvalidRequest {
@@ -147,7 +158,8 @@ impl HasErrorCode for WarehouseError {
             | WarehouseError::InvalidUrl { .. }
             | WarehouseError::DatabaseMissing { .. }
             | WarehouseError::Tls { .. }
-            | WarehouseError::LoginRefused { .. } => ErrorCode::ConfigError,
+            | WarehouseError::LoginRefused { .. }
+            | WarehouseError::Setup { .. } => ErrorCode::ConfigError,
             WarehouseError::InvalidRequest { .. } => ErrorCode::InvalidRequest,
             WarehouseError::Unreachable { .. } | WarehouseError::Upstream { .. } => {
                 ErrorCode::UpstreamError

@@ -12,6 +12,7 @@ const ALL_DIALECTS: [SqlDialect; 4] = [
     SqlDialect::Postgres,
     SqlDialect::Mysql,
     SqlDialect::Clickhouse,
+    SqlDialect::Snowflake,
 ];
 
 struct Case {

@@ -29,6 +29,7 @@ pub fn dialect(driver: Driver) -> Dialect {
         Driver::Postgres => Dialect::Postgres,
         Driver::Mysql => Dialect::Mysql,
         Driver::Clickhouse => Dialect::Clickhouse,
+        Driver::Snowflake => Dialect::Snowflake,
     }
 }
 

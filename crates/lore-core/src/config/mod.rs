@@ -93,6 +93,10 @@ pub struct ConnectionConfig {
     /// Server drivers only: connection URL. May be a literal, `env:VAR` or `file:PATH`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<Secret>,
+    /// Snowflake only: the PKCS#8 PEM private key of key-pair (JWT) authentication,
+    /// used instead of a password. A literal, `env:VAR`, or `file:PATH` (the whole file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_key: Option<Secret>,
     /// What this connection holds, shown to agents by `connection_list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -143,6 +147,7 @@ impl ConnectionConfig {
             driver,
             path: None,
             url: None,
+            private_key: None,
             description: None,
             statement_timeout_ms: None,
             schemas: None,
@@ -165,6 +170,8 @@ pub enum Driver {
     Mysql,
     /// ClickHouse server, over its HTTP interface.
     Clickhouse,
+    /// Snowflake, over its connector REST protocol.
+    Snowflake,
 }
 
 impl Driver {
@@ -175,6 +182,7 @@ impl Driver {
             Driver::Postgres => "postgres",
             Driver::Mysql => "mysql",
             Driver::Clickhouse => "clickhouse",
+            Driver::Snowflake => "snowflake",
         }
     }
 }
@@ -351,7 +359,7 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                     )));
                 }
             }
-            Driver::Postgres | Driver::Mysql | Driver::Clickhouse => {
+            Driver::Postgres | Driver::Mysql | Driver::Clickhouse | Driver::Snowflake => {
                 if conn.url.is_none() {
                     return Err(invalid(format!(
                         "connection `{id}` ({}) needs `url` (a literal, `env:VAR` or `file:PATH`)",
@@ -359,6 +367,12 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                     )));
                 }
             }
+        }
+        if conn.private_key.is_some() && conn.driver != Driver::Snowflake {
+            return Err(invalid(format!(
+                "connection `{id}` ({}): private_key is for snowflake connections only",
+                conn.driver.as_str()
+            )));
         }
         if conn.statement_timeout_ms == Some(0) {
             return Err(invalid(format!(
@@ -553,6 +567,28 @@ mod tests {
         let err =
             parse("connections:\n  pg: { driver: postgres, url: x, schemas: [] }\n").unwrap_err();
         assert!(err.to_string().contains("schemas"), "{err}");
+    }
+
+    #[test]
+    fn snowflake_connections_take_a_url_and_optionally_a_private_key() {
+        let loaded = parse(
+            "connections:\n  sf: { driver: snowflake, url: env:SF_URL, private_key: file:keys/lore.p8 }\n",
+        )
+        .unwrap();
+        let conn = &loaded.config.connections["sf"];
+        assert_eq!(conn.driver, Driver::Snowflake);
+        assert_eq!(
+            conn.private_key.as_ref().map(Secret::as_written),
+            Some("file:keys/lore.p8")
+        );
+        let err = parse("connections:\n  sf: { driver: snowflake }\n").unwrap_err();
+        assert!(err.to_string().contains("needs `url`"), "{err}");
+        let err = parse("connections:\n  pg: { driver: postgres, url: x, private_key: k }\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("snowflake connections only"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -51,6 +51,22 @@ impl Secret {
         }
         Ok(self.0.clone())
     }
+
+    /// Resolves a multi-line secret, such as a PEM private key: like
+    /// [`resolve`](Secret::resolve), but `file:PATH` reads the whole file.
+    pub fn resolve_text(&self, what: &str, project_dir: &Path) -> Result<String, ConfigError> {
+        match self.0.strip_prefix("file:") {
+            Some(file) => {
+                let path = project_dir.join(file);
+                std::fs::read_to_string(&path).map_err(|source| ConfigError::SecretFile {
+                    what: what.to_string(),
+                    path,
+                    source,
+                })
+            }
+            None => self.resolve(what, project_dir),
+        }
+    }
 }
 
 impl std::fmt::Debug for Secret {
@@ -96,6 +112,25 @@ mod tests {
         let message = err.to_string();
         assert!(message.contains("LORE_TEST_SURELY_UNSET_VAR"), "{message}");
         assert!(message.contains("connection `pg` url"), "{message}");
+    }
+
+    #[test]
+    fn text_secrets_read_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let pem = "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n";
+        std::fs::write(dir.path().join("key.p8"), pem).unwrap();
+        let secret = Secret::new("file:key.p8");
+        assert_eq!(secret.resolve_text("key", dir.path()).unwrap(), pem);
+        assert_eq!(
+            secret.resolve("key", dir.path()).unwrap(),
+            "-----BEGIN PRIVATE KEY-----"
+        );
+        assert_eq!(
+            Secret::new("inline")
+                .resolve_text("key", dir.path())
+                .unwrap(),
+            "inline"
+        );
     }
 
     #[test]

@@ -84,7 +84,7 @@ impl Renderer<'_> {
             Some(expr) if depth < 8 => {
                 // Within its own expression a column's name is the stored
                 // column (`region: UPPER(region)`).
-                let stored = |c: &str| format!("{alias}.{}", self.q(c));
+                let stored = |c: &str| format!("{alias}.{}", self.dialect.quote_object(c));
                 let sql = self.expr(&expr.ast, None, &mut |parts| match parts {
                     [c] if c == column => Ok(stored(c)),
                     [s, c] if s == &src.name && c == column => Ok(stored(c)),
@@ -103,7 +103,7 @@ impl Renderer<'_> {
                 "computed column `{}.{column}` refers to itself",
                 src.name
             ))),
-            None => Ok(format!("{alias}.{}", self.q(column))),
+            None => Ok(format!("{alias}.{}", self.dialect.quote_object(column))),
         }
     }
 

@@ -15,6 +15,7 @@ mod clickhouse;
 mod mysql;
 mod pool;
 mod postgres;
+mod snowflake;
 mod sqlite;
 pub mod value;
 
@@ -30,6 +31,7 @@ use serde::Serialize;
 pub use clickhouse::ClickhouseConnector;
 pub use mysql::MysqlConnector;
 pub use postgres::PostgresConnector;
+pub use snowflake::SnowflakeConnector;
 pub use sqlite::SqliteConnector;
 
 use crate::dialect::SqlDialect;
@@ -229,6 +231,8 @@ pub enum Connector {
     Mysql(MysqlConnector),
     /// A ClickHouse server (HTTP interface).
     Clickhouse(ClickhouseConnector),
+    /// A Snowflake account.
+    Snowflake(SnowflakeConnector),
 }
 
 impl Connector {
@@ -271,6 +275,14 @@ impl Connector {
                 timeout,
                 sessions,
             )),
+            Driver::Snowflake => Connector::Snowflake(SnowflakeConnector::new(
+                id,
+                url(),
+                config.private_key.clone(),
+                project.root.clone(),
+                timeout,
+                sessions,
+            )),
         }
     }
 
@@ -281,6 +293,7 @@ impl Connector {
             Connector::Postgres(_) => SqlDialect::Postgres,
             Connector::Mysql(_) => SqlDialect::Mysql,
             Connector::Clickhouse(_) => SqlDialect::Clickhouse,
+            Connector::Snowflake(_) => SqlDialect::Snowflake,
         }
     }
 
@@ -291,7 +304,15 @@ impl Connector {
             Connector::Postgres(c) => c.timeout(),
             Connector::Mysql(c) => c.timeout(),
             Connector::Clickhouse(c) => c.timeout(),
+            Connector::Snowflake(c) => c.timeout(),
         }
+    }
+
+    /// Whether the engine can hold a session read-only at all. Snowflake
+    /// cannot: there the read-only guard is the gate (and a role that may
+    /// only read), which `lore connection test` says instead of failing.
+    pub fn has_read_only_sessions(&self) -> bool {
+        !matches!(self, Connector::Snowflake(_))
     }
 
     /// Runs one statement in a read-only session, returning at most
@@ -313,6 +334,7 @@ impl Connector {
             Connector::Postgres(c) => c.run(sql, limit).await,
             Connector::Mysql(c) => c.run(sql, limit).await,
             Connector::Clickhouse(c) => c.run(sql, limit).await,
+            Connector::Snowflake(c) => c.run(sql, limit).await,
         }
     }
 
@@ -324,6 +346,7 @@ impl Connector {
             Connector::Postgres(c) => c.server_info().await,
             Connector::Mysql(c) => c.server_info().await,
             Connector::Clickhouse(c) => c.server_info().await,
+            Connector::Snowflake(c) => c.server_info().await,
         }
     }
 }

@@ -119,6 +119,22 @@ const CLICKHOUSE: &[&str] = &[
     "fuzzjson",
 ];
 
+/// Snowflake: every `SYSTEM$` function (waiting, cancelling and aborting
+/// queries and sessions, changing settings), and the functions that read
+/// stages (files) or hand out links to them.
+const SNOWFLAKE: &[&str] = &[
+    "system$*",
+    "infer_schema",
+    "directory",
+    "get_presigned_url",
+    "build_scoped_file_url",
+    "build_stage_file_url",
+    "get_stage_location",
+    "get_relative_path",
+    "get_absolute_path",
+    "nextval",
+];
+
 /// Whether `name` (lower case, unqualified) is denied in `dialect`.
 pub(super) fn is_denied(dialect: SqlDialect, name: &str) -> bool {
     let dialect_list = match dialect {
@@ -126,6 +142,7 @@ pub(super) fn is_denied(dialect: SqlDialect, name: &str) -> bool {
         SqlDialect::Mysql => MYSQL,
         SqlDialect::Sqlite => SQLITE,
         SqlDialect::Clickhouse => CLICKHOUSE,
+        SqlDialect::Snowflake => SNOWFLAKE,
     };
     COMMON
         .iter()

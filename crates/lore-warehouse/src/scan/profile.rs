@@ -169,7 +169,7 @@ fn measure_of(column: &SchemaColumn) -> Measure {
 /// MySQL compares text case-insensitively unless told otherwise).
 fn distinct_key(dialect: SqlDialect, column: &SchemaColumn, quoted: &str) -> String {
     match (dialect, column.normalized_type.as_str()) {
-        (SqlDialect::Postgres, "json" | "array" | "other" | "binary") => {
+        (SqlDialect::Postgres | SqlDialect::Snowflake, "json" | "array" | "other" | "binary") => {
             dialect.cast_to_text(quoted)
         }
         (SqlDialect::Mysql, "text" | "enum") => group_key(dialect, quoted),

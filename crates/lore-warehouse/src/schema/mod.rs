@@ -160,7 +160,7 @@ impl SchemaTable {
 }
 
 /// `(normalizedType, dimensionType)` of a normalised type name.
-fn classify(normalized: &'static str) -> (&'static str, DimensionType) {
+pub(crate) fn classify(normalized: &'static str) -> (&'static str, DimensionType) {
     let dimension = match normalized {
         "integer" | "decimal" | "float" => DimensionType::Number,
         "boolean" => DimensionType::Boolean,

@@ -163,7 +163,9 @@ impl ScratchDb {
                         .unwrap_or_else(|e| panic!("{statement}: {e}"));
                 }
             }
-            Driver::Sqlite => unreachable!("scratch databases are servers"),
+            Driver::Sqlite | Driver::Snowflake => {
+                unreachable!("scratch databases are PostgreSQL, MySQL or ClickHouse")
+            }
         }
     }
 
@@ -186,7 +188,7 @@ impl ScratchDb {
                 .trim()
                 .parse()
                 .unwrap(),
-            Driver::Sqlite => unreachable!(),
+            Driver::Sqlite | Driver::Snowflake => unreachable!(),
         }
     }
 
@@ -212,7 +214,7 @@ impl ScratchDb {
             Driver::Clickhouse => clickhouse::exec(&self.url, sql)
                 .ok()
                 .map(|t| t.trim_end_matches('\n').to_string()),
-            Driver::Sqlite => unreachable!(),
+            Driver::Sqlite | Driver::Snowflake => unreachable!(),
         }
     }
 
@@ -280,7 +282,7 @@ impl Drop for ScratchDb {
                         }
                     }
                     Driver::Clickhouse => clickhouse::drop_databases(&admin_url, &names),
-                    Driver::Sqlite => {}
+                    Driver::Sqlite | Driver::Snowflake => {}
                 }
             });
         })
@@ -297,6 +299,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
         Driver::Mysql => ("INT", "VARCHAR(100)", "DATETIME"),
         Driver::Postgres => ("INTEGER", "TEXT", "TIMESTAMP"),
         Driver::Sqlite => ("INTEGER", "TEXT", "TEXT"),
+        Driver::Snowflake => ("INTEGER", "VARCHAR(100)", "TIMESTAMP_NTZ"),
     };
     let q = |table: &str| match driver {
         Driver::Sqlite => table.to_string(),
@@ -392,7 +395,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
             ));
             statements.push(format!("CREATE SCHEMA {billing}"));
         }
-        Driver::Mysql | Driver::Sqlite | Driver::Clickhouse => {}
+        Driver::Mysql | Driver::Sqlite | Driver::Clickhouse | Driver::Snowflake => {}
     }
     if driver != Driver::Sqlite {
         statements.push(format!(

@@ -3,7 +3,8 @@
 //! estimates.
 //!
 //! Each driver answers from its own catalog (`sqlite_master` and the
-//! `pragma_*` table functions, `pg_catalog`, `information_schema`) with a
+//! `pragma_*` table functions, `pg_catalog`, `information_schema`,
+//! Snowflake's `INFORMATION_SCHEMA` and `SHOW … KEYS`) with a
 //! handful of bulk queries: one listing the tables, then columns and keys
 //! for chunks of [`CHUNK_TABLES`] tables at a time, so ten thousand tables
 //! cost a few dozen round trips and bounded memory. All of it runs through
@@ -12,6 +13,7 @@
 mod clickhouse;
 mod mysql;
 mod postgres;
+mod snowflake;
 mod sqlite;
 
 use serde_json::Value;
@@ -43,6 +45,7 @@ pub(crate) async fn introspect(
         Connector::Postgres(_) => postgres::introspect(connector, scope).await?,
         Connector::Mysql(_) => mysql::introspect(connector, scope).await?,
         Connector::Clickhouse(_) => clickhouse::introspect(connector, scope).await?,
+        Connector::Snowflake(_) => snowflake::introspect(connector, scope).await?,
     };
     tables.sort_by(|a, b| (&a.db, &a.name).cmp(&(&b.db, &b.name)));
     Ok(tables)
