@@ -43,6 +43,10 @@ pub enum ErrorCode {
     UnsupportedOperation,
     /// The operation ran past its time limit and was interrupted.
     Timeout,
+    /// The query would cost more than the connection allows (BigQuery's
+    /// `maximum_bytes_billed`): the message gives the estimate and the
+    /// setting to raise.
+    BudgetExceeded,
     /// The server is stopping and cut the call off before it finished;
     /// retry once the server runs again.
     Unavailable,
@@ -84,6 +88,7 @@ impl ErrorCode {
             ErrorCode::UpstreamError => "upstream_error",
             ErrorCode::UnsupportedOperation => "unsupported_operation",
             ErrorCode::Timeout => "timeout",
+            ErrorCode::BudgetExceeded => "budget_exceeded",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::PermissionDenied => "permission_denied",
@@ -194,6 +199,7 @@ mod tests {
             ErrorCode::UpstreamError,
             ErrorCode::UnsupportedOperation,
             ErrorCode::Timeout,
+            ErrorCode::BudgetExceeded,
             ErrorCode::RecipeNotFound,
             ErrorCode::ToolFailed,
             ErrorCode::AssertFailed,

@@ -3,7 +3,9 @@
 //! checks) quotes identifiers and literals.
 
 use lore_core::config::Driver;
-use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::dialect::{
+    BigQueryDialect, Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect,
+};
 
 /// The SQL dialect of a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,6 +16,8 @@ pub enum SqlDialect {
     Postgres,
     /// MySQL and MariaDB.
     Mysql,
+    /// Google BigQuery (Standard SQL).
+    Bigquery,
 }
 
 impl SqlDialect {
@@ -23,6 +27,7 @@ impl SqlDialect {
             "sqlite" => Some(SqlDialect::Sqlite),
             "postgres" | "postgresql" => Some(SqlDialect::Postgres),
             "mysql" | "mariadb" => Some(SqlDialect::Mysql),
+            "bigquery" => Some(SqlDialect::Bigquery),
             _ => None,
         }
     }
@@ -33,6 +38,7 @@ impl SqlDialect {
             SqlDialect::Sqlite => "sqlite",
             SqlDialect::Postgres => "postgres",
             SqlDialect::Mysql => "mysql",
+            SqlDialect::Bigquery => "bigquery",
         }
     }
 
@@ -41,15 +47,20 @@ impl SqlDialect {
             SqlDialect::Sqlite => Box::new(SQLiteDialect {}),
             SqlDialect::Postgres => Box::new(PostgreSqlDialect {}),
             SqlDialect::Mysql => Box::new(MySqlDialect {}),
+            SqlDialect::Bigquery => Box::new(BigQueryDialect {}),
         }
     }
 
     /// An identifier quoted for this dialect: `"name"` (backticks for
-    /// MySQL), with embedded quote characters doubled.
+    /// MySQL and BigQuery), with embedded quote characters doubled
+    /// (escaped with a backslash in BigQuery, which has no doubling).
     pub fn quote_ident(self, name: &str) -> String {
+        if self == SqlDialect::Bigquery {
+            return crate::connector::bigquery::quote_ident(name);
+        }
         let quote = match self {
             SqlDialect::Mysql => '`',
-            SqlDialect::Sqlite | SqlDialect::Postgres => '"',
+            SqlDialect::Sqlite | SqlDialect::Postgres | SqlDialect::Bigquery => '"',
         };
         let mut quoted = String::with_capacity(name.len() + 2);
         quoted.push(quote);
@@ -72,8 +83,12 @@ impl SqlDialect {
     }
 
     /// A string literal: `'text'` with quotes doubled (and backslashes
-    /// doubled for MySQL, where they escape).
+    /// doubled for MySQL, where they escape; BigQuery escapes both with a
+    /// backslash).
     pub fn quote_literal(self, text: &str) -> String {
+        if self == SqlDialect::Bigquery {
+            return crate::connector::bigquery::quote_literal(text);
+        }
         let mut escaped = text.replace('\'', "''");
         if self == SqlDialect::Mysql {
             escaped = escaped.replace('\\', "\\\\");
@@ -87,6 +102,7 @@ impl SqlDialect {
             SqlDialect::Sqlite => format!("CAST({expr} AS TEXT)"),
             SqlDialect::Postgres => format!("({expr})::text"),
             SqlDialect::Mysql => format!("CAST({expr} AS CHAR)"),
+            SqlDialect::Bigquery => format!("CAST({expr} AS STRING)"),
         }
     }
 
@@ -94,7 +110,9 @@ impl SqlDialect {
     pub fn text_length(self, expr: &str) -> String {
         match self {
             SqlDialect::Sqlite => format!("length({expr})"),
-            SqlDialect::Postgres | SqlDialect::Mysql => format!("char_length({expr})"),
+            SqlDialect::Postgres | SqlDialect::Mysql | SqlDialect::Bigquery => {
+                format!("char_length({expr})")
+            }
         }
     }
 
@@ -107,6 +125,9 @@ impl SqlDialect {
             }
             SqlDialect::Postgres => format!("{expr} ~ '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
             SqlDialect::Mysql => format!("{expr} REGEXP '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]'"),
+            SqlDialect::Bigquery => {
+                format!("REGEXP_CONTAINS({expr}, r'^[0-9]{{4}}-[01][0-9]-[0-3][0-9]')")
+            }
         }
     }
 }
@@ -117,6 +138,7 @@ impl From<Driver> for SqlDialect {
             Driver::Sqlite => SqlDialect::Sqlite,
             Driver::Postgres => SqlDialect::Postgres,
             Driver::Mysql => SqlDialect::Mysql,
+            Driver::Bigquery => SqlDialect::Bigquery,
         }
     }
 }
@@ -135,5 +157,11 @@ mod tests {
         );
         assert_eq!(SqlDialect::Sqlite.quote_literal("O'Brien"), "'O''Brien'");
         assert_eq!(SqlDialect::Mysql.quote_literal("a\\'"), "'a\\\\'''");
+        assert_eq!(SqlDialect::Bigquery.quote_ident("a`b"), r"`a\`b`");
+        assert_eq!(
+            SqlDialect::Bigquery.quote_table(Some("shop"), "orders"),
+            "`shop`.`orders`"
+        );
+        assert_eq!(SqlDialect::Bigquery.quote_literal(r"O'B\"), r"'O\'B\\'");
     }
 }

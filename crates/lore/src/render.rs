@@ -153,6 +153,7 @@ mod tests {
             truncated,
             cut_at_bytes: None,
             elapsed_ms: 0,
+            bytes_processed: None,
         }
     }
 

@@ -28,6 +28,7 @@ pub fn dialect(driver: Driver) -> Dialect {
         Driver::Sqlite => Dialect::Sqlite,
         Driver::Postgres => Dialect::Postgres,
         Driver::Mysql => Dialect::Mysql,
+        Driver::Bigquery => Dialect::Bigquery,
     }
 }
 

@@ -93,6 +93,11 @@ pub struct ConnectionConfig {
     /// Server drivers only: connection URL. May be a literal, `env:VAR` or `file:PATH`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<Secret>,
+    /// BigQuery only: the service-account key (JSON), as `file:key.json`
+    /// (the whole file), `env:VAR` or the JSON itself. Default: the file
+    /// named by `GOOGLE_APPLICATION_CREDENTIALS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<Secret>,
     /// What this connection holds, shown to agents by `connection_list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -143,6 +148,7 @@ impl ConnectionConfig {
             driver,
             path: None,
             url: None,
+            credentials: None,
             description: None,
             statement_timeout_ms: None,
             schemas: None,
@@ -163,6 +169,8 @@ pub enum Driver {
     /// MySQL or MariaDB server.
     #[serde(alias = "mariadb")]
     Mysql,
+    /// Google BigQuery (REST v2, a service-account key).
+    Bigquery,
 }
 
 impl Driver {
@@ -172,6 +180,7 @@ impl Driver {
             Driver::Sqlite => "sqlite",
             Driver::Postgres => "postgres",
             Driver::Mysql => "mysql",
+            Driver::Bigquery => "bigquery",
         }
     }
 }
@@ -348,7 +357,7 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                     )));
                 }
             }
-            Driver::Postgres | Driver::Mysql => {
+            Driver::Postgres | Driver::Mysql | Driver::Bigquery => {
                 if conn.url.is_none() {
                     return Err(invalid(format!(
                         "connection `{id}` ({}) needs `url` (a literal, `env:VAR` or `file:PATH`)",
@@ -356,6 +365,12 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                     )));
                 }
             }
+        }
+        if conn.credentials.is_some() && conn.driver != Driver::Bigquery {
+            return Err(invalid(format!(
+                "connection `{id}` ({}): `credentials` is for bigquery connections; put the credentials in `url`",
+                conn.driver.as_str()
+            )));
         }
         if conn.statement_timeout_ms == Some(0) {
             return Err(invalid(format!(

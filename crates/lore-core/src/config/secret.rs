@@ -51,6 +51,22 @@ impl Secret {
         }
         Ok(self.0.clone())
     }
+
+    /// Resolves a reference to a multi-line secret (a key file): like
+    /// [`resolve`](Secret::resolve), but `file:PATH` gives the whole file.
+    pub fn resolve_text(&self, what: &str, project_dir: &Path) -> Result<String, ConfigError> {
+        match self.0.strip_prefix("file:") {
+            Some(file) => {
+                let path = project_dir.join(file);
+                std::fs::read_to_string(&path).map_err(|source| ConfigError::SecretFile {
+                    what: what.to_string(),
+                    path,
+                    source,
+                })
+            }
+            None => self.resolve(what, project_dir),
+        }
+    }
 }
 
 impl std::fmt::Debug for Secret {
@@ -110,5 +126,19 @@ mod tests {
             .resolve("url", dir.path())
             .unwrap_err();
         assert!(err.to_string().contains("absent.txt"));
+    }
+
+    #[test]
+    fn text_reference_reads_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("key.json"), "{\n  \"a\": 1\n}\n").unwrap();
+        let resolved = Secret::new("file:key.json")
+            .resolve_text("credentials", dir.path())
+            .unwrap();
+        assert_eq!(resolved, "{\n  \"a\": 1\n}\n");
+        assert_eq!(
+            Secret::new("{}").resolve_text("credentials", dir.path()).unwrap(),
+            "{}"
+        );
     }
 }

@@ -11,6 +11,7 @@
 //! (`Warehouses::prepare` for agents' SQL), or write the SQL themselves with
 //! quoted identifiers (introspection, profiles, relationship checks).
 
+pub mod bigquery;
 mod mysql;
 mod pool;
 mod postgres;
@@ -24,6 +25,7 @@ use lore_core::config::{ConnectionConfig, Driver};
 use lore_core::project::Project;
 use serde::Serialize;
 
+pub use bigquery::BigqueryConnector;
 pub use mysql::MysqlConnector;
 pub use postgres::PostgresConnector;
 pub use sqlite::SqliteConnector;
@@ -47,6 +49,9 @@ pub struct QueryResult {
     pub cut_at_bytes: Option<usize>,
     /// Wall time of execution and fetch, in milliseconds.
     pub elapsed_ms: u64,
+    /// Bytes the warehouse processed (BigQuery), when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_processed: Option<u64>,
 }
 
 impl QueryResult {
@@ -98,6 +103,7 @@ impl Fetched {
             truncated,
             cut_at_bytes: self.cut_at_bytes,
             elapsed_ms,
+            bytes_processed: None,
         }
     }
 
@@ -223,6 +229,8 @@ pub enum Connector {
     Postgres(PostgresConnector),
     /// A MySQL or MariaDB server.
     Mysql(MysqlConnector),
+    /// A Google BigQuery project.
+    Bigquery(BigqueryConnector),
 }
 
 impl Connector {
@@ -258,6 +266,14 @@ impl Connector {
                 timeout,
                 sessions,
             )),
+            Driver::Bigquery => Connector::Bigquery(BigqueryConnector::new(
+                id,
+                url(),
+                config.credentials.clone(),
+                project.root.clone(),
+                timeout,
+                sessions,
+            )),
         }
     }
 
@@ -267,6 +283,7 @@ impl Connector {
             Connector::Sqlite(_) => SqlDialect::Sqlite,
             Connector::Postgres(_) => SqlDialect::Postgres,
             Connector::Mysql(_) => SqlDialect::Mysql,
+            Connector::Bigquery(_) => SqlDialect::Bigquery,
         }
     }
 
@@ -276,6 +293,7 @@ impl Connector {
             Connector::Sqlite(c) => c.timeout(),
             Connector::Postgres(c) => c.timeout(),
             Connector::Mysql(c) => c.timeout(),
+            Connector::Bigquery(c) => c.timeout(),
         }
     }
 
@@ -297,6 +315,7 @@ impl Connector {
             Connector::Sqlite(c) => c.run(sql, limit).await,
             Connector::Postgres(c) => c.run(sql, limit).await,
             Connector::Mysql(c) => c.run(sql, limit).await,
+            Connector::Bigquery(c) => c.run(sql, limit).await,
         }
     }
 
@@ -307,6 +326,7 @@ impl Connector {
             Connector::Sqlite(c) => c.server_info().await,
             Connector::Postgres(c) => c.server_info().await,
             Connector::Mysql(c) => c.server_info().await,
+            Connector::Bigquery(c) => c.server_info().await,
         }
     }
 }

@@ -84,12 +84,32 @@ const SQLITE: &[&str] = &[
     "fts3_tokenizer",
 ];
 
+const BIGQUERY: &[&str] = &[
+    // Sends SQL text the guard never saw to a Cloud SQL or Spanner
+    // database, which may write.
+    "external_query",
+    // ML./AI. functions that call a remote model (cost, network).
+    "generate_text",
+    "generate_embedding",
+    "generate_text_embedding",
+    "generate_table",
+    "generate",
+    "generate_bool",
+    "generate_double",
+    "generate_int",
+    "understand_text",
+    "process_document",
+    "transcribe",
+    "annotate_image",
+];
+
 /// Whether `name` (lower case, unqualified) is denied in `dialect`.
 pub(super) fn is_denied(dialect: SqlDialect, name: &str) -> bool {
     let dialect_list = match dialect {
         SqlDialect::Postgres => POSTGRES,
         SqlDialect::Mysql => MYSQL,
         SqlDialect::Sqlite => SQLITE,
+        SqlDialect::Bigquery => BIGQUERY,
     };
     COMMON
         .iter()
@@ -131,5 +151,7 @@ mod tests {
         assert!(is_denied(SqlDialect::Mysql, "sleep"));
         assert!(!is_denied(SqlDialect::Postgres, "sleep"));
         assert!(is_denied(SqlDialect::Sqlite, "read_csv_auto"));
+        assert!(is_denied(SqlDialect::Bigquery, "external_query"));
+        assert!(!is_denied(SqlDialect::Bigquery, "generate_array"));
     }
 }

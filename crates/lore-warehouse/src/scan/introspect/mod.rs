@@ -9,6 +9,7 @@
 //! cost a few dozen round trips and bounded memory. All of it runs through
 //! the same read-only sessions as agents' queries.
 
+mod bigquery;
 mod mysql;
 mod postgres;
 mod sqlite;
@@ -41,6 +42,7 @@ pub(crate) async fn introspect(
         Connector::Sqlite(_) => sqlite::introspect(connector).await?,
         Connector::Postgres(_) => postgres::introspect(connector, scope).await?,
         Connector::Mysql(_) => mysql::introspect(connector, scope).await?,
+        Connector::Bigquery(_) => bigquery::introspect(connector).await?,
     };
     tables.sort_by(|a, b| (&a.db, &a.name).cmp(&(&b.db, &b.name)));
     Ok(tables)
