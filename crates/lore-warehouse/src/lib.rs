@@ -17,9 +17,13 @@
 //!   refreshed when a newer scan appears; entity details and the value
 //!   dictionary agents query.
 //! - [`demo`]: generates the embedded demo warehouse.
+//! - `bigquery_double` (feature `bigquery-double`, tests only): a BigQuery
+//!   REST double on loopback.
 //!
 //! Nothing here knows about MCP or terminals.
 
+#[cfg(feature = "bigquery-double")]
+pub mod bigquery_double;
 pub mod catalog;
 pub mod connector;
 pub mod demo;

@@ -221,7 +221,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.project, "acme-data");
         assert_eq!(
-            s.datasets.unwrap(),
+            s.datasets.clone().unwrap(),
             vec![
                 DatasetRef {
                     project: None,
