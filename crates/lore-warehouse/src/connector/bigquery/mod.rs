@@ -42,7 +42,10 @@ use settings::{DatasetRef, Settings, human_bytes};
 
 /// Time allowed beyond the statement timeout for BigQuery to report it.
 const TIMEOUT_SLACK: Duration = Duration::from_secs(5);
-/// The longest one `jobs.query`/`getQueryResults` call waits for a job.
+/// How long `jobs.query` waits for its job: short, because until it
+/// answers Lore does not know the job's id and could not cancel it.
+const FIRST_WAIT_MS: u64 = 2_000;
+/// The longest one `jobs.getQueryResults` call waits for a job.
 const POLL_MS: u64 = 10_000;
 /// Rows asked for per page (BigQuery also caps a page at about 10 MB).
 const PAGE_ROWS: usize = 10_000;
@@ -287,7 +290,8 @@ impl BigqueryConnector {
             location: settings.location.as_deref(),
             maximum_bytes_billed: settings.maximum_bytes_billed.to_string(),
             dry_run,
-            timeout_ms: (!dry_run).then_some(POLL_MS.min(self.timeout.as_millis() as u64) as u32),
+            timeout_ms: (!dry_run)
+                .then_some(FIRST_WAIT_MS.min(self.timeout.as_millis() as u64) as u32),
             max_results: (!dry_run).then_some(PAGE_ROWS as u32),
             job_timeout_ms: (!dry_run).then(|| self.timeout.as_millis().max(1).to_string()),
             format_options: rest::FormatOptions {

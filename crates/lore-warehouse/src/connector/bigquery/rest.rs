@@ -159,7 +159,7 @@ pub struct FormatOptions {
 
 /// The parts of `QueryResponse` and `GetQueryResultsResponse` Lore reads
 /// (the two share these fields).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QueryAnswer {
     #[serde(default)]
@@ -183,7 +183,7 @@ pub struct QueryAnswer {
 }
 
 /// `JobReference`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JobReference {
     #[serde(default)]
@@ -195,14 +195,14 @@ pub struct JobReference {
 }
 
 /// `TableSchema`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TableSchema {
     #[serde(default)]
     pub fields: Vec<FieldSchema>,
 }
 
 /// `TableFieldSchema`: a column, possibly repeated or a record of fields.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct FieldSchema {
     #[serde(default)]
     pub name: String,
@@ -246,7 +246,7 @@ impl FieldSchema {
 }
 
 /// `ErrorProto`: one error of a job.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ErrorProto {
     #[serde(default)]
     pub reason: Option<String>,
@@ -336,7 +336,7 @@ fn shorten(message: &str) -> String {
 }
 
 /// `DatasetList`, the parts Lore reads.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DatasetList {
     #[serde(default)]
@@ -346,7 +346,7 @@ pub struct DatasetList {
 }
 
 /// One dataset of a [`DatasetList`].
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DatasetListItem {
     #[serde(default)]
@@ -356,7 +356,7 @@ pub struct DatasetListItem {
 }
 
 /// `DatasetReference`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DatasetReference {
     #[serde(default)]
@@ -366,14 +366,14 @@ pub struct DatasetReference {
 }
 
 /// `TableList`, the parts Lore reads.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct TableList {
     #[serde(default)]
     pub tables: Vec<TableListItem>,
 }
 
 /// One table of a [`TableList`].
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TableListItem {
     #[serde(default)]
@@ -381,7 +381,7 @@ pub struct TableListItem {
 }
 
 /// `TableReference`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TableReference {
     #[serde(default)]
