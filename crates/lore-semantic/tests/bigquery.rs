@@ -124,7 +124,11 @@ fn project(dir: &std::path::Path, connection: ConnectionConfig) -> Project {
     }
 }
 
-async fn answers(project: &Project, model: &SemanticModel, dialect: Dialect) -> Vec<Vec<Vec<String>>> {
+async fn answers(
+    project: &Project,
+    model: &SemanticModel,
+    dialect: Dialect,
+) -> Vec<Vec<Vec<String>>> {
     let warehouses = Warehouses::for_project(project);
     let mut out = Vec::new();
     for q in queries() {
@@ -185,14 +189,24 @@ async fn bigquery_through_the_double_gives_the_same_rows_as_sqlite() {
     let mut sqlite = ConnectionConfig::new(Driver::Sqlite);
     sqlite.path = Some(db.display().to_string());
     let plain_model = MODEL.replace("table: sl.", "table: ");
-    let want = answers(&project(dir.path(), sqlite), &model(&plain_model), Dialect::Sqlite).await;
+    let want = answers(
+        &project(dir.path(), sqlite),
+        &model(&plain_model),
+        Dialect::Sqlite,
+    )
+    .await;
 
     let double = BigqueryDouble::start();
     std::fs::write(dir.path().join("key.json"), double.key_json()).unwrap();
     let mut bigquery = ConnectionConfig::new(Driver::Bigquery);
     bigquery.url = Some(Secret::new(double.url("datasets=sl")));
     bigquery.credentials = Some(Secret::new("file:key.json"));
-    let got = answers(&project(dir.path(), bigquery), &model(MODEL), Dialect::Bigquery).await;
+    let got = answers(
+        &project(dir.path(), bigquery),
+        &model(MODEL),
+        Dialect::Bigquery,
+    )
+    .await;
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(g, w, "query {i}: {}", queries()[i]);
     }

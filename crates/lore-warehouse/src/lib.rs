@@ -3,10 +3,10 @@
 //! - [`guard`]: decides from the parsed SQL whether a statement is a pure
 //!   read. The first wall.
 //! - [`connector`]: one connector per driver (SQLite, PostgreSQL,
-//!   MySQL/MariaDB), each running statements in sessions the database
-//!   itself holds read-only (the second wall), with a bounded pool, a row
-//!   cap, a statement timeout that really stops the query, and lossless
-//!   JSON values.
+//!   MySQL/MariaDB, BigQuery), each running statements in sessions the
+//!   database itself holds read-only (the second wall; for BigQuery, the
+//!   service account's roles), with a bounded pool, a row cap, a statement
+//!   timeout that really stops the query, and lossless JSON values.
 //! - [`execute`]: every connection of a project; guards agents' SQL before
 //!   it reaches a connector.
 //! - [`schema`]: the model of a scanned warehouse (tables, columns, keys)

@@ -17,7 +17,9 @@ use lore_warehouse::bigquery_double::BigqueryDouble;
 use lore_warehouse::connector::bigquery::rest;
 use lore_warehouse::execute::{Connector, Warehouses};
 use lore_warehouse::scan::profile::ProfileArtifact;
-use lore_warehouse::scan::relationships::{RelationshipKind, RelationshipStatus, RelationshipsArtifact};
+use lore_warehouse::scan::relationships::{
+    RelationshipKind, RelationshipStatus, RelationshipsArtifact,
+};
 use lore_warehouse::scan::{ScanOverrides, Silent, scan_connection};
 use lore_warehouse::schema::TableKind;
 use lore_warehouse::snapshot;
@@ -123,7 +125,16 @@ async fn values_arrive_as_lossless_json_by_their_bigquery_type() {
     );
     assert_eq!(
         orders.header_types.unwrap(),
-        ["INT64", "NUMERIC", "FLOAT64", "BOOL", "TIMESTAMP", "DATE", "DATETIME", "BYTES"]
+        [
+            "INT64",
+            "NUMERIC",
+            "FLOAT64",
+            "BOOL",
+            "TIMESTAMP",
+            "DATE",
+            "DATETIME",
+            "BYTES"
+        ]
     );
     let customers = connector
         .run(
@@ -208,7 +219,10 @@ async fn bigquery_itself_stops_a_job_that_would_bill_more_than_the_budget() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::BudgetExceeded, "{err}");
-    assert!(err.to_string().contains("BigQuery stopped the query"), "{err}");
+    assert!(
+        err.to_string().contains("BigQuery stopped the query"),
+        "{err}"
+    );
     let refused = double
         .exchanges()
         .into_iter()
@@ -275,8 +289,16 @@ async fn dropping_the_query_cancels_the_job() {
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
-    let calls: Vec<_> = double.exchanges().iter().map(|e| (e.call.clone(), e.status)).collect();
-    assert_eq!(cancelled.len(), 1, "jobs.cancel was sent for the running job: {calls:?}");
+    let calls: Vec<_> = double
+        .exchanges()
+        .iter()
+        .map(|e| (e.call.clone(), e.status))
+        .collect();
+    assert_eq!(
+        cancelled.len(),
+        1,
+        "jobs.cancel was sent for the running job: {calls:?}"
+    );
     assert!(double.violations().is_empty(), "{:#?}", double.violations());
 }
 
@@ -297,7 +319,10 @@ async fn failures_have_stable_codes_fix_it_messages_and_no_secrets() {
     };
 
     // A write that slipped past the guard: the service account may not.
-    let err = good.run("DELETE FROM shop.orders WHERE TRUE", 1).await.unwrap_err();
+    let err = good
+        .run("DELETE FROM shop.orders WHERE TRUE", 1)
+        .await
+        .unwrap_err();
     expect(err, ErrorCode::Forbidden, "BigQuery Job User");
     // The guard refuses it first.
     let err = Warehouses::for_project(&project)
@@ -306,19 +331,36 @@ async fn failures_have_stable_codes_fix_it_messages_and_no_secrets() {
     expect(err, ErrorCode::ReadOnlyViolation, "DELETE");
     let err = good.run("SELECT * FROM hr.salaries", 1).await.unwrap_err();
     expect(err, ErrorCode::Forbidden, "BigQuery Data Viewer");
-    let err = good.run("SELECT nope FROM shop.orders", 1).await.unwrap_err();
+    let err = good
+        .run("SELECT nope FROM shop.orders", 1)
+        .await
+        .unwrap_err();
     expect(err, ErrorCode::InvalidSql, "nope");
     let err = good.run("SELECT 1 FROM shop.missing", 1).await.unwrap_err();
-    expect(err, ErrorCode::InvalidSql, "Not found: Table lore-double:shop.missing");
+    expect(
+        err,
+        ErrorCode::InvalidSql,
+        "Not found: Table lore-double:shop.missing",
+    );
 
     // A project that does not exist.
-    let wrong_project = double.url("").replace("bigquery://lore-double", "bigquery://no-such-project");
+    let wrong_project = double
+        .url("")
+        .replace("bigquery://lore-double", "bigquery://no-such-project");
     let p = self::project(dir.path(), wrong_project, |_| {});
     let err = connector(&p).run("SELECT 1", 1).await.unwrap_err();
-    expect(err, ErrorCode::ConfigError, "does not know project `no-such-project`");
+    expect(
+        err,
+        ErrorCode::ConfigError,
+        "does not know project `no-such-project`",
+    );
 
     // A key file that is not one.
-    std::fs::write(dir.path().join("bad.json"), "{\"type\": \"authorized_user\"}").unwrap();
+    std::fs::write(
+        dir.path().join("bad.json"),
+        "{\"type\": \"authorized_user\"}",
+    )
+    .unwrap();
     let p = self::project(dir.path(), double.url(""), |c| {
         c.credentials = Some(Secret::new("file:bad.json"))
     });
@@ -331,7 +373,11 @@ async fn failures_have_stable_codes_fix_it_messages_and_no_secrets() {
     expect(err, ErrorCode::ConfigError, "absent.json");
 
     // A url that does not parse.
-    let p = self::project(dir.path(), format!("{}&maximum_bytes_billed=lots", double.url("")), |_| {});
+    let p = self::project(
+        dir.path(),
+        format!("{}&maximum_bytes_billed=lots", double.url("")),
+        |_| {},
+    );
     let err = connector(&p).run("SELECT 1", 1).await.unwrap_err();
     expect(err, ErrorCode::ConfigError, "maximum_bytes_billed");
 
@@ -363,15 +409,36 @@ async fn the_connection_test_checks_the_project_and_the_accounts_write_permissio
     let (_dir, project) = setup(&double, "datasets=shop,sl&location=US");
     let info = connector(&project).server_info().await.unwrap();
     assert!(info.read_only, "{info:?}");
-    assert!(info.version.contains("project lore-double"), "{}", info.version);
-    assert!(info.version.contains("1 GiB billed per query"), "{}", info.version);
-    assert!(info.version.contains("no write permission on the 2 table(s)"), "{}", info.version);
+    assert!(
+        info.version.contains("project lore-double"),
+        "{}",
+        info.version
+    );
+    assert!(
+        info.version.contains("1 GiB billed per query"),
+        "{}",
+        info.version
+    );
+    assert!(
+        info.version
+            .contains("no write permission on the 2 table(s)"),
+        "{}",
+        info.version
+    );
     assert_eq!(info.encrypted, Some(false), "the double is plain http");
     double.grant_write("shop.clickstream");
     let info = connector(&project).server_info().await.unwrap();
     assert!(!info.read_only, "{info:?}");
-    assert!(info.version.contains("shop.clickstream"), "{}", info.version);
-    assert!(info.version.contains("Data Viewer and Job User"), "{}", info.version);
+    assert!(
+        info.version.contains("shop.clickstream"),
+        "{}",
+        info.version
+    );
+    assert!(
+        info.version.contains("Data Viewer and Job User"),
+        "{}",
+        info.version
+    );
     assert!(double.violations().is_empty(), "{:#?}", double.violations());
 }
 
@@ -390,7 +457,11 @@ async fn without_datasets_every_dataset_the_account_sees_is_read() {
         .into_iter()
         .map(|d| d.dataset)
         .collect();
-    assert_eq!(names, ["shop", "sl", "slow"], "hr is not visible to the account");
+    assert_eq!(
+        names,
+        ["shop", "sl", "slow"],
+        "hr is not visible to the account"
+    );
 }
 
 #[tokio::test]
@@ -398,9 +469,15 @@ async fn a_scan_reads_tables_views_columns_descriptions_keys_profiles_and_relati
     let double = BigqueryDouble::start();
     let (_dir, project) = setup(&double, "datasets=shop");
     let warehouses = Warehouses::for_project(&project);
-    let report = scan_connection(&project, &warehouses, "bq", &ScanOverrides::default(), &Silent)
-        .await
-        .unwrap();
+    let report = scan_connection(
+        &project,
+        &warehouses,
+        "bq",
+        &ScanOverrides::default(),
+        &Silent,
+    )
+    .await
+    .unwrap();
     let dir = project.root.join(&report.snapshot_path);
     let tables = snapshot::read_tables(&dir).unwrap();
     let names: Vec<String> = tables.iter().map(|t| t.table_ref().display()).collect();
@@ -424,7 +501,10 @@ async fn a_scan_reads_tables_views_columns_descriptions_keys_profiles_and_relati
     assert_eq!(customers.estimated_rows, Some(5));
     assert_eq!(customers.primary_key(), ["id"]);
     let segment = customers.column("segment").unwrap();
-    assert_eq!(segment.comment.as_deref(), Some("Pricing tier: smb or enterprise"));
+    assert_eq!(
+        segment.comment.as_deref(),
+        Some("Pricing tier: smb or enterprise")
+    );
     assert_eq!(segment.native_type, "STRING");
     assert_eq!(segment.normalized_type, "text");
     let address = customers.column("address").unwrap();
@@ -432,12 +512,20 @@ async fn a_scan_reads_tables_views_columns_descriptions_keys_profiles_and_relati
     assert_eq!(customers.column("tags").unwrap().normalized_type, "array");
     assert!(!customers.column("id").unwrap().nullable);
     let orders = table("orders");
-    assert_eq!(orders.column("placed_at").unwrap().normalized_type, "timestamptz");
+    assert_eq!(
+        orders.column("placed_at").unwrap().normalized_type,
+        "timestamptz"
+    );
     assert_eq!(orders.column("amount").unwrap().normalized_type, "decimal");
     assert_eq!(orders.foreign_keys.len(), 1);
     let fk = &orders.foreign_keys[0];
     assert_eq!(
-        (fk.from_column.as_str(), fk.to_db.as_deref(), fk.to_table.as_str(), fk.to_column.as_str()),
+        (
+            fk.from_column.as_str(),
+            fk.to_db.as_deref(),
+            fk.to_table.as_str(),
+            fk.to_column.as_str()
+        ),
         ("customer_id", Some("shop"), "customers", "id")
     );
     assert_eq!(table("paid_orders").kind, TableKind::View);
@@ -466,8 +554,15 @@ async fn a_scan_reads_tables_views_columns_descriptions_keys_profiles_and_relati
     };
     assert_eq!(number(&amount.min_value), Some(15.0));
     assert_eq!(number(&amount.max_value), Some(500.0));
-    let tags = profiled("customers").columns.iter().find(|c| c.name == "tags").unwrap();
-    assert_eq!(tags.distinct_count, 4, "arrays are told apart by their JSON");
+    let tags = profiled("customers")
+        .columns
+        .iter()
+        .find(|c| c.name == "tags")
+        .unwrap();
+    assert_eq!(
+        tags.distinct_count, 4,
+        "arrays are told apart by their JSON"
+    );
     let click = profiled("clickstream");
     let error = click.error.as_deref().unwrap();
     assert!(error.contains("maximum_bytes_billed"), "{error}");
@@ -563,4 +658,35 @@ fn every_field_the_driver_reads_is_in_the_discovery_document() {
     ));
     assert!(problems.is_empty(), "{problems:#?}");
     assert_eq!(double.discovery_revision(), "20261009");
+}
+
+/// The real service, when `LORE_TEST_BIGQUERY_URL` (a `bigquery://` url)
+/// and `LORE_TEST_BIGQUERY_CREDENTIALS` (a key file) are set: the
+/// connection test and one query that processes no bytes. No real
+/// BigQuery is reachable from Lore's CI, so this is skipped there even
+/// with `LORE_REQUIRE_SERVERS=1`.
+#[tokio::test]
+async fn the_real_service_answers_when_configured() {
+    let (Ok(url), Ok(key)) = (
+        std::env::var("LORE_TEST_BIGQUERY_URL"),
+        std::env::var("LORE_TEST_BIGQUERY_CREDENTIALS"),
+    ) else {
+        eprintln!(
+            "notice: the_real_service_answers_when_configured skipped: set LORE_TEST_BIGQUERY_URL and LORE_TEST_BIGQUERY_CREDENTIALS to run it against BigQuery"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let project = project(dir.path(), url, |c| {
+        c.credentials = Some(Secret::new(format!("file:{key}")))
+    });
+    let connector = connector(&project);
+    let info = connector.server_info().await.unwrap();
+    assert!(info.version.starts_with("BigQuery"), "{info:?}");
+    let result = connector
+        .run("SELECT 1 AS one, CURRENT_TIMESTAMP() AS now", 1)
+        .await
+        .unwrap();
+    assert_eq!(result.rows[0][0], json!(1));
+    assert!(result.rows[0][1].as_str().unwrap().ends_with('Z'));
 }

@@ -97,6 +97,7 @@ async fn a_bigquery_project_works_from_the_command_line_and_over_mcp() {
     assert_eq!(result["rows"][0][0], "open");
     assert_eq!(result["rows"][0][1], 2);
     assert_eq!(result["rowCount"], 4);
+    assert_eq!(result["bytesProcessed"], 2 * 1024 * 1024, "{result}");
     printed.push_str(&rows);
 
     for (sql, code) in [
@@ -173,7 +174,12 @@ async fn a_bigquery_project_works_from_the_command_line_and_over_mcp() {
         customers["columns"][1]["nativeType"],
         "STRUCT<city STRING, zip STRING>"
     );
-    let found = ok(&client, "dictionary_search", json!({"values": ["Enterprise"]})).await;
+    let found = ok(
+        &client,
+        "dictionary_search",
+        json!({"values": ["Enterprise"]}),
+    )
+    .await;
     let hit = &found["results"][0]["matches"][0];
     assert_eq!(hit["columnName"], "segment", "{found}");
     assert_eq!(hit["matchedValue"], "enterprise");
@@ -183,8 +189,12 @@ async fn a_bigquery_project_works_from_the_command_line_and_over_mcp() {
         json!({"connectionId": "bq", "sql": "SELECT id, tags, address FROM shop.customers ORDER BY id", "maxRows": 2}),
     )
     .await;
-    assert_eq!(queried["rows"][0], json!([1, ["b2b", "eu"], {"city": "Berlin", "zip": "10115"}]));
+    assert_eq!(
+        queried["rows"][0],
+        json!([1, ["b2b", "eu"], {"city": "Berlin", "zip": "10115"}])
+    );
     assert_eq!(queried["truncated"], true);
+    assert_eq!(queried["bytesProcessed"], 2 * 1024 * 1024, "{queried}");
     let refused = common::call(
         &client,
         "sql_execution",
@@ -201,7 +211,10 @@ async fn a_bigquery_project_works_from_the_command_line_and_over_mcp() {
         json!({"connectionId": "bq", "measures": ["orders.count"], "dimensions": ["customers.segment"]}),
     )
     .await;
-    assert_eq!(semantic["headers"], json!(["customers.segment", "orders.count"]));
+    assert_eq!(
+        semantic["headers"],
+        json!(["customers.segment", "orders.count"])
+    );
     assert_eq!(semantic["rowCount"], 3, "{semantic}");
     printed.push_str(&details.to_string());
     printed.push_str(&error.to_string());

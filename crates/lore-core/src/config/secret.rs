@@ -137,7 +137,9 @@ mod tests {
             .unwrap();
         assert_eq!(resolved, "{\n  \"a\": 1\n}\n");
         assert_eq!(
-            Secret::new("{}").resolve_text("credentials", dir.path()).unwrap(),
+            Secret::new("{}")
+                .resolve_text("credentials", dir.path())
+                .unwrap(),
             "{}"
         );
     }

@@ -49,7 +49,9 @@ impl Discovery {
         parameters: &[(String, String)],
     ) -> Vec<String> {
         let Some(m) = self.method(resource, method) else {
-            return vec![format!("{resource}.{method} is not in the discovery document")];
+            return vec![format!(
+                "{resource}.{method} is not in the discovery document"
+            )];
         };
         let mut problems = Vec::new();
         for (key, value) in parameters {
@@ -58,7 +60,9 @@ impl Discovery {
                 continue;
             };
             if p["location"] != "query" {
-                problems.push(format!("{resource}.{method}: {key} is not a query parameter"));
+                problems.push(format!(
+                    "{resource}.{method}: {key} is not a query parameter"
+                ));
             }
             let ok = match p["type"].as_str() {
                 Some("integer") => value.parse::<i64>().is_ok(),
@@ -161,7 +165,10 @@ mod tests {
             d.check_parameters(
                 "jobs",
                 "getQueryResults",
-                &[("pageToken".into(), "x".into()), ("maxResults".into(), "y".into())]
+                &[
+                    ("pageToken".into(), "x".into()),
+                    ("maxResults".into(), "y".into())
+                ]
             )
             .len()
                 == 1

@@ -69,7 +69,12 @@ fn described(mut column: Column, description: &'static str) -> Column {
     column
 }
 
-fn table(dataset: &'static str, name: &'static str, columns: Vec<Column>, rows: &'static str) -> Table {
+fn table(
+    dataset: &'static str,
+    name: &'static str,
+    columns: Vec<Column>,
+    rows: &'static str,
+) -> Table {
     Table {
         dataset,
         name,
@@ -87,54 +92,54 @@ fn table(dataset: &'static str, name: &'static str, columns: Vec<Column>, rows: 
 
 /// Every table of the double's project.
 pub fn tables() -> Vec<Table> {
-    let mut all = Vec::new();
-    all.push(Table {
-        description: Some("People and companies that buy from the shop"),
-        primary_key: &["id"],
-        ..table(
-            "shop",
-            "customers",
-            vec![
-                key("id", "INT64"),
-                col("name", "STRING"),
-                described(col("segment", "STRING"), "Pricing tier: smb or enterprise"),
-                col("country", "STRING"),
-                col("signed_up_at", "TIMESTAMP"),
-                col("tags", "ARRAY<STRING>"),
-                col("address", "STRUCT<city STRING, zip STRING>"),
-            ],
-            r#"(1, 'Acme Labs', 'enterprise', 'DE', '2024-01-10 09:00:00', '["b2b","eu"]', '{"city":"Berlin","zip":"10115"}'),
+    let mut all = vec![
+        Table {
+            description: Some("People and companies that buy from the shop"),
+            primary_key: &["id"],
+            ..table(
+                "shop",
+                "customers",
+                vec![
+                    key("id", "INT64"),
+                    col("name", "STRING"),
+                    described(col("segment", "STRING"), "Pricing tier: smb or enterprise"),
+                    col("country", "STRING"),
+                    col("signed_up_at", "TIMESTAMP"),
+                    col("tags", "ARRAY<STRING>"),
+                    col("address", "STRUCT<city STRING, zip STRING>"),
+                ],
+                r#"(1, 'Acme Labs', 'enterprise', 'DE', '2024-01-10 09:00:00', '["b2b","eu"]', '{"city":"Berlin","zip":"10115"}'),
                (2, 'Globex', 'enterprise', 'US', '2024-02-11 10:30:00', '["b2b"]', '{"city":"Springfield","zip":"49007"}'),
                (3, 'Initech', 'smb', 'US', '2024-03-12 08:15:00', '[]', '{"city":"Austin","zip":"73301"}'),
                (4, 'Umbrella', 'smb', 'FR', '2024-05-01 12:00:00', '["eu"]', NULL),
                (5, 'Hooli', NULL, 'US', '2024-06-01 18:45:30.25', '[]', '{"city":"Palo Alto","zip":null}')"#,
-        )
-    });
-    all.push(Table {
-        description: Some("One row per checkout"),
-        primary_key: &["id"],
-        foreign_keys: vec![ForeignKeyDef {
-            name: "fk_orders_customer",
-            columns: &["customer_id"],
-            to_table: "customers",
-            to_columns: &["id"],
-        }],
-        ..table(
-            "shop",
-            "orders",
-            vec![
-                key("id", "INT64"),
-                col("customer_id", "INT64"),
-                col("status", "STRING"),
-                described(col("amount", "NUMERIC"), "Order total in EUR, tax included"),
-                col("weight_kg", "FLOAT64"),
-                col("paid", "BOOL"),
-                col("placed_at", "TIMESTAMP"),
-                col("placed_on", "DATE"),
-                col("picked_at", "DATETIME"),
-                col("receipt", "BYTES"),
-            ],
-            r#"(1, 1, 'paid', 120.5, 1.25, 1, '2025-01-05 10:00:00', '2025-01-05', '2025-01-05T11:30:00', X'00FF'),
+            )
+        },
+        Table {
+            description: Some("One row per checkout"),
+            primary_key: &["id"],
+            foreign_keys: vec![ForeignKeyDef {
+                name: "fk_orders_customer",
+                columns: &["customer_id"],
+                to_table: "customers",
+                to_columns: &["id"],
+            }],
+            ..table(
+                "shop",
+                "orders",
+                vec![
+                    key("id", "INT64"),
+                    col("customer_id", "INT64"),
+                    col("status", "STRING"),
+                    described(col("amount", "NUMERIC"), "Order total in EUR, tax included"),
+                    col("weight_kg", "FLOAT64"),
+                    col("paid", "BOOL"),
+                    col("placed_at", "TIMESTAMP"),
+                    col("placed_on", "DATE"),
+                    col("picked_at", "DATETIME"),
+                    col("receipt", "BYTES"),
+                ],
+                r#"(1, 1, 'paid', 120.5, 1.25, 1, '2025-01-05 10:00:00', '2025-01-05', '2025-01-05T11:30:00', X'00FF'),
                (2, 1, 'open', 25, 0.5, 0, '2025-02-07 09:00:00', '2025-02-07', NULL, NULL),
                (3, 2, 'paid', 500, 12.0, 1, '2025-01-20 12:00:00', '2025-01-20', '2025-01-21T08:00:00', NULL),
                (4, 3, 'paid', 70.25, 2.5, 1, '2025-04-01 08:00:00', '2025-04-01', '2025-04-01T09:15:00', NULL),
@@ -142,71 +147,72 @@ pub fn tables() -> Vec<Table> {
                (6, 2, 'paid', 300, 7.75, 1, '2025-11-30 23:00:00', '2025-11-30', '2025-12-01T10:00:00', NULL),
                (7, 5, 'refunded', 45.99, 0.3, 1, '2025-03-03 03:03:03', '2025-03-03', NULL, NULL),
                (8, 3, 'open', 15, NULL, 0, '2025-12-24 18:00:00', '2025-12-24', NULL, NULL)"#,
-        )
-    });
-    all.push(Table {
-        primary_key: &["id"],
-        ..table(
-            "shop",
-            "order_items",
-            vec![
-                key("id", "INT64"),
-                col("order_id", "INT64"),
-                col("product", "STRING"),
-                col("qty", "INT64"),
-            ],
-            "(1, 1, 'seats', 5), (2, 1, 'storage', 1), (3, 2, 'seats', 2), (4, 3, 'seats', 40),
+            )
+        },
+        Table {
+            primary_key: &["id"],
+            ..table(
+                "shop",
+                "order_items",
+                vec![
+                    key("id", "INT64"),
+                    col("order_id", "INT64"),
+                    col("product", "STRING"),
+                    col("qty", "INT64"),
+                ],
+                "(1, 1, 'seats', 5), (2, 1, 'storage', 1), (3, 2, 'seats', 2), (4, 3, 'seats', 40),
              (5, 3, 'support', 1), (6, 4, 'storage', 3), (7, 5, 'seats', 10), (8, 6, 'seats', 20),
              (9, 6, 'support', 2), (10, 7, 'storage', 1), (11, 8, 'seats', 1)",
-        )
-    });
-    all.push(Table {
-        kind: "VIEW",
-        description: Some("Orders that were paid"),
-        ..table(
+            )
+        },
+        Table {
+            kind: "VIEW",
+            description: Some("Orders that were paid"),
+            ..table(
+                "shop",
+                "paid_orders",
+                vec![
+                    col("id", "INT64"),
+                    col("customer_id", "INT64"),
+                    col("amount", "NUMERIC"),
+                ],
+                "SELECT id, customer_id, amount FROM orders WHERE paid = 1",
+            )
+        },
+        table(
             "shop",
-            "paid_orders",
-            vec![
-                col("id", "INT64"),
-                col("customer_id", "INT64"),
-                col("amount", "NUMERIC"),
-            ],
-            "SELECT id, customer_id, amount FROM orders WHERE paid = 1",
-        )
-    });
-    all.push(table(
-        "shop",
-        "page_me",
-        vec![key("n", "INT64"), col("label", "STRING")],
-        "(1, 'row 1'), (2, 'row 2'), (3, 'row 3'), (4, 'row 4'), (5, 'row 5'), (6, 'row 6'),
+            "page_me",
+            vec![key("n", "INT64"), col("label", "STRING")],
+            "(1, 'row 1'), (2, 'row 2'), (3, 'row 3'), (4, 'row 4'), (5, 'row 5'), (6, 'row 6'),
          (7, 'row 7'), (8, 'row 8'), (9, 'row 9'), (10, 'row 10'), (11, 'row 11'), (12, 'row 12'),
          (13, 'row 13'), (14, 'row 14'), (15, 'row 15'), (16, 'row 16'), (17, 'row 17'),
          (18, 'row 18'), (19, 'row 19'), (20, 'row 20'), (21, 'row 21'), (22, 'row 22'),
          (23, 'row 23'), (24, 'row 24'), (25, 'row 25')",
-    ));
-    all.push(Table {
-        description: Some("Every page view since 2019 (billed by the terabyte)"),
-        logical_bytes: 5 * 1024 * 1024 * 1024 * 1024,
-        ..table(
-            "shop",
-            "clickstream",
-            vec![col("url", "STRING"), col("seen_at", "TIMESTAMP")],
-            "('/pricing', '2025-01-01 00:00:00'), ('/docs', '2025-01-02 00:00:00')",
-        )
-    });
-    all.push(Table {
-        denied: true,
-        ..table(
-            "hr",
-            "salaries",
-            vec![col("employee", "STRING"), col("salary", "NUMERIC")],
-            "('Ann', 100000)",
-        )
-    });
-    all.push(Table {
-        delay_ms: 60_000,
-        ..table("slow", "sleepy", vec![col("x", "INT64")], "(1)")
-    });
+        ),
+        Table {
+            description: Some("Every page view since 2019 (billed by the terabyte)"),
+            logical_bytes: 5 * 1024 * 1024 * 1024 * 1024,
+            ..table(
+                "shop",
+                "clickstream",
+                vec![col("url", "STRING"), col("seen_at", "TIMESTAMP")],
+                "('/pricing', '2025-01-01 00:00:00'), ('/docs', '2025-01-02 00:00:00')",
+            )
+        },
+        Table {
+            denied: true,
+            ..table(
+                "hr",
+                "salaries",
+                vec![col("employee", "STRING"), col("salary", "NUMERIC")],
+                "('Ann', 100000)",
+            )
+        },
+        Table {
+            delay_ms: 60_000,
+            ..table("slow", "sleepy", vec![col("x", "INT64")], "(1)")
+        },
+    ];
     all.extend(semantic_tables());
     all
 }
@@ -303,13 +309,19 @@ impl FieldType {
     /// Parses `INT64`, `ARRAY<STRING>`, `STRUCT<a INT64, b ARRAY<STRING>>`.
     pub fn parse(text: &str) -> FieldType {
         let text = text.trim();
-        if let Some(inner) = text.strip_prefix("ARRAY<").and_then(|t| t.strip_suffix('>')) {
+        if let Some(inner) = text
+            .strip_prefix("ARRAY<")
+            .and_then(|t| t.strip_suffix('>'))
+        {
             return FieldType {
                 repeated: true,
                 ..FieldType::parse(inner)
             };
         }
-        if let Some(inner) = text.strip_prefix("STRUCT<").and_then(|t| t.strip_suffix('>')) {
+        if let Some(inner) = text
+            .strip_prefix("STRUCT<")
+            .and_then(|t| t.strip_suffix('>'))
+        {
             let fields = split_top_level(inner)
                 .into_iter()
                 .filter_map(|part| {
@@ -345,10 +357,7 @@ impl FieldType {
         });
         if !self.fields.is_empty() {
             field["fields"] = serde_json::Value::Array(
-                self.fields
-                    .iter()
-                    .map(|(n, t)| t.schema(n, true))
-                    .collect(),
+                self.fields.iter().map(|(n, t)| t.schema(n, true)).collect(),
             );
         }
         field

@@ -115,7 +115,9 @@ impl BigqueryDouble {
     /// Starts a double on a free loopback port, on its own thread.
     pub fn start() -> BigqueryDouble {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-        listener.set_nonblocking(true).expect("non-blocking listener");
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
         let root = format!("http://{}", listener.local_addr().expect("an address"));
         let (types, tables, db) = build_database();
         let shared = Arc::new(Shared {
@@ -412,8 +414,7 @@ fn build_database() -> (
                 );
             }
         }
-        let mut constraints: Vec<(String, &str, Vec<(&str, Option<i64>)>, Option<&fixture::ForeignKeyDef>)> =
-            Vec::new();
+        let mut constraints: Vec<Constraint> = Vec::new();
         if !table.primary_key.is_empty() {
             constraints.push((
                 format!("{name}.pk$"),
@@ -513,6 +514,15 @@ fn build_database() -> (
     (types, tables, db)
 }
 
+/// A constraint of a fixture table: name, type, columns with their
+/// position in the referenced key, and the foreign key it declares.
+type Constraint<'a> = (
+    String,
+    &'a str,
+    Vec<(&'a str, Option<i64>)>,
+    Option<&'a fixture::ForeignKeyDef>,
+);
+
 fn register_functions(db: &rusqlite::Connection) {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     let _ = db.create_scalar_function("regexp_contains", 2, flags, |ctx| {
@@ -552,10 +562,9 @@ fn register_functions(db: &rusqlite::Connection) {
                     _ => Value::String(t).to_string(),
                 }
             }
-            rusqlite::types::ValueRef::Blob(b) => Value::String(
-                base64::engine::general_purpose::STANDARD.encode(b),
-            )
-            .to_string(),
+            rusqlite::types::ValueRef::Blob(b) => {
+                Value::String(base64::engine::general_purpose::STANDARD.encode(b)).to_string()
+            }
         })
     });
 }
@@ -613,11 +622,10 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let parameters: Vec<(String, String)> = form_urlencoded::parse(
-        uri.query().unwrap_or_default().as_bytes(),
-    )
-    .into_owned()
-    .collect();
+    let parameters: Vec<(String, String)> =
+        form_urlencoded::parse(uri.query().unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect();
     let path = uri.path().to_string();
     let segments: Vec<String> = path
         .trim_start_matches('/')
@@ -641,9 +649,7 @@ async fn handle(
         (&Method::GET, ["bigquery", "v2", "projects", _, "queries", _]) => "jobs.getQueryResults",
         (&Method::POST, ["bigquery", "v2", "projects", _, "jobs", _, "cancel"]) => "jobs.cancel",
         (&Method::GET, ["bigquery", "v2", "projects", _, "datasets"]) => "datasets.list",
-        (&Method::GET, ["bigquery", "v2", "projects", _, "datasets", _, "tables"]) => {
-            "tables.list"
-        }
+        (&Method::GET, ["bigquery", "v2", "projects", _, "datasets", _, "tables"]) => "tables.list",
         (&Method::POST, ["bigquery", "v2", "projects", _, "datasets", _, "tables", t])
             if t.ends_with(":testIamPermissions") =>
         {
@@ -736,7 +742,9 @@ fn validate(
         let error = &answer["error"];
         if !(error["code"].is_u64() && error["message"].is_string() && error["status"].is_string())
         {
-            problems.push(format!("{call}: error answer without code, message and status"));
+            problems.push(format!(
+                "{call}: error answer without code, message and status"
+            ));
         }
     }
     state
@@ -776,7 +784,8 @@ fn token(state: &Shared, body: &[u8]) -> (u16, Value) {
         return refuse("Invalid JWT: not three parts");
     };
     let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-    let decode = |part: &str| -> Option<Value> { serde_json::from_slice(&b64.decode(part).ok()?).ok() };
+    let decode =
+        |part: &str| -> Option<Value> { serde_json::from_slice(&b64.decode(part).ok()?).ok() };
     let (Some(header), Some(claims), Ok(signature)) =
         (decode(header), decode(claims), b64.decode(signature))
     else {
@@ -822,7 +831,10 @@ fn token(state: &Shared, body: &[u8]) -> (u16, Value) {
         return refuse("Invalid grant: account not found");
     }
     let n = state.counter.fetch_add(1, Ordering::SeqCst);
-    let token = format!("ya29.double-{n}-{:x}", now.wrapping_mul(0x9e37_79b9) ^ n as i64);
+    let token = format!(
+        "ya29.double-{n}-{:x}",
+        now.wrapping_mul(0x9e37_79b9) ^ n as i64
+    );
     state.tokens.lock().expect("tokens").push(token.clone());
     (
         200,
@@ -832,13 +844,20 @@ fn token(state: &Shared, body: &[u8]) -> (u16, Value) {
 
 /// Whether a dataset is hidden from the service account altogether.
 fn dataset_denied(state: &Shared, dataset: &str) -> bool {
-    let mut tables = state.tables.values().filter(|t| t.dataset == dataset).peekable();
+    let mut tables = state
+        .tables
+        .values()
+        .filter(|t| t.dataset == dataset)
+        .peekable();
     tables.peek().is_some() && tables.all(|t| t.denied)
 }
 
 async fn query(state: &Shared, project: &str, request: Option<&Value>) -> (u16, Value) {
     let Some(request) = request else {
-        return (400, google_error(400, "invalid", "Invalid JSON payload received."));
+        return (
+            400,
+            google_error(400, "invalid", "Invalid JSON payload received."),
+        );
     };
     if project != PROJECT {
         return (
@@ -882,7 +901,11 @@ async fn query(state: &Shared, project: &str, request: Option<&Value>) -> (u16, 
         if table_project != PROJECT {
             return (
                 404,
-                google_error(404, "notFound", &format!("Not found: Project {table_project}")),
+                google_error(
+                    404,
+                    "notFound",
+                    &format!("Not found: Project {table_project}"),
+                ),
             );
         }
         let known_dataset = state.tables.keys().any(|(d, _)| d == dataset);
@@ -892,7 +915,9 @@ async fn query(state: &Shared, project: &str, request: Option<&Value>) -> (u16, 
                 google_error(
                     404,
                     "notFound",
-                    &format!("Not found: Dataset {PROJECT}:{dataset} was not found in location {location}"),
+                    &format!(
+                        "Not found: Dataset {PROJECT}:{dataset} was not found in location {location}"
+                    ),
                 ),
             );
         }
@@ -903,14 +928,22 @@ async fn query(state: &Shared, project: &str, request: Option<&Value>) -> (u16, 
                     google_error(
                         403,
                         "accessDenied",
-                        &format!("Access Denied: Dataset {PROJECT}:{dataset}: Permission bigquery.tables.list denied on dataset {PROJECT}:{dataset} (or it may not exist)."),
+                        &format!(
+                            "Access Denied: Dataset {PROJECT}:{dataset}: Permission bigquery.tables.list denied on dataset {PROJECT}:{dataset} (or it may not exist)."
+                        ),
                     ),
                 );
             }
             if !fixture::INFORMATION_SCHEMA.iter().any(|(v, _)| *v == view) {
                 return (
                     404,
-                    google_error(404, "notFound", &format!("Not found: Table {PROJECT}:{dataset}.INFORMATION_SCHEMA.{view} was not found in location {location}")),
+                    google_error(
+                        404,
+                        "notFound",
+                        &format!(
+                            "Not found: Table {PROJECT}:{dataset}.INFORMATION_SCHEMA.{view} was not found in location {location}"
+                        ),
+                    ),
                 );
             }
             billed += MIN_BILLED_PER_TABLE;
@@ -926,7 +959,9 @@ async fn query(state: &Shared, project: &str, request: Option<&Value>) -> (u16, 
                 google_error(
                     404,
                     "notFound",
-                    &format!("Not found: Table {PROJECT}:{dataset}.{table} was not found in location {location}"),
+                    &format!(
+                        "Not found: Table {PROJECT}:{dataset}.{table} was not found in location {location}"
+                    ),
                 ),
             );
         };
@@ -936,7 +971,9 @@ async fn query(state: &Shared, project: &str, request: Option<&Value>) -> (u16, 
                 google_error(
                     403,
                     "accessDenied",
-                    &format!("Access Denied: Table {PROJECT}:{dataset}.{table}: User does not have permission to query table {PROJECT}:{dataset}.{table}, or perhaps it does not exist."),
+                    &format!(
+                        "Access Denied: Table {PROJECT}:{dataset}.{table}: User does not have permission to query table {PROJECT}:{dataset}.{table}, or perhaps it does not exist."
+                    ),
                 ),
             );
         }
@@ -973,12 +1010,17 @@ async fn query(state: &Shared, project: &str, request: Option<&Value>) -> (u16, 
             google_error(
                 400,
                 "bytesBilledLimitExceeded",
-                &format!("Query exceeded limit for bytes billed: {max}. {billed} or higher required."),
+                &format!(
+                    "Query exceeded limit for bytes billed: {max}. {billed} or higher required."
+                ),
             ),
         );
     }
     let started = Instant::now();
-    let job_id = format!("job_double_{}", state.counter.fetch_add(1, Ordering::SeqCst));
+    let job_id = format!(
+        "job_double_{}",
+        state.counter.fetch_add(1, Ordering::SeqCst)
+    );
     let timeout_at = request["jobTimeoutMs"]
         .as_str()
         .and_then(|t| t.parse::<u64>().ok())
@@ -1000,7 +1042,16 @@ async fn query(state: &Shared, project: &str, request: Option<&Value>) -> (u16, 
     let wait = request["timeoutMs"].as_u64().unwrap_or(10_000);
     let max_results = request["maxResults"].as_u64().map(|m| m as usize);
     let int64 = request["formatOptions"]["useInt64Timestamp"] == true;
-    answer_job(state, &job_id, wait, max_results, 0, int64, "bigquery#queryResponse").await
+    answer_job(
+        state,
+        &job_id,
+        wait,
+        max_results,
+        0,
+        int64,
+        "bigquery#queryResponse",
+    )
+    .await
 }
 
 /// Runs translated SQL: column names, types and rows.
@@ -1009,7 +1060,10 @@ fn execute(
     state: &Shared,
     sql: &str,
 ) -> Result<(Vec<String>, Vec<(FieldType, bool)>, Vec<Vec<Cell>>), String> {
-    let db = state.db.lock().map_err(|_| "the double's database is poisoned".to_string())?;
+    let db = state
+        .db
+        .lock()
+        .map_err(|_| "the double's database is poisoned".to_string())?;
     let mut statement = db.prepare(sql).map_err(|e| format!("{e}"))?;
     let names: Vec<String> = statement.column_names().map(|n| n.to_string()).collect();
     let declared: Vec<Option<FieldType>> = statement
@@ -1049,7 +1103,10 @@ fn infer<'a>(mut values: impl Iterator<Item = &'a Cell>) -> FieldType {
         Some(Cell::Blob(_)) => "BYTES",
         Some(Cell::Text(t)) => {
             let b = t.as_bytes();
-            let date = b.len() >= 10 && b[4] == b'-' && b[7] == b'-' && b[..4].iter().all(u8::is_ascii_digit);
+            let date = b.len() >= 10
+                && b[4] == b'-'
+                && b[7] == b'-'
+                && b[..4].iter().all(u8::is_ascii_digit);
             if date && b.len() == 10 {
                 "DATE"
             } else if date && b.len() >= 19 && b[10] == b' ' {
@@ -1089,7 +1146,11 @@ async fn answer_job(
             let Some(job) = jobs.get_mut(job_id) else {
                 return (
                     404,
-                    google_error(404, "notFound", &format!("Not found: Job {PROJECT}:{job_id}")),
+                    google_error(
+                        404,
+                        "notFound",
+                        &format!("Not found: Job {PROJECT}:{job_id}"),
+                    ),
                 );
             };
             if job.failed.is_none()
@@ -1102,7 +1163,8 @@ async fn answer_job(
                     "Job execution was cancelled: Job timed out after the job timeout (jobTimeoutMs)".into(),
                 ));
             }
-            let reference = json!({"projectId": PROJECT, "jobId": job_id, "location": job.location});
+            let reference =
+                json!({"projectId": PROJECT, "jobId": job_id, "location": job.location});
             if let Some((reason, message)) = &job.failed {
                 return (400, google_error(400, reason, message));
             }
@@ -1163,7 +1225,9 @@ async fn results(state: &Shared, job_id: &str, parameters: &[(String, String)]) 
         .and_then(|t| String::from_utf8(t).ok())
         .and_then(|t| t.strip_prefix("offset:").and_then(|n| n.parse().ok()))
         .unwrap_or(0);
-    let wait = get("timeoutMs").and_then(|t| t.parse().ok()).unwrap_or(10_000);
+    let wait = get("timeoutMs")
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(10_000);
     let max_results = get("maxResults").and_then(|m| m.parse().ok());
     let int64 = get("formatOptions.useInt64Timestamp") == Some("true");
     answer_job(
@@ -1183,7 +1247,11 @@ fn cancel(state: &Shared, project: &str, job_id: &str) -> (u16, Value) {
     let Some(job) = jobs.get_mut(job_id) else {
         return (
             404,
-            google_error(404, "notFound", &format!("Not found: Job {project}:{job_id}")),
+            google_error(
+                404,
+                "notFound",
+                &format!("Not found: Job {project}:{job_id}"),
+            ),
         );
     };
     let running = Instant::now() < job.ready_at && job.failed.is_none();
@@ -1254,7 +1322,9 @@ fn tables(state: &Shared, project: &str, dataset: &str) -> (u16, Value) {
             google_error(
                 403,
                 "accessDenied",
-                &format!("Access Denied: Dataset {project}:{dataset}: Permission bigquery.tables.list denied"),
+                &format!(
+                    "Access Denied: Dataset {project}:{dataset}: Permission bigquery.tables.list denied"
+                ),
             ),
         );
     }
@@ -1282,10 +1352,19 @@ fn tables(state: &Shared, project: &str, dataset: &str) -> (u16, Value) {
     )
 }
 
-fn permissions(state: &Shared, dataset: &str, table: &str, request: Option<&Value>) -> (u16, Value) {
+fn permissions(
+    state: &Shared,
+    dataset: &str,
+    table: &str,
+    request: Option<&Value>,
+) -> (u16, Value) {
     let asked: Vec<String> = request
         .and_then(|r| r["permissions"].as_array())
-        .map(|a| a.iter().filter_map(|p| p.as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| p.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default();
     let writable = state
         .knobs
@@ -1398,14 +1477,24 @@ mod tests {
             ("QUARTER", "2025-07-01"),
             ("YEAR", "2025-01-01"),
         ] {
-            assert_eq!(date_trunc("2025-08-14 13:45:00", part).as_deref(), Some(start), "{part}");
+            assert_eq!(
+                date_trunc("2025-08-14 13:45:00", part).as_deref(),
+                Some(start),
+                "{part}"
+            );
         }
     }
 
     #[test]
     fn timestamps_are_sent_as_bigquery_sends_them() {
-        assert_eq!(timestamp_cell("2025-01-05 10:00:00", true), "1736071200000000");
+        assert_eq!(
+            timestamp_cell("2025-01-05 10:00:00", true),
+            "1736071200000000"
+        );
         assert_eq!(timestamp_cell("2025-01-05 10:00:00", false), "1.7360712E9");
-        assert_eq!(timestamp_cell("2024-06-01 18:45:30.25", true), "1717267530250000");
+        assert_eq!(
+            timestamp_cell("2024-06-01 18:45:30.25", true),
+            "1717267530250000"
+        );
     }
 }

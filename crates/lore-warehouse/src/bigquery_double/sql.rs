@@ -48,7 +48,11 @@ pub fn translate(sql: &str, project: &str) -> Result<Translated, Refusal> {
         .map_err(|e| Refusal::Invalid(format!("Syntax error: {e}")))?;
     let mut statement = match statements.as_slice() {
         [one] => one.clone(),
-        [] => return Err(Refusal::Invalid("Syntax error: Unexpected end of script".into())),
+        [] => {
+            return Err(Refusal::Invalid(
+                "Syntax error: Unexpected end of script".into(),
+            ));
+        }
         _ => {
             return Err(Refusal::Invalid(
                 "the double runs one statement per job (scripts are not served)".into(),
@@ -111,7 +115,13 @@ impl Rewriter {
             .0
             .iter()
             .filter_map(ObjectNamePart::as_ident)
-            .flat_map(|ident| ident.value.split('.').map(str::to_string).collect::<Vec<_>>())
+            .flat_map(|ident| {
+                ident
+                    .value
+                    .split('.')
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
             .collect();
         let upper: Vec<String> = parts.iter().map(|p| p.to_ascii_uppercase()).collect();
         let is_schema = |i: usize| upper.get(i).is_some_and(|p| p == "INFORMATION_SCHEMA");
@@ -124,7 +134,9 @@ impl Rewriter {
                 ));
             }
             2 if parts[0].starts_with("region-") => {
-                return Err("the double serves dataset-qualified INFORMATION_SCHEMA views only".into());
+                return Err(
+                    "the double serves dataset-qualified INFORMATION_SCHEMA views only".into(),
+                );
             }
             2 => (self.project.clone(), parts[0].clone(), parts[1].clone()),
             3 if is_schema(1) => (
@@ -194,9 +206,7 @@ impl VisitorMut for Rewriter {
             TableFactor::Table { name, .. } => {
                 self.fail(format!("Table-valued function not found: {name}"))
             }
-            TableFactor::UNNEST { .. } => {
-                self.fail("the double does not serve UNNEST".to_string())
-            }
+            TableFactor::UNNEST { .. } => self.fail("the double does not serve UNNEST".to_string()),
             _ => ControlFlow::Continue(()),
         }
     }
@@ -262,7 +272,9 @@ fn rewrite(expr: &Expr) -> Result<Option<Expr>, String> {
                 .collect();
             let name = names.join(".");
             if function.filter.is_some() || !function.within_group.is_empty() {
-                return Err(format!("the double does not serve {name} with FILTER or WITHIN GROUP"));
+                return Err(format!(
+                    "the double does not serve {name} with FILTER or WITHIN GROUP"
+                ));
             }
             let (distinct, args) = match &function.args {
                 FunctionArguments::None => (false, Vec::new()),
@@ -273,9 +285,17 @@ fn rewrite(expr: &Expr) -> Result<Option<Expr>, String> {
                     let mut args = Vec::new();
                     for arg in &list.args {
                         match arg {
-                            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => args.push(e.to_string()),
-                            FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => args.push("*".into()),
-                            _ => return Err(format!("the double does not serve named arguments of {name}")),
+                            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => {
+                                args.push(e.to_string())
+                            }
+                            FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => {
+                                args.push("*".into())
+                            }
+                            _ => {
+                                return Err(format!(
+                                    "the double does not serve named arguments of {name}"
+                                ));
+                            }
                         }
                     }
                     (
@@ -382,6 +402,10 @@ mod tests {
             "p",
         )
         .unwrap();
-        assert!(t.sql.contains("`shop`.`INFORMATION_SCHEMA_TABLES`"), "{}", t.sql);
+        assert!(
+            t.sql.contains("`shop`.`INFORMATION_SCHEMA_TABLES`"),
+            "{}",
+            t.sql
+        );
     }
 }

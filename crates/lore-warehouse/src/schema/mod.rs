@@ -261,11 +261,7 @@ pub fn normalize_mysql_type(data_type: &str, column_type: &str) -> (&'static str
 /// spells it (`INT64`, `NUMERIC(10, 2)`, `ARRAY<STRING>`, `STRUCT<…>`).
 pub fn normalize_bigquery_type(data_type: &str) -> (&'static str, DimensionType) {
     let upper = data_type.trim().to_ascii_uppercase();
-    let base = upper
-        .split(['(', '<'])
-        .next()
-        .unwrap_or_default()
-        .trim();
+    let base = upper.split(['(', '<']).next().unwrap_or_default().trim();
     let normalized = match base {
         "INT64" | "INTEGER" | "INT" | "SMALLINT" | "BIGINT" | "TINYINT" | "BYTEINT" => "integer",
         "NUMERIC" | "BIGNUMERIC" | "DECIMAL" | "BIGDECIMAL" => "decimal",

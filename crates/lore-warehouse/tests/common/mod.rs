@@ -155,7 +155,7 @@ impl ScratchDb {
                 }
                 let _ = conn.disconnect().await;
             }
-            Driver::Sqlite => unreachable!("scratch databases are servers"),
+            Driver::Sqlite | Driver::Bigquery => unreachable!("scratch databases are servers"),
         }
     }
 
@@ -173,7 +173,7 @@ impl ScratchDb {
                 let _ = conn.disconnect().await;
                 n.unwrap_or(0)
             }
-            Driver::Sqlite => unreachable!(),
+            Driver::Sqlite | Driver::Bigquery => unreachable!(),
         }
     }
 
@@ -196,7 +196,7 @@ impl ScratchDb {
                 let _ = conn.disconnect().await;
                 value.flatten()
             }
-            Driver::Sqlite => unreachable!(),
+            Driver::Sqlite | Driver::Bigquery => unreachable!(),
         }
     }
 
@@ -263,7 +263,7 @@ impl Drop for ScratchDb {
                             let _ = conn.disconnect().await;
                         }
                     }
-                    Driver::Sqlite => {}
+                    Driver::Sqlite | Driver::Bigquery => {}
                 }
             });
         })
@@ -278,7 +278,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
     let (int, text, ts) = match driver {
         Driver::Mysql => ("INT", "VARCHAR(100)", "DATETIME"),
         Driver::Postgres => ("INTEGER", "TEXT", "TIMESTAMP"),
-        Driver::Sqlite => ("INTEGER", "TEXT", "TEXT"),
+        Driver::Sqlite | Driver::Bigquery => ("INTEGER", "TEXT", "TEXT"),
     };
     let q = |table: &str| match driver {
         Driver::Sqlite => table.to_string(),
@@ -374,7 +374,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
             ));
             statements.push(format!("CREATE SCHEMA {billing}"));
         }
-        Driver::Mysql | Driver::Sqlite => {}
+        Driver::Mysql | Driver::Sqlite | Driver::Bigquery => {}
     }
     if driver != Driver::Sqlite {
         statements.push(format!(

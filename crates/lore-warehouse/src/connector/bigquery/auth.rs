@@ -166,9 +166,7 @@ fn pem_body(pem: &str) -> Option<Vec<u8>> {
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect();
-    base64::engine::general_purpose::STANDARD
-        .decode(body)
-        .ok()
+    base64::engine::general_purpose::STANDARD.decode(body).ok()
 }
 
 /// An access token and when to stop using it.
@@ -235,7 +233,12 @@ pub fn fetch_token(http: &Http, account: &ServiceAccount) -> Result<AccessToken,
         });
     }
     let (code, description) = answer
-        .map(|a| (a.error.unwrap_or_default(), a.error_description.unwrap_or_default()))
+        .map(|a| {
+            (
+                a.error.unwrap_or_default(),
+                a.error_description.unwrap_or_default(),
+            )
+        })
         .unwrap_or_default();
     // The endpoint's own words, minus anything that looks like a token.
     let description: String = description

@@ -179,9 +179,7 @@ impl BigqueryConnector {
         let account = ServiceAccount::from_json(&key).map_err(|e| match e {
             AuthError::BadKey(reason) => WarehouseError::Setup {
                 id: self.id.clone(),
-                message: format!(
-                    "the service-account key ({source}) cannot be used: {reason}"
-                ),
+                message: format!("the service-account key ({source}) cannot be used: {reason}"),
             },
             other => self.auth_error(other),
         })?;
@@ -310,8 +308,8 @@ impl BigqueryConnector {
 
     async fn dry_run(&self, resolved: &Arc<Resolved>, sql: &str) -> Result<u64, WarehouseError> {
         let settings = &resolved.settings;
-        let body = serde_json::to_string(&self.query_request(settings, sql, true))
-            .map_err(internal)?;
+        let body =
+            serde_json::to_string(&self.query_request(settings, sql, true)).map_err(internal)?;
         let text = self
             .call(resolved, self.jobs_url(settings), Some(body))
             .await
@@ -343,7 +341,9 @@ impl BigqueryConnector {
             if estimate > settings.maximum_bytes_billed {
                 return Err(self.over_budget(settings, Some(estimate)));
             }
-            let job = self.start(&resolved, sql, limit.rows.saturating_add(1)).await?;
+            let job = self
+                .start(&resolved, sql, limit.rows.saturating_add(1))
+                .await?;
             let (fetched, processed) = self.fetch(&resolved, job, limit).await?;
             let mut result = fetched.into_result(limit.rows, started.elapsed().as_millis() as u64);
             result.bytes_processed = Some(processed.unwrap_or(estimate));
@@ -559,7 +559,9 @@ impl BigqueryConnector {
             "authError" | "UNAUTHENTICATED" | "http401" => WarehouseError::LoginRefused {
                 id: self.id.clone(),
                 driver: "bigquery",
-                message: format!("{message}; check that the key belongs to an enabled service account"),
+                message: format!(
+                    "{message}; check that the key belongs to an enabled service account"
+                ),
             },
             // `stopped`: the job was cancelled (by Lore at its timeout);
             // `timeout`: it ran past jobTimeoutMs.

@@ -43,6 +43,12 @@ pub enum HttpError {
     },
 }
 
+impl Default for Http {
+    fn default() -> Http {
+        Http::new()
+    }
+}
+
 impl Http {
     /// A client with Lore's timeouts.
     pub fn new() -> Http {
@@ -67,7 +73,12 @@ impl Http {
     }
 
     /// POSTs JSON with a bearer token; answers status and body.
-    pub fn post_json(&self, url: &str, token: &str, body: &str) -> Result<(u16, String), HttpError> {
+    pub fn post_json(
+        &self,
+        url: &str,
+        token: &str,
+        body: &str,
+    ) -> Result<(u16, String), HttpError> {
         let response = self
             .agent
             .post(url)

@@ -103,7 +103,10 @@ impl Settings {
                         })?);
                     }
                     if datasets.is_empty() {
-                        return Err("datasets= lists no dataset; leave it out to scan every dataset".to_string());
+                        return Err(
+                            "datasets= lists no dataset; leave it out to scan every dataset"
+                                .to_string(),
+                        );
                     }
                     settings.datasets = Some(datasets);
                 }
@@ -111,7 +114,9 @@ impl Settings {
                     if value.is_empty()
                         || !value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
                     {
-                        return Err(format!("location `{value}` is not a BigQuery location such as EU, US or europe-west1"));
+                        return Err(format!(
+                            "location `{value}` is not a BigQuery location such as EU, US or europe-west1"
+                        ));
                     }
                     settings.location = Some(value);
                 }

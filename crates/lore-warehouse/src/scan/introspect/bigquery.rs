@@ -223,9 +223,15 @@ fn foreign_keys(
             .and_then(|p| primary_keys.get(&to_table)?.get(p.checked_sub(1)?).cloned())
             .or_else(|| {
                 let ordinal = integer(&row[4]).and_then(|o| usize::try_from(o).ok())?;
-                targets.get(ordinal.checked_sub(1)?).map(|t| text_or_empty(&t[3]))
+                targets
+                    .get(ordinal.checked_sub(1)?)
+                    .map(|t| text_or_empty(&t[3]))
             })
-            .or_else(|| targets.get(index_in_constraint).map(|t| text_or_empty(&t[3])))
+            .or_else(|| {
+                targets
+                    .get(index_in_constraint)
+                    .map(|t| text_or_empty(&t[3]))
+            })
             .unwrap_or_default();
         out.push(ForeignKey {
             from_column: text_or_empty(&row[3]),
@@ -250,7 +256,11 @@ fn option_text(literal: &str) -> String {
     let Some(inner) = trimmed
         .strip_prefix('"')
         .and_then(|t| t.strip_suffix('"'))
-        .or_else(|| trimmed.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')))
+        .or_else(|| {
+            trimmed
+                .strip_prefix('\'')
+                .and_then(|t| t.strip_suffix('\''))
+        })
     else {
         return trimmed.to_string();
     };
