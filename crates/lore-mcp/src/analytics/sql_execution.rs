@@ -57,8 +57,7 @@ pub struct SqlExecutionOutput {
     /// How to get the rest when the result was truncated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notice: Option<String>,
-    /// Bytes the warehouse processed (what BigQuery bills by); omitted
-    /// when the warehouse does not say.
+    /// Bytes the warehouse processed (BigQuery bills by them); omitted when it does not say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes_processed: Option<u64>,
 }
