@@ -465,6 +465,31 @@ async fn without_datasets_every_dataset_the_account_sees_is_read() {
 }
 
 #[tokio::test]
+async fn schemas_in_lore_yaml_choose_the_datasets_a_scan_reads() {
+    let double = BigqueryDouble::start();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("key.json"), double.key_json()).unwrap();
+    let project = project(dir.path(), double.url("datasets=shop"), |c| {
+        c.schemas = Some(vec!["sl".into()])
+    });
+    let warehouses = Warehouses::for_project(&project);
+    let overrides = ScanOverrides {
+        profile: Some(false),
+        relationships: Some(false),
+        ..ScanOverrides::default()
+    };
+    let report = scan_connection(&project, &warehouses, "bq", &overrides, &Silent)
+        .await
+        .unwrap();
+    let tables = snapshot::read_tables(&project.root.join(&report.snapshot_path)).unwrap();
+    assert!(
+        tables.iter().all(|t| t.db.as_deref() == Some("sl")),
+        "{tables:?}"
+    );
+    assert_eq!(tables.len(), 5);
+}
+
+#[tokio::test]
 async fn a_scan_reads_tables_views_columns_descriptions_keys_profiles_and_relationships() {
     let double = BigqueryDouble::start();
     let (_dir, project) = setup(&double, "datasets=shop");

@@ -527,6 +527,28 @@ mod tests {
     }
 
     #[test]
+    fn a_bigquery_connection_takes_a_url_and_credentials() {
+        let loaded = parse(
+            "connections:\n  bq:\n    driver: bigquery\n    url: bigquery://p?datasets=a\n    credentials: file:key.json\n",
+        )
+        .unwrap();
+        let bq = &loaded.config.connections["bq"];
+        assert_eq!(bq.driver, Driver::Bigquery);
+        assert_eq!(
+            bq.credentials.as_ref().unwrap().as_written(),
+            "file:key.json"
+        );
+        let err = parse("connections:\n  bq: { driver: bigquery }\n").unwrap_err();
+        assert!(err.to_string().contains("needs `url`"), "{err}");
+        let err = parse("connections:\n  pg: { driver: postgres, url: x, credentials: y }\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("`credentials` is for bigquery"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn bad_connection_id_is_rejected() {
         let err = parse("connections:\n  \"my db\": { driver: sqlite, path: x.db }\n").unwrap_err();
         assert!(err.to_string().contains("`my db`"), "{err}");

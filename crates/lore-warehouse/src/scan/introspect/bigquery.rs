@@ -7,8 +7,9 @@
 //! declares them for the optimizer), and row counts from the dataset's
 //! `__TABLES__` meta-table.
 //!
-//! The datasets are the url's `datasets=`, else every dataset of the
-//! project in the connection's location. Every view is read dataset by
+//! The datasets are the connection's `schemas` in lore.yaml, else the
+//! url's `datasets=`, else every dataset of the project in the
+//! connection's location. Every view is read dataset by
 //! dataset, in one query per view: BigQuery bills each query at least
 //! 10 MB, so fewer, larger queries cost less than chunks.
 //!
@@ -19,19 +20,36 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{group_rows, integer, rows, text, text_or_empty, truthy};
+use super::{ScanScope, group_rows, integer, rows, text, text_or_empty, truthy};
 use crate::connector::Connector;
 use crate::connector::bigquery::quote_ident;
+use crate::connector::bigquery::settings::DatasetRef;
 use crate::error::WarehouseError;
 use crate::schema::{ForeignKey, SchemaColumn, SchemaTable, TableKind, normalize_bigquery_type};
 
-pub(super) async fn introspect(connector: &Connector) -> Result<Vec<SchemaTable>, WarehouseError> {
+pub(super) async fn introspect(
+    connector: &Connector,
+    scope: &ScanScope,
+) -> Result<Vec<SchemaTable>, WarehouseError> {
     let Connector::Bigquery(bigquery) = connector else {
         return Ok(Vec::new());
     };
     let project = bigquery.settings()?.project;
+    let datasets = match &scope.schemas {
+        Some(names) => names
+            .iter()
+            .map(|name| {
+                DatasetRef::parse(name).ok_or_else(|| WarehouseError::InvalidRequest {
+                    message: format!(
+                        "`{name}` in `schemas` is not a BigQuery dataset (letters, digits and `_`, optionally after `project.`)"
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        None => bigquery.datasets().await?,
+    };
     let mut tables = Vec::new();
-    for dataset in bigquery.datasets().await? {
+    for dataset in datasets {
         let dataset_project = dataset.project.as_deref().unwrap_or(&project);
         let db = match &dataset.project {
             Some(other) => format!("{other}.{}", dataset.dataset),

@@ -42,7 +42,7 @@ pub(crate) async fn introspect(
         Connector::Sqlite(_) => sqlite::introspect(connector).await?,
         Connector::Postgres(_) => postgres::introspect(connector, scope).await?,
         Connector::Mysql(_) => mysql::introspect(connector, scope).await?,
-        Connector::Bigquery(_) => bigquery::introspect(connector).await?,
+        Connector::Bigquery(_) => bigquery::introspect(connector, scope).await?,
     };
     tables.sort_by(|a, b| (&a.db, &a.name).cmp(&(&b.db, &b.name)));
     Ok(tables)
