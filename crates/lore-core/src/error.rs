@@ -43,8 +43,10 @@ pub enum ErrorCode {
     UnsupportedOperation,
     /// The operation ran past its time limit and was interrupted.
     Timeout,
-    /// The query would read, hold or return more than the connection's
-    /// budget allows (bytes, rows, memory); narrow it.
+    /// The query would read, hold, return or cost more than the
+    /// connection's budget allows (bytes, rows, memory; BigQuery's
+    /// `maximum_bytes_billed`): the message says what to narrow or which
+    /// setting to raise.
     BudgetExceeded,
     /// The server is stopping and cut the call off before it finished;
     /// retry once the server runs again.
@@ -198,6 +200,7 @@ mod tests {
             ErrorCode::UpstreamError,
             ErrorCode::UnsupportedOperation,
             ErrorCode::Timeout,
+            ErrorCode::BudgetExceeded,
             ErrorCode::RecipeNotFound,
             ErrorCode::ToolFailed,
             ErrorCode::AssertFailed,

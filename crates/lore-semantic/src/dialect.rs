@@ -146,6 +146,27 @@ impl Dialect {
             .join(".")
     }
 
+    /// The name a result column is given in SQL for the output `name`
+    /// (`accounts.segment`). BigQuery's result columns may hold only
+    /// letters, digits and `_` (it writes results to a table): there the
+    /// other characters become `_`; callers label the columns with the
+    /// output names (`CompiledQuery::columns`). Elsewhere the name as is.
+    pub fn output_name(self, name: &str) -> String {
+        match self {
+            Dialect::Bigquery => {
+                let mut out: String = name
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect();
+                if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                    out.insert(0, '_');
+                }
+                out
+            }
+            _ => name.to_string(),
+        }
+    }
+
     /// `expr` truncated to the start of its `granularity` period.
     pub fn time_trunc(self, expr: &str, granularity: Granularity) -> String {
         let g = granularity.as_str();
@@ -295,6 +316,16 @@ mod tests {
             "`sales`.`orders`"
         );
         assert_eq!(Dialect::Sqlite.quote_table("orders"), "\"orders\"");
+    }
+
+    #[test]
+    fn bigquery_result_columns_are_plain_names() {
+        assert_eq!(
+            Dialect::Bigquery.output_name("invoices.issued_at.week"),
+            "invoices_issued_at_week"
+        );
+        assert_eq!(Dialect::Bigquery.output_name("1st"), "_1st");
+        assert_eq!(Dialect::Postgres.output_name("a.b"), "a.b");
     }
 
     #[test]

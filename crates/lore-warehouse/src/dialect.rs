@@ -4,7 +4,8 @@
 
 use lore_core::config::Driver;
 use sqlparser::dialect::{
-    ClickHouseDialect, Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect, SnowflakeDialect,
+    BigQueryDialect, ClickHouseDialect, Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect,
+    SnowflakeDialect,
 };
 
 /// The SQL dialect of a connection.
@@ -21,6 +22,8 @@ pub enum SqlDialect {
     /// Snowflake: unquoted identifiers are stored upper case, so the SQL
     /// Lore writes quotes scanned names exactly as the catalog gives them.
     Snowflake,
+    /// Google BigQuery (Standard SQL).
+    Bigquery,
 }
 
 impl SqlDialect {
@@ -32,6 +35,7 @@ impl SqlDialect {
             "mysql" | "mariadb" => Some(SqlDialect::Mysql),
             "clickhouse" => Some(SqlDialect::Clickhouse),
             "snowflake" => Some(SqlDialect::Snowflake),
+            "bigquery" => Some(SqlDialect::Bigquery),
             _ => None,
         }
     }
@@ -44,6 +48,7 @@ impl SqlDialect {
             SqlDialect::Mysql => "mysql",
             SqlDialect::Clickhouse => "clickhouse",
             SqlDialect::Snowflake => "snowflake",
+            SqlDialect::Bigquery => "bigquery",
         }
     }
 
@@ -54,18 +59,24 @@ impl SqlDialect {
             SqlDialect::Mysql => Box::new(MySqlDialect {}),
             SqlDialect::Clickhouse => Box::new(ClickHouseDialect {}),
             SqlDialect::Snowflake => Box::new(SnowflakeDialect {}),
+            SqlDialect::Bigquery => Box::new(BigQueryDialect {}),
         }
     }
 
     /// An identifier quoted for this dialect: `"name"` (backticks for
-    /// MySQL), with embedded quote characters doubled.
+    /// MySQL and BigQuery), with embedded quote characters doubled
+    /// (escaped with a backslash in BigQuery, which has no doubling).
     pub fn quote_ident(self, name: &str) -> String {
+        if self == SqlDialect::Bigquery {
+            return crate::connector::bigquery::quote_ident(name);
+        }
         let quote = match self {
             SqlDialect::Mysql => '`',
             SqlDialect::Sqlite
             | SqlDialect::Postgres
             | SqlDialect::Clickhouse
-            | SqlDialect::Snowflake => '"',
+            | SqlDialect::Snowflake
+            | SqlDialect::Bigquery => '"',
         };
         let mut quoted = String::with_capacity(name.len() + 2);
         quoted.push(quote);
@@ -88,8 +99,12 @@ impl SqlDialect {
     }
 
     /// A string literal: `'text'` with quotes doubled (and backslashes
-    /// doubled for MySQL, ClickHouse and Snowflake, where they escape).
+    /// doubled for MySQL, ClickHouse and Snowflake, where they escape;
+    /// BigQuery escapes both with a backslash).
     pub fn quote_literal(self, text: &str) -> String {
+        if self == SqlDialect::Bigquery {
+            return crate::connector::bigquery::quote_literal(text);
+        }
         let mut escaped = text.replace('\'', "''");
         if matches!(
             self,
@@ -108,6 +123,7 @@ impl SqlDialect {
             SqlDialect::Mysql => format!("CAST({expr} AS CHAR)"),
             SqlDialect::Clickhouse => format!("toString({expr})"),
             SqlDialect::Snowflake => format!("TO_VARCHAR({expr})"),
+            SqlDialect::Bigquery => format!("CAST({expr} AS STRING)"),
         }
     }
 
@@ -115,7 +131,9 @@ impl SqlDialect {
     pub fn text_length(self, expr: &str) -> String {
         match self {
             SqlDialect::Sqlite => format!("length({expr})"),
-            SqlDialect::Postgres | SqlDialect::Mysql => format!("char_length({expr})"),
+            SqlDialect::Postgres | SqlDialect::Mysql | SqlDialect::Bigquery => {
+                format!("char_length({expr})")
+            }
             // Enums, UUIDs and FixedStrings have no text length of their own.
             SqlDialect::Clickhouse => format!("lengthUTF8(toString({expr}))"),
             SqlDialect::Snowflake => format!("length({expr})"),
@@ -135,6 +153,9 @@ impl SqlDialect {
             // REGEXP_LIKE matches the whole text.
             SqlDialect::Snowflake => {
                 format!("REGEXP_LIKE({expr}, '[0-9]{{4}}-[01][0-9]-[0-3][0-9].*', 's')")
+            }
+            SqlDialect::Bigquery => {
+                format!("REGEXP_CONTAINS({expr}, r'^[0-9]{{4}}-[01][0-9]-[0-3][0-9]')")
             }
         }
     }
@@ -166,6 +187,7 @@ impl From<Driver> for SqlDialect {
             Driver::Mysql => SqlDialect::Mysql,
             Driver::Clickhouse => SqlDialect::Clickhouse,
             Driver::Snowflake => SqlDialect::Snowflake,
+            Driver::Bigquery => SqlDialect::Bigquery,
         }
     }
 }
@@ -184,6 +206,12 @@ mod tests {
         );
         assert_eq!(SqlDialect::Sqlite.quote_literal("O'Brien"), "'O''Brien'");
         assert_eq!(SqlDialect::Mysql.quote_literal("a\\'"), "'a\\\\'''");
+        assert_eq!(SqlDialect::Bigquery.quote_ident("a`b"), r"`a\`b`");
+        assert_eq!(
+            SqlDialect::Bigquery.quote_table(Some("shop"), "orders"),
+            "`shop`.`orders`"
+        );
+        assert_eq!(SqlDialect::Bigquery.quote_literal(r"O'B\"), r"'O\'B\\'");
         assert_eq!(
             SqlDialect::Snowflake.quote_table(Some("SALES"), "ORDERS"),
             "\"SALES\".\"ORDERS\""

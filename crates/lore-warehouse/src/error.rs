@@ -136,6 +136,29 @@ pub enum WarehouseError {
         /// What is wrong and how to fix it.
         message: String,
     },
+    /// A connection cannot be used as configured (a key file, a project
+    /// that does not exist); the message says what to fix.
+    #[error("connection `{id}`: {message}")]
+    Setup {
+        /// Connection id.
+        id: String,
+        /// What is wrong and how to fix it (never a secret).
+        message: String,
+    },
+    /// The account may not do what the query needs; the message names the
+    /// role or grant to add.
+    #[error("the warehouse denied access: {message}")]
+    AccessDenied {
+        /// The warehouse's message and the grant to add.
+        message: String,
+    },
+    /// The query would bill more than the connection allows; the message
+    /// gives the estimate and the setting to raise.
+    #[error("{message}")]
+    BudgetExceeded {
+        /// The estimate, the budget and what to change.
+        message: String,
+    },
     /// The database failed for a reason that may pass (busy, I/O, a dropped connection).
     #[error("the database failed: {message}")]
     Upstream {
@@ -151,7 +174,11 @@ impl HasErrorCode for WarehouseError {
             WarehouseError::Guard(e) => e.code(),
             WarehouseError::RefusedByDatabase { .. } => ErrorCode::ReadOnlyViolation,
             WarehouseError::Query { .. } => ErrorCode::InvalidSql,
-            WarehouseError::PermissionDenied { .. } => ErrorCode::Forbidden,
+            WarehouseError::PermissionDenied { .. } | WarehouseError::AccessDenied { .. } => {
+                ErrorCode::Forbidden
+            }
+            WarehouseError::BudgetExceeded { .. } => ErrorCode::BudgetExceeded,
+            WarehouseError::Setup { .. } => ErrorCode::ConfigError,
             WarehouseError::Timeout { .. } => ErrorCode::Timeout,
             WarehouseError::BudgetExceeded { .. } => ErrorCode::BudgetExceeded,
             WarehouseError::Config(_)

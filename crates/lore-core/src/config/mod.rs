@@ -97,6 +97,11 @@ pub struct ConnectionConfig {
     /// used instead of a password. A literal, `env:VAR`, or `file:PATH` (the whole file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub private_key: Option<Secret>,
+    /// BigQuery only: the service-account key (JSON), as `file:key.json`
+    /// (the whole file), `env:VAR` or the JSON itself. Default: the file
+    /// named by `GOOGLE_APPLICATION_CREDENTIALS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<Secret>,
     /// What this connection holds, shown to agents by `connection_list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -148,6 +153,7 @@ impl ConnectionConfig {
             path: None,
             url: None,
             private_key: None,
+            credentials: None,
             description: None,
             statement_timeout_ms: None,
             schemas: None,
@@ -172,6 +178,8 @@ pub enum Driver {
     Clickhouse,
     /// Snowflake, over its connector REST protocol.
     Snowflake,
+    /// Google BigQuery (REST v2, a service-account key).
+    Bigquery,
 }
 
 impl Driver {
@@ -183,6 +191,7 @@ impl Driver {
             Driver::Mysql => "mysql",
             Driver::Clickhouse => "clickhouse",
             Driver::Snowflake => "snowflake",
+            Driver::Bigquery => "bigquery",
         }
     }
 }
@@ -359,7 +368,11 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                     )));
                 }
             }
-            Driver::Postgres | Driver::Mysql | Driver::Clickhouse | Driver::Snowflake => {
+            Driver::Postgres
+            | Driver::Mysql
+            | Driver::Clickhouse
+            | Driver::Snowflake
+            | Driver::Bigquery => {
                 if conn.url.is_none() {
                     return Err(invalid(format!(
                         "connection `{id}` ({}) needs `url` (a literal, `env:VAR` or `file:PATH`)",
@@ -371,6 +384,12 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
         if conn.private_key.is_some() && conn.driver != Driver::Snowflake {
             return Err(invalid(format!(
                 "connection `{id}` ({}): private_key is for snowflake connections only",
+                conn.driver.as_str()
+            )));
+        }
+        if conn.credentials.is_some() && conn.driver != Driver::Bigquery {
+            return Err(invalid(format!(
+                "connection `{id}` ({}): `credentials` is for bigquery connections; put the credentials in `url`",
                 conn.driver.as_str()
             )));
         }
@@ -526,6 +545,28 @@ mod tests {
     fn server_driver_without_url_is_rejected() {
         let err = parse("connections:\n  pg: { driver: postgres }\n").unwrap_err();
         assert!(err.to_string().contains("needs `url`"), "{err}");
+    }
+
+    #[test]
+    fn a_bigquery_connection_takes_a_url_and_credentials() {
+        let loaded = parse(
+            "connections:\n  bq:\n    driver: bigquery\n    url: bigquery://p?datasets=a\n    credentials: file:key.json\n",
+        )
+        .unwrap();
+        let bq = &loaded.config.connections["bq"];
+        assert_eq!(bq.driver, Driver::Bigquery);
+        assert_eq!(
+            bq.credentials.as_ref().unwrap().as_written(),
+            "file:key.json"
+        );
+        let err = parse("connections:\n  bq: { driver: bigquery }\n").unwrap_err();
+        assert!(err.to_string().contains("needs `url`"), "{err}");
+        let err = parse("connections:\n  pg: { driver: postgres, url: x, credentials: y }\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("`credentials` is for bigquery"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -146,4 +146,20 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("absent.txt"));
     }
+
+    #[test]
+    fn text_reference_reads_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("key.json"), "{\n  \"a\": 1\n}\n").unwrap();
+        let resolved = Secret::new("file:key.json")
+            .resolve_text("credentials", dir.path())
+            .unwrap();
+        assert_eq!(resolved, "{\n  \"a\": 1\n}\n");
+        assert_eq!(
+            Secret::new("{}")
+                .resolve_text("credentials", dir.path())
+                .unwrap(),
+            "{}"
+        );
+    }
 }

@@ -807,7 +807,11 @@ pub(crate) fn render(
     let mut select = Vec::new();
     let mut internal: HashMap<String, String> = HashMap::new();
     for (i, d) in r.dims.iter().enumerate() {
-        select.push(format!("{} AS {}", dim_cols[i], q(&d.output)));
+        select.push(format!(
+            "{} AS {}",
+            dim_cols[i],
+            q(&dialect.output_name(&d.output))
+        ));
         columns.push(OutputColumn {
             name: d.output.clone(),
             kind: "dimension",
@@ -819,7 +823,7 @@ pub(crate) fn render(
             Ok(j) => (r.bases[*j].output.clone(), q(&format!("m{j}"))),
             Err(k) => (r.derived[*k].output.clone(), q(&format!("x{k}"))),
         };
-        select.push(format!("{col} AS {}", q(&name)));
+        select.push(format!("{col} AS {}", q(&dialect.output_name(&name))));
         columns.push(OutputColumn {
             name: name.clone(),
             kind: "measure",
@@ -850,7 +854,13 @@ pub(crate) fn render(
         let terms: Vec<String> = r
             .order
             .iter()
-            .map(|(field, desc)| format!("{}{}", q(field), if *desc { " DESC" } else { "" }))
+            .map(|(field, desc)| {
+                format!(
+                    "{}{}",
+                    q(&dialect.output_name(field)),
+                    if *desc { " DESC" } else { "" }
+                )
+            })
             .collect();
         sql.push_str(&format!("\nORDER BY {}", terms.join(", ")));
     }

@@ -12,6 +12,7 @@
 //! quoted identifiers (introspection, profiles, relationship checks).
 
 mod clickhouse;
+pub mod bigquery;
 mod mysql;
 mod pool;
 mod postgres;
@@ -29,6 +30,7 @@ use lore_core::project::Project;
 use serde::Serialize;
 
 pub use clickhouse::ClickhouseConnector;
+pub use bigquery::BigqueryConnector;
 pub use mysql::MysqlConnector;
 pub use postgres::PostgresConnector;
 pub use snowflake::SnowflakeConnector;
@@ -53,6 +55,9 @@ pub struct QueryResult {
     pub cut_at_bytes: Option<usize>,
     /// Wall time of execution and fetch, in milliseconds.
     pub elapsed_ms: u64,
+    /// Bytes the warehouse processed (BigQuery), when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_processed: Option<u64>,
 }
 
 impl QueryResult {
@@ -104,6 +109,7 @@ impl Fetched {
             truncated,
             cut_at_bytes: self.cut_at_bytes,
             elapsed_ms,
+            bytes_processed: None,
         }
     }
 
@@ -233,6 +239,8 @@ pub enum Connector {
     Clickhouse(ClickhouseConnector),
     /// A Snowflake account.
     Snowflake(SnowflakeConnector),
+    /// A Google BigQuery project.
+    Bigquery(BigqueryConnector),
 }
 
 impl Connector {
@@ -283,6 +291,14 @@ impl Connector {
                 timeout,
                 sessions,
             )),
+            Driver::Bigquery => Connector::Bigquery(BigqueryConnector::new(
+                id,
+                url(),
+                config.credentials.clone(),
+                project.root.clone(),
+                timeout,
+                sessions,
+            )),
         }
     }
 
@@ -294,6 +310,7 @@ impl Connector {
             Connector::Mysql(_) => SqlDialect::Mysql,
             Connector::Clickhouse(_) => SqlDialect::Clickhouse,
             Connector::Snowflake(_) => SqlDialect::Snowflake,
+            Connector::Bigquery(_) => SqlDialect::Bigquery,
         }
     }
 
@@ -305,6 +322,7 @@ impl Connector {
             Connector::Mysql(c) => c.timeout(),
             Connector::Clickhouse(c) => c.timeout(),
             Connector::Snowflake(c) => c.timeout(),
+            Connector::Bigquery(c) => c.timeout(),
         }
     }
 
@@ -335,6 +353,7 @@ impl Connector {
             Connector::Mysql(c) => c.run(sql, limit).await,
             Connector::Clickhouse(c) => c.run(sql, limit).await,
             Connector::Snowflake(c) => c.run(sql, limit).await,
+            Connector::Bigquery(c) => c.run(sql, limit).await,
         }
     }
 
@@ -347,6 +366,7 @@ impl Connector {
             Connector::Mysql(c) => c.server_info().await,
             Connector::Clickhouse(c) => c.server_info().await,
             Connector::Snowflake(c) => c.server_info().await,
+            Connector::Bigquery(c) => c.server_info().await,
         }
     }
 }

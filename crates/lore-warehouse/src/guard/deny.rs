@@ -135,6 +135,26 @@ const SNOWFLAKE: &[&str] = &[
     "nextval",
 ];
 
+/// BigQuery: functions that reach other databases or remote models.
+const BIGQUERY: &[&str] = &[
+    // Sends SQL text the guard never saw to a Cloud SQL or Spanner
+    // database, which may write.
+    "external_query",
+    // ML./AI. functions that call a remote model (cost, network).
+    "generate_text",
+    "generate_embedding",
+    "generate_text_embedding",
+    "generate_table",
+    "generate",
+    "generate_bool",
+    "generate_double",
+    "generate_int",
+    "understand_text",
+    "process_document",
+    "transcribe",
+    "annotate_image",
+];
+
 /// Whether `name` (lower case, unqualified) is denied in `dialect`.
 pub(super) fn is_denied(dialect: SqlDialect, name: &str) -> bool {
     let dialect_list = match dialect {
@@ -143,6 +163,7 @@ pub(super) fn is_denied(dialect: SqlDialect, name: &str) -> bool {
         SqlDialect::Sqlite => SQLITE,
         SqlDialect::Clickhouse => CLICKHOUSE,
         SqlDialect::Snowflake => SNOWFLAKE,
+        SqlDialect::Bigquery => BIGQUERY,
     };
     COMMON
         .iter()
@@ -184,5 +205,7 @@ mod tests {
         assert!(is_denied(SqlDialect::Mysql, "sleep"));
         assert!(!is_denied(SqlDialect::Postgres, "sleep"));
         assert!(is_denied(SqlDialect::Sqlite, "read_csv_auto"));
+        assert!(is_denied(SqlDialect::Bigquery, "external_query"));
+        assert!(!is_denied(SqlDialect::Bigquery, "generate_array"));
     }
 }

@@ -173,6 +173,10 @@ fn distinct_key(dialect: SqlDialect, column: &SchemaColumn, quoted: &str) -> Str
             dialect.cast_to_text(quoted)
         }
         (SqlDialect::Mysql, "text" | "enum") => group_key(dialect, quoted),
+        // Arrays, records, JSON and geographies cannot be grouped.
+        (SqlDialect::Bigquery, "json" | "array" | "other" | "interval") => {
+            format!("TO_JSON_STRING({quoted})")
+        }
         _ => quoted.to_string(),
     }
 }
@@ -195,14 +199,20 @@ fn sample_source(
 ) -> String {
     let quoted = dialect.quote_table(table.db.as_deref(), &table.name);
     let estimated = table.estimated_rows.unwrap_or(0);
-    let tablesample = dialect == SqlDialect::Postgres
+    let tablesample = matches!(dialect, SqlDialect::Postgres | SqlDialect::Bigquery)
         && table.kind == TableKind::Table
         && estimated > sample_rows.saturating_mul(5);
     if tablesample {
         // Ask for three samples' worth of pages, then cut to the sample.
+        // (BigQuery then also bills only the blocks it reads.)
         let percent = (sample_rows as f64 * 300.0 / estimated as f64).clamp(0.0001, 100.0);
+        let unit = if dialect == SqlDialect::Bigquery {
+            " PERCENT"
+        } else {
+            ""
+        };
         format!(
-            "SELECT {columns} FROM {quoted} TABLESAMPLE SYSTEM ({percent:.4}) LIMIT {sample_rows}"
+            "SELECT {columns} FROM {quoted} TABLESAMPLE SYSTEM ({percent:.4}{unit}) LIMIT {sample_rows}"
         )
     } else {
         format!("SELECT {columns} FROM {quoted} LIMIT {sample_rows}")

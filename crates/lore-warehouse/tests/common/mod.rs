@@ -163,7 +163,7 @@ impl ScratchDb {
                         .unwrap_or_else(|e| panic!("{statement}: {e}"));
                 }
             }
-            Driver::Sqlite | Driver::Snowflake => {
+            Driver::Sqlite | Driver::Snowflake | Driver::Bigquery => {
                 unreachable!("scratch databases are PostgreSQL, MySQL or ClickHouse")
             }
         }
@@ -188,7 +188,7 @@ impl ScratchDb {
                 .trim()
                 .parse()
                 .unwrap(),
-            Driver::Sqlite | Driver::Snowflake => unreachable!(),
+            Driver::Sqlite | Driver::Snowflake | Driver::Bigquery => unreachable!(),
         }
     }
 
@@ -214,7 +214,7 @@ impl ScratchDb {
             Driver::Clickhouse => clickhouse::exec(&self.url, sql)
                 .ok()
                 .map(|t| t.trim_end_matches('\n').to_string()),
-            Driver::Sqlite | Driver::Snowflake => unreachable!(),
+            Driver::Sqlite | Driver::Snowflake | Driver::Bigquery => unreachable!(),
         }
     }
 
@@ -282,7 +282,7 @@ impl Drop for ScratchDb {
                         }
                     }
                     Driver::Clickhouse => clickhouse::drop_databases(&admin_url, &names),
-                    Driver::Sqlite | Driver::Snowflake => {}
+                    Driver::Sqlite | Driver::Snowflake | Driver::Bigquery => {}
                 }
             });
         })
@@ -298,7 +298,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
         Driver::Clickhouse => return clickhouse::fixture(sales, billing),
         Driver::Mysql => ("INT", "VARCHAR(100)", "DATETIME"),
         Driver::Postgres => ("INTEGER", "TEXT", "TIMESTAMP"),
-        Driver::Sqlite => ("INTEGER", "TEXT", "TEXT"),
+        Driver::Sqlite | Driver::Bigquery => ("INTEGER", "TEXT", "TEXT"),
         Driver::Snowflake => ("INTEGER", "VARCHAR(100)", "TIMESTAMP_NTZ"),
     };
     let q = |table: &str| match driver {
@@ -395,7 +395,7 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
             ));
             statements.push(format!("CREATE SCHEMA {billing}"));
         }
-        Driver::Mysql | Driver::Sqlite | Driver::Clickhouse | Driver::Snowflake => {}
+        Driver::Mysql | Driver::Sqlite | Driver::Clickhouse | Driver::Snowflake | Driver::Bigquery => {}
     }
     if driver != Driver::Sqlite {
         statements.push(format!(

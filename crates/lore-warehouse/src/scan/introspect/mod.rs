@@ -11,6 +11,7 @@
 //! the same read-only sessions as agents' queries.
 
 mod clickhouse;
+mod bigquery;
 mod mysql;
 mod postgres;
 mod snowflake;
@@ -46,6 +47,7 @@ pub(crate) async fn introspect(
         Connector::Mysql(_) => mysql::introspect(connector, scope).await?,
         Connector::Clickhouse(_) => clickhouse::introspect(connector, scope).await?,
         Connector::Snowflake(_) => snowflake::introspect(connector, scope).await?,
+        Connector::Bigquery(_) => bigquery::introspect(connector, scope).await?,
     };
     tables.sort_by(|a, b| (&a.db, &a.name).cmp(&(&b.db, &b.name)));
     Ok(tables)
