@@ -7,7 +7,7 @@ use lore_core::limits::SqlLimits;
 use lore_warehouse::guard::{SqlDialect, check_read_only};
 
 const CORPUS: &str = include_str!("guard_corpus.txt");
-const ALL_DIALECTS: [SqlDialect; 4] = [
+const ALL_DIALECTS: [SqlDialect; 5] = [
     SqlDialect::Sqlite,
     SqlDialect::Postgres,
     SqlDialect::Mysql,
