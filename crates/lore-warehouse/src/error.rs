@@ -139,7 +139,7 @@ pub enum WarehouseError {
     /// A connection cannot be used as configured (a key file, a project
     /// that does not exist); the message says what to fix.
     #[error("connection `{id}`: {message}")]
-    Setup {
+    Unusable {
         /// Connection id.
         id: String,
         /// What is wrong and how to fix it (never a secret).
@@ -155,7 +155,7 @@ pub enum WarehouseError {
     /// The query would bill more than the connection allows; the message
     /// gives the estimate and the setting to raise.
     #[error("{message}")]
-    BudgetExceeded {
+    BilledBudget {
         /// The estimate, the budget and what to change.
         message: String,
     },
@@ -177,8 +177,8 @@ impl HasErrorCode for WarehouseError {
             WarehouseError::PermissionDenied { .. } | WarehouseError::AccessDenied { .. } => {
                 ErrorCode::Forbidden
             }
-            WarehouseError::BudgetExceeded { .. } => ErrorCode::BudgetExceeded,
-            WarehouseError::Setup { .. } => ErrorCode::ConfigError,
+            WarehouseError::BilledBudget { .. } => ErrorCode::BudgetExceeded,
+            WarehouseError::Unusable { .. } => ErrorCode::ConfigError,
             WarehouseError::Timeout { .. } => ErrorCode::Timeout,
             WarehouseError::BudgetExceeded { .. } => ErrorCode::BudgetExceeded,
             WarehouseError::Config(_)

@@ -11,8 +11,8 @@
 //! (`Warehouses::prepare` for agents' SQL), or write the SQL themselves with
 //! quoted identifiers (introspection, profiles, relationship checks).
 
-mod clickhouse;
 pub mod bigquery;
+mod clickhouse;
 mod mysql;
 mod pool;
 mod postgres;
@@ -29,8 +29,8 @@ use lore_core::config::{ConnectionConfig, Driver};
 use lore_core::project::Project;
 use serde::Serialize;
 
-pub use clickhouse::ClickhouseConnector;
 pub use bigquery::BigqueryConnector;
+pub use clickhouse::ClickhouseConnector;
 pub use mysql::MysqlConnector;
 pub use postgres::PostgresConnector;
 pub use snowflake::SnowflakeConnector;

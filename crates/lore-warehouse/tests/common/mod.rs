@@ -395,7 +395,11 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
             ));
             statements.push(format!("CREATE SCHEMA {billing}"));
         }
-        Driver::Mysql | Driver::Sqlite | Driver::Clickhouse | Driver::Snowflake | Driver::Bigquery => {}
+        Driver::Mysql
+        | Driver::Sqlite
+        | Driver::Clickhouse
+        | Driver::Snowflake
+        | Driver::Bigquery => {}
     }
     if driver != Driver::Sqlite {
         statements.push(format!(

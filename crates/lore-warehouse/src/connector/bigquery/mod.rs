@@ -165,7 +165,7 @@ impl BigqueryConnector {
                 "`credentials` in lore.yaml".to_string(),
             ),
             None => {
-                let path = std::env::var(CREDENTIALS_VARIABLE).map_err(|_| WarehouseError::Setup {
+                let path = std::env::var(CREDENTIALS_VARIABLE).map_err(|_| WarehouseError::Unusable {
                     id: self.id.clone(),
                     message: format!(
                         "no service-account key: set `credentials: file:key.json` (or env:VAR) on the connection in lore.yaml, or export {CREDENTIALS_VARIABLE}"
@@ -178,7 +178,7 @@ impl BigqueryConnector {
             }
         };
         let account = ServiceAccount::from_json(&key).map_err(|e| match e {
-            AuthError::BadKey(reason) => WarehouseError::Setup {
+            AuthError::BadKey(reason) => WarehouseError::Unusable {
                 id: self.id.clone(),
                 message: format!("the service-account key ({source}) cannot be used: {reason}"),
             },
@@ -516,7 +516,7 @@ impl BigqueryConnector {
 
     fn over_budget(&self, settings: &Settings, estimate: Option<u64>) -> WarehouseError {
         let budget = human_bytes(settings.maximum_bytes_billed);
-        WarehouseError::BudgetExceeded {
+        WarehouseError::BilledBudget {
             message: match estimate {
                 Some(bytes) => format!(
                     "the query would process {} ({bytes} bytes, by BigQuery's dry run), more than connection `{}` may bill per query ({budget}, maximum_bytes_billed in its url); select fewer columns, filter on the partitioning or clustering columns, or raise maximum_bytes_billed",
@@ -542,7 +542,7 @@ impl BigqueryConnector {
             "bytesBilledLimitExceeded" => self.over_budget(settings, None),
             "invalidQuery" | "invalid" | "duplicate" => WarehouseError::Query { message },
             "notFound" if message.contains("Project") || message.contains("project") => {
-                WarehouseError::Setup {
+                WarehouseError::Unusable {
                     id: self.id.clone(),
                     message: format!(
                         "BigQuery does not know project `{}` ({message}); fix PROJECT in bigquery://PROJECT, and check that the BigQuery API is enabled on it",
@@ -569,7 +569,7 @@ impl BigqueryConnector {
             "stopped" | "timeout" => WarehouseError::Timeout {
                 timeout_ms: self.timeout.as_millis() as u64,
             },
-            "billingNotEnabled" | "billingTierLimitExceeded" => WarehouseError::Setup {
+            "billingNotEnabled" | "billingTierLimitExceeded" => WarehouseError::Unusable {
                 id: self.id.clone(),
                 message: format!(
                     "{message}; enable billing on project `{}`",

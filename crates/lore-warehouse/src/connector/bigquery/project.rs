@@ -99,7 +99,7 @@ impl BigqueryConnector {
     ) -> WarehouseError {
         match &e {
             ApiCallError::Api(api) if api.status == 404 && !api.message.contains("roject") => {
-                WarehouseError::Setup {
+                WarehouseError::Unusable {
                     id: self.id.clone(),
                     message: format!(
                         "dataset `{project}.{dataset}` does not exist ({}); fix datasets= in the url",

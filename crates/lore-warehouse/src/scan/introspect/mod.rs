@@ -10,8 +10,8 @@
 //! cost a few dozen round trips and bounded memory. All of it runs through
 //! the same read-only sessions as agents' queries.
 
-mod clickhouse;
 mod bigquery;
+mod clickhouse;
 mod mysql;
 mod postgres;
 mod snowflake;
