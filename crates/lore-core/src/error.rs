@@ -198,6 +198,7 @@ mod tests {
             ErrorCode::UpstreamError,
             ErrorCode::UnsupportedOperation,
             ErrorCode::Timeout,
+            ErrorCode::BudgetExceeded,
             ErrorCode::RecipeNotFound,
             ErrorCode::ToolFailed,
             ErrorCode::AssertFailed,
@@ -216,5 +217,6 @@ mod tests {
         assert!(ErrorCode::StoreUnavailable.is_retryable());
         assert!(!ErrorCode::ReadOnlyViolation.is_retryable());
         assert!(!ErrorCode::InvalidSql.is_retryable());
+        assert!(!ErrorCode::BudgetExceeded.is_retryable());
     }
 }
