@@ -219,5 +219,6 @@ mod tests {
         assert!(ErrorCode::StoreUnavailable.is_retryable());
         assert!(!ErrorCode::ReadOnlyViolation.is_retryable());
         assert!(!ErrorCode::InvalidSql.is_retryable());
+        assert!(!ErrorCode::BudgetExceeded.is_retryable());
     }
 }
