@@ -563,10 +563,12 @@ fn every_dialect_renders_the_chasm_query_in_its_own_spelling() {
             ],
         ),
         (
+            // Snowflake stores unquoted names upper case: the model's
+            // `tickets` is the table TICKETS.
             Dialect::Snowflake,
             [
-                "\"tickets\" t0",
-                "DATE_TRUNC('MONTH', t0.\"opened_at\")",
+                "\"TICKETS\" t0",
+                "DATE_TRUNC('MONTH', t0.\"OPENED_AT\")",
                 "IS NOT DISTINCT FROM",
             ],
         ),
@@ -609,6 +611,7 @@ fn every_dialect_renders_the_chasm_query_in_its_own_spelling() {
         (Dialect::Postgres, SqlDialect::Postgres),
         (Dialect::Mysql, SqlDialect::Mysql),
         (Dialect::Clickhouse, SqlDialect::Clickhouse),
+        (Dialect::Snowflake, SqlDialect::Snowflake),
     ] {
         check_read_only(&sql(dialect), guard, &SqlLimits::default())
             .unwrap_or_else(|e| panic!("{dialect:?}: {e}"));

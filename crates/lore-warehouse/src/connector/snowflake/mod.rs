@@ -22,9 +22,11 @@
 //! signed with the user's RSA key ([`keypair`]). No password, key or
 //! session token appears in an error, a log line or a `Debug` output.
 
+mod arrow;
 mod keypair;
 mod rows;
 mod settings;
+mod values;
 mod wire;
 
 use std::path::PathBuf;
