@@ -43,6 +43,11 @@ pub enum ErrorCode {
     UnsupportedOperation,
     /// The operation ran past its time limit and was interrupted.
     Timeout,
+    /// The query would read, hold, return or cost more than the
+    /// connection's budget allows (bytes, rows, memory; BigQuery's
+    /// `maximum_bytes_billed`): the message says what to narrow or which
+    /// setting to raise.
+    BudgetExceeded,
     /// The server is stopping and cut the call off before it finished;
     /// retry once the server runs again.
     Unavailable,
@@ -84,6 +89,7 @@ impl ErrorCode {
             ErrorCode::UpstreamError => "upstream_error",
             ErrorCode::UnsupportedOperation => "unsupported_operation",
             ErrorCode::Timeout => "timeout",
+            ErrorCode::BudgetExceeded => "budget_exceeded",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::PermissionDenied => "permission_denied",
@@ -194,6 +200,7 @@ mod tests {
             ErrorCode::UpstreamError,
             ErrorCode::UnsupportedOperation,
             ErrorCode::Timeout,
+            ErrorCode::BudgetExceeded,
             ErrorCode::RecipeNotFound,
             ErrorCode::ToolFailed,
             ErrorCode::AssertFailed,
@@ -212,5 +219,6 @@ mod tests {
         assert!(ErrorCode::StoreUnavailable.is_retryable());
         assert!(!ErrorCode::ReadOnlyViolation.is_retryable());
         assert!(!ErrorCode::InvalidSql.is_retryable());
+        assert!(!ErrorCode::BudgetExceeded.is_retryable());
     }
 }

@@ -147,7 +147,7 @@ pub struct InitReport {
 pub const STARTER_CONFIG: &str = r#"# Lore project configuration. `lore config schema` prints the JSON Schema.
 #
 # connections: one entry per database; agents pass the id as connectionId.
-#   driver: sqlite | postgres | mysql | duckdb
+#   driver: sqlite | postgres | mysql | clickhouse | snowflake | bigquery | duckdb
 #   SQLite and DuckDB take `path` (absolute or relative to this file);
 #   server drivers take `url`, written as a literal, env:VAR or file:PATH.
 #   Give Lore a database user that can only read.

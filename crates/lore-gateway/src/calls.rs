@@ -129,11 +129,6 @@ impl GatewayCalls {
     pub fn voter(&self) -> &str {
         &self.voter
     }
-
-    /// The gateway the steps call.
-    pub fn gateway(&self) -> &Arc<Gateway> {
-        &self.gateway
-    }
 }
 
 impl StepCaller for GatewayCalls {

@@ -1,8 +1,9 @@
 //! How compiled SQL is spelled for each engine: identifier quoting, time
 //! truncation, null-safe equality and the aggregates that differ.
 //!
-//! SQLite, PostgreSQL and MySQL/MariaDB are executed in tests; DuckDB,
-//! Snowflake and BigQuery are rendered for use elsewhere and tested as text.
+//! SQLite, PostgreSQL, MySQL/MariaDB, ClickHouse and Snowflake (fakesnow)
+//! are executed in tests; DuckDB and BigQuery are rendered and tested as
+//! text.
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +25,9 @@ pub enum Dialect {
     Snowflake,
     /// Google BigQuery (Standard SQL).
     Bigquery,
+    /// ClickHouse (from 18.16: the planner writes one join per SELECT and
+    /// no CTEs, see `planner::clickhouse`).
+    Clickhouse,
 }
 
 /// A time granularity of a dimension.
@@ -81,6 +85,7 @@ impl Dialect {
             "duckdb" => Some(Dialect::Duckdb),
             "snowflake" => Some(Dialect::Snowflake),
             "bigquery" => Some(Dialect::Bigquery),
+            "clickhouse" => Some(Dialect::Clickhouse),
             _ => None,
         }
     }
@@ -94,6 +99,7 @@ impl Dialect {
             Dialect::Duckdb => "duckdb",
             Dialect::Snowflake => "snowflake",
             Dialect::Bigquery => "bigquery",
+            Dialect::Clickhouse => "clickhouse",
         }
     }
 
@@ -116,13 +122,49 @@ impl Dialect {
         out
     }
 
+    /// A table or column name as written in a model, quoted so that the
+    /// engine finds the object the name means there. Snowflake stores
+    /// unquoted names in upper case, so a name written in one case
+    /// (`orders`, `ORDERS`) means the upper-case object, as it would
+    /// unquoted in Snowflake's own SQL; a mixed-case name (`OrderItems`)
+    /// can only have been created quoted and is kept as written.
+    /// Elsewhere this is [`quote`](Dialect::quote).
+    pub fn quote_object(self, name: &str) -> String {
+        if self == Dialect::Snowflake && is_single_case_identifier(name) {
+            self.quote(&name.to_ascii_uppercase())
+        } else {
+            self.quote(name)
+        }
+    }
+
     /// A table name as written in a model (`schema.table`, or `table`),
-    /// each part quoted.
+    /// each part quoted as [`quote_object`](Dialect::quote_object) does.
     pub fn quote_table(self, name: &str) -> String {
         name.split('.')
-            .map(|part| self.quote(part.trim_matches(|c| c == '"' || c == '`')))
+            .map(|part| self.quote_object(part.trim_matches(|c| c == '"' || c == '`')))
             .collect::<Vec<_>>()
             .join(".")
+    }
+
+    /// The name a result column is given in SQL for the output `name`
+    /// (`accounts.segment`). BigQuery's result columns may hold only
+    /// letters, digits and `_` (it writes results to a table): there the
+    /// other characters become `_`; callers label the columns with the
+    /// output names (`CompiledQuery::columns`). Elsewhere the name as is.
+    pub fn output_name(self, name: &str) -> String {
+        match self {
+            Dialect::Bigquery => {
+                let mut out: String = name
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect();
+                if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                    out.insert(0, '_');
+                }
+                out
+            }
+            _ => name.to_string(),
+        }
     }
 
     /// `expr` truncated to the start of its `granularity` period.
@@ -138,6 +180,13 @@ impl Dialect {
                 };
                 format!("DATE_TRUNC(CAST({expr} AS DATE), {part})")
             }
+            Dialect::Clickhouse => match granularity {
+                Granularity::Day => format!("toDate({expr})"),
+                Granularity::Week => format!("toMonday({expr})"),
+                Granularity::Month => format!("toStartOfMonth({expr})"),
+                Granularity::Quarter => format!("toStartOfQuarter({expr})"),
+                Granularity::Year => format!("toStartOfYear({expr})"),
+            },
             Dialect::Sqlite => match granularity {
                 Granularity::Day => format!("date({expr})"),
                 Granularity::Week => format!(
@@ -169,7 +218,9 @@ impl Dialect {
     pub fn null_safe_eq(self, a: &str, b: &str) -> String {
         match self {
             Dialect::Mysql => format!("{a} <=> {b}"),
-            Dialect::Bigquery => format!("({a} = {b} OR ({a} IS NULL AND {b} IS NULL))"),
+            Dialect::Bigquery | Dialect::Clickhouse => {
+                format!("({a} = {b} OR ({a} IS NULL AND {b} IS NULL))")
+            }
             _ => format!("{a} IS NOT DISTINCT FROM {b}"),
         }
     }
@@ -187,7 +238,7 @@ impl Dialect {
     /// The set union that removes duplicates.
     pub fn union_distinct(self) -> &'static str {
         match self {
-            Dialect::Bigquery => "UNION DISTINCT",
+            Dialect::Bigquery | Dialect::Clickhouse => "UNION DISTINCT",
             _ => "UNION",
         }
     }
@@ -207,13 +258,51 @@ impl Dialect {
                     self.as_str()
                 ),
             }),
+            // quantile() samples beyond 8192 values and quantileExact()
+            // does not interpolate: neither is percentile_cont.
+            Dialect::Clickhouse => Err(SemanticError::Unsupported {
+                message: "ClickHouse has no exact interpolated percentile; query it with sql_execution (quantileExact(p)(col), or quantile(p)(col) approximately), or use a measure such as avg".to_string(),
+            }),
         }
     }
+}
+
+/// `orders`, `ORDERS`, `order_2`: a plain identifier whose letters are
+/// all of one case.
+fn is_single_case_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    let plain = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    plain
+        && !(name.chars().any(|c| c.is_ascii_lowercase())
+            && name.chars().any(|c| c.is_ascii_uppercase()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn snowflake_objects_are_named_as_snowflake_stores_them() {
+        assert_eq!(
+            Dialect::Snowflake.quote_table("sales.orders"),
+            "\"SALES\".\"ORDERS\""
+        );
+        assert_eq!(Dialect::Snowflake.quote_object("ORDERS"), "\"ORDERS\"");
+        assert_eq!(
+            Dialect::Snowflake.quote_object("OrderItems"),
+            "\"OrderItems\""
+        );
+        assert_eq!(
+            Dialect::Snowflake.quote_object("order items"),
+            "\"order items\""
+        );
+        // Aliases are Lore's own and keep their case.
+        assert_eq!(Dialect::Snowflake.quote("revenue"), "\"revenue\"");
+        assert_eq!(Dialect::Postgres.quote_object("orders"), "\"orders\"");
+    }
 
     #[test]
     fn identifiers_are_quoted_per_engine() {
@@ -227,6 +316,16 @@ mod tests {
             "`sales`.`orders`"
         );
         assert_eq!(Dialect::Sqlite.quote_table("orders"), "\"orders\"");
+    }
+
+    #[test]
+    fn bigquery_result_columns_are_plain_names() {
+        assert_eq!(
+            Dialect::Bigquery.output_name("invoices.issued_at.week"),
+            "invoices_issued_at_week"
+        );
+        assert_eq!(Dialect::Bigquery.output_name("1st"), "_1st");
+        assert_eq!(Dialect::Postgres.output_name("a.b"), "a.b");
     }
 
     #[test]
@@ -254,6 +353,10 @@ mod tests {
         assert_eq!(
             Dialect::Sqlite.time_trunc("x", Granularity::Month),
             "strftime('%Y-%m-01', x)"
+        );
+        assert_eq!(
+            Dialect::Clickhouse.time_trunc("x", Granularity::Week),
+            "toMonday(x)"
         );
     }
 

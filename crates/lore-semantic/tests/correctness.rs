@@ -563,10 +563,12 @@ fn every_dialect_renders_the_chasm_query_in_its_own_spelling() {
             ],
         ),
         (
+            // Snowflake stores unquoted names upper case: the model's
+            // `tickets` is the table TICKETS.
             Dialect::Snowflake,
             [
-                "\"tickets\" t0",
-                "DATE_TRUNC('MONTH', t0.\"opened_at\")",
+                "\"TICKETS\" t0",
+                "DATE_TRUNC('MONTH', t0.\"OPENED_AT\")",
                 "IS NOT DISTINCT FROM",
             ],
         ),
@@ -593,12 +595,23 @@ fn every_dialect_renders_the_chasm_query_in_its_own_spelling() {
                 "strftime('%Y-%m-01', t0.\"opened_at\")",
                 "IS NOT DISTINCT FROM",
             ],
+        ), // No CTEs, one join per SELECT, no null-safe join: the groups are
+        // stacked and grouped instead (see planner::clickhouse).
+        (
+            Dialect::Clickhouse,
+            [
+                "toStartOfMonth(\"t1__opened_at\")",
+                "UNION ALL",
+                "GROUP BY \"d0\"",
+            ],
         ),
     ];
     for (dialect, guard) in [
         (Dialect::Sqlite, SqlDialect::Sqlite),
         (Dialect::Postgres, SqlDialect::Postgres),
         (Dialect::Mysql, SqlDialect::Mysql),
+        (Dialect::Clickhouse, SqlDialect::Clickhouse),
+        (Dialect::Snowflake, SqlDialect::Snowflake),
         (Dialect::Duckdb, SqlDialect::Duckdb),
     ] {
         check_read_only(&sql(dialect), guard, &SqlLimits::default())

@@ -1,14 +1,18 @@
-//! The same semantic queries on SQLite, PostgreSQL, MySQL/MariaDB and
-//! DuckDB give the same rows, run the way `sl_query` runs them: compiled for the
-//! connection's dialect, checked by the guard, executed by the read-only
-//! connector. SQLite's answers are the reference (the correctness suite
-//! checks them against hand-written SQL).
+//! The same semantic queries on SQLite, PostgreSQL, MySQL/MariaDB,
+//! ClickHouse, Snowflake and DuckDB give the same rows, run the way
+//! `sl_query` runs them: compiled for the connection's dialect, checked by
+//! the guard, executed by the read-only connector. SQLite's answers are the
+//! reference (the correctness suite checks them against hand-written SQL).
 //!
-//! PostgreSQL and MariaDB run when `LORE_TEST_POSTGRES_URL` /
-//! `LORE_TEST_MYSQL_URL` are set (a scratch database is created and
-//! dropped); otherwise a notice is printed and they pass. DuckDB runs in
-//! the process, in builds with the `duckdb` feature
-//! (`cargo test -p lore-semantic --features duckdb`).
+//! PostgreSQL, MariaDB and ClickHouse run when `LORE_TEST_POSTGRES_URL` /
+//! `LORE_TEST_MYSQL_URL` / `LORE_TEST_CLICKHOUSE_URL` are set (a scratch
+//! database is created and dropped), Snowflake when
+//! `LORE_TEST_SNOWFLAKE_URL` names a Snowflake-protocol server (fakesnow in
+//! CI; a scratch database is made at login); otherwise a notice is printed
+//! and they pass. On Snowflake the tables are created unquoted, so they are
+//! stored upper case while the model names them in lower case, as people
+//! write them. DuckDB runs in the process, in builds with the `duckdb`
+//! feature (`cargo test -p lore-semantic --features duckdb`).
 
 use lore_core::limits::SqlLimits;
 use std::path::PathBuf;
@@ -314,6 +318,80 @@ async fn duckdb_gives_the_same_rows_as_sqlite() {
     }
 }
 
+/// The fixture's tables in ClickHouse's terms (MergeTree, `Nullable` where
+/// the rows have NULLs); the rows are the same INSERTs.
+const CLICKHOUSE_DDL: &str = r#"
+CREATE TABLE plans (id Int32, name Nullable(String), price_cents Nullable(Int32)) ENGINE = MergeTree ORDER BY id;
+CREATE TABLE accounts (id Int32, name Nullable(String), segment Nullable(String), plan_id Nullable(Int32), created_at Nullable(DateTime)) ENGINE = MergeTree ORDER BY id;
+CREATE TABLE invoices (id Int32, account_id Nullable(Int32), amount_cents Nullable(Int32), status Nullable(String), issued_at Nullable(DateTime)) ENGINE = MergeTree ORDER BY id;
+CREATE TABLE invoice_lines (id Int32, invoice_id Nullable(Int32), product Nullable(String), qty Nullable(Int32)) ENGINE = MergeTree ORDER BY id;
+CREATE TABLE tickets (id Int32, account_id Nullable(Int32), priority Nullable(String), opened_at Nullable(DateTime)) ENGINE = MergeTree ORDER BY id
+"#;
+
+/// Runs one statement on ClickHouse's HTTP interface with the url's full
+/// rights (not through Lore, whose queries are read-only).
+fn clickhouse_exec(url: &str, database: Option<&str>, sql: &str) {
+    use base64::Engine;
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let authority = rest.split('/').next().unwrap();
+    let (userinfo, host) = authority
+        .rsplit_once('@')
+        .unwrap_or(("default:", authority));
+    let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+    let mut target = format!("{scheme}://{host}/");
+    if let Some(db) = database {
+        target.push_str(&format!("?database={db}"));
+    }
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let auth = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+    let response = agent
+        .post(&target)
+        .header("Authorization", format!("Basic {auth}"))
+        .send(sql.as_bytes())
+        .unwrap();
+    let status = response.status().as_u16();
+    let text = response.into_body().read_to_string().unwrap();
+    assert_eq!(status, 200, "{sql}: {text}");
+}
+
+#[tokio::test]
+async fn clickhouse_gives_the_same_rows_as_sqlite() {
+    let Some(admin_url) = server_url(
+        "LORE_TEST_CLICKHOUSE_URL",
+        "clickhouse_gives_the_same_rows_as_sqlite",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let model = model();
+    let want = reference(dir.path(), &model).await;
+    let name = format!("lore_sl_{}", std::process::id());
+    clickhouse_exec(&admin_url, None, &format!("DROP DATABASE IF EXISTS {name}"));
+    clickhouse_exec(&admin_url, None, &format!("CREATE DATABASE {name}"));
+    let creates = CLICKHOUSE_DDL
+        .split(";\n")
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let inserts = ddl("DateTime")
+        .into_iter()
+        .filter(|s| s.starts_with("INSERT"));
+    for statement in creates.map(str::to_string).chain(inserts) {
+        clickhouse_exec(&admin_url, Some(&name), &statement);
+    }
+    let url = url_with_database(&admin_url, &name);
+    let project = project(dir.path(), Driver::Clickhouse, |c| {
+        c.url = Some(Secret::new(url.clone()))
+    });
+    let got = answers(&project, &model, Dialect::Clickhouse).await;
+    clickhouse_exec(&admin_url, None, &format!("DROP DATABASE {name}"));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "query {i}: {}", queries()[i]);
+    }
+}
+
 /// The plans behind the answers: the fan trap (revenue by the products of
 /// invoice lines) aggregates at the invoices' grain, the chasm trap
 /// (revenue and tickets by segment) joins two groups on their dimension.
@@ -374,4 +452,76 @@ async fn duckdb_runs_the_fan_and_chasm_trap_plans() {
         ]
         .map(|r| r.map(str::to_string).to_vec())
     );
+}
+
+/// Runs statements on the Snowflake-protocol server of `url` in `database`,
+/// through the REST protocol directly (autocommit on), not through Lore.
+fn snowflake_setup(url: &str, database: &str, statements: &[String]) {
+    let query = url.split_once('?').map(|(_, q)| q).unwrap_or("");
+    let param = |name: &str| {
+        query
+            .split('&')
+            .find_map(|p| p.strip_prefix(&format!("{name}=")))
+            .map(str::to_string)
+    };
+    let base = format!(
+        "{}://{}:{}",
+        param("protocol").unwrap_or_else(|| "https".into()),
+        param("host").unwrap_or_else(|| "127.0.0.1".into()),
+        param("port").unwrap_or_else(|| "443".into())
+    );
+    let post = |path: &str, token: Option<&str>, body: Value| -> Value {
+        let mut request =
+            ureq::post(format!("{base}{path}")).header("Content-Type", "application/json");
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Snowflake Token=\"{token}\""));
+        }
+        let mut response = request.send(body.to_string().as_bytes()).unwrap();
+        serde_json::from_slice(&response.body_mut().read_to_vec().unwrap()).unwrap()
+    };
+    let login = post(
+        &format!("/session/v1/login-request?databaseName={database}&schemaName=PUBLIC"),
+        None,
+        json!({"data": {"ACCOUNT_NAME": "admin", "LOGIN_NAME": "admin", "PASSWORD": "admin",
+                        "SESSION_PARAMETERS": {"AUTOCOMMIT": true}}}),
+    );
+    let token = login["data"]["token"]
+        .as_str()
+        .expect("a session token")
+        .to_string();
+    for (i, statement) in statements.iter().enumerate() {
+        let answer = post(
+            &format!("/queries/v1/query-request?requestId=00000000-0000-4000-8000-{i:012}"),
+            Some(&token),
+            json!({"sqlText": statement, "sequenceId": i + 1}),
+        );
+        assert_eq!(
+            answer["success"], true,
+            "{statement}: {}",
+            answer["message"]
+        );
+    }
+}
+
+#[tokio::test]
+async fn snowflake_gives_the_same_rows_as_sqlite() {
+    let Some(server) = server_url(
+        "LORE_TEST_SNOWFLAKE_URL",
+        "snowflake_gives_the_same_rows_as_sqlite",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let model = model();
+    let want = reference(dir.path(), &model).await;
+    let name = format!("LORE_SL_{}", std::process::id());
+    snowflake_setup(&server, &name, &ddl("TIMESTAMP_NTZ"));
+    let url = url_with_database(&server, &name);
+    let project = project(dir.path(), Driver::Snowflake, |c| {
+        c.url = Some(Secret::new(url.clone()))
+    });
+    let got = answers(&project, &model, Dialect::Snowflake).await;
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "query {i}: {}", queries()[i]);
+    }
 }

@@ -112,7 +112,7 @@ proptest! {
     fn every_query_gets_sql_or_a_stable_code(
         slot in 0usize..5,
         text in text(),
-        dialect in prop::sample::select(vec![Dialect::Sqlite, Dialect::Postgres, Dialect::Mysql]),
+        dialect in prop::sample::select(vec![Dialect::Sqlite, Dialect::Postgres, Dialect::Mysql, Dialect::Clickhouse]),
     ) {
         let query: SemanticQuery = serde_json::from_value(query_with(slot, text)).unwrap();
         if let Err(error) = compile(&model(), &query, dialect, &SqlLimits::default()) {
@@ -132,5 +132,7 @@ proptest! {
         let filter = format!("orders.amount > {}", vec!["1"; n].join(" + "));
         let query: SemanticQuery = serde_json::from_value(query_with(0, filter)).unwrap();
         prop_assert!(compile(&model(), &query, Dialect::Sqlite, &SqlLimits::default()).is_ok());
+        // ClickHouse's statement is parsed again to be reshaped: it too.
+        prop_assert!(compile(&model(), &query, Dialect::Clickhouse, &SqlLimits::default()).is_ok());
     }
 }

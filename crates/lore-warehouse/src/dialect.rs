@@ -3,7 +3,10 @@
 //! checks) quotes identifiers and literals.
 
 use lore_core::config::Driver;
-use sqlparser::dialect::{Dialect, DuckDbDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::dialect::{
+    BigQueryDialect, ClickHouseDialect, Dialect, DuckDbDialect, MySqlDialect, PostgreSqlDialect,
+    SQLiteDialect, SnowflakeDialect,
+};
 
 /// The SQL dialect of a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,6 +17,13 @@ pub enum SqlDialect {
     Postgres,
     /// MySQL and MariaDB.
     Mysql,
+    /// ClickHouse.
+    Clickhouse,
+    /// Snowflake: unquoted identifiers are stored upper case, so the SQL
+    /// Lore writes quotes scanned names exactly as the catalog gives them.
+    Snowflake,
+    /// Google BigQuery (Standard SQL).
+    Bigquery,
     /// DuckDB.
     Duckdb,
 }
@@ -25,6 +35,9 @@ impl SqlDialect {
             "sqlite" => Some(SqlDialect::Sqlite),
             "postgres" | "postgresql" => Some(SqlDialect::Postgres),
             "mysql" | "mariadb" => Some(SqlDialect::Mysql),
+            "clickhouse" => Some(SqlDialect::Clickhouse),
+            "snowflake" => Some(SqlDialect::Snowflake),
+            "bigquery" => Some(SqlDialect::Bigquery),
             "duckdb" => Some(SqlDialect::Duckdb),
             _ => None,
         }
@@ -36,6 +49,9 @@ impl SqlDialect {
             SqlDialect::Sqlite => "sqlite",
             SqlDialect::Postgres => "postgres",
             SqlDialect::Mysql => "mysql",
+            SqlDialect::Clickhouse => "clickhouse",
+            SqlDialect::Snowflake => "snowflake",
+            SqlDialect::Bigquery => "bigquery",
             SqlDialect::Duckdb => "duckdb",
         }
     }
@@ -45,16 +61,28 @@ impl SqlDialect {
             SqlDialect::Sqlite => Box::new(SQLiteDialect {}),
             SqlDialect::Postgres => Box::new(PostgreSqlDialect {}),
             SqlDialect::Mysql => Box::new(MySqlDialect {}),
+            SqlDialect::Clickhouse => Box::new(ClickHouseDialect {}),
+            SqlDialect::Snowflake => Box::new(SnowflakeDialect {}),
+            SqlDialect::Bigquery => Box::new(BigQueryDialect {}),
             SqlDialect::Duckdb => Box::new(DuckDbDialect {}),
         }
     }
 
     /// An identifier quoted for this dialect: `"name"` (backticks for
-    /// MySQL), with embedded quote characters doubled.
+    /// MySQL and BigQuery), with embedded quote characters doubled
+    /// (escaped with a backslash in BigQuery, which has no doubling).
     pub fn quote_ident(self, name: &str) -> String {
+        if self == SqlDialect::Bigquery {
+            return crate::connector::bigquery::quote_ident(name);
+        }
         let quote = match self {
             SqlDialect::Mysql => '`',
-            SqlDialect::Sqlite | SqlDialect::Postgres | SqlDialect::Duckdb => '"',
+            SqlDialect::Sqlite
+            | SqlDialect::Postgres
+            | SqlDialect::Clickhouse
+            | SqlDialect::Snowflake
+            | SqlDialect::Bigquery
+            | SqlDialect::Duckdb => '"',
         };
         let mut quoted = String::with_capacity(name.len() + 2);
         quoted.push(quote);
@@ -77,10 +105,17 @@ impl SqlDialect {
     }
 
     /// A string literal: `'text'` with quotes doubled (and backslashes
-    /// doubled for MySQL, where they escape).
+    /// doubled for MySQL, ClickHouse and Snowflake, where they escape;
+    /// BigQuery escapes both with a backslash).
     pub fn quote_literal(self, text: &str) -> String {
+        if self == SqlDialect::Bigquery {
+            return crate::connector::bigquery::quote_literal(text);
+        }
         let mut escaped = text.replace('\'', "''");
-        if self == SqlDialect::Mysql {
+        if matches!(
+            self,
+            SqlDialect::Mysql | SqlDialect::Clickhouse | SqlDialect::Snowflake
+        ) {
             escaped = escaped.replace('\\', "\\\\");
         }
         format!("'{escaped}'")
@@ -92,6 +127,9 @@ impl SqlDialect {
             SqlDialect::Sqlite => format!("CAST({expr} AS TEXT)"),
             SqlDialect::Postgres => format!("({expr})::text"),
             SqlDialect::Mysql => format!("CAST({expr} AS CHAR)"),
+            SqlDialect::Clickhouse => format!("toString({expr})"),
+            SqlDialect::Snowflake => format!("TO_VARCHAR({expr})"),
+            SqlDialect::Bigquery => format!("CAST({expr} AS STRING)"),
             SqlDialect::Duckdb => format!("CAST({expr} AS VARCHAR)"),
         }
     }
@@ -100,7 +138,12 @@ impl SqlDialect {
     pub fn text_length(self, expr: &str) -> String {
         match self {
             SqlDialect::Sqlite | SqlDialect::Duckdb => format!("length({expr})"),
-            SqlDialect::Postgres | SqlDialect::Mysql => format!("char_length({expr})"),
+            SqlDialect::Postgres | SqlDialect::Mysql | SqlDialect::Bigquery => {
+                format!("char_length({expr})")
+            }
+            // Enums, UUIDs and FixedStrings have no text length of their own.
+            SqlDialect::Clickhouse => format!("lengthUTF8(toString({expr}))"),
+            SqlDialect::Snowflake => format!("length({expr})"),
         }
     }
 
@@ -116,6 +159,32 @@ impl SqlDialect {
             SqlDialect::Duckdb => {
                 format!("regexp_matches({expr}, '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]')")
             }
+            SqlDialect::Clickhouse => format!("match({expr}, '^[0-9]{{4}}-[01][0-9]-[0-3][0-9]')"),
+            // REGEXP_LIKE matches the whole text.
+            SqlDialect::Snowflake => {
+                format!("REGEXP_LIKE({expr}, '[0-9]{{4}}-[01][0-9]-[0-3][0-9].*', 's')")
+            }
+            SqlDialect::Bigquery => {
+                format!("REGEXP_CONTAINS({expr}, r'^[0-9]{{4}}-[01][0-9]-[0-3][0-9]')")
+            }
+        }
+    }
+
+    /// A schema or table name as written in `lore.yaml` or a URL, as the
+    /// catalog stores it: Snowflake keeps an unquoted name upper case
+    /// (`analytics` is `ANALYTICS`) and a `"quoted"` one exactly; other
+    /// engines keep names as written.
+    pub fn fold_identifier(self, name: &str) -> String {
+        let name = name.trim();
+        if self != SqlDialect::Snowflake {
+            return name.to_string();
+        }
+        match name
+            .strip_prefix('"')
+            .and_then(|rest| rest.strip_suffix('"'))
+        {
+            Some(quoted) => quoted.replace("\"\"", "\""),
+            None => name.to_ascii_uppercase(),
         }
     }
 }
@@ -126,6 +195,9 @@ impl From<Driver> for SqlDialect {
             Driver::Sqlite => SqlDialect::Sqlite,
             Driver::Postgres => SqlDialect::Postgres,
             Driver::Mysql => SqlDialect::Mysql,
+            Driver::Clickhouse => SqlDialect::Clickhouse,
+            Driver::Snowflake => SqlDialect::Snowflake,
+            Driver::Bigquery => SqlDialect::Bigquery,
             Driver::Duckdb => SqlDialect::Duckdb,
         }
     }
@@ -145,5 +217,31 @@ mod tests {
         );
         assert_eq!(SqlDialect::Sqlite.quote_literal("O'Brien"), "'O''Brien'");
         assert_eq!(SqlDialect::Mysql.quote_literal("a\\'"), "'a\\\\'''");
+        assert_eq!(SqlDialect::Bigquery.quote_ident("a`b"), r"`a\`b`");
+        assert_eq!(
+            SqlDialect::Bigquery.quote_table(Some("shop"), "orders"),
+            "`shop`.`orders`"
+        );
+        assert_eq!(SqlDialect::Bigquery.quote_literal(r"O'B\"), r"'O\'B\\'");
+        assert_eq!(
+            SqlDialect::Snowflake.quote_table(Some("SALES"), "ORDERS"),
+            "\"SALES\".\"ORDERS\""
+        );
+    }
+
+    #[test]
+    fn snowflake_folds_unquoted_names_to_upper_case() {
+        assert_eq!(
+            SqlDialect::Snowflake.fold_identifier("analytics"),
+            "ANALYTICS"
+        );
+        assert_eq!(
+            SqlDialect::Snowflake.fold_identifier("\"MixedCase\""),
+            "MixedCase"
+        );
+        assert_eq!(
+            SqlDialect::Postgres.fold_identifier("analytics"),
+            "analytics"
+        );
     }
 }

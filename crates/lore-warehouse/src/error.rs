@@ -134,10 +134,52 @@ pub enum WarehouseError {
         /// The server's reason (never the password).
         message: String,
     },
+    /// The database refused a query over its byte, row or memory budget.
+    #[error(
+        "the database stopped the query at its budget: {message}; narrow it (filters, fewer columns, LIMIT, aggregates)"
+    )]
+    BudgetExceeded {
+        /// The database's message.
+        message: String,
+    },
+    /// The server accepted the login but the connection cannot work as
+    /// configured (a database, warehouse or key it cannot use).
+    #[error("connection `{id}` ({driver}): {message}")]
+    Setup {
+        /// Connection id.
+        id: String,
+        /// Driver name.
+        driver: &'static str,
+        /// What is wrong and what to change.
+        message: String,
+    },
     /// The request itself is out of range.
     #[error("{message}")]
     InvalidRequest {
         /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// A connection cannot be used as configured (a key file, a project
+    /// that does not exist); the message says what to fix.
+    #[error("connection `{id}`: {message}")]
+    Unusable {
+        /// Connection id.
+        id: String,
+        /// What is wrong and how to fix it (never a secret).
+        message: String,
+    },
+    /// The account may not do what the query needs; the message names the
+    /// role or grant to add.
+    #[error("the warehouse denied access: {message}")]
+    AccessDenied {
+        /// The warehouse's message and the grant to add.
+        message: String,
+    },
+    /// The query would bill more than the connection allows; the message
+    /// gives the estimate and the setting to raise.
+    #[error("{message}")]
+    BilledBudget {
+        /// The estimate, the budget and what to change.
         message: String,
     },
     /// The database failed for a reason that may pass (busy, I/O, a dropped connection).
@@ -155,15 +197,21 @@ impl HasErrorCode for WarehouseError {
             WarehouseError::Guard(e) => e.code(),
             WarehouseError::RefusedByDatabase { .. } => ErrorCode::ReadOnlyViolation,
             WarehouseError::Query { .. } => ErrorCode::InvalidSql,
-            WarehouseError::PermissionDenied { .. } => ErrorCode::Forbidden,
+            WarehouseError::PermissionDenied { .. } | WarehouseError::AccessDenied { .. } => {
+                ErrorCode::Forbidden
+            }
+            WarehouseError::BilledBudget { .. } => ErrorCode::BudgetExceeded,
+            WarehouseError::Unusable { .. } => ErrorCode::ConfigError,
             WarehouseError::Timeout { .. } => ErrorCode::Timeout,
+            WarehouseError::BudgetExceeded { .. } => ErrorCode::BudgetExceeded,
             WarehouseError::Config(_)
             | WarehouseError::InvalidUrl { .. }
             | WarehouseError::DatabaseMissing { .. }
             | WarehouseError::DatabaseUnreadable { .. }
             | WarehouseError::DriverNotBuilt { .. }
             | WarehouseError::Tls { .. }
-            | WarehouseError::LoginRefused { .. } => ErrorCode::ConfigError,
+            | WarehouseError::LoginRefused { .. }
+            | WarehouseError::Setup { .. } => ErrorCode::ConfigError,
             WarehouseError::InvalidRequest { .. } => ErrorCode::InvalidRequest,
             WarehouseError::Unreachable { .. } | WarehouseError::Upstream { .. } => {
                 ErrorCode::UpstreamError

@@ -3,10 +3,11 @@
 //! - [`guard`]: decides from the parsed SQL whether a statement is a pure
 //!   read. The first wall.
 //! - [`connector`]: one connector per driver (SQLite, PostgreSQL,
-//!   MySQL/MariaDB, DuckDB with the `duckdb` feature), each running statements in sessions the database
-//!   itself holds read-only (the second wall), with a bounded pool, a row
-//!   cap, a statement timeout that really stops the query, and lossless
-//!   JSON values.
+//!   MySQL/MariaDB, ClickHouse, Snowflake, BigQuery, DuckDB with the `duckdb`
+//!   feature), each running statements in sessions the database itself holds
+//!   read-only where it can (the second wall; for Snowflake and BigQuery, the
+//!   role's or service account's grants), with a bounded pool, a row cap, a
+//!   statement timeout that really stops the query, and lossless JSON values.
 //! - [`execute`]: every connection of a project; guards agents' SQL before
 //!   it reaches a connector.
 //! - [`schema`]: the model of a scanned warehouse (tables, columns, keys)
@@ -17,9 +18,13 @@
 //!   refreshed when a newer scan appears; entity details and the value
 //!   dictionary agents query.
 //! - [`demo`]: generates the embedded demo warehouse.
+//! - `bigquery_double` (feature `bigquery-double`, tests only): a BigQuery
+//!   REST double on loopback.
 //!
 //! Nothing here knows about MCP or terminals.
 
+#[cfg(feature = "bigquery-double")]
+pub mod bigquery_double;
 pub mod catalog;
 pub mod connector;
 pub mod demo;

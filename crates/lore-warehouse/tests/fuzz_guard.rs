@@ -41,6 +41,7 @@ fn dialect() -> impl Strategy<Value = SqlDialect> {
         SqlDialect::Sqlite,
         SqlDialect::Postgres,
         SqlDialect::Mysql,
+        SqlDialect::Bigquery,
     ])
 }
 

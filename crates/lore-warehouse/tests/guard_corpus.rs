@@ -7,10 +7,12 @@ use lore_core::limits::SqlLimits;
 use lore_warehouse::guard::{SqlDialect, check_read_only};
 
 const CORPUS: &str = include_str!("guard_corpus.txt");
-const ALL_DIALECTS: [SqlDialect; 4] = [
+const ALL_DIALECTS: [SqlDialect; 6] = [
     SqlDialect::Sqlite,
     SqlDialect::Postgres,
     SqlDialect::Mysql,
+    SqlDialect::Clickhouse,
+    SqlDialect::Snowflake,
     SqlDialect::Duckdb,
 ];
 

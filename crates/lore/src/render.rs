@@ -134,6 +134,9 @@ pub fn json(result: &QueryResult) -> String {
     if let Some(types) = &result.header_types {
         object["headerTypes"] = serde_json::json!(types);
     }
+    if let Some(bytes) = result.bytes_processed {
+        object["bytesProcessed"] = serde_json::json!(bytes);
+    }
     serde_json::to_string_pretty(&object).unwrap_or_default()
 }
 
@@ -153,6 +156,7 @@ mod tests {
             truncated,
             cut_at_bytes: None,
             elapsed_ms: 0,
+            bytes_processed: None,
         }
     }
 

@@ -55,10 +55,20 @@ pub fn generate_model(
             ),
         ));
     };
+    // A ClickHouse primary key is a sorting prefix, not a unique key: it is
+    // a grain only when it is one column and unique in the scan's sample.
+    let keys_enforced = snapshot.manifest.dialect != "clickhouse";
+    let unique_in_sample = |t: usize, c: usize| {
+        snapshot.column_stats(t, c).is_some_and(|s| {
+            let present = s.sampled_rows.saturating_sub(s.null_count);
+            present > 0 && s.distinct_count == present
+        })
+    };
     let tables: Vec<TableShape> = snapshot
         .tables
         .iter()
-        .map(|t| TableShape {
+        .enumerate()
+        .map(|(index, t)| TableShape {
             db: t.db.clone(),
             name: t.name.clone(),
             comment: t.comment.clone(),
@@ -76,12 +86,17 @@ pub fn generate_model(
                     comment: c.comment.clone(),
                 })
                 .collect(),
-            primary_key: t
-                .columns
-                .iter()
-                .filter(|c| c.primary_key)
-                .map(|c| c.name.clone())
-                .collect(),
+            primary_key: {
+                let key: Vec<usize> = (0..t.columns.len())
+                    .filter(|&c| t.columns[c].primary_key)
+                    .collect();
+                let trusted = keys_enforced || (key.len() == 1 && unique_in_sample(index, key[0]));
+                if trusted {
+                    key.iter().map(|&c| t.columns[c].name.clone()).collect()
+                } else {
+                    Vec::new()
+                }
+            },
         })
         .collect();
     let links: Vec<LinkShape> = snapshot

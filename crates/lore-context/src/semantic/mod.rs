@@ -28,6 +28,9 @@ pub fn dialect(driver: Driver) -> Dialect {
         Driver::Sqlite => Dialect::Sqlite,
         Driver::Postgres => Dialect::Postgres,
         Driver::Mysql => Dialect::Mysql,
+        Driver::Clickhouse => Dialect::Clickhouse,
+        Driver::Snowflake => Dialect::Snowflake,
+        Driver::Bigquery => Dialect::Bigquery,
         Driver::Duckdb => Dialect::Duckdb,
     }
 }
@@ -73,11 +76,21 @@ pub struct ExecutedSemanticQuery {
 impl PlannedSemanticQuery {
     /// Runs the statement.
     pub async fn run(self) -> Result<ExecutedSemanticQuery, ErrorReport> {
-        let result = self
+        let mut result = self
             .prepared
             .run(self.limit)
             .await
             .map_err(|e| e.report())?;
+        // The columns are the query's fields, whatever names the dialect
+        // had to give them in SQL (BigQuery allows no `.` there).
+        if result.headers.len() == self.compiled.columns.len() {
+            result.headers = self
+                .compiled
+                .columns
+                .iter()
+                .map(|c| c.name.clone())
+                .collect();
+        }
         Ok(ExecutedSemanticQuery {
             connection_id: self.connection_id,
             compiled: self.compiled,

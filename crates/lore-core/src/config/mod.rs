@@ -93,6 +93,15 @@ pub struct ConnectionConfig {
     /// Server drivers only: connection URL. May be a literal, `env:VAR` or `file:PATH`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<Secret>,
+    /// Snowflake only: the PKCS#8 PEM private key of key-pair (JWT) authentication,
+    /// used instead of a password. A literal, `env:VAR`, or `file:PATH` (the whole file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_key: Option<Secret>,
+    /// BigQuery only: the service-account key (JSON), as `file:key.json`
+    /// (the whole file), `env:VAR` or the JSON itself. Default: the file
+    /// named by `GOOGLE_APPLICATION_CREDENTIALS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<Secret>,
     /// What this connection holds, shown to agents by `connection_list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -145,6 +154,8 @@ impl ConnectionConfig {
             driver,
             path: None,
             url: None,
+            private_key: None,
+            credentials: None,
             description: None,
             statement_timeout_ms: None,
             schemas: None,
@@ -165,6 +176,12 @@ pub enum Driver {
     /// MySQL or MariaDB server.
     #[serde(alias = "mariadb")]
     Mysql,
+    /// ClickHouse server, over its HTTP interface.
+    Clickhouse,
+    /// Snowflake, over its connector REST protocol.
+    Snowflake,
+    /// Google BigQuery (REST v2, a service-account key).
+    Bigquery,
     /// Embedded DuckDB file (opened read-only; needs a binary built with
     /// the `duckdb` feature).
     Duckdb,
@@ -177,6 +194,9 @@ impl Driver {
             Driver::Sqlite => "sqlite",
             Driver::Postgres => "postgres",
             Driver::Mysql => "mysql",
+            Driver::Clickhouse => "clickhouse",
+            Driver::Snowflake => "snowflake",
+            Driver::Bigquery => "bigquery",
             Driver::Duckdb => "duckdb",
         }
     }
@@ -355,7 +375,11 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                     )));
                 }
             }
-            Driver::Postgres | Driver::Mysql => {
+            Driver::Postgres
+            | Driver::Mysql
+            | Driver::Clickhouse
+            | Driver::Snowflake
+            | Driver::Bigquery => {
                 if conn.url.is_none() {
                     return Err(invalid(format!(
                         "connection `{id}` ({}) needs `url` (a literal, `env:VAR` or `file:PATH`)",
@@ -363,6 +387,18 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                     )));
                 }
             }
+        }
+        if conn.private_key.is_some() && conn.driver != Driver::Snowflake {
+            return Err(invalid(format!(
+                "connection `{id}` ({}): private_key is for snowflake connections only",
+                conn.driver.as_str()
+            )));
+        }
+        if conn.credentials.is_some() && conn.driver != Driver::Bigquery {
+            return Err(invalid(format!(
+                "connection `{id}` ({}): `credentials` is for bigquery connections; put the credentials in `url`",
+                conn.driver.as_str()
+            )));
         }
         if conn.statement_timeout_ms == Some(0) {
             return Err(invalid(format!(
@@ -533,6 +569,28 @@ mod tests {
     }
 
     #[test]
+    fn a_bigquery_connection_takes_a_url_and_credentials() {
+        let loaded = parse(
+            "connections:\n  bq:\n    driver: bigquery\n    url: bigquery://p?datasets=a\n    credentials: file:key.json\n",
+        )
+        .unwrap();
+        let bq = &loaded.config.connections["bq"];
+        assert_eq!(bq.driver, Driver::Bigquery);
+        assert_eq!(
+            bq.credentials.as_ref().unwrap().as_written(),
+            "file:key.json"
+        );
+        let err = parse("connections:\n  bq: { driver: bigquery }\n").unwrap_err();
+        assert!(err.to_string().contains("needs `url`"), "{err}");
+        let err = parse("connections:\n  pg: { driver: postgres, url: x, credentials: y }\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("`credentials` is for bigquery"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn bad_connection_id_is_rejected() {
         let err = parse("connections:\n  \"my db\": { driver: sqlite, path: x.db }\n").unwrap_err();
         assert!(err.to_string().contains("`my db`"), "{err}");
@@ -571,6 +629,28 @@ mod tests {
         let err =
             parse("connections:\n  pg: { driver: postgres, url: x, schemas: [] }\n").unwrap_err();
         assert!(err.to_string().contains("schemas"), "{err}");
+    }
+
+    #[test]
+    fn snowflake_connections_take_a_url_and_optionally_a_private_key() {
+        let loaded = parse(
+            "connections:\n  sf: { driver: snowflake, url: env:SF_URL, private_key: file:keys/lore.p8 }\n",
+        )
+        .unwrap();
+        let conn = &loaded.config.connections["sf"];
+        assert_eq!(conn.driver, Driver::Snowflake);
+        assert_eq!(
+            conn.private_key.as_ref().map(Secret::as_written),
+            Some("file:keys/lore.p8")
+        );
+        let err = parse("connections:\n  sf: { driver: snowflake }\n").unwrap_err();
+        assert!(err.to_string().contains("needs `url`"), "{err}");
+        let err = parse("connections:\n  pg: { driver: postgres, url: x, private_key: k }\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("snowflake connections only"),
+            "{err}"
+        );
     }
 
     #[test]

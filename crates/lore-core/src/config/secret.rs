@@ -51,6 +51,22 @@ impl Secret {
         }
         Ok(self.0.clone())
     }
+
+    /// Resolves a multi-line secret, such as a PEM private key: like
+    /// [`resolve`](Secret::resolve), but `file:PATH` reads the whole file.
+    pub fn resolve_text(&self, what: &str, project_dir: &Path) -> Result<String, ConfigError> {
+        match self.0.strip_prefix("file:") {
+            Some(file) => {
+                let path = project_dir.join(file);
+                std::fs::read_to_string(&path).map_err(|source| ConfigError::SecretFile {
+                    what: what.to_string(),
+                    path,
+                    source,
+                })
+            }
+            None => self.resolve(what, project_dir),
+        }
+    }
 }
 
 impl std::fmt::Debug for Secret {
@@ -99,6 +115,25 @@ mod tests {
     }
 
     #[test]
+    fn text_secrets_read_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let pem = "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n";
+        std::fs::write(dir.path().join("key.p8"), pem).unwrap();
+        let secret = Secret::new("file:key.p8");
+        assert_eq!(secret.resolve_text("key", dir.path()).unwrap(), pem);
+        assert_eq!(
+            secret.resolve("key", dir.path()).unwrap(),
+            "-----BEGIN PRIVATE KEY-----"
+        );
+        assert_eq!(
+            Secret::new("inline")
+                .resolve_text("key", dir.path())
+                .unwrap(),
+            "inline"
+        );
+    }
+
+    #[test]
     fn file_reference_reads_the_first_line_relative_to_the_project() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("pw.txt"), "s3cret\nsecond line\n").unwrap();
@@ -110,5 +145,21 @@ mod tests {
             .resolve("url", dir.path())
             .unwrap_err();
         assert!(err.to_string().contains("absent.txt"));
+    }
+
+    #[test]
+    fn text_reference_reads_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("key.json"), "{\n  \"a\": 1\n}\n").unwrap();
+        let resolved = Secret::new("file:key.json")
+            .resolve_text("credentials", dir.path())
+            .unwrap();
+        assert_eq!(resolved, "{\n  \"a\": 1\n}\n");
+        assert_eq!(
+            Secret::new("{}")
+                .resolve_text("credentials", dir.path())
+                .unwrap(),
+            "{}"
+        );
     }
 }

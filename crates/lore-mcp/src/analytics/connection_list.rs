@@ -33,7 +33,7 @@ pub struct ConnectionListOutput {
 pub struct ConnectionSummary {
     /// Pass this as `connectionId` to other tools.
     pub id: String,
-    /// Database driver: sqlite, postgres or mysql.
+    /// Database driver: sqlite, postgres, mysql or snowflake.
     pub driver: String,
     /// SQL dialect that queries on this connection must be written in.
     pub dialect: String,

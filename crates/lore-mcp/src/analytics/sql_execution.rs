@@ -57,6 +57,9 @@ pub struct SqlExecutionOutput {
     /// How to get the rest when the result was truncated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notice: Option<String>,
+    /// Bytes the warehouse processed (BigQuery bills by them); omitted when it does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_processed: Option<u64>,
 }
 
 impl Tool for SqlExecution {
@@ -115,6 +118,7 @@ impl Tool for SqlExecution {
             max_rows,
             elapsed_ms: result.elapsed_ms,
             notice,
+            bytes_processed: result.bytes_processed,
         })
     }
 }

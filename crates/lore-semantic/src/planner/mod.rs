@@ -20,6 +20,7 @@
 //! divisions guarded with `NULLIF`. Conditions on measures become a filter
 //! over the aggregated result (HAVING).
 
+mod clickhouse;
 pub mod paths;
 mod render;
 mod resolve;

@@ -84,7 +84,7 @@ impl Renderer<'_> {
             Some(expr) if depth < 8 => {
                 // Within its own expression a column's name is the stored
                 // column (`region: UPPER(region)`).
-                let stored = |c: &str| format!("{alias}.{}", self.q(c));
+                let stored = |c: &str| format!("{alias}.{}", self.dialect.quote_object(c));
                 let sql = self.expr(&expr.ast, None, &mut |parts| match parts {
                     [c] if c == column => Ok(stored(c)),
                     [s, c] if s == &src.name && c == column => Ok(stored(c)),
@@ -103,7 +103,7 @@ impl Renderer<'_> {
                 "computed column `{}.{column}` refers to itself",
                 src.name
             ))),
-            None => Ok(format!("{alias}.{}", self.q(column))),
+            None => Ok(format!("{alias}.{}", self.dialect.quote_object(column))),
         }
     }
 
@@ -471,8 +471,12 @@ pub(crate) fn render(
     }
     let ndims = r.dims.len();
     let dim_cols: Vec<String> = (0..ndims).map(|i| q(&format!("d{i}"))).collect();
+    // ClickHouse before 21.x reads `GROUP BY 1` as a constant: group by
+    // the dimensions' aliases there.
     let group_by = if ndims == 0 {
         String::new()
+    } else if dialect == Dialect::Clickhouse {
+        format!("\n  GROUP BY {}", dim_cols.join(", "))
     } else {
         format!(
             "\n  GROUP BY {}",
@@ -692,6 +696,63 @@ pub(crate) fn render(
     let from = if ngroups == 1 && universes.is_empty() {
         result_cols.extend(dim_cols.iter().cloned());
         "g0".to_string()
+    } else if dialect == Dialect::Clickhouse {
+        // No null-safe join in ClickHouse 18.x: every group's rows (and the
+        // dimension universes) are stacked, each with NULL for the measures
+        // of other groups, and grouped by the dimensions, where NULLs form
+        // one group. A group has one row per combination, so max() picks
+        // its value: the spine's LEFT JOINs, without joins.
+        let group_of: Vec<usize> = (0..r.bases.len())
+            .map(|j| {
+                groups
+                    .iter()
+                    .position(|(_, members)| members.contains(&j))
+                    .unwrap_or(usize::MAX)
+            })
+            .collect();
+        let measures_of = |g: Option<usize>| -> Vec<String> {
+            (0..r.bases.len())
+                .map(|j| {
+                    let m = q(&format!("m{j}"));
+                    if Some(group_of[j]) == g {
+                        m
+                    } else {
+                        format!("NULL AS {m}")
+                    }
+                })
+                .collect()
+        };
+        let mut parts: Vec<String> = (0..ngroups)
+            .map(|g| {
+                let mut cols = dim_cols.clone();
+                cols.extend(measures_of(Some(g)));
+                format!("SELECT {} FROM g{g}", cols.join(", "))
+            })
+            .collect();
+        if !universes.is_empty() {
+            let mut cols: Vec<String> = dim_cols
+                .iter()
+                .enumerate()
+                .map(|(i, d)| format!("v{i}.{d} AS {d}"))
+                .collect();
+            cols.extend(measures_of(None));
+            parts.push(format!(
+                "SELECT {} FROM {}",
+                cols.join(", "),
+                universes.join(" CROSS JOIN ")
+            ));
+        }
+        let mut combined: Vec<String> = dim_cols.clone();
+        combined.extend((0..r.bases.len()).map(|j| {
+            let m = q(&format!("m{j}"));
+            format!("max({m}) AS {m}")
+        }));
+        result_cols.extend(dim_cols.iter().cloned());
+        format!(
+            "(\n  SELECT {}\n  FROM (\n  {}\n  ) AS u{group_by}\n) AS s",
+            combined.join(", "),
+            parts.join("\n  UNION ALL\n  ")
+        )
     } else if ndims == 0 {
         (0..ngroups)
             .map(|g| format!("g{g}"))
@@ -746,7 +807,11 @@ pub(crate) fn render(
     let mut select = Vec::new();
     let mut internal: HashMap<String, String> = HashMap::new();
     for (i, d) in r.dims.iter().enumerate() {
-        select.push(format!("{} AS {}", dim_cols[i], q(&d.output)));
+        select.push(format!(
+            "{} AS {}",
+            dim_cols[i],
+            q(&dialect.output_name(&d.output))
+        ));
         columns.push(OutputColumn {
             name: d.output.clone(),
             kind: "dimension",
@@ -758,7 +823,7 @@ pub(crate) fn render(
             Ok(j) => (r.bases[*j].output.clone(), q(&format!("m{j}"))),
             Err(k) => (r.derived[*k].output.clone(), q(&format!("x{k}"))),
         };
-        select.push(format!("{col} AS {}", q(&name)));
+        select.push(format!("{col} AS {}", q(&dialect.output_name(&name))));
         columns.push(OutputColumn {
             name: name.clone(),
             kind: "measure",
@@ -789,11 +854,20 @@ pub(crate) fn render(
         let terms: Vec<String> = r
             .order
             .iter()
-            .map(|(field, desc)| format!("{}{}", q(field), if *desc { " DESC" } else { "" }))
+            .map(|(field, desc)| {
+                format!(
+                    "{}{}",
+                    q(&dialect.output_name(field)),
+                    if *desc { " DESC" } else { "" }
+                )
+            })
             .collect();
         sql.push_str(&format!("\nORDER BY {}", terms.join(", ")));
     }
     sql.push_str(&format!("\nLIMIT {}", r.limit));
+    if dialect == Dialect::Clickhouse {
+        sql = super::clickhouse::rewrite(&sql)?;
+    }
     Ok(CompiledQuery {
         sql,
         columns,

@@ -11,10 +11,13 @@
 //! (`Warehouses::prepare` for agents' SQL), or write the SQL themselves with
 //! quoted identifiers (introspection, profiles, relationship checks).
 
+pub mod bigquery;
+mod clickhouse;
 pub mod duckdb;
 mod mysql;
 mod pool;
 mod postgres;
+mod snowflake;
 mod sqlite;
 pub mod value;
 
@@ -28,8 +31,11 @@ use lore_core::project::Project;
 use serde::Serialize;
 
 pub use self::duckdb::DuckdbConnector;
+pub use bigquery::BigqueryConnector;
+pub use clickhouse::ClickhouseConnector;
 pub use mysql::MysqlConnector;
 pub use postgres::PostgresConnector;
+pub use snowflake::SnowflakeConnector;
 pub use sqlite::SqliteConnector;
 
 use crate::dialect::SqlDialect;
@@ -51,6 +57,9 @@ pub struct QueryResult {
     pub cut_at_bytes: Option<usize>,
     /// Wall time of execution and fetch, in milliseconds.
     pub elapsed_ms: u64,
+    /// Bytes the warehouse processed (BigQuery), when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_processed: Option<u64>,
 }
 
 impl QueryResult {
@@ -102,6 +111,7 @@ impl Fetched {
             truncated,
             cut_at_bytes: self.cut_at_bytes,
             elapsed_ms,
+            bytes_processed: None,
         }
     }
 
@@ -227,6 +237,12 @@ pub enum Connector {
     Postgres(PostgresConnector),
     /// A MySQL or MariaDB server.
     Mysql(MysqlConnector),
+    /// A ClickHouse server (HTTP interface).
+    Clickhouse(ClickhouseConnector),
+    /// A Snowflake account.
+    Snowflake(SnowflakeConnector),
+    /// A Google BigQuery project.
+    Bigquery(BigqueryConnector),
     /// An embedded DuckDB file.
     Duckdb(DuckdbConnector),
 }
@@ -270,6 +286,29 @@ impl Connector {
                 timeout,
                 sessions,
             )),
+            Driver::Clickhouse => Connector::Clickhouse(ClickhouseConnector::new(
+                id,
+                url(),
+                project.root.clone(),
+                timeout,
+                sessions,
+            )),
+            Driver::Snowflake => Connector::Snowflake(SnowflakeConnector::new(
+                id,
+                url(),
+                config.private_key.clone(),
+                project.root.clone(),
+                timeout,
+                sessions,
+            )),
+            Driver::Bigquery => Connector::Bigquery(BigqueryConnector::new(
+                id,
+                url(),
+                config.credentials.clone(),
+                project.root.clone(),
+                timeout,
+                sessions,
+            )),
         }
     }
 
@@ -279,6 +318,9 @@ impl Connector {
             Connector::Sqlite(_) => SqlDialect::Sqlite,
             Connector::Postgres(_) => SqlDialect::Postgres,
             Connector::Mysql(_) => SqlDialect::Mysql,
+            Connector::Clickhouse(_) => SqlDialect::Clickhouse,
+            Connector::Snowflake(_) => SqlDialect::Snowflake,
+            Connector::Bigquery(_) => SqlDialect::Bigquery,
             Connector::Duckdb(_) => SqlDialect::Duckdb,
         }
     }
@@ -289,8 +331,18 @@ impl Connector {
             Connector::Sqlite(c) => c.timeout(),
             Connector::Postgres(c) => c.timeout(),
             Connector::Mysql(c) => c.timeout(),
+            Connector::Clickhouse(c) => c.timeout(),
+            Connector::Snowflake(c) => c.timeout(),
+            Connector::Bigquery(c) => c.timeout(),
             Connector::Duckdb(c) => c.timeout(),
         }
+    }
+
+    /// Whether the engine can hold a session read-only at all. Snowflake
+    /// cannot: there the read-only guard is the gate (and a role that may
+    /// only read), which `lore connection test` says instead of failing.
+    pub fn has_read_only_sessions(&self) -> bool {
+        !matches!(self, Connector::Snowflake(_))
     }
 
     /// Runs one statement in a read-only session, returning at most
@@ -311,6 +363,9 @@ impl Connector {
             Connector::Sqlite(c) => c.run(sql, limit).await,
             Connector::Postgres(c) => c.run(sql, limit).await,
             Connector::Mysql(c) => c.run(sql, limit).await,
+            Connector::Clickhouse(c) => c.run(sql, limit).await,
+            Connector::Snowflake(c) => c.run(sql, limit).await,
+            Connector::Bigquery(c) => c.run(sql, limit).await,
             Connector::Duckdb(c) => c.run(sql, limit).await,
         }
     }
@@ -322,6 +377,9 @@ impl Connector {
             Connector::Sqlite(c) => c.server_info().await,
             Connector::Postgres(c) => c.server_info().await,
             Connector::Mysql(c) => c.server_info().await,
+            Connector::Clickhouse(c) => c.server_info().await,
+            Connector::Snowflake(c) => c.server_info().await,
+            Connector::Bigquery(c) => c.server_info().await,
             Connector::Duckdb(c) => c.server_info().await,
         }
     }

@@ -16,9 +16,8 @@ use lore_core::limits::SqlLimits;
 use lore_core::project::Project;
 use serde::Serialize;
 
-use crate::connector::RowLimit;
 pub use crate::connector::value::{BLOB_MARKER, MAX_SAFE_INTEGER};
-pub use crate::connector::{Connector, QueryResult, ServerInfo};
+pub use crate::connector::{Connector, QueryResult, RowLimit, ServerInfo};
 pub use crate::error::WarehouseError;
 use crate::guard::{SqlDialect, check_read_only};
 

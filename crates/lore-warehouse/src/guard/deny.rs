@@ -112,12 +112,86 @@ const DUCKDB: &[&str] = &[
     "force_checkpoint",
 ];
 
+/// ClickHouse: sleeping, and the table functions that read files or reach
+/// other servers (`readonly=1` refuses table functions before 20.x, but
+/// later servers allow some of them).
+const CLICKHOUSE: &[&str] = &[
+    "sleep",
+    "sleepeachrow",
+    "file",
+    "filecluster",
+    "url",
+    "urlcluster",
+    "remote",
+    "remotesecure",
+    "cluster",
+    "clusterallreplicas",
+    "mysql",
+    "postgresql",
+    "odbc",
+    "jdbc",
+    "mongodb",
+    "redis",
+    "sqlite",
+    "hdfs*",
+    "s3*",
+    "gcs",
+    "oss",
+    "cosn",
+    "azureblobstorage*",
+    "iceberg*",
+    "deltalake*",
+    "hudi*",
+    "input",
+    "executable*",
+    "fuzzjson",
+];
+
+/// Snowflake: every `SYSTEM$` function (waiting, cancelling and aborting
+/// queries and sessions, changing settings), and the functions that read
+/// stages (files) or hand out links to them.
+const SNOWFLAKE: &[&str] = &[
+    "system$*",
+    "infer_schema",
+    "directory",
+    "get_presigned_url",
+    "build_scoped_file_url",
+    "build_stage_file_url",
+    "get_stage_location",
+    "get_relative_path",
+    "get_absolute_path",
+    "nextval",
+];
+
+/// BigQuery: functions that reach other databases or remote models.
+const BIGQUERY: &[&str] = &[
+    // Sends SQL text the guard never saw to a Cloud SQL or Spanner
+    // database, which may write.
+    "external_query",
+    // ML./AI. functions that call a remote model (cost, network).
+    "generate_text",
+    "generate_embedding",
+    "generate_text_embedding",
+    "generate_table",
+    "generate",
+    "generate_bool",
+    "generate_double",
+    "generate_int",
+    "understand_text",
+    "process_document",
+    "transcribe",
+    "annotate_image",
+];
+
 /// Whether `name` (lower case, unqualified) is denied in `dialect`.
 pub(super) fn is_denied(dialect: SqlDialect, name: &str) -> bool {
     let dialect_list = match dialect {
         SqlDialect::Postgres => POSTGRES,
         SqlDialect::Mysql => MYSQL,
         SqlDialect::Sqlite => SQLITE,
+        SqlDialect::Clickhouse => CLICKHOUSE,
+        SqlDialect::Snowflake => SNOWFLAKE,
+        SqlDialect::Bigquery => BIGQUERY,
         SqlDialect::Duckdb => DUCKDB,
     };
     COMMON
@@ -160,6 +234,8 @@ mod tests {
         assert!(is_denied(SqlDialect::Mysql, "sleep"));
         assert!(!is_denied(SqlDialect::Postgres, "sleep"));
         assert!(is_denied(SqlDialect::Sqlite, "read_csv_auto"));
+        assert!(is_denied(SqlDialect::Bigquery, "external_query"));
+        assert!(!is_denied(SqlDialect::Bigquery, "generate_array"));
         assert!(is_denied(SqlDialect::Duckdb, "read_xlsx"));
         assert!(is_denied(SqlDialect::Duckdb, "iceberg_scan"));
         assert!(!is_denied(SqlDialect::Duckdb, "date_trunc"));

@@ -24,7 +24,8 @@ use std::ops::ControlFlow;
 use lore_core::error::{ErrorCode, HasErrorCode};
 use lore_core::limits::{SqlLimitError, SqlLimits, check_sql, with_stack_budget};
 use sqlparser::ast::{
-    Expr, ObjectName, Query, Select, SetExpr, Statement, TableFactor, Visit, Visitor,
+    Expr, ObjectName, ObjectNamePart, Query, Select, SetExpr, Statement, TableFactor, Value, Visit,
+    Visitor,
 };
 use sqlparser::parser::Parser;
 
@@ -255,6 +256,22 @@ impl Visitor for ReadOnlyWalker {
         ControlFlow::Continue(())
     }
 
+    fn pre_visit_relation(&mut self, relation: &ObjectName) -> ControlFlow<()> {
+        // Snowflake reads files from stages as tables: `FROM @stage/path`.
+        let stage = relation.0.first().is_some_and(|part| match part {
+            ObjectNamePart::Identifier(ident) => {
+                ident.quote_style.is_none() && ident.value.starts_with('@')
+            }
+            _ => false,
+        });
+        if stage && self.dialect == SqlDialect::Snowflake {
+            return self.flag(format!(
+                "reading the stage {relation} (stages hold files, not tables)"
+            ));
+        }
+        ControlFlow::Continue(())
+    }
+
     fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
         match factor {
             TableFactor::Table {
@@ -274,10 +291,26 @@ impl Visitor for ReadOnlyWalker {
     }
 
     fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
-        if let Expr::Function(function) = expr {
-            return self.check_function_name(&function.name, false);
+        match expr {
+            Expr::Function(function) => self.check_function_name(&function.name, false),
+            // `@stage` as an argument (`GET_PRESIGNED_URL(@s, 'f')`).
+            Expr::Value(value)
+                if self.dialect == SqlDialect::Snowflake
+                    && matches!(&value.value, Value::Placeholder(p) if p.starts_with('@')) =>
+            {
+                self.flag(format!("the stage reference {value} (stages hold files)"))
+            }
+            // `seq.NEXTVAL` advances a sequence.
+            Expr::CompoundIdentifier(parts)
+                if self.dialect == SqlDialect::Snowflake
+                    && parts
+                        .last()
+                        .is_some_and(|p| p.value.eq_ignore_ascii_case("nextval")) =>
+            {
+                self.flag("NEXTVAL (it advances a sequence)".to_string())
+            }
+            _ => ControlFlow::Continue(()),
         }
-        ControlFlow::Continue(())
     }
 }
 

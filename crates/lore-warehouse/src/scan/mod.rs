@@ -218,8 +218,14 @@ pub async fn scan_connection(
     };
 
     observer.stage(ScanStage::ReadingSchema, 0);
+    // Names as the catalog stores them (Snowflake: `sales` is `SALES`).
     let scope = ScanScope {
-        schemas: connection.schemas.clone(),
+        schemas: connection.schemas.as_ref().map(|schemas| {
+            schemas
+                .iter()
+                .map(|s| connector.dialect().fold_identifier(s))
+                .collect()
+        }),
     };
     let mut tables = introspect::introspect(&connector, &scope).await?;
     tables.retain(|t| {

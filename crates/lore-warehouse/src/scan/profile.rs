@@ -169,10 +169,15 @@ fn measure_of(column: &SchemaColumn) -> Measure {
 /// MySQL compares text case-insensitively unless told otherwise).
 fn distinct_key(dialect: SqlDialect, column: &SchemaColumn, quoted: &str) -> String {
     match (dialect, column.normalized_type.as_str()) {
-        (SqlDialect::Postgres | SqlDialect::Duckdb, "json" | "array" | "other" | "binary") => {
-            dialect.cast_to_text(quoted)
-        }
+        (
+            SqlDialect::Postgres | SqlDialect::Snowflake | SqlDialect::Duckdb,
+            "json" | "array" | "other" | "binary",
+        ) => dialect.cast_to_text(quoted),
         (SqlDialect::Mysql, "text" | "enum") => group_key(dialect, quoted),
+        // Arrays, records, JSON and geographies cannot be grouped.
+        (SqlDialect::Bigquery, "json" | "array" | "other" | "interval") => {
+            format!("TO_JSON_STRING({quoted})")
+        }
         _ => quoted.to_string(),
     }
 }
@@ -195,17 +200,33 @@ fn sample_source(
 ) -> String {
     let quoted = dialect.quote_table(table.db.as_deref(), &table.name);
     let estimated = table.estimated_rows.unwrap_or(0);
-    let tablesample = dialect == SqlDialect::Postgres
+    let tablesample = matches!(dialect, SqlDialect::Postgres | SqlDialect::Bigquery)
         && table.kind == TableKind::Table
         && estimated > sample_rows.saturating_mul(5);
     if tablesample {
         // Ask for three samples' worth of pages, then cut to the sample.
+        // (BigQuery then also bills only the blocks it reads.)
         let percent = (sample_rows as f64 * 300.0 / estimated as f64).clamp(0.0001, 100.0);
+        let unit = if dialect == SqlDialect::Bigquery {
+            " PERCENT"
+        } else {
+            ""
+        };
         format!(
-            "SELECT {columns} FROM {quoted} TABLESAMPLE SYSTEM ({percent:.4}) LIMIT {sample_rows}"
+            "SELECT {columns} FROM {quoted} TABLESAMPLE SYSTEM ({percent:.4}{unit}) LIMIT {sample_rows}"
         )
     } else {
         format!("SELECT {columns} FROM {quoted} LIMIT {sample_rows}")
+    }
+}
+
+/// `body` reading the sample under the name it gets: a CTE `s`, or (on
+/// ClickHouse, whose 18.x has no `WITH … AS (subquery)`) the sample
+/// inlined as a derived table `(…) AS s` at each place it is read.
+fn with_sample(dialect: SqlDialect, sample: &str, body: impl Fn(&str) -> String) -> String {
+    match dialect {
+        SqlDialect::Clickhouse => body(&format!("({sample}) AS s")),
+        _ => format!("WITH s AS ({sample}) {}", body("s")),
     }
 }
 
@@ -355,10 +376,10 @@ async fn measure_columns(
             Measure::Plain => {}
         }
     }
-    let sql = format!(
-        "WITH s AS ({}) SELECT {} FROM s",
-        sample_source(dialect, table, &quoted.join(", "), config.sample_rows),
-        select.join(", ")
+    let sql = with_sample(
+        dialect,
+        &sample_source(dialect, table, &quoted.join(", "), config.sample_rows),
+        |s| format!("SELECT {} FROM {s}", select.join(", ")),
     );
     let result = connector.run(&sql, 1).await?;
     let row = result.rows.into_iter().next().unwrap_or_default();
@@ -449,21 +470,22 @@ async fn frequent_values(
         .iter()
         .map(|&i| dialect.quote_ident(&table.columns[i].name))
         .collect();
-    let parts: Vec<String> = all
-        .iter()
-        .enumerate()
-        .map(|(slot, q)| {
-            let key = group_key(dialect, q);
-            format!(
-                "SELECT * FROM (SELECT {slot} AS slot, {key} AS v, count(*) AS n FROM s \
-                 WHERE {q} IS NOT NULL GROUP BY {key} ORDER BY n DESC, v LIMIT {keep}) AS q{slot}"
-            )
-        })
-        .collect();
-    let sql = format!(
-        "WITH s AS ({}) {}",
-        sample_source(dialect, table, &all.join(", "), config.sample_rows),
-        parts.join(" UNION ALL ")
+    let sql = with_sample(
+        dialect,
+        &sample_source(dialect, table, &all.join(", "), config.sample_rows),
+        |s| {
+            all.iter()
+                .enumerate()
+                .map(|(slot, q)| {
+                    let key = group_key(dialect, q);
+                    format!(
+                        "SELECT * FROM (SELECT {slot} AS slot, {key} AS v, count(*) AS n FROM {s} \
+                         WHERE {q} IS NOT NULL GROUP BY {key} ORDER BY n DESC, v LIMIT {keep}) AS q{slot}"
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" UNION ALL ")
+        },
     );
     let result = connector.run(&sql, INTERNAL_MAX_ROWS).await?;
     let mut values = vec![Vec::new(); candidates.len()];

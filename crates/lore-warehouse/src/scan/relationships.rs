@@ -367,14 +367,17 @@ pub(crate) fn candidates(tables: &[SchemaTable]) -> Vec<Candidate> {
     found
 }
 
-/// How a parent column is known to be unique, if it is.
+/// How a parent column is known to be unique, if it is. A primary key
+/// proves it only where the engine enforces keys (`keys_enforced`); a
+/// ClickHouse primary key is a sorting prefix, so there the data decides.
 fn uniqueness(
     parent: &SchemaTable,
     column: &str,
     profile: Option<&TableProfile>,
+    keys_enforced: bool,
 ) -> Option<&'static str> {
     let target = parent.column(column)?;
-    if target.primary_key && parent.primary_key().len() == 1 {
+    if keys_enforced && target.primary_key && parent.primary_key().len() == 1 {
         return Some("primary key");
     }
     if target.unique {
@@ -397,9 +400,52 @@ pub(crate) fn overlap_sql(
 ) -> String {
     let cc = dialect.quote_ident(child_column);
     let pc = dialect.quote_ident(parent_column);
+    if dialect == SqlDialect::Clickhouse {
+        return clickhouse_overlap_sql(child, child_column, parent, parent_column, sample_rows);
+    }
     format!(
         "WITH c AS (SELECT DISTINCT {cc} AS v FROM (SELECT {cc} FROM {child_table} WHERE {cc} IS NOT NULL LIMIT {sample_rows}) AS x) \
          SELECT count(*), sum(CASE WHEN EXISTS (SELECT 1 FROM {parent_table} p WHERE p.{pc} = c.v) THEN 1 ELSE 0 END) FROM c",
+        child_table = dialect.quote_table(child.db.as_deref(), &child.name),
+        parent_table = dialect.quote_table(parent.db.as_deref(), &parent.name),
+    )
+}
+
+/// [`overlap_sql`] for ClickHouse, which has neither `WITH … AS
+/// (subquery)` (before 20.x) nor correlated subqueries: the parent's keys
+/// become an `IN` set. Keys of different types are compared as text (an
+/// `IN` set must match the type of its left side).
+fn clickhouse_overlap_sql(
+    child: &SchemaTable,
+    child_column: &str,
+    parent: &SchemaTable,
+    parent_column: &str,
+    sample_rows: u64,
+) -> String {
+    let dialect = SqlDialect::Clickhouse;
+    let cc = dialect.quote_ident(child_column);
+    let pc = dialect.quote_ident(parent_column);
+    let base = |table: &SchemaTable, column: &str| {
+        table.column(column).map(|c| {
+            let mut t = c.native_type.as_str();
+            for wrapper in ["LowCardinality(", "Nullable("] {
+                if let Some(inner) = t.strip_prefix(wrapper).and_then(|r| r.strip_suffix(')')) {
+                    t = inner;
+                }
+            }
+            t.to_string()
+        })
+    };
+    let same_type = base(child, child_column).is_some()
+        && base(child, child_column) == base(parent, parent_column);
+    let (v, p) = if same_type {
+        ("v".to_string(), pc.clone())
+    } else {
+        ("toString(v)".to_string(), format!("toString({pc})"))
+    };
+    format!(
+        "SELECT count(), sum(CASE WHEN {v} IN (SELECT {p} FROM {parent_table} WHERE {pc} IS NOT NULL) THEN 1 ELSE 0 END) \
+         FROM (SELECT DISTINCT {cc} AS v FROM (SELECT {cc} FROM {child_table} WHERE {cc} IS NOT NULL LIMIT {sample_rows}) AS x) AS c",
         child_table = dialect.quote_table(child.db.as_deref(), &child.name),
         parent_table = dialect.quote_table(parent.db.as_deref(), &parent.name),
     )
@@ -418,7 +464,13 @@ pub(crate) async fn check_candidate(
     let parent_profile = profiles
         .get(&(parent.db.clone(), parent.name.clone()))
         .copied();
-    let mut unique_by = uniqueness(parent, &candidate.parent_column, parent_profile);
+    let keys_enforced = connector.dialect() != SqlDialect::Clickhouse;
+    let mut unique_by = uniqueness(
+        parent,
+        &candidate.parent_column,
+        parent_profile,
+        keys_enforced,
+    );
     if unique_by.is_none() && parent_profile.is_none() {
         unique_by =
             unique_in_sample(connector, parent, &candidate.parent_column, sample_rows).await;

@@ -160,7 +160,7 @@ impl SchemaTable {
 }
 
 /// `(normalizedType, dimensionType)` of a normalised type name.
-fn classify(normalized: &'static str) -> (&'static str, DimensionType) {
+pub(crate) fn classify(normalized: &'static str) -> (&'static str, DimensionType) {
     let dimension = match normalized {
         "integer" | "decimal" | "float" => DimensionType::Number,
         "boolean" => DimensionType::Boolean,
@@ -252,6 +252,30 @@ pub fn normalize_mysql_type(data_type: &str, column_type: &str) -> (&'static str
         "time" => "time",
         "json" => "json",
         "binary" | "varbinary" | "tinyblob" | "blob" | "mediumblob" | "longblob" => "binary",
+        _ => "other",
+    };
+    classify(normalized)
+}
+
+/// Normalises a BigQuery Standard SQL type as `INFORMATION_SCHEMA.COLUMNS`
+/// spells it (`INT64`, `NUMERIC(10, 2)`, `ARRAY<STRING>`, `STRUCT<…>`).
+pub fn normalize_bigquery_type(data_type: &str) -> (&'static str, DimensionType) {
+    let upper = data_type.trim().to_ascii_uppercase();
+    let base = upper.split(['(', '<']).next().unwrap_or_default().trim();
+    let normalized = match base {
+        "INT64" | "INTEGER" | "INT" | "SMALLINT" | "BIGINT" | "TINYINT" | "BYTEINT" => "integer",
+        "NUMERIC" | "BIGNUMERIC" | "DECIMAL" | "BIGDECIMAL" => "decimal",
+        "FLOAT64" | "FLOAT" => "float",
+        "BOOL" | "BOOLEAN" => "boolean",
+        "STRING" => "text",
+        "BYTES" => "binary",
+        "DATE" => "date",
+        "DATETIME" => "timestamp",
+        "TIMESTAMP" => "timestamptz",
+        "TIME" => "time",
+        "INTERVAL" => "interval",
+        "JSON" => "json",
+        "ARRAY" => "array",
         _ => "other",
     };
     classify(normalized)
@@ -375,6 +399,22 @@ mod tests {
         );
         assert_eq!(
             normalize_duckdb_type("STRUCT(a INTEGER)"),
+            ("other", DimensionType::String)
+        );
+        assert_eq!(
+            normalize_bigquery_type("NUMERIC(10, 2)"),
+            ("decimal", DimensionType::Number)
+        );
+        assert_eq!(
+            normalize_bigquery_type("TIMESTAMP"),
+            ("timestamptz", DimensionType::Time)
+        );
+        assert_eq!(
+            normalize_bigquery_type("ARRAY<STRUCT<a INT64>>"),
+            ("array", DimensionType::String)
+        );
+        assert_eq!(
+            normalize_bigquery_type("STRUCT<city STRING>"),
             ("other", DimensionType::String)
         );
     }

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)]
 
+pub mod clickhouse;
+
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -155,7 +157,15 @@ impl ScratchDb {
                 }
                 let _ = conn.disconnect().await;
             }
-            Driver::Sqlite | Driver::Duckdb => unreachable!("scratch databases are servers"),
+            Driver::Clickhouse => {
+                for statement in statements {
+                    clickhouse::exec(&self.url, statement)
+                        .unwrap_or_else(|e| panic!("{statement}: {e}"));
+                }
+            }
+            Driver::Sqlite | Driver::Snowflake | Driver::Bigquery | Driver::Duckdb => {
+                unreachable!("scratch databases are PostgreSQL, MySQL or ClickHouse")
+            }
         }
     }
 
@@ -173,7 +183,14 @@ impl ScratchDb {
                 let _ = conn.disconnect().await;
                 n.unwrap_or(0)
             }
-            Driver::Sqlite | Driver::Duckdb => unreachable!(),
+            Driver::Clickhouse => clickhouse::exec(&self.url, sql)
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap(),
+            Driver::Sqlite | Driver::Snowflake | Driver::Bigquery | Driver::Duckdb => {
+                unreachable!()
+            }
         }
     }
 
@@ -196,7 +213,12 @@ impl ScratchDb {
                 let _ = conn.disconnect().await;
                 value.flatten()
             }
-            Driver::Sqlite | Driver::Duckdb => unreachable!(),
+            Driver::Clickhouse => clickhouse::exec(&self.url, sql)
+                .ok()
+                .map(|t| t.trim_end_matches('\n').to_string()),
+            Driver::Sqlite | Driver::Snowflake | Driver::Bigquery | Driver::Duckdb => {
+                unreachable!()
+            }
         }
     }
 
@@ -263,7 +285,8 @@ impl Drop for ScratchDb {
                             let _ = conn.disconnect().await;
                         }
                     }
-                    Driver::Sqlite | Driver::Duckdb => {}
+                    Driver::Clickhouse => clickhouse::drop_databases(&admin_url, &names),
+                    Driver::Sqlite | Driver::Snowflake | Driver::Bigquery | Driver::Duckdb => {}
                 }
             });
         })
@@ -276,9 +299,11 @@ impl Drop for ScratchDb {
 /// crosses into `sales` (servers only; DuckDB has the table without the key).
 pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
     let (int, text, ts) = match driver {
+        Driver::Clickhouse => return clickhouse::fixture(sales, billing),
         Driver::Mysql => ("INT", "VARCHAR(100)", "DATETIME"),
         Driver::Postgres => ("INTEGER", "TEXT", "TIMESTAMP"),
-        Driver::Sqlite => ("INTEGER", "TEXT", "TEXT"),
+        Driver::Sqlite | Driver::Bigquery => ("INTEGER", "TEXT", "TEXT"),
+        Driver::Snowflake => ("INTEGER", "VARCHAR(100)", "TIMESTAMP_NTZ"),
         Driver::Duckdb => ("INTEGER", "VARCHAR", "TIMESTAMP"),
     };
     let q = |table: &str| match driver {
@@ -375,7 +400,11 @@ pub fn fixture(driver: Driver, sales: &str, billing: &str) -> Vec<String> {
             ));
             statements.push(format!("CREATE SCHEMA {billing}"));
         }
-        Driver::Mysql | Driver::Sqlite => {}
+        Driver::Mysql
+        | Driver::Sqlite
+        | Driver::Clickhouse
+        | Driver::Snowflake
+        | Driver::Bigquery => {}
     }
     if driver != Driver::Sqlite {
         // DuckDB keeps a foreign key within its schema.

@@ -32,6 +32,17 @@ pub fn run(command: ConfigCommand, project_dir: Option<&Path>) -> anyhow::Result
             for (id, conn) in &project.config.connections {
                 let error = conn
                     .resolved_url(id, &project.root)
+                    .and_then(|_| {
+                        conn.credentials
+                            .as_ref()
+                            .map(|c| {
+                                c.resolve_text(
+                                    &format!("connection `{id}` credentials"),
+                                    &project.root,
+                                )
+                            })
+                            .transpose()
+                    })
                     .err()
                     .map(|e| e.to_string());
                 match &error {

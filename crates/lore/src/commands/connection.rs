@@ -101,6 +101,11 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
             let mut entries = Vec::new();
             for id in &ids {
                 let started = Instant::now();
+                // Engines without read-only sessions (Snowflake) pass on
+                // the guard alone; the line says so.
+                let guarded_only = warehouses
+                    .get(id)
+                    .is_ok_and(|(_, connector)| !connector.has_read_only_sessions());
                 let outcome = super::block_on(async {
                     let (_, connector) = warehouses.get(id)?;
                     connector.server_info().await
@@ -108,16 +113,19 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
                 let elapsed_ms = started.elapsed().as_millis() as u64;
                 match outcome {
                     Ok(info) => {
-                        if !info.read_only {
+                        let ok = info.read_only || guarded_only;
+                        if !ok {
                             failures += 1;
                         }
                         if !json {
                             println!(
                                 "{}  {id}: {} in {elapsed_ms} ms, {}{}",
-                                if info.read_only { "ok  " } else { "FAIL" },
+                                if ok { "ok  " } else { "FAIL" },
                                 info.version,
                                 if info.read_only {
                                     "sessions are read-only"
+                                } else if guarded_only {
+                                    "no read-only sessions in this engine: the guard checks every statement (give the connection a role that may only read)"
                                 } else {
                                     "sessions are NOT read-only"
                                 },
@@ -128,7 +136,7 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
                                 }
                             );
                         }
-                        entries.push(serde_json::json!({"id": id, "ok": info.read_only, "server": info, "elapsedMs": elapsed_ms}));
+                        entries.push(serde_json::json!({"id": id, "ok": ok, "server": info, "elapsedMs": elapsed_ms}));
                     }
                     Err(e) => {
                         failures += 1;

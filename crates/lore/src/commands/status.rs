@@ -234,11 +234,22 @@ fn connection_check(warehouses: &Warehouses, id: &str) -> Check {
             })
     });
     let elapsed = started.elapsed().as_millis();
+    let guarded_only = warehouses
+        .get(id)
+        .is_ok_and(|(_, connector)| !connector.has_read_only_sessions());
     match outcome {
         Ok(Ok(info)) if info.read_only => check(
             "connection",
             Level::Ok,
             format!("{id}: {} in {elapsed} ms, read-only", info.version),
+        ),
+        Ok(Ok(info)) if guarded_only => check(
+            "connection",
+            Level::Ok,
+            format!(
+                "{id}: {} in {elapsed} ms, no read-only sessions in this engine: the guard checks every statement",
+                info.version
+            ),
         ),
         Ok(Ok(info)) => check(
             "connection",

@@ -536,7 +536,7 @@ pub fn classify(lang: &str, text: &str) -> BlockKind {
     let trimmed = text.trim_start().to_lowercase();
     match lang {
         "sql" | "postgresql" | "postgres" | "mysql" | "sqlite" | "bigquery" | "snowflake"
-        | "duckdb" | "tsql" => return BlockKind::Sql,
+        | "duckdb" | "tsql" | "clickhouse" => return BlockKind::Sql,
         "lookml" | "lkml" => return BlockKind::LookMl,
         _ => {}
     }

@@ -289,8 +289,9 @@ fn fetch(conn: &Connection, sql: &str, limit: RowLimit) -> Result<Fetched, Wareh
     let mut stopped = false;
     let mut stmt = conn.prepare(sql).map_err(classify)?;
     // Executed as a stream: chunks are produced as they are read, so the
-    // query stops where the rows stop.
-    stmt.stream_arrow([]).map_err(classify)?;
+    // query stops where the rows stop. The result stays in the statement,
+    // where `raw_query` reads it row by row.
+    let _ = stmt.stream_arrow([]).map_err(classify)?;
     let headers = stmt.column_names();
     let kinds: Vec<ColumnKind> = (0..headers.len())
         .map(|i| ColumnKind::of(&stmt.column_logical_type(i)))

@@ -39,7 +39,7 @@ use std::time::Duration;
 pub const RELEASE_AFTER_IDLE: Duration = Duration::from_secs(10);
 
 /// How to get a `lore` binary that speaks DuckDB, for error messages.
-pub const HOW_TO_BUILD: &str = "build one with DuckDB compiled in: `cargo build --release --features duckdb` in Lore's source tree (see \"DuckDB\" in the README)";
+pub const HOW_TO_BUILD: &str = "build one with DuckDB compiled in: `cargo build --release -p lore --features duckdb` in Lore's source tree (see \"DuckDB\" in the README)";
 
 /// Whether this build of Lore includes the DuckDB engine.
 pub const AVAILABLE: bool = cfg!(feature = "duckdb");

@@ -98,7 +98,10 @@ pub(super) async fn introspect(
             };
             let primary_key: Vec<String> =
                 of_type("PRIMARY KEY").flat_map(|c| names(&c[3])).collect();
+            // A single-column primary key is unique; composite keys and
+            // unique constraints are not, per column.
             let unique_columns: Vec<String> = of_type("UNIQUE")
+                .chain(of_type("PRIMARY KEY"))
                 .map(|c| names(&c[3]))
                 .filter(|columns| columns.len() == 1)
                 .flatten()

@@ -4,15 +4,19 @@
 //!
 //! Each driver answers from its own catalog (`sqlite_master` and the
 //! `pragma_*` table functions, `pg_catalog`, `information_schema`,
-//! DuckDB's `duckdb_tables()` and kin) with a
+//! Snowflake's `INFORMATION_SCHEMA` and `SHOW … KEYS`, DuckDB's
+//! `duckdb_tables()` and kin) with a
 //! handful of bulk queries: one listing the tables, then columns and keys
 //! for chunks of [`CHUNK_TABLES`] tables at a time, so ten thousand tables
 //! cost a few dozen round trips and bounded memory. All of it runs through
 //! the same read-only sessions as agents' queries.
 
+mod bigquery;
+mod clickhouse;
 mod duckdb;
 mod mysql;
 mod postgres;
+mod snowflake;
 mod sqlite;
 
 use serde_json::Value;
@@ -43,6 +47,9 @@ pub(crate) async fn introspect(
         Connector::Sqlite(_) => sqlite::introspect(connector).await?,
         Connector::Postgres(_) => postgres::introspect(connector, scope).await?,
         Connector::Mysql(_) => mysql::introspect(connector, scope).await?,
+        Connector::Clickhouse(_) => clickhouse::introspect(connector, scope).await?,
+        Connector::Snowflake(_) => snowflake::introspect(connector, scope).await?,
+        Connector::Bigquery(_) => bigquery::introspect(connector, scope).await?,
         Connector::Duckdb(_) => duckdb::introspect(connector, scope).await?,
     };
     tables.sort_by(|a, b| (&a.db, &a.name).cmp(&(&b.db, &b.name)));

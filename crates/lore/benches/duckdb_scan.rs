@@ -1,0 +1,143 @@
+//! `lore scan` of a DuckDB file, and the catalog tools after it.
+//!
+//! Run with `cargo bench -p lore --features duckdb --bench duckdb_scan`.
+//! It writes a DuckDB file of N tables × 20 columns (the ClickHouse
+//! bench's column kinds in DuckDB types: an `INTEGER PRIMARY KEY`, two
+//! `…_id` columns naming other tables, short text, numbers, a boolean,
+//! timestamps, free text, emails) with `LORE_BENCH_ROWS` rows each, runs
+//! `lore scan` as a separate process (wall time, peak RSS), then serves
+//! the project with `lore mcp stdio` and times `entity_details` and
+//! `discover_data` through the protocol.
+//!
+//! Environment: `LORE_BENCH_TABLES` (default 1000), `LORE_BENCH_ROWS`
+//! (default 50), `LORE_BENCH_CALLS` (default 1000).
+
+mod support;
+
+use std::time::Instant;
+
+use lore_warehouse::duckdb_engine::Connection;
+use rmcp::ServiceExt;
+use serde_json::json;
+use support::{call_tool, env_count, machine, row, rss_mib, spawn_stdio, timed_scan, write_config};
+
+/// Table `t`'s DDL and the statement filling it.
+fn table_sql(t: usize, tables: usize, rows: usize) -> String {
+    let next = (t + 1) % tables;
+    let other = (t + 7) % tables;
+    format!(
+        "CREATE TABLE t{t:05} (id INTEGER PRIMARY KEY, t{next:05}_id INTEGER, t{other:05}_id INTEGER, \
+         status VARCHAR NOT NULL, category VARCHAR, name VARCHAR, code VARCHAR, region VARCHAR, \
+         channel VARCHAR, amount BIGINT, price DOUBLE, qty INTEGER, score DOUBLE, is_active BOOLEAN, \
+         created_at TIMESTAMP, updated_at TIMESTAMP, note VARCHAR, email VARCHAR, owner VARCHAR, \
+         priority INTEGER);\n\
+         COMMENT ON COLUMN t{t:05}.status IS 'open | closed | pending | void | paid';\n\
+         INSERT INTO t{t:05} SELECT r, r % {rows} + 1, (r * 3) % {rows} + 1, \
+         ['open', 'closed', 'pending', 'void', 'paid'][r % 5 + 1], 'cat-' || (r % 10), \
+         'Item {t}-' || r, printf('C{t:05}%03d', r), ['NA', 'EMEA', 'APAC', 'LATAM'][r % 4 + 1], \
+         ['web', 'partner', 'sales'][r % 3 + 1], r * 100, r + 0.5, r % 9, r % 5 + 0.25, r % 2 = 0, \
+         TIMESTAMP '2025-01-01 10:00:00' + INTERVAL (r % 300) DAY, \
+         TIMESTAMP '2025-01-01 12:30:00' + INTERVAL (r % 300) DAY, \
+         repeat('free text note about this row, long enough to be prose rather than a label; ', 2), \
+         'user' || r || '@example.com', 'owner-' || (r % 20), r % 4 \
+         FROM range(1, {rows} + 1) AS s(r);"
+    )
+}
+
+#[tokio::main]
+async fn main() {
+    let tables = env_count("LORE_BENCH_TABLES", 1000);
+    let rows = env_count("LORE_BENCH_ROWS", 50);
+    let calls = env_count("LORE_BENCH_CALLS", 1000);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("duckdb");
+    std::fs::create_dir_all(&root).unwrap();
+    let started = Instant::now();
+    let version = {
+        let conn = Connection::open(root.join("wh.duckdb")).expect("a new DuckDB file");
+        let mut batch = String::from("BEGIN;\n");
+        for t in 0..tables {
+            batch.push_str(&table_sql(t, tables, rows));
+            batch.push('\n');
+        }
+        batch.push_str("COMMIT;");
+        conn.execute_batch(&batch).expect("the fixture is written");
+        conn.query_row("SELECT library_version FROM pragma_version()", [], |r| {
+            r.get::<_, String>(0)
+        })
+        .unwrap_or_default()
+    };
+    println!("{}; DuckDB {version} in the process", machine());
+    println!(
+        "(created {tables} tables × 20 columns, {rows} rows each, in {:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    write_config(&root, "    driver: duckdb\n    path: wh.duckdb\n");
+    println!();
+    println!("| scan | tables × columns | rows per table | wall time | peak RSS |");
+    println!("|---|---|---|---|---|");
+    let (elapsed, peak) = timed_scan(&root);
+    println!(
+        "| DuckDB | {tables} × 20 | {rows} | {:.2} s | {peak:.0} MiB |",
+        elapsed.as_secs_f64()
+    );
+
+    let transport = spawn_stdio(&root);
+    let pid = transport.id().expect("server pid");
+    let client = ().serve(transport).await.expect("initialize");
+    let started = Instant::now();
+    call_tool(
+        &client,
+        "entity_details",
+        json!({"connectionId": "w", "entities": ["t00000"]}),
+    )
+    .await;
+    let first_call = started.elapsed();
+    let queries = [
+        "status".to_string(),
+        "customer email".to_string(),
+        "created at timestamp".to_string(),
+        "Item 42-7".to_string(),
+        "zanzibar".to_string(),
+    ];
+    let mut entity = Vec::with_capacity(calls);
+    let mut discover = Vec::with_capacity(calls);
+    for i in 0..calls {
+        let t = (i * 7919) % tables;
+        let started = Instant::now();
+        let out = call_tool(
+            &client,
+            "entity_details",
+            json!({"connectionId": "w", "entities": [format!("t{t:05}")]}),
+        )
+        .await;
+        entity.push(started.elapsed());
+        assert_eq!(out["entities"][0]["status"], "ok", "{out}");
+        let query = if i % 6 == 5 {
+            format!("t{t:05}")
+        } else {
+            queries[i % queries.len()].clone()
+        };
+        let started = Instant::now();
+        call_tool(&client, "discover_data", json!({"query": query})).await;
+        discover.push(started.elapsed());
+    }
+    let rss_after = rss_mib(pid).unwrap_or(0.0);
+    client.cancel().await.unwrap();
+    println!();
+    println!(
+        "MCP over stdio at {tables} tables: first entity_details after start (loads the snapshot) {:.0} ms; server RSS {rss_after:.0} MiB after the calls.",
+        first_call.as_secs_f64() * 1000.0
+    );
+    println!();
+    println!("| measurement | samples | min | median | p95 | p99 |");
+    println!("|---|---|---|---|---|---|");
+    println!(
+        "{}",
+        row("entity_details, one table with all 20 columns", entity)
+    );
+    println!(
+        "{}",
+        row("discover_data, prose, values and table names", discover)
+    );
+}
