@@ -428,6 +428,61 @@ fn a_lookml_project_imports_and_answers_as_its_measures_mean() {
     ] {
         assert_eq!(query(&root, &args), oracle(&conn, sql), "{args:?}");
     }
+
+    // A native derived table: the orders explore's query per customer
+    // (refunded orders left out), written by Lore's planner, and measures
+    // over its rows; a derived_column ranks them.
+    assert_eq!(
+        outcome("native_derived_table", "customer_facts"),
+        "imported"
+    );
+    let lost = item(&report, "native_derived_table", "lost_facts");
+    assert_eq!(lost["outcome"], "skipped");
+    assert!(
+        lost["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no explore of that name"),
+        "{lost}"
+    );
+    assert!(!root.join("semantic-layer/shop/lost_facts.yaml").exists());
+    let facts = "(SELECT customer_id, SUM(CASE WHEN status = 'paid' THEN amount END) AS rev, COUNT(*) AS n \
+                 FROM orders WHERE status <> 'refunded' GROUP BY customer_id) f";
+    for (args, sql) in [
+        (
+            vec![
+                "-m",
+                "customer_facts.average_lifetime_revenue",
+                "-d",
+                "customer_facts.region",
+            ],
+            format!(
+                "SELECT UPPER(c.region), AVG(f.rev) FROM {facts} JOIN customers c USING (customer_id) GROUP BY 1"
+            ),
+        ),
+        (
+            vec![
+                "-m",
+                "customer_facts.repeat_customers",
+                "-m",
+                "customer_facts.customers",
+            ],
+            format!("SELECT SUM(f.n > 1), COUNT(*) FROM {facts}"),
+        ),
+        (
+            vec![
+                "-m",
+                "customer_facts.customers",
+                "-d",
+                "customer_facts.revenue_rank",
+                "-d",
+                "customer_facts.customer_id",
+            ],
+            format!("SELECT RANK() OVER (ORDER BY f.rev DESC), f.customer_id, 1 FROM {facts}"),
+        ),
+    ] {
+        assert_eq!(query(&root, &args), oracle(&conn, &sql), "{args:?}");
+    }
     let broken = tempfile::tempdir().unwrap();
     std::fs::write(
         broken.path().join("x.view.lkml"),

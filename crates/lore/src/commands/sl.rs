@@ -460,7 +460,11 @@ fn import(project: &lore_core::project::Project, args: SlImportArgs) -> anyhow::
     let imported = match args.from {
         ImportFormat::Metricflow => metricflow::read(path, scan.as_deref()),
         ImportFormat::Cube => lore_context::semantic::import::cube::read(path, scan.as_deref()),
-        ImportFormat::Lookml => lore_context::semantic::import::lookml::read(path, scan.as_deref()),
+        ImportFormat::Lookml => lore_context::semantic::import::lookml::read(
+            path,
+            scan.as_deref(),
+            lore_context::semantic::dialect(project.config.connections[&connection].driver),
+        ),
     }
     .map_err(|e| super::coded(&e))?;
     let files = lore_context::semantic::files::SemanticFiles::new(project, None);

@@ -326,7 +326,7 @@ fn check_against_scan(
 /// skipped with the loader's own reason, instead of the whole import
 /// failing on one construct. What cannot be pinned to one item stays, and
 /// the write's own check then refuses the import with every reason.
-fn leave_out_what_does_not_load(sources: &mut [SourceSpec], report: &mut ImportReport) {
+pub(crate) fn leave_out_what_does_not_load(sources: &mut [SourceSpec], report: &mut ImportReport) {
     use lore_semantic::SemanticError;
     // Each round removes at least one item, so this ends; the bound only
     // keeps a pathological input from taking long.
