@@ -102,6 +102,9 @@ pub struct Shared {
     pub config: Mutex<Config>,
     pub seen: Mutex<Seen>,
     tokens: Mutex<Vec<String>>,
+    /// Tokens handed out so far: each login's token is new, even after a
+    /// logout or an expiry removed earlier ones from `tokens`.
+    issued: std::sync::atomic::AtomicUsize,
     running: Mutex<HashMap<String, (usize, Value)>>,
 }
 
@@ -222,7 +225,10 @@ async fn login(
         .find_map(|p| p.strip_prefix("databaseName="))
         .map(str::to_string);
     let mut tokens = shared.tokens.lock().unwrap();
-    let token = format!("{TOKEN_PREFIX}{}", tokens.len() + 1);
+    let issued = shared
+        .issued
+        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let token = format!("{TOKEN_PREFIX}{}", issued + 1);
     tokens.push(token.clone());
     axum::Json(json!({
         "data": {
