@@ -68,7 +68,14 @@ const MODEL: &str = r#"
   grain: [id]
   columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: amount_cents, type: number }, { name: amount, type: number, expr: "amount_cents / 100.0" }, { name: status, type: string }, { name: issued_at, type: time }]
   joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
-  measures: [{ name: revenue, expr: "sum(amount)" }, { name: paid_revenue, expr: "sum(amount)", filter: "status = 'paid'" }, { name: invoice_count, expr: "count(*)" }]
+  measures:
+    - { name: revenue, expr: "sum(amount)" }
+    - { name: paid_revenue, expr: "sum(amount)", filter: "status = 'paid'" }
+    - { name: invoice_count, expr: "count(*)" }
+    - { name: revenue_7d, expr: "sum(amount)", cumulative: { window: 7 days } }
+    - { name: paid_revenue_mtd, expr: "sum(amount)", filter: "status = 'paid'", cumulative: { grain_to_date: month } }
+    - { name: revenue_to_date, expr: "sum(amount)", cumulative: { time: issued_at, period_agg: average } }
+    - { name: invoices_1m, expr: "count(*)", cumulative: { window: 1 month, period_agg: last } }
   segments: [{ name: paid, expr: "status = 'paid'" }]
 - name: invoice_lines
   table: invoice_lines
@@ -81,7 +88,7 @@ const MODEL: &str = r#"
   grain: [id]
   columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: priority, type: string }, { name: opened_at, type: time }]
   joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
-  measures: [{ name: ticket_count, expr: "count(*)" }]
+  measures: [{ name: ticket_count, expr: "count(*)" }, { name: tickets_to_date, expr: "count(*)", cumulative: {} }]
 "#;
 
 fn queries() -> Vec<Value> {
@@ -102,6 +109,19 @@ fn queries() -> Vec<Value> {
         json!({"measures": ["accounts.count"], "dimensions": ["plans.name", "tickets.priority"], "include_empty": true}),
         json!({"measures": ["sum(invoices.amount_cents)", "avg(invoices.amount_cents)", "count_distinct(invoices.status)"], "dimensions": ["accounts.segment"]}),
         json!({"dimensions": ["accounts.segment", "plans.name"]}),
+        // Cumulative measures: windows, period-to-date, all time, each
+        // period's first day, last day or average, beside plain measures
+        // and other sources, across a fan-out join, and without their
+        // time column.
+        json!({"measures": ["invoices.revenue_7d"], "dimensions": [{"field": "invoices.issued_at", "granularity": "day"}],
+               "filters": ["invoices.issued_at >= '2025-01-01'", "invoices.issued_at < '2025-03-01'"]}),
+        json!({"measures": ["invoices.paid_revenue_mtd", "invoices.revenue"], "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}, "accounts.segment"]}),
+        json!({"measures": ["invoices.revenue_to_date"], "dimensions": [{"field": "invoices.issued_at", "granularity": "week"}]}),
+        json!({"measures": ["invoices.invoices_1m", "invoices.revenue_7d"], "dimensions": [{"field": "invoices.issued_at", "granularity": "quarter"}]}),
+        json!({"measures": ["invoices.revenue", "tickets.tickets_to_date", "tickets.ticket_count"], "dimensions": [{"field": "tickets.opened_at", "granularity": "month"}, "accounts.segment"]}),
+        json!({"measures": ["invoices.paid_revenue_mtd"], "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}, "invoice_lines.product"]}),
+        json!({"measures": ["invoices.revenue_to_date", "tickets.tickets_to_date"], "dimensions": ["accounts.segment"]}),
+        json!({"measures": ["invoices.revenue_7d", "invoices.invoices_1m"], "dimensions": [{"field": "invoices.issued_at", "granularity": "year"}, "invoices.status"]}),
     ];
     for g in ["day", "week", "month", "quarter", "year"] {
         all.push(

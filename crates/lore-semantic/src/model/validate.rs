@@ -8,9 +8,10 @@ use lore_core::limits::SqlLimits;
 
 use super::expr::{SqlExpr, is_aggregate};
 use super::{
-    Cardinality, Column, Descriptions, Join, Measure, Relation, Segment, SemanticModel, Source,
-    SourceSpec,
+    Cardinality, Column, ColumnType, Cumulative, CumulativeSpec, Descriptions, Join, Measure,
+    Relation, RunningWindow, Segment, SemanticModel, Source, SourceSpec,
 };
+use crate::dialect::Granularity;
 use crate::error::{ModelIssue, SemanticError};
 
 struct Issues(Vec<ModelIssue>);
@@ -69,6 +70,20 @@ pub(super) fn build(specs: Vec<(PathBuf, SourceSpec)>) -> Result<SemanticModel, 
         sources.push(build_source(file, spec, &by_name, &kept, &mut issues));
     }
     check_derived_measures(&sources, &by_name, &mut issues);
+    let spines: Vec<&Source> = sources.iter().filter(|s| s.time_spine.is_some()).collect();
+    if let [first, others @ ..] = spines.as_slice() {
+        for other in others {
+            issues.add(
+                &other.file,
+                &other.name,
+                Some("time_spine".into()),
+                format!(
+                    "the model already has a time spine (`{}`); mark one source only",
+                    first.name
+                ),
+            );
+        }
+    }
     if !issues.0.is_empty() {
         return Err(SemanticError::InvalidModel { issues: issues.0 });
     }
@@ -310,11 +325,24 @@ fn build_source(
                 }
             }
         }
+        let cumulative = m.cumulative.as_ref().and_then(|c| {
+            cumulative(c, spec, derived, &format!("measures.{}.cumulative", m.name))
+                .map_err(|message| {
+                    issues.add(
+                        file,
+                        name,
+                        Some(format!("measures.{}.cumulative", m.name)),
+                        message,
+                    )
+                })
+                .ok()
+        });
         measures.push(Measure {
             name: m.name.clone(),
             expr,
             derived,
             filter,
+            cumulative,
             description: Descriptions::pick(m.description.as_ref(), m.descriptions.as_ref()),
         });
     }
@@ -374,11 +402,30 @@ fn build_source(
         });
     }
 
+    if let Some(column) = &spec.time_spine {
+        match spec.columns.iter().find(|c| &c.name == column) {
+            Some(c) if c.column_type == ColumnType::Time => {}
+            Some(_) => issues.add(
+                file,
+                name,
+                Some("time_spine".into()),
+                format!("the time spine column `{column}` must be of type time"),
+            ),
+            None => issues.add(
+                file,
+                name,
+                Some("time_spine".into()),
+                format!("the time spine column `{column}` is not among the source's columns"),
+            ),
+        }
+    }
+
     Source {
         name: spec.name.clone(),
         description: Descriptions::pick(spec.description.as_ref(), spec.descriptions.as_ref()),
         relation,
         grain: spec.grain.clone(),
+        time_spine: spec.time_spine.clone(),
         columns,
         joins,
         measures,
@@ -386,6 +433,80 @@ fn build_source(
         file: file.to_path_buf(),
         spec: spec.clone(),
     }
+}
+
+/// A measure's running window, or what is wrong with it.
+fn cumulative(
+    c: &CumulativeSpec,
+    source: &SourceSpec,
+    derived: bool,
+    field: &str,
+) -> Result<Cumulative, String> {
+    if derived {
+        return Err("a cumulative measure aggregates rows (sum(x), count(*), count_distinct(x), …); an expression over other measures cannot run over time: make the measures it combines cumulative".into());
+    }
+    let times: Vec<&str> = source
+        .columns
+        .iter()
+        .filter(|c| c.column_type == ColumnType::Time)
+        .map(|c| c.name.as_str())
+        .collect();
+    let time = match &c.time {
+        Some(t) => match source.columns.iter().find(|c| &c.name == t) {
+            Some(col) if col.column_type == ColumnType::Time => t.clone(),
+            Some(_) => {
+                return Err(format!(
+                    "`{t}` is not a time column, so the measure cannot run over it"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "no column `{t}` to run over (declare it under columns with type time)"
+                ));
+            }
+        },
+        None => {
+            let by_role: Vec<&str> = source
+                .columns
+                .iter()
+                .filter(|c| c.column_type == ColumnType::Time && c.role.as_deref() == Some("time"))
+                .map(|c| c.name.as_str())
+                .collect();
+            match (by_role.as_slice(), times.as_slice()) {
+                ([one], _) | ([], [one]) => one.to_string(),
+                ([], []) => {
+                    return Err(
+                        "the source has no time column to run over (declare one with type time)"
+                            .into(),
+                    );
+                }
+                _ => {
+                    return Err(format!(
+                        "name the time column it runs over with `time` ({field}.time), one of: {}",
+                        times.join(", ")
+                    ));
+                }
+            }
+        }
+    };
+    let window = match (&c.window, &c.grain_to_date) {
+        (Some(_), Some(_)) => {
+            return Err("give `window` (a trailing window) or `grain_to_date` (since the start of a period), not both".into());
+        }
+        (Some(w), None) => RunningWindow::parse_trailing(w)?,
+        (None, Some(g)) => RunningWindow::ToDate(Granularity::parse(g).ok_or_else(|| {
+            format!(
+                "grain_to_date `{g}` is not one of {}",
+                Granularity::ALL.map(|g| g.as_str()).join(", ")
+            )
+        })?),
+        (None, None) => RunningWindow::AllTime,
+    };
+    Ok(Cumulative {
+        time,
+        window,
+        period_agg: c.period_agg.unwrap_or_default(),
+    })
 }
 
 fn sorted<'a>(names: impl Iterator<Item = &'a String>) -> String {
@@ -473,8 +594,10 @@ fn disconnected(sources: &[Source]) -> Vec<ModelIssue> {
     }
     let roots: Vec<usize> = (0..sources.len()).map(|i| find(&mut group, i)).collect();
     let mut sizes: HashMap<usize, usize> = HashMap::new();
-    for r in &roots {
-        *sizes.entry(*r).or_default() += 1;
+    for (r, s) in roots.iter().zip(sources) {
+        if s.time_spine.is_none() {
+            *sizes.entry(*r).or_default() += 1;
+        }
     }
     let Some((&main, _)) = sizes
         .iter()
@@ -482,10 +605,11 @@ fn disconnected(sources: &[Source]) -> Vec<ModelIssue> {
     else {
         return Vec::new();
     };
+    // The time spine needs no join: cumulative measures read its days.
     sources
         .iter()
         .zip(&roots)
-        .filter(|(_, r)| **r != main)
+        .filter(|(s, r)| **r != main && s.time_spine.is_none())
         .map(|(s, _)| ModelIssue {
             file: s.file.clone(),
             source: Some(s.name.clone()),

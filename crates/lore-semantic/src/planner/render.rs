@@ -6,6 +6,7 @@ use sqlparser::ast::{
     BinaryOperator, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
 };
 
+use super::cumulative::{Running, SPINE_DAY, note as cumulative_note, reduction, running};
 use super::paths::{JoinGraph, Step};
 use super::{CompiledQuery, GroupPlan, OutputColumn, Resolved};
 use crate::dialect::Dialect;
@@ -14,7 +15,7 @@ use crate::model::expr::{AGGREGATES, raw, rewrite};
 use crate::model::{Cardinality, Relation, SemanticModel};
 
 /// The sources one aggregating CTE joins, with their aliases.
-struct Tree {
+pub(super) struct Tree {
     root: usize,
     /// Steps in the order they are joined.
     steps: Vec<Step>,
@@ -61,18 +62,18 @@ impl Tree {
     }
 }
 
-struct Renderer<'a> {
-    model: &'a SemanticModel,
-    dialect: Dialect,
+pub(super) struct Renderer<'a> {
+    pub(super) model: &'a SemanticModel,
+    pub(super) dialect: Dialect,
 }
 
 impl Renderer<'_> {
-    fn q(&self, name: &str) -> String {
+    pub(super) fn q(&self, name: &str) -> String {
         self.dialect.quote(name)
     }
 
     /// A column of `source` read through `alias`; computed columns expand.
-    fn column(
+    pub(super) fn column(
         &self,
         source: usize,
         column: &str,
@@ -110,7 +111,7 @@ impl Renderer<'_> {
     /// An expression with references resolved by `resolve`; when
     /// `aggregates` is set, aggregate calls are rendered for the dialect
     /// with the measure's row filter (SQL) applied inside them.
-    fn expr(
+    pub(super) fn expr(
         &self,
         expr: &Expr,
         aggregates: Option<Option<&str>>,
@@ -192,7 +193,7 @@ impl Renderer<'_> {
         })
     }
 
-    fn relation(&self, source: usize, alias: &str) -> String {
+    pub(super) fn relation(&self, source: usize, alias: &str) -> String {
         match &self.model.sources[source].relation {
             Relation::Table(table) => format!("{} {alias}", self.dialect.quote_table(table)),
             Relation::Sql(sql) => format!("({}) {alias}", sql.trim().trim_end_matches(';')),
@@ -209,7 +210,7 @@ impl Renderer<'_> {
     }
 
     /// The `LEFT JOIN … ON …` lines of a tree's steps.
-    fn join_steps(&self, tree: &Tree) -> Result<String, SemanticError> {
+    pub(super) fn join_steps(&self, tree: &Tree) -> Result<String, SemanticError> {
         let mut sql = String::new();
         for step in &tree.steps {
             let join = &self.model.sources[step.declared_by].joins[step.join];
@@ -257,29 +258,34 @@ impl Renderer<'_> {
     ) -> Result<String, SemanticError> {
         let mut conditions = Vec::new();
         for f in filters {
-            let sql = self.expr(&f.expr.ast, None, &mut |parts| match (parts, f.home) {
-                ([c], Some(home)) => self.column(home, c, tree.alias(home), 0),
-                ([s, c], _) => {
-                    let (node, si) = self
-                        .model
-                        .join_graph()
-                        .node_named(self.model, s)
-                        .ok_or_else(|| SemanticError::query(format!("no source `{s}`")))?;
-                    self.column(si, c, tree.alias(node), 0)
-                }
-                _ => Err(SemanticError::query(format!(
-                    "filter `{}`: qualify `{}` with its source",
-                    f.expr.text,
-                    parts.join(".")
-                ))),
-            })?;
-            conditions.push(format!("({sql})"));
+            conditions.push(self.row_filter(f, tree)?);
         }
-        Ok(if conditions.is_empty() {
-            String::new()
-        } else {
-            format!("\n  WHERE {}", conditions.join(" AND "))
-        })
+        Ok(where_text(&conditions))
+    }
+
+    /// A query condition over columns, as `(SQL)` within `tree`.
+    pub(super) fn row_filter(
+        &self,
+        f: &super::RowFilter,
+        tree: &Tree,
+    ) -> Result<String, SemanticError> {
+        let sql = self.expr(&f.expr.ast, None, &mut |parts| match (parts, f.home) {
+            ([c], Some(home)) => self.column(home, c, tree.alias(home), 0),
+            ([s, c], _) => {
+                let (node, si) = self
+                    .model
+                    .join_graph()
+                    .node_named(self.model, s)
+                    .ok_or_else(|| SemanticError::query(format!("no source `{s}`")))?;
+                self.column(si, c, tree.alias(node), 0)
+            }
+            _ => Err(SemanticError::query(format!(
+                "filter `{}`: qualify `{}` with its source",
+                f.expr.text,
+                parts.join(".")
+            ))),
+        })?;
+        Ok(format!("({sql})"))
     }
 
     fn dimension(&self, r: &Resolved, i: usize, tree: &Tree) -> Result<String, SemanticError> {
@@ -411,6 +417,15 @@ impl Renderer<'_> {
     }
 }
 
+/// `WHERE a AND b` over `conditions`, or nothing when there are none.
+pub(super) fn where_text(conditions: &[String]) -> String {
+    if conditions.is_empty() {
+        String::new()
+    } else {
+        format!("\n  WHERE {}", conditions.join(" AND "))
+    }
+}
+
 fn path_text(model: &SemanticModel, tree: &Tree) -> Vec<String> {
     // One line per leaf: the chain of steps from the root.
     let mut parent: HashMap<usize, usize> = HashMap::new();
@@ -461,35 +476,56 @@ pub(crate) fn render(
         }
     }
 
-    // Measure groups by source, in the order measures were asked for.
+    // Measure groups by source, in the order measures were asked for. A
+    // cumulative measure running over a time column the query groups by
+    // is a group of its own (its rows are joined to a spine of days).
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut runs: Vec<Option<Running>> = Vec::new();
+    let mut notes = Vec::new();
     for (j, b) in r.bases.iter().enumerate() {
-        match groups.iter_mut().find(|(s, _)| *s == b.source) {
-            Some((_, members)) => members.push(j),
-            None => groups.push((b.source, vec![j])),
+        let run = running(model, r, j)?;
+        if run.is_none() && b.cumulative.is_some() {
+            notes.push(format!(
+                "`{}` is cumulative over all time; without its time column among the dimensions it is the total of every row.",
+                b.output
+            ));
+        }
+        let plain_group = groups
+            .iter()
+            .zip(&runs)
+            .position(|((s, _), other)| *s == b.source && other.is_none() && run.is_none());
+        match plain_group {
+            Some(i) => groups[i].1.push(j),
+            None => {
+                groups.push((b.source, vec![j]));
+                runs.push(run);
+            }
         }
     }
     let ndims = r.dims.len();
     let dim_cols: Vec<String> = (0..ndims).map(|i| q(&format!("d{i}"))).collect();
     // ClickHouse before 21.x reads `GROUP BY 1` as a constant: group by
     // the dimensions' aliases there.
-    let group_by = if ndims == 0 {
-        String::new()
-    } else if dialect == Dialect::Clickhouse {
-        format!("\n  GROUP BY {}", dim_cols.join(", "))
-    } else {
-        format!(
-            "\n  GROUP BY {}",
-            (1..=ndims)
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+    let group_by_of = |cols: &[String]| -> String {
+        if cols.is_empty() {
+            String::new()
+        } else if dialect == Dialect::Clickhouse {
+            format!("\n  GROUP BY {}", cols.join(", "))
+        } else {
+            format!(
+                "\n  GROUP BY {}",
+                (1..=cols.len())
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
     };
+    let group_by = group_by_of(&dim_cols);
+    let mut recursive = false;
 
     let mut ctes = Vec::new();
     let mut plan = Vec::new();
-    let mut notes = Vec::new();
     if groups.is_empty() {
         // Dimensions only: their distinct combinations.
         let root = graph.source_of(needed[0]);
@@ -509,9 +545,11 @@ pub(crate) fn render(
             measures: Vec::new(),
             joins: path_text(model, &tree),
             strategy: "direct",
+            running: None,
         });
     }
     for (g, (root, members)) in groups.iter().enumerate() {
+        let run = runs[g].as_ref();
         let mut tree = Tree::build(model, graph, *root, &needed)?;
         // Sources the measures' filters read (to-one from the root) are
         // joined where the measures are aggregated.
@@ -523,12 +561,42 @@ pub(crate) fn render(
             tree = Tree::build(model, graph, *root, &all)?;
         }
         let source = &model.sources[*root];
-        let from = renderer.joins_clause(&tree)?;
-        let filter = renderer.where_clause(r, &tree)?;
+        let (from, filter) = match run {
+            None => (
+                renderer.joins_clause(&tree)?,
+                renderer.where_clause(r, &tree)?,
+            ),
+            Some(run) => {
+                let (days, reads_itself) = renderer.spine_days(*root, &run.cumulative, g)?;
+                ctes.extend(days);
+                recursive |= reads_itself;
+                renderer.running_from(r, &tree, *root, run, g)?
+            }
+        };
+        // The group's columns: the dimensions (a cumulative measure's time
+        // dimensions read the spine's day), and each row's day when a
+        // cumulative measure's periods are reduced afterwards.
         let mut dims_sql = Vec::new();
         for i in 0..ndims {
-            dims_sql.push(renderer.dimension(r, i, &tree)?);
+            dims_sql.push(match (run, r.dims[i].granularity) {
+                (Some(run), Some(g)) if run.time_dims.contains(&i) => {
+                    dialect.time_trunc(&renderer.spine_day(), g)
+                }
+                _ => renderer.dimension(r, i, &tree)?,
+            });
         }
+        let mut cols = dim_cols.clone();
+        let reduce = run.is_some_and(|run| run.reduce);
+        if reduce {
+            dims_sql.push(renderer.spine_day());
+            cols.push(q(SPINE_DAY));
+        }
+        let group_cte = if reduce {
+            format!("r{g}")
+        } else {
+            format!("g{g}")
+        };
+        let group_by = group_by_of(&cols);
         // `aggregate AS "m<j>"` for each measure of the group, over `t0`.
         let measure_columns =
             |members: &[usize], tree: &Tree| -> Result<Vec<String>, SemanticError> {
@@ -563,7 +631,7 @@ pub(crate) fn render(
                 ));
             }
             for (i, d) in dims_sql.iter().enumerate() {
-                keys.push(format!("{d} AS {}", dim_cols[i]));
+                keys.push(format!("{d} AS {}", cols[i]));
             }
             ctes.push(format!(
                 "k{g} AS (\n  SELECT DISTINCT {}\n  {from}{filter}\n)",
@@ -581,11 +649,10 @@ pub(crate) fn render(
                     ))
                 })
                 .collect::<Result<_, SemanticError>>()?;
-            let mut select: Vec<String> =
-                dim_cols.iter().map(|d| format!("k.{d} AS {d}")).collect();
+            let mut select: Vec<String> = cols.iter().map(|d| format!("k.{d} AS {d}")).collect();
             select.extend(measure_columns(members, &filter_tree)?);
             ctes.push(format!(
-                "g{g} AS (\n  SELECT {}\n  FROM k{g} k\n  JOIN {} ON {}{}{group_by}\n)",
+                "{group_cte} AS (\n  SELECT {}\n  FROM k{g} k\n  JOIN {} ON {}{}{group_by}\n)",
                 select.join(", "),
                 renderer.relation(*root, "t0"),
                 on.join(" AND "),
@@ -611,14 +678,14 @@ pub(crate) fn render(
             let mut select: Vec<String> = dims_sql
                 .iter()
                 .enumerate()
-                .map(|(i, d)| format!("{d} AS {}", dim_cols[i]))
+                .map(|(i, d)| format!("{d} AS {}", cols[i]))
                 .collect();
             select.extend(measure_columns(members, &tree)?);
             // When every measure of the group counts only filtered rows, a
             // dimension value none of whose rows passes is not listed (as
             // a WHERE would leave it out), rather than listed with null.
             let mut having = String::new();
-            if ndims > 0 {
+            if !cols.is_empty() {
                 let filters: Vec<Option<String>> = members
                     .iter()
                     .map(|&j| renderer.measure_filter(r, j, &tree))
@@ -636,23 +703,63 @@ pub(crate) fn render(
                 }
             }
             ctes.push(format!(
-                "g{g} AS (\n  SELECT {}\n  {from}{filter}{group_by}{having}\n)",
+                "{group_cte} AS (\n  SELECT {}\n  {from}{filter}{group_by}{having}\n)",
                 select.join(", ")
             ));
             "direct"
         };
+        if let Some(run) = run {
+            let j = members[0];
+            if run.reduce {
+                ctes.push(reduction(
+                    dialect,
+                    g,
+                    &dim_cols,
+                    &q(&format!("m{j}")),
+                    run.cumulative.period_agg,
+                ));
+            }
+            notes.push(cumulative_note(model, r, j, run));
+        }
         plan.push(GroupPlan {
             source: source.name.clone(),
             measures: members.iter().map(|&j| r.bases[j].output.clone()).collect(),
             joins: path_text(model, &tree),
             strategy,
+            running: run.map(|run| {
+                format!(
+                    "cumulative over {}.{}: {}{}",
+                    source.name,
+                    run.cumulative.time,
+                    run.cumulative.window.describe(),
+                    if run.reduce {
+                        format!(
+                            "; period_agg {} per period",
+                            run.cumulative.period_agg.as_str()
+                        )
+                    } else {
+                        String::new()
+                    }
+                )
+            }),
         });
     }
-    if groups.len() > 1 {
+    let mut sources_aggregated: Vec<String> = Vec::new();
+    for (s, _) in &groups {
+        let name = format!("`{}`", model.sources[*s].name);
+        if !sources_aggregated.contains(&name) {
+            sources_aggregated.push(name);
+        }
+    }
+    if sources_aggregated.len() > 1 {
         notes.push(format!(
             "Measures of {} were aggregated separately and then joined on the dimensions, so no source's rows multiply another's (chasm trap).",
-            groups.iter().map(|(s, _)| format!("`{}`", model.sources[*s].name)).collect::<Vec<_>>().join(", ")
+            sources_aggregated.join(", ")
         ));
+    } else if groups.len() > 1 {
+        notes.push(
+            "Each cumulative measure was aggregated on its own and then joined to the other measures on the dimensions.".to_string(),
+        );
     }
 
     // With include_empty, every value of each dimension (from its own
@@ -843,7 +950,8 @@ pub(crate) fn render(
         having.push(format!("({sql})"));
     }
     let mut sql = format!(
-        "WITH {}\nSELECT {}\nFROM result",
+        "WITH {}{}\nSELECT {}\nFROM result",
+        if recursive { "RECURSIVE " } else { "" },
         ctes.join(",\n"),
         select.join(", ")
     );

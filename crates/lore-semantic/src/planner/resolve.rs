@@ -115,7 +115,10 @@ impl<'a> Resolver<'a> {
         let measure = &self.model.sources[si].measures[mi];
         if !measure.derived {
             if let Some(i) = self.bases.iter().position(|b| {
-                b.source == si && b.expr == measure.expr && b.filter == measure.filter
+                b.source == si
+                    && b.expr == measure.expr
+                    && b.filter == measure.filter
+                    && b.cumulative == measure.cumulative
             }) {
                 if visible && !self.bases[i].visible {
                     self.bases[i].visible = true;
@@ -128,6 +131,7 @@ impl<'a> Resolver<'a> {
                 source: si,
                 expr: measure.expr.clone(),
                 filter: measure.filter.clone(),
+                cumulative: measure.cumulative.clone(),
                 visible,
             });
             return Ok(Ok(self.bases.len() - 1));
@@ -203,6 +207,7 @@ impl<'a> Resolver<'a> {
             source: si,
             expr,
             filter: None,
+            cumulative: None,
             visible: true,
         });
         Ok(Ok(self.bases.len() - 1))

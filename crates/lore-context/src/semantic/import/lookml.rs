@@ -778,6 +778,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                         name: field.clone(),
                         expr,
                         filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
+                        cumulative: None,
                         description: get_text(body, "description")
                             .or(get_text(body, "label"))
                             .map(str::to_string),

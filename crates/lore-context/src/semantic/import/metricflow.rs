@@ -662,6 +662,7 @@ fn from_documents(
                         name: name.to_string(),
                         expr,
                         filter,
+                        cumulative: None,
                         description,
                         descriptions: None,
                     });
@@ -711,6 +712,7 @@ fn from_documents(
                 name: mname.clone(),
                 expr: expr.clone(),
                 filter: None,
+                cumulative: None,
                 description: description.clone(),
                 descriptions: None,
             });
