@@ -348,7 +348,7 @@ fn the_plan_says_how_the_measure_runs() {
     assert_eq!(
         running,
         [
-            Some("cumulative over orders.ordered_at: the rows of the 7 days up to each day; period_agg first per period".to_string()),
+            Some("cumulative over orders.ordered_at: the rows of the 7 days up to the day; period_agg first per period".to_string()),
             None
         ]
     );

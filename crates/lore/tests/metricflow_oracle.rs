@@ -256,21 +256,22 @@ fn metricflows_own_tutorial_project_answers_alike() {
         &dbt,
     );
     let report = scan_and_import(&root, &dbt);
-    // Every simple, ratio and derived metric is imported (the cumulative
-    // ones are skipped, with the reason).
+    // Every metric is imported (the cumulative ones as cumulative
+    // measures), and the time spine as the model's spine.
     let skipped: Vec<&str> = report["items"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|i| i["kind"] == "metric" && i["outcome"] == "skipped")
+        .filter(|i| i["kind"] == "metric" && i["outcome"] != "imported")
         .map(|i| i["name"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        skipped,
-        [
-            "cumulative_transactions",
-            "cumulative_transactions_in_last_7_days"
-        ],
+    assert_eq!(skipped, Vec::<&str>::new(), "{report:#}");
+    assert!(
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["kind"] == "time_spine" && i["outcome"] == "imported"),
         "{report:#}"
     );
 
@@ -304,6 +305,24 @@ fn metricflows_own_tutorial_project_answers_alike() {
             vec!["countries.region"],
         ),
         ("revenue_usd,cancellation_rate", None, vec![]),
+        // Cumulative metrics (all time, and a 7-day window) on every day
+        // of the time spine, and each month's first day.
+        (
+            "cumulative_transactions,cumulative_transactions_in_last_7_days",
+            Some("metric_time__day"),
+            vec!["transactions.ds:day"],
+        ),
+        (
+            "cumulative_transactions,cumulative_transactions_in_last_7_days,transactions",
+            Some("metric_time__month"),
+            vec!["transactions.ds:month"],
+        ),
+        (
+            "cumulative_transactions_in_last_7_days",
+            Some("metric_time__week,customer__customer_country"),
+            vec!["transactions.ds:week", "customers.customer_country"],
+        ),
+        ("cumulative_transactions", None, vec![]),
     ] {
         let mut args: Vec<String> = Vec::new();
         for m in metrics.split(',') {
@@ -359,8 +378,25 @@ fn imported_metrics_answer_what_metricflow_answers() {
         )
         .unwrap();
     }
+    // The time spine dbt built, day by day.
+    conn.execute_batch(
+        "CREATE TABLE metricflow_time_spine (date_day DATE);
+         WITH RECURSIVE d(day) AS (SELECT '2023-12-01' UNION ALL SELECT date(day, '+1 day') FROM d WHERE day < '2024-05-31')
+         INSERT INTO metricflow_time_spine SELECT day FROM d;",
+    )
+    .unwrap();
     // The compiled project (target/manifest.json) is what is imported.
-    scan_and_import(&root, &dbt);
+    let report = scan_and_import(&root, &dbt);
+    assert!(
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["kind"] == "time_spine"
+                && i["name"] == "metricflow_time_spine"
+                && i["outcome"] == "imported"),
+        "{report:#}"
+    );
 
     for (metric, group_by, lore) in [
         (
@@ -417,6 +453,55 @@ fn imported_metrics_answer_what_metricflow_answers() {
             "average_amount",
             Some("order__status"),
             vec!["-m", "orders.average_amount", "-d", "orders.status"],
+        ),
+        // Cumulative metrics: a 7-day window, month to date, all time
+        // (each month's last day) and a filtered month-long window
+        // (averaged over each month's days), by day and by month.
+        (
+            "revenue_7d,revenue_mtd,orders_to_date,paid_orders_1m",
+            Some("metric_time__day"),
+            vec![
+                "-m",
+                "orders.revenue_7d",
+                "-m",
+                "orders.revenue_mtd",
+                "-m",
+                "orders.orders_to_date",
+                "-m",
+                "orders.paid_orders_1m",
+                "-d",
+                "orders.ordered_at:day",
+            ],
+        ),
+        (
+            "revenue_7d,revenue_mtd,orders_to_date,paid_orders_1m",
+            Some("metric_time__month"),
+            vec![
+                "-m",
+                "orders.revenue_7d",
+                "-m",
+                "orders.revenue_mtd",
+                "-m",
+                "orders.orders_to_date",
+                "-m",
+                "orders.paid_orders_1m",
+                "-d",
+                "orders.ordered_at:month",
+            ],
+        ),
+        (
+            "revenue_mtd,revenue",
+            Some("metric_time__week,customer__region"),
+            vec![
+                "-m",
+                "orders.revenue_mtd",
+                "-m",
+                "orders.revenue",
+                "-d",
+                "orders.ordered_at:week",
+                "-d",
+                "customers.region",
+            ],
         ),
     ] {
         assert_eq!(

@@ -162,7 +162,14 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
     ] {
         assert_eq!(outcome("metric", metric), "imported", "{metric}");
     }
-    assert_eq!(outcome("metric", "revenue_7d"), "skipped");
+    for metric in [
+        "revenue_7d",
+        "revenue_mtd",
+        "orders_to_date",
+        "paid_orders_1m",
+    ] {
+        assert_eq!(outcome("metric", metric), "imported", "{metric}");
+    }
     assert_eq!(outcome("semantic_model", "orders"), "approximated");
     assert_eq!(outcome("dimension", "orders.is_large"), "imported");
     assert!(report["tx_id"].as_i64().is_some(), "{report}");
@@ -234,6 +241,29 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
                 "customers.region",
             ],
             "SELECT c.region, COUNT(DISTINCT c.customer_id), (SELECT SUM(1) FROM orders o JOIN customers c2 USING (customer_id) WHERE c2.region = c.region) FROM customers c GROUP BY 1",
+        ),
+        // Cumulative metrics by month, each month showing one day's value:
+        // month to date on its first day with rows is that day's revenue;
+        // the orders so far on its last day (the days end with the last
+        // order, as the project has no time spine).
+        (
+            vec!["-m", "orders.revenue_mtd", "-d", "orders.ordered_at:month"],
+            "SELECT strftime('%Y-%m-01', o.ordered_at), SUM(o.amount) FROM orders o \
+             WHERE date(o.ordered_at) = (SELECT MIN(date(o2.ordered_at)) FROM orders o2 \
+                                         WHERE strftime('%Y-%m', o2.ordered_at) = strftime('%Y-%m', o.ordered_at)) \
+             GROUP BY 1",
+        ),
+        (
+            vec![
+                "-m",
+                "orders.orders_to_date",
+                "-d",
+                "orders.ordered_at:month",
+            ],
+            "SELECT m, (SELECT COUNT(*) FROM orders o WHERE date(o.ordered_at) <= e) FROM \
+             (SELECT strftime('%Y-%m-01', ordered_at) m, \
+                     MIN(date(ordered_at, 'start of month', '+1 month', '-1 day'), (SELECT MAX(date(ordered_at)) FROM orders)) e \
+              FROM orders GROUP BY 1)",
         ),
     ] {
         assert_eq!(query(&root, &args), oracle(&conn, sql), "{args:?}");

@@ -271,17 +271,17 @@ impl RunningWindow {
         Ok(RunningWindow::Trailing { count, unit })
     }
 
-    /// In words, for notes: `the 7 days up to each day`.
+    /// In words, for notes: `the rows of the 7 days up to the day`.
     pub fn describe(self) -> String {
         match self {
-            RunningWindow::AllTime => "every row up to each day".to_string(),
+            RunningWindow::AllTime => "every row up to the day".to_string(),
             RunningWindow::Trailing { count, unit } => format!(
-                "the rows of the {count} {}{} up to each day",
+                "the rows of the {count} {}{} up to the day",
                 unit.as_str(),
                 if count == 1 { "" } else { "s" }
             ),
             RunningWindow::ToDate(g) => {
-                format!("the rows since the start of each day's {}", g.as_str())
+                format!("the rows since the start of the day's {}", g.as_str())
             }
         }
     }

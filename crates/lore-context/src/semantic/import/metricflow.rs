@@ -8,9 +8,12 @@
 //! `{{ Entity('e') }}` translated to the column's SQL, or to `model.dim`
 //! for another model's dimension, which the measure's source reaches
 //! through the many-to-one joins the entities became), ratio and derived
-//! metrics as expressions over measures. What has no Lore equivalent
-//! (cumulative and conversion metrics, offsets, `non_additive_dimension`)
-//! is skipped with the reason;
+//! metrics as expressions over measures, cumulative metrics as cumulative
+//! measures running over their measure's `agg_time_dimension` (window,
+//! `grain_to_date`, `period_agg`), and the project's time spine model as
+//! the model's `time_spine` source. What has no Lore equivalent
+//! (conversion metrics, offsets, `non_additive_dimension`) is skipped
+//! with the reason;
 //! what only changes edge cases (`fill_nulls_with`, `agg_time_dimension`)
 //! is imported and reported as approximated.
 
@@ -18,8 +21,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use lore_core::{ErrorCode, ErrorReport};
+use lore_semantic::dialect::Granularity;
 use lore_semantic::model::{
-    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, SourceSpec, Visibility,
+    Cardinality, ColumnSpec, ColumnType, CumulativeSpec, JoinSpec, MeasureSpec, PeriodAgg,
+    RunningWindow, SourceSpec, Visibility,
 };
 use lore_warehouse::catalog::LoadedSnapshot;
 use serde_json::Value;
@@ -131,6 +136,11 @@ struct Model {
     dimensions: BTreeMap<String, String>,
     /// measure name → (aggregate expression, its description)
     measures: BTreeMap<String, (String, Option<String>)>,
+    /// measure name → the time dimension it is aggregated by
+    /// (`agg_time_dimension`, else the model's default)
+    measure_time: BTreeMap<String, String>,
+    /// time dimension name → its finest grain (`time_granularity`)
+    time_grains: BTreeMap<String, String>,
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -171,7 +181,12 @@ fn lower_keywords(value: &mut Value) {
                     Value::String(s)
                         if matches!(
                             key.as_str(),
-                            "type" | "agg" | "time_granularity" | "granularity" | "grain_to_date"
+                            "type"
+                                | "agg"
+                                | "time_granularity"
+                                | "granularity"
+                                | "grain_to_date"
+                                | "period_agg"
                         ) =>
                     {
                         *s = s.to_lowercase();
@@ -199,6 +214,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
     from_documents(
         documents,
         &manifest_relations(project),
+        has_legacy_spine(project),
         scan,
         &project.display().to_string(),
     )
@@ -209,12 +225,13 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
 pub fn read_text(yaml: &str, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
     let values: Vec<Value> = serde_saphyr::from_multiple(yaml)
         .map_err(|e| refuse(format!("the MetricFlow block is not YAML: {e}")))?;
-    from_documents(values, &BTreeMap::new(), scan, "the block")
+    from_documents(values, &BTreeMap::new(), false, scan, "the block")
 }
 
 fn from_documents(
     documents: Vec<Value>,
     relations: &BTreeMap<String, String>,
+    legacy_spine: bool,
     scan: Option<&LoadedSnapshot>,
     origin: &str,
 ) -> Result<Imported, ErrorReport> {
@@ -226,6 +243,8 @@ fn from_documents(
     let mut semantic_models: Vec<Value> = Vec::new();
     let mut metrics: Vec<Value> = Vec::new();
     let mut column_docs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    // Time spine models: (model, its day column, that column's grain).
+    let mut spines: Vec<(String, String, String)> = Vec::new();
     for value in documents {
         let list = |key: &str| {
             value
@@ -241,15 +260,27 @@ fn from_documents(
                 continue;
             };
             let docs = column_docs.entry(name.to_string()).or_default();
-            for column in model
+            let columns = model
                 .get("columns")
                 .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+                .cloned()
+                .unwrap_or_default();
+            for column in &columns {
                 if let (Some(c), Some(d)) = (text(column, "name"), text(column, "description")) {
                     docs.insert(c.to_lowercase(), d.to_string());
                 }
+            }
+            if let Some(column) = model
+                .pointer("/time_spine/standard_granularity_column")
+                .and_then(Value::as_str)
+            {
+                let grain = columns
+                    .iter()
+                    .find(|c| text(c, "name") == Some(column))
+                    .and_then(|c| text(c, "granularity"))
+                    .unwrap_or("day")
+                    .to_lowercase();
+                spines.push((name.to_string(), column.to_string(), grain));
             }
         }
     }
@@ -314,7 +345,13 @@ fn from_documents(
             entities: BTreeMap::new(),
             dimensions: BTreeMap::new(),
             measures: BTreeMap::new(),
+            measure_time: BTreeMap::new(),
+            time_grains: BTreeMap::new(),
         };
+        let default_time = sm
+            .pointer("/defaults/agg_time_dimension")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let add_column = |spec: &mut SourceSpec,
                           column: &str,
                           expr: Option<String>,
@@ -427,6 +464,10 @@ fn from_documents(
             let granularity = dim
                 .pointer("/type_params/time_granularity")
                 .and_then(Value::as_str);
+            if time {
+                m.time_grains
+                    .insert(dname.to_string(), granularity.unwrap_or("day").to_string());
+            }
             report.push(
                 "dimension",
                 &format!("{name}.{dname}"),
@@ -478,6 +519,12 @@ fn from_documents(
                         mname.to_string(),
                         (lore_expr, text(measure, "description").map(str::to_string)),
                     );
+                    if let Some(t) = text(measure, "agg_time_dimension")
+                        .map(str::to_string)
+                        .or_else(|| default_time.clone())
+                    {
+                        m.measure_time.insert(mname.to_string(), t);
+                    }
                     if measure
                         .pointer("/agg_params/use_approximate_percentile")
                         .and_then(Value::as_bool)
@@ -583,8 +630,12 @@ fn from_documents(
                     let part = |key: &str| -> Result<String, String> {
                         match metric.pointer(&format!("/type_params/{key}")) {
                             Some(Value::String(s)) => Ok(s.clone()),
-                            Some(v) if v.get("filter").is_some() => Err(format!("the {key} has its own filter, which a ratio of measures cannot carry")),
-                            Some(v) => text(v, "name").map(str::to_string).ok_or(format!("no {key}")),
+                            Some(v) if v.get("filter").is_some() => Err(format!(
+                                "the {key} has its own filter, which a ratio of measures cannot carry"
+                            )),
+                            Some(v) => text(v, "name")
+                                .map(str::to_string)
+                                .ok_or(format!("no {key}")),
                             None => Err(format!("no {key}")),
                         }
                     };
@@ -592,8 +643,15 @@ fn from_documents(
                         (Ok(n), Ok(d)) => match (metric_home.get(&n), metric_home.get(&d)) {
                             (Some(&home), Some(&other)) => {
                                 // A measure of another source is named with its source.
-                                let d = if other == home { d } else { format!("{}.{d}", models[other].name) };
-                                Ok(Some((home, format!("{n} / NULLIF({d}, 0)"), None, Vec::new())))
+                                let d = if other == home {
+                                    d
+                                } else {
+                                    format!("{}.{d}", models[other].name)
+                                };
+                                Ok(Some(Placed::expression(
+                                    home,
+                                    format!("{n} / NULLIF({d}, 0)"),
+                                )))
                             }
                             _ => Ok(None),
                         },
@@ -601,8 +659,16 @@ fn from_documents(
                     }
                 }
                 "derived" => {
-                    let expr = metric.pointer("/type_params/expr").and_then(Value::as_str).unwrap_or_default().to_string();
-                    let inputs = metric.pointer("/type_params/metrics").and_then(Value::as_array).cloned().unwrap_or_default();
+                    let expr = metric
+                        .pointer("/type_params/expr")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string();
+                    let inputs = metric
+                        .pointer("/type_params/metrics")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
                     let mut expr = expr;
                     let mut home = None;
                     let mut missing = false;
@@ -610,10 +676,17 @@ fn from_documents(
                     for input in &inputs {
                         let (iname, alias) = match input {
                             Value::String(s) => (s.clone(), None),
-                            v => (text(v, "name").unwrap_or_default().to_string(), text(v, "alias").map(str::to_string)),
+                            v => (
+                                text(v, "name").unwrap_or_default().to_string(),
+                                text(v, "alias").map(str::to_string),
+                            ),
                         };
-                        if input.get("offset_window").is_some() || input.get("offset_to_grain").is_some() {
-                            problem = Some(format!("input {iname} is offset in time, which Lore measures cannot express"));
+                        if input.get("offset_window").is_some()
+                            || input.get("offset_to_grain").is_some()
+                        {
+                            problem = Some(format!(
+                                "input {iname} is offset in time, which Lore measures cannot express"
+                            ));
                         }
                         if input.get("filter").is_some() {
                             problem = Some(format!("input {iname} has its own filter"));
@@ -638,31 +711,52 @@ fn from_documents(
                             if let Some(&other) = metric_home.get(&iname)
                                 && other != h
                             {
-                                expr = replace_word(&expr, &iname, &format!("{}.{iname}", models[other].name));
+                                expr = replace_word(
+                                    &expr,
+                                    &iname,
+                                    &format!("{}.{iname}", models[other].name),
+                                );
                             }
                         }
                     }
                     match (problem, missing, home) {
                         (Some(p), _, _) => Err(p),
                         (None, true, _) => Ok(None),
-                        (None, false, Some(h)) => Ok(Some((h, expr, None, Vec::new()))),
+                        (None, false, Some(h)) => Ok(Some(Placed::expression(h, expr))),
                         (None, false, None) => Err("a derived metric without input metrics".into()),
                     }
                 }
-                "cumulative" => Err("cumulative metrics (running windows) have no Lore equivalent; query the simple metric by time instead".into()),
+                "cumulative" => cumulative(metric, &models, &measure_home),
                 "conversion" => Err("conversion metrics have no Lore equivalent".into()),
                 other => Err(format!("metric type `{other}` is not known")),
             };
             match outcome {
-                Ok(Some((home, expr, filter, notes))) => {
+                Ok(Some(Placed {
+                    home,
+                    expr,
+                    filter,
+                    cumulative,
+                    notes,
+                })) => {
                     metric_home.insert(name.to_string(), home);
+                    let running = cumulative.as_ref().map(|c| {
+                        format!(
+                            " running over {} ({})",
+                            c.time.as_deref().unwrap_or("its time column"),
+                            match (&c.window, &c.grain_to_date) {
+                                (Some(w), _) => format!("a window of {w}"),
+                                (None, Some(g)) => format!("{g} to date"),
+                                (None, None) => "all time".to_string(),
+                            }
+                        )
+                    });
                     let measures = &mut models[home].spec.measures;
                     measures.retain(|m| m.name != name);
                     measures.push(MeasureSpec {
                         name: name.to_string(),
                         expr,
                         filter,
-                        cumulative: None,
+                        cumulative,
                         description,
                         descriptions: None,
                     });
@@ -671,7 +765,11 @@ fn from_documents(
                             "metric",
                             name,
                             Outcome::Imported,
-                            format!("{kind} metric → measure {}.{name}", models[home].name),
+                            format!(
+                                "{kind} metric → measure {}.{name}{}",
+                                models[home].name,
+                                running.unwrap_or_default()
+                            ),
                         );
                     } else {
                         report.push("metric", name, Outcome::Approximated, notes.join("; "));
@@ -724,15 +822,115 @@ fn from_documents(
             );
         }
     }
-    Ok(Imported {
-        sources: models.into_iter().map(|m| m.spec).collect(),
-        report,
-    })
+    // The time spine: a source listing every day, which cumulative
+    // measures run over (dbt's time spine model with its standard
+    // granularity column, or the older `metricflow_time_spine` model).
+    if spines.is_empty() && (legacy_spine || relations.contains_key(LEGACY_SPINE)) {
+        spines.push((LEGACY_SPINE.into(), "date_day".into(), "day".into()));
+    }
+    let mut sources: Vec<SourceSpec> = models.into_iter().map(|m| m.spec).collect();
+    let mut spine_source: Option<String> = None;
+    for (name, column, grain) in spines {
+        let why_not = if grain != "day" {
+            Some(format!(
+                "its column {column} is at the {grain} grain; Lore's cumulative measures run day by day over a day spine"
+            ))
+        } else if let Some(first) = &spine_source {
+            Some(format!("the model's time spine is already {first}"))
+        } else if sources.iter().any(|s| s.name == name) {
+            Some(format!("a semantic model is named {name} too"))
+        } else if !relations.is_empty() && !relations.contains_key(&name) {
+            Some(format!(
+                "ref('{name}') is not a model of target/manifest.json"
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why_not {
+            report.push("time_spine", &name, Outcome::Skipped, why);
+            continue;
+        }
+        let table = relations
+            .get(&name)
+            .cloned()
+            .unwrap_or_else(|| name.clone());
+        let mut spec = super::source(
+            &name,
+            Some("The time spine: one row per day.".into()),
+            Some(table.clone()),
+            None,
+        );
+        spec.columns.push(ColumnSpec {
+            name: column.clone(),
+            column_type: ColumnType::Time,
+            expr: None,
+            visibility: None,
+            role: None,
+            description: None,
+            descriptions: None,
+        });
+        spec.time_spine = Some(column.clone());
+        report.push(
+            "time_spine",
+            &name,
+            Outcome::Imported,
+            format!(
+                "source {name} over {table}: cumulative measures run over the days of {column}"
+            ),
+        );
+        spine_source = Some(name);
+        sources.push(spec);
+    }
+    Ok(Imported { sources, report })
 }
 
-/// Where a metric lands: its source, its expression, its filter, and how
-/// it was approximated (`None`: its inputs are not placed yet).
-type Placement = Option<(usize, String, Option<String>, Vec<String>)>;
+/// The time spine model MetricFlow read before dbt declared spines in YAML.
+const LEGACY_SPINE: &str = "metricflow_time_spine";
+
+/// Whether the project has the older time spine model
+/// (`metricflow_time_spine.sql` under a model path).
+fn has_legacy_spine(project: &Path) -> bool {
+    fn walk(dir: &Path) -> bool {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return false;
+        };
+        entries.flatten().any(|entry| {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path)
+            } else {
+                entry.file_name() == std::ffi::OsStr::new(&format!("{LEGACY_SPINE}.sql"))
+            }
+        })
+    }
+    walk(&project.join("models"))
+}
+
+/// Where a metric lands: its source, its expression, its filter, its
+/// running window, and how it was approximated.
+struct Placed {
+    home: usize,
+    expr: String,
+    filter: Option<String>,
+    cumulative: Option<CumulativeSpec>,
+    notes: Vec<String>,
+}
+
+impl Placed {
+    /// An expression over measures (ratio and derived metrics).
+    fn expression(home: usize, expr: String) -> Placed {
+        Placed {
+            home,
+            expr,
+            filter: None,
+            cumulative: None,
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// A placed metric, or `None` when its inputs are not placed yet.
+type Placement = Option<Placed>;
 
 /// A simple metric: its measure's aggregate on the measure's source, with
 /// its filter translated.
@@ -796,7 +994,111 @@ fn simple(
                 .join(" AND "),
         ),
     };
-    Ok(Some((home, expr, filter, notes)))
+    Ok(Some(Placed {
+        home,
+        expr,
+        filter,
+        cumulative: None,
+        notes,
+    }))
+}
+
+/// A cumulative metric: its measure's aggregate (and filter) as a simple
+/// metric's, running over the measure's `agg_time_dimension` with the
+/// metric's window (`type_params.window` / `grain_to_date`, or the same
+/// under `cumulative_type_params`, with `period_agg`).
+fn cumulative(
+    metric: &Value,
+    models: &[Model],
+    measure_home: &BTreeMap<String, usize>,
+) -> Result<Placement, String> {
+    let Some(mut placed) = simple(metric, models, measure_home)? else {
+        return Ok(None);
+    };
+    let params = metric.pointer("/type_params/cumulative_type_params");
+    let param = |key: &str| -> Option<&Value> {
+        params
+            .and_then(|p| p.get(key))
+            .or_else(|| metric.pointer(&format!("/type_params/{key}")))
+            .filter(|v| !v.is_null())
+    };
+    let window = match param("window") {
+        None => None,
+        Some(Value::String(w)) => Some(w.trim().to_string()),
+        // The manifest's spelling: {count, granularity}.
+        Some(v) => match (
+            v.get("count").and_then(Value::as_u64),
+            text(v, "granularity"),
+        ) {
+            (Some(count), Some(unit)) => Some(format!("{count} {unit}")),
+            _ => return Err(format!("window `{v}` is not `<count> <unit>`")),
+        },
+    };
+    if let Some(w) = &window {
+        RunningWindow::parse_trailing(w).map_err(|why| {
+            format!("{why}; Lore's windows are counted in days, weeks, months, quarters or years")
+        })?;
+    }
+    let grain_to_date = param("grain_to_date")
+        .and_then(Value::as_str)
+        .map(|g| g.trim().to_lowercase());
+    if let Some(g) = &grain_to_date
+        && Granularity::parse(g).is_none()
+    {
+        return Err(format!(
+            "grain_to_date `{g}` is not one of day, week, month, quarter, year"
+        ));
+    }
+    let period_agg = match param("period_agg").and_then(Value::as_str) {
+        None => None,
+        Some(a) => Some(match a.trim().to_lowercase().as_str() {
+            "first" => PeriodAgg::First,
+            "last" => PeriodAgg::Last,
+            "average" => PeriodAgg::Average,
+            other => {
+                return Err(format!(
+                    "period_agg `{other}` is not first, last or average"
+                ));
+            }
+        }),
+    };
+    // The measure's time dimension is the column it runs over.
+    let mname = match metric.pointer("/type_params/measure") {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => text(v, "name").unwrap_or_default().to_string(),
+        None => String::new(),
+    };
+    let model = &models[placed.home];
+    let time = match model.measure_time.get(&mname) {
+        Some(t) => t.clone(),
+        None => match model.time_grains.keys().collect::<Vec<_>>().as_slice() {
+            [only] => (*only).clone(),
+            _ => {
+                return Err(format!(
+                    "measure `{mname}` has no agg_time_dimension (and semantic model {} no defaults.agg_time_dimension), so the time it runs over is unknown",
+                    model.name
+                ));
+            }
+        },
+    };
+    let Some(grain) = model.time_grains.get(&time) else {
+        return Err(format!(
+            "its time dimension `{time}` is not a time dimension of semantic model {}",
+            model.name
+        ));
+    };
+    if grain != "day" {
+        placed.notes.push(format!(
+            "its time dimension `{time}` is at the {grain} grain, where MetricFlow runs the window; Lore runs it day by day"
+        ));
+    }
+    placed.cumulative = Some(CumulativeSpec {
+        time: Some(time),
+        window,
+        grain_to_date,
+        period_agg,
+    });
+    Ok(Some(placed))
 }
 
 /// `{{ Dimension('entity__dim') }}` → the dimension's SQL when it is a
@@ -901,4 +1203,91 @@ fn replace_word(text: &str, word: &str, with: &str) -> String {
     }
     out.pop();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROJECT: &str = r#"
+models:
+  - name: hours
+    time_spine: { standard_granularity_column: hour }
+    columns: [{ name: hour, granularity: hour }]
+  - name: days
+    time_spine: { standard_granularity_column: date_day }
+    columns: [{ name: date_day, granularity: DAY }]
+semantic_models:
+  - name: orders
+    model: ref('orders')
+    defaults: { agg_time_dimension: ordered_at }
+    entities: [{ name: order, type: primary, expr: id }]
+    dimensions:
+      - { name: ordered_at, type: time, type_params: { time_granularity: day } }
+      - { name: billed_month, type: time, type_params: { time_granularity: month } }
+    measures:
+      - { name: amount, agg: sum }
+      - { name: billed, expr: amount, agg: sum, agg_time_dimension: billed_month }
+metrics:
+  - { name: amount_7d, type: cumulative, type_params: { measure: amount, window: 7 days } }
+  - name: amount_mtd
+    type: CUMULATIVE
+    type_params: { measure: amount, cumulative_type_params: { grain_to_date: MONTH, period_agg: LAST } }
+  - { name: billed_to_date, type: cumulative, type_params: { measure: billed } }
+  - { name: fortnightly, type: cumulative, type_params: { measure: amount, window: 1 fortnight } }
+  - { name: hour_to_date, type: cumulative, type_params: { measure: amount, grain_to_date: hour } }
+  - { name: odd_agg, type: cumulative, type_params: { measure: amount, cumulative_type_params: { period_agg: median } } }
+"#;
+
+    #[test]
+    fn cumulative_metrics_run_over_their_measures_time_and_the_day_spine_is_the_models() {
+        let imported = read_text(PROJECT, None).unwrap();
+        let item = |name: &str| {
+            imported
+                .report
+                .items
+                .iter()
+                .find(|i| i.name == name)
+                .unwrap_or_else(|| panic!("no {name}: {:#?}", imported.report.items))
+        };
+        let orders = &imported.sources[0];
+        let measure = |name: &str| orders.measures.iter().find(|m| m.name == name);
+        assert_eq!(
+            measure("amount_7d").and_then(|m| m.cumulative.clone()),
+            Some(CumulativeSpec {
+                time: Some("ordered_at".into()),
+                window: Some("7 days".into()),
+                grain_to_date: None,
+                period_agg: None,
+            })
+        );
+        assert_eq!(
+            measure("amount_mtd").and_then(|m| m.cumulative.clone()),
+            Some(CumulativeSpec {
+                time: Some("ordered_at".into()),
+                window: None,
+                grain_to_date: Some("month".into()),
+                period_agg: Some(PeriodAgg::Last),
+            })
+        );
+        assert_eq!(item("amount_7d").outcome, Outcome::Imported);
+        // A measure aggregated by a monthly time dimension runs day by day.
+        assert_eq!(item("billed_to_date").outcome, Outcome::Approximated);
+        assert!(item("billed_to_date").detail.contains("month grain"));
+        for (name, why) in [
+            ("fortnightly", "window `1 fortnight`"),
+            ("hour_to_date", "grain_to_date `hour`"),
+            ("odd_agg", "period_agg `median`"),
+        ] {
+            assert_eq!(item(name).outcome, Outcome::Skipped, "{name}");
+            assert!(item(name).detail.contains(why), "{:?}", item(name));
+            assert!(measure(name).is_none());
+        }
+        // The day spine is the model's; the hour spine is reported.
+        assert_eq!(item("hours").outcome, Outcome::Skipped);
+        assert_eq!(item("days").outcome, Outcome::Imported);
+        let spine = imported.sources.iter().find(|s| s.name == "days").unwrap();
+        assert_eq!(spine.time_spine.as_deref(), Some("date_day"));
+        assert_eq!(spine.columns[0].column_type, ColumnType::Time);
+    }
 }
