@@ -59,6 +59,7 @@ const MODEL: &str = r#"
     - { name: revenue_to_date, expr: "sum(amount)", cumulative: {} }
     - { name: revenue_to_date_avg, expr: "sum(amount)", cumulative: { period_agg: average } }
     - { name: orders_1m, expr: "count(*)", cumulative: { window: 1 month, period_agg: last } }
+    - { name: mtd_since_feb_5, expr: "sum(amount)", filter: "date_trunc('day', ordered_at) >= '2024-02-05'", cumulative: { grain_to_date: month } }
 - name: order_lines
   table: order_lines
   grain: [id]
@@ -359,5 +360,24 @@ fn the_plan_says_how_the_measure_runs() {
             .any(|n| n.contains("first day's value")),
         "{:?}",
         compiled.notes
+    );
+}
+
+#[test]
+fn a_measure_filter_on_its_time_column_chooses_rows() {
+    // From 02-05 the month to date counts order 5 (02-10) only; March's
+    // and April's windows are as before.
+    assert_eq!(
+        rows(
+            false,
+            json!({"measures": ["orders.mtd_since_feb_5", "orders.revenue_mtd"],
+                   "dimensions": [{"field": "orders.ordered_at", "granularity": "day"}],
+                   "filters": ["orders.ordered_at >= '2024-02-09'", "orders.ordered_at <= '2024-02-11'"]})
+        ),
+        table(&[
+            "2024-02-09 | ∅  | 200",
+            "2024-02-10 | 10 | 210",
+            "2024-02-11 | 10 | 210",
+        ])
     );
 }

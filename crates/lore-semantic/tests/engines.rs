@@ -76,6 +76,7 @@ const MODEL: &str = r#"
     - { name: paid_revenue_mtd, expr: "sum(amount)", filter: "status = 'paid'", cumulative: { grain_to_date: month } }
     - { name: revenue_to_date, expr: "sum(amount)", cumulative: { time: issued_at, period_agg: average } }
     - { name: invoices_1m, expr: "count(*)", cumulative: { window: 1 month, period_agg: last } }
+    - { name: revenue_since_february, expr: "sum(amount)", filter: "date_trunc('month', issued_at) >= '2025-02-01'" }
   segments: [{ name: paid, expr: "status = 'paid'" }]
 - name: invoice_lines
   table: invoice_lines
@@ -122,6 +123,10 @@ fn queries() -> Vec<Value> {
         json!({"measures": ["invoices.paid_revenue_mtd"], "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}, "invoice_lines.product"]}),
         json!({"measures": ["invoices.revenue_to_date", "tickets.tickets_to_date"], "dimensions": ["accounts.segment"]}),
         json!({"measures": ["invoices.revenue_7d", "invoices.invoices_1m"], "dimensions": [{"field": "invoices.issued_at", "granularity": "year"}, "invoices.status"]}),
+        // `date_trunc('<granularity>', x)` in a model or a query is each
+        // engine's own truncation.
+        json!({"measures": ["invoices.revenue_since_february", "invoices.revenue"], "dimensions": ["accounts.segment"],
+               "filters": ["date_trunc('quarter', invoices.issued_at) <= '2025-07-01'"]}),
     ];
     for g in ["day", "week", "month", "quarter", "year"] {
         all.push(

@@ -489,6 +489,41 @@ fn imported_metrics_answer_what_metricflow_answers() {
                 "orders.ordered_at:month",
             ],
         ),
+        // TimeDimension filters: on metric_time, on the model's own time
+        // dimension, on another model's (the customer's sign-up month),
+        // and on a cumulative metric's rows.
+        (
+            "revenue_since_february,february_revenue,revenue_of_january_signups,revenue_mtd_since_feb_5",
+            Some("metric_time__month"),
+            vec![
+                "-m",
+                "orders.revenue_since_february",
+                "-m",
+                "orders.february_revenue",
+                "-m",
+                "orders.revenue_of_january_signups",
+                "-m",
+                "orders.revenue_mtd_since_feb_5",
+                "-d",
+                "orders.ordered_at:month",
+            ],
+        ),
+        (
+            "revenue_since_february,revenue_of_january_signups,revenue_mtd_since_feb_5",
+            Some("metric_time__day,customer__region"),
+            vec![
+                "-m",
+                "orders.revenue_since_february",
+                "-m",
+                "orders.revenue_of_january_signups",
+                "-m",
+                "orders.revenue_mtd_since_feb_5",
+                "-d",
+                "orders.ordered_at:day",
+                "-d",
+                "customers.region",
+            ],
+        ),
         (
             "revenue_mtd,revenue",
             Some("metric_time__week,customer__region"),

@@ -167,9 +167,24 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
         "revenue_mtd",
         "orders_to_date",
         "paid_orders_1m",
+        "revenue_since_february",
+        "february_revenue",
+        "revenue_of_january_signups",
+        "revenue_mtd_since_feb_5",
     ] {
         assert_eq!(outcome("metric", metric), "imported", "{metric}");
     }
+    // A cumulative metric filtered on metric_time chooses MetricFlow's
+    // days, which a measure's filter cannot say: skipped, with the reason.
+    let shown = item(&report, "metric", "revenue_mtd_shown_from_feb_5");
+    assert_eq!(shown["outcome"], "skipped");
+    assert!(
+        shown["detail"]
+            .as_str()
+            .unwrap()
+            .contains("chooses the days"),
+        "{shown}"
+    );
     assert_eq!(outcome("semantic_model", "orders"), "approximated");
     assert_eq!(outcome("dimension", "orders.is_large"), "imported");
     assert!(report["tx_id"].as_i64().is_some(), "{report}");
@@ -241,6 +256,20 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
                 "customers.region",
             ],
             "SELECT c.region, COUNT(DISTINCT c.customer_id), (SELECT SUM(1) FROM orders o JOIN customers c2 USING (customer_id) WHERE c2.region = c.region) FROM customers c GROUP BY 1",
+        ),
+        // TimeDimension filters: the order's month, the customer's.
+        (
+            vec![
+                "-m",
+                "orders.revenue_since_february",
+                "-m",
+                "orders.revenue_of_january_signups",
+                "-d",
+                "orders.status",
+            ],
+            "SELECT o.status, SUM(CASE WHEN o.ordered_at >= '2024-02-01' THEN o.amount END), \
+                    SUM(CASE WHEN c.signed_up_at LIKE '2024-01-%' THEN o.amount END) \
+             FROM orders o JOIN customers c USING (customer_id) GROUP BY 1",
         ),
         // Cumulative metrics by month, each month showing one day's value:
         // month to date on its first day with rows is that day's revenue;

@@ -9,7 +9,7 @@ use sqlparser::ast::{
 use super::cumulative::{Running, SPINE_DAY, note as cumulative_note, reduction, running};
 use super::paths::{JoinGraph, Step};
 use super::{CompiledQuery, GroupPlan, OutputColumn, Resolved};
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, Granularity};
 use crate::error::SemanticError;
 use crate::model::expr::{AGGREGATES, raw, rewrite};
 use crate::model::{Cardinality, Relation, SemanticModel};
@@ -125,6 +125,11 @@ impl Renderer<'_> {
                 Expr::CompoundIdentifier(parts) => {
                     let parts: Vec<String> = parts.iter().map(|p| p.value.clone()).collect();
                     *e = raw(resolve(&parts)?);
+                }
+                Expr::Function(f) if portable_trunc(f).is_some() => {
+                    if let Some((granularity, arg)) = portable_trunc(f) {
+                        *e = raw(self.dialect.time_trunc(&arg, granularity));
+                    }
                 }
                 Expr::Function(f) if aggregates.is_some() => {
                     let name = f.name.to_string().to_ascii_lowercase();
@@ -415,6 +420,30 @@ impl Renderer<'_> {
         })?;
         Ok(out.to_string())
     }
+}
+
+/// `date_trunc('<granularity>', x)` in a model or query expression, which
+/// Lore renders in each engine's own spelling (`strftime` on SQLite,
+/// `toStartOfMonth` on ClickHouse, …): the granularity and `x` (already
+/// rendered). Other `date_trunc` calls are left as written.
+fn portable_trunc(f: &sqlparser::ast::Function) -> Option<(Granularity, String)> {
+    if !f.name.to_string().eq_ignore_ascii_case("date_trunc") {
+        return None;
+    }
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    let [
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(unit))),
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(value)),
+    ] = list.args.as_slice()
+    else {
+        return None;
+    };
+    let sqlparser::ast::Value::SingleQuotedString(unit) = &unit.value else {
+        return None;
+    };
+    Some((Granularity::parse(unit)?, value.to_string()))
 }
 
 /// `WHERE a AND b` over `conditions`, or nothing when there are none.

@@ -625,7 +625,7 @@ fn from_documents(
                 .or(text(metric, "label"))
                 .map(str::to_string);
             let outcome: Result<Placement, String> = match kind {
-                "simple" => simple(metric, &models, &measure_home),
+                "simple" => simple(metric, &models, &measure_home, false),
                 "ratio" => {
                     let part = |key: &str| -> Result<String, String> {
                         match metric.pointer(&format!("/type_params/{key}")) {
@@ -938,6 +938,7 @@ fn simple(
     metric: &Value,
     models: &[Model],
     measure_home: &BTreeMap<String, usize>,
+    cumulative: bool,
 ) -> Result<Placement, String> {
     let measure = metric
         .pointer("/type_params/measure")
@@ -984,12 +985,17 @@ fn simple(
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("filter is neither text nor a list of text".into()),
     };
+    let scope = FilterScope {
+        home,
+        metric_time: model.measure_time.get(&mname).map(String::as_str),
+        cumulative,
+    };
     let filter = match filters.as_slice() {
         [] => None,
-        [one] => Some(translate_filter(one, home, models)?),
+        [one] => Some(translate_filter(one, &scope, models)?),
         many => Some(
             many.iter()
-                .map(|f| translate_filter(f, home, models).map(|sql| format!("({sql})")))
+                .map(|f| translate_filter(f, &scope, models).map(|sql| format!("({sql})")))
                 .collect::<Result<Vec<_>, _>>()?
                 .join(" AND "),
         ),
@@ -1012,7 +1018,7 @@ fn cumulative(
     models: &[Model],
     measure_home: &BTreeMap<String, usize>,
 ) -> Result<Placement, String> {
-    let Some(mut placed) = simple(metric, models, measure_home)? else {
+    let Some(mut placed) = simple(metric, models, measure_home, true)? else {
         return Ok(None);
     };
     let params = metric.pointer("/type_params/cumulative_type_params");
@@ -1101,13 +1107,28 @@ fn cumulative(
     Ok(Some(placed))
 }
 
+/// Whom a metric's filter speaks of: the semantic model of its measure,
+/// the time dimension `metric_time` means there, and whether the metric
+/// is cumulative.
+struct FilterScope<'a> {
+    home: usize,
+    metric_time: Option<&'a str>,
+    cumulative: bool,
+}
+
 /// `{{ Dimension('entity__dim') }}` → the dimension's SQL when it is a
 /// dimension of this source's own model, or `model.dim` (a column of
-/// another source, which Lore's planner reaches through the joins the
-/// entities became) when `entity` is another model's primary key;
-/// `{{ Entity('e') }}` → its key column.
-fn translate_filter(filter: &str, home: usize, models: &[Model]) -> Result<String, String> {
-    let model = &models[home];
+/// another source, which Lore's planner reaches through the joins) when
+/// `entity` is another model's primary key; `{{ Entity('e') }}` → its key
+/// column; `{{ TimeDimension('metric_time' | 'entity__dim', 'month') }}` →
+/// `date_trunc('month', column)`, which Lore renders for each engine
+/// (`metric_time` is the measure's `agg_time_dimension`).
+fn translate_filter(
+    filter: &str,
+    scope: &FilterScope<'_>,
+    models: &[Model],
+) -> Result<String, String> {
+    let model = &models[scope.home];
     let mut out = String::new();
     let mut rest = filter.trim();
     while let Some(start) = rest.find("{{") {
@@ -1116,18 +1137,18 @@ fn translate_filter(filter: &str, home: usize, models: &[Model]) -> Result<Strin
             return Err(format!("filter `{filter}` opens {{{{ without closing it"));
         };
         let inner = rest[start + 2..start + end].trim();
-        let (call, arg) = inner
+        let (call, args) = inner
             .split_once('(')
-            .map(|(c, a)| (c.trim(), a.trim_end_matches(')').trim()))
+            .and_then(|(c, a)| Some((c.trim(), a.trim().strip_suffix(')')?)))
             .ok_or(format!(
-                "`{inner}` in a filter is not Dimension(…) or Entity(…)"
+                "`{inner}` in a filter is not Dimension(…), TimeDimension(…) or Entity(…)"
             ))?;
-        let arg = arg
-            .split(',')
-            .next()
-            .unwrap_or(arg)
-            .trim()
-            .trim_matches(|c| c == '\'' || c == '"');
+        let args = call_args(args);
+        let arg = args
+            .iter()
+            .find(|(key, _)| key.is_none())
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_default();
         match call {
             "Dimension" => out.push_str(&dimension_sql(arg, model, models)?),
             "Entity" => {
@@ -1138,15 +1159,103 @@ fn translate_filter(filter: &str, home: usize, models: &[Model]) -> Result<Strin
                 ))?;
                 out.push_str(column);
             }
-            "TimeDimension" => {
-                return Err(format!("a TimeDimension filter (`{inner}`) is not carried"));
-            }
+            "TimeDimension" => out.push_str(&time_dimension_sql(&args, scope, models)?),
             other => return Err(format!("`{other}(…)` in a filter is not known")),
         }
         rest = &rest[start + end + 2..];
     }
     out.push_str(rest);
     Ok(out.trim().to_string())
+}
+
+/// The arguments of a call in a filter, unquoted: positional ones as
+/// `(None, value)`, keyword ones as `(Some(key), value)`.
+fn call_args(text: &str) -> Vec<(Option<String>, String)> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let (mut depth, mut quote) = (0usize, None::<char>);
+    for c in text.chars() {
+        match (c, quote) {
+            ('\'' | '"', None) => quote = Some(c),
+            (c, Some(q)) if c == q => quote = None,
+            ('[' | '(', None) => depth += 1,
+            (']' | ')', None) => depth = depth.saturating_sub(1),
+            (',', None) if depth == 0 => {
+                parts.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    parts.push(current);
+    let unquote = |v: &str| v.trim().trim_matches(|c| c == '\'' || c == '"').to_string();
+    parts
+        .iter()
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((key, value)) if is_identifier(key.trim()) => {
+                (Some(key.trim().to_string()), unquote(value))
+            }
+            _ => (None, unquote(p)),
+        })
+        .collect()
+}
+
+/// `TimeDimension(name, grain)` as `date_trunc('grain', column)`.
+fn time_dimension_sql(
+    args: &[(Option<String>, String)],
+    scope: &FilterScope<'_>,
+    models: &[Model],
+) -> Result<String, String> {
+    let model = &models[scope.home];
+    let mut positional = args.iter().filter(|(k, _)| k.is_none()).map(|(_, v)| v);
+    let name = positional.next().map(String::as_str).unwrap_or_default();
+    let grain = positional.next().or_else(|| {
+        args.iter()
+            .find(|(k, _)| {
+                matches!(
+                    k.as_deref(),
+                    Some("time_granularity_name" | "time_granularity" | "grain")
+                )
+            })
+            .map(|(_, v)| v)
+    });
+    let (owner, dim) = if name == "metric_time" {
+        if scope.cumulative {
+            return Err("on a cumulative metric, a filter on metric_time chooses the days MetricFlow shows, not the rows it counts, which a Lore measure's filter cannot say; filter the query on the time column instead (that chooses the days)".into());
+        }
+        let Some(time) = scope.metric_time else {
+            return Err(format!(
+                "metric_time in the filter: the measure has no agg_time_dimension on semantic model {}",
+                model.name
+            ));
+        };
+        (model, time)
+    } else {
+        dimension_owner(name, model, models)?
+    };
+    let Some(own_grain) = owner.time_grains.get(dim) else {
+        return Err(format!(
+            "TimeDimension('{name}'): `{dim}` is not a time dimension of semantic model {}",
+            owner.name
+        ));
+    };
+    let grain = grain.unwrap_or(own_grain).to_lowercase();
+    let Some(granularity) = Granularity::parse(&grain) else {
+        return Err(format!(
+            "TimeDimension('{name}', '{grain}'): Lore truncates time to day, week, month, quarter or year"
+        ));
+    };
+    let column = if std::ptr::eq(owner, model) {
+        format!(
+            "({})",
+            owner.dimensions.get(dim).map_or(dim, String::as_str)
+        )
+    } else {
+        format!("{}.{dim}", owner.name)
+    };
+    Ok(format!("date_trunc('{}', {column})", granularity.as_str()))
 }
 
 /// Whether `entity` identifies rows of `model` (so its dimensions are
@@ -1158,9 +1267,13 @@ fn identifies(model: &Model, entity: &str) -> bool {
         .is_some_and(|(_, kind)| matches!(kind.as_str(), "primary" | "unique" | "natural"))
 }
 
-/// A filter's `entity__dim` (or `e1__e2__dim`: the last entity owns the
-/// dimension) as SQL over the metric's source.
-fn dimension_sql(arg: &str, model: &Model, models: &[Model]) -> Result<String, String> {
+/// The semantic model owning a filter's `entity__dim` (or `e1__e2__dim`:
+/// the last entity owns the dimension), and the dimension's name.
+fn dimension_owner<'a>(
+    arg: &'a str,
+    model: &'a Model,
+    models: &'a [Model],
+) -> Result<(&'a Model, &'a str), String> {
     let parts: Vec<&str> = arg.split("__").collect();
     let (dim, entities) = parts.split_last().ok_or("an empty dimension name")?;
     let owner = match entities.last() {
@@ -1171,20 +1284,26 @@ fn dimension_sql(arg: &str, model: &Model, models: &[Model]) -> Result<String, S
             .find(|m| identifies(m, entity) && m.dimensions.contains_key(*dim)),
     };
     match owner {
-        Some(m) if std::ptr::eq(m, model) => model
-            .dimensions
-            .get(*dim)
-            .map(|sql| format!("({sql})"))
-            .ok_or(format!(
-                "the filter's dimension `{arg}` is not a dimension of semantic model {}",
-                model.name
-            )),
-        Some(m) => Ok(format!("{}.{dim}", m.name)),
+        Some(m) if std::ptr::eq(m, model) && !model.dimensions.contains_key(*dim) => Err(format!(
+            "the filter's dimension `{arg}` is not a dimension of semantic model {}",
+            model.name
+        )),
+        Some(m) => Ok((m, dim)),
         None => Err(format!(
             "the filter's dimension `{arg}`: no semantic model identified by `{}` has a dimension `{dim}`",
             entities.last().copied().unwrap_or_default()
         )),
     }
+}
+
+/// A filter's `entity__dim` as SQL over the metric's source.
+fn dimension_sql(arg: &str, model: &Model, models: &[Model]) -> Result<String, String> {
+    let (owner, dim) = dimension_owner(arg, model, models)?;
+    Ok(if std::ptr::eq(owner, model) {
+        format!("({})", model.dimensions[dim])
+    } else {
+        format!("{}.{dim}", owner.name)
+    })
 }
 
 fn replace_word(text: &str, word: &str, with: &str) -> String {
@@ -1289,5 +1408,84 @@ metrics:
         let spine = imported.sources.iter().find(|s| s.name == "days").unwrap();
         assert_eq!(spine.time_spine.as_deref(), Some("date_day"));
         assert_eq!(spine.columns[0].column_type, ColumnType::Time);
+    }
+
+    #[test]
+    fn time_dimension_filters_become_portable_truncations() {
+        let project = r#"
+semantic_models:
+  - name: orders
+    model: ref('orders')
+    defaults: { agg_time_dimension: ordered_at }
+    entities: [{ name: order, type: primary, expr: id }, { name: customer, type: foreign, expr: customer_id }]
+    dimensions:
+      - { name: ordered_at, type: time, expr: created, type_params: { time_granularity: day } }
+      - { name: status, type: categorical }
+    measures: [{ name: amount, agg: sum }]
+  - name: customers
+    model: ref('customers')
+    entities: [{ name: customer, type: primary, expr: id }]
+    dimensions: [{ name: signed_up_at, type: time, type_params: { time_granularity: month } }]
+metrics:
+  - name: since_feb
+    type: simple
+    type_params: { measure: amount }
+    filter: "{{ TimeDimension('metric_time', 'MONTH') }} >= '2024-02-01'"
+  - name: signed_in_january
+    type: simple
+    type_params: { measure: amount }
+    filter: "{{ TimeDimension('customer__signed_up_at', time_granularity_name='month') }} = '2024-01-01' and {{ Dimension('order__status') }} = 'paid'"
+  - name: own_default_grain
+    type: simple
+    type_params: { measure: amount }
+    filter: "{{ TimeDimension('order__ordered_at') }} < '2024-03-01'"
+  - name: by_the_hour
+    type: simple
+    type_params: { measure: amount }
+    filter: "{{ TimeDimension('metric_time', 'hour') }} >= '2024-02-01 10:00'"
+  - name: not_time
+    type: simple
+    type_params: { measure: amount }
+    filter: "{{ TimeDimension('order__status', 'day') }} = 'x'"
+  - name: shown_from
+    type: cumulative
+    type_params: { measure: amount, window: 7 days }
+    filter: "{{ TimeDimension('metric_time', 'day') }} >= '2024-02-01'"
+"#;
+        let imported = read_text(project, None).unwrap();
+        let filter = |name: &str| {
+            imported.sources[0]
+                .measures
+                .iter()
+                .find(|m| m.name == name)
+                .and_then(|m| m.filter.clone())
+        };
+        assert_eq!(
+            filter("since_feb").as_deref(),
+            Some("date_trunc('month', (created)) >= '2024-02-01'")
+        );
+        assert_eq!(
+            filter("signed_in_january").as_deref(),
+            Some(
+                "date_trunc('month', customers.signed_up_at) = '2024-01-01' and (status) = 'paid'"
+            )
+        );
+        assert_eq!(
+            filter("own_default_grain").as_deref(),
+            Some("date_trunc('day', (created)) < '2024-03-01'")
+        );
+        let detail = |name: &str| {
+            let item = imported
+                .report
+                .items
+                .iter()
+                .find(|i| i.name == name)
+                .unwrap();
+            assert_eq!(item.outcome, Outcome::Skipped, "{item:?}");
+            item.detail.clone()
+        };
+        assert!(detail("by_the_hour").contains("day, week, month"));
+        assert!(detail("not_time").contains("not a time dimension"));
+        assert!(detail("shown_from").contains("chooses the days"));
     }
 }
