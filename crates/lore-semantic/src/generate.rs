@@ -167,6 +167,7 @@ pub fn generate_sources(
                 expr: "count(*)".into(),
                 filter: None,
                 cumulative: None,
+                offset: None,
                 description: Some(format!("Number of {} rows", t.name)),
                 descriptions: None,
             }],

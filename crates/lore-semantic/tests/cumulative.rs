@@ -1,9 +1,10 @@
-//! Cumulative measures on SQLite, checked against values worked out by
-//! hand from the rows below: trailing windows, period-to-date, all time,
-//! each period's first day, last day or average, filters on the time
-//! column (which choose the days shown, not the rows counted), other
-//! dimensions, the fan trap, a plain measure beside them, and the time
-//! spine.
+//! Cumulative and offset measures on SQLite, checked against values
+//! worked out by hand from the rows below: trailing windows,
+//! period-to-date, all time, each period's first day, last day or
+//! average, filters on the time column (which choose the days shown, not
+//! the rows counted), other dimensions, the fan trap, a plain measure
+//! beside them, the time spine, and measures read a month or a week back
+//! or at the start of the month (period over period).
 
 use std::path::PathBuf;
 
@@ -59,6 +60,9 @@ const MODEL: &str = r#"
     - { name: revenue_to_date, expr: "sum(amount)", cumulative: {} }
     - { name: revenue_to_date_avg, expr: "sum(amount)", cumulative: { period_agg: average } }
     - { name: orders_1m, expr: "count(*)", cumulative: { window: 1 month, period_agg: last } }
+    - { name: revenue_last_month, expr: "sum(amount)", offset: { window: 1 month } }
+    - { name: orders_week_before, expr: "count(*)", offset: { time: ordered_at, window: 7 days } }
+    - { name: revenue_first_of_month, expr: "sum(amount)", offset: { to_grain: month } }
     - { name: mtd_since_feb_5, expr: "sum(amount)", filter: "date_trunc('day', ordered_at) >= '2024-02-05'", cumulative: { grain_to_date: month } }
 - name: order_lines
   table: order_lines
@@ -100,8 +104,14 @@ fn text(v: rusqlite::types::Value) -> String {
 
 /// The rows `query` gives on the fixture, in the query's order.
 fn rows(with_spine: bool, query: Value) -> Vec<Vec<String>> {
+    rows_with("", with_spine, query)
+}
+
+/// The same, with `more` SQL run on the fixture first.
+fn rows_with(more: &str, with_spine: bool, query: Value) -> Vec<Vec<String>> {
     let conn = Connection::open_in_memory().unwrap();
     conn.execute_batch(DATA).unwrap();
+    conn.execute_batch(more).unwrap();
     let query: SemanticQuery = serde_json::from_value(query).unwrap();
     let compiled = compile(
         &model(with_spine),
@@ -379,5 +389,117 @@ fn a_measure_filter_on_its_time_column_chooses_rows() {
             "2024-02-10 | 10 | 210",
             "2024-02-11 | 10 | 210",
         ])
+    );
+}
+
+#[test]
+fn an_offset_measure_reads_the_month_before() {
+    // January's rows are read by February's days, February's by March's,
+    // March 30 by April 30.
+    let query = json!({
+        "measures": ["orders.revenue", "orders.revenue_last_month",
+                     {"expr": "orders.revenue - orders.revenue_last_month", "name": "growth"}],
+        "dimensions": [{"field": "orders.ordered_at", "granularity": "month"}]
+    });
+    assert_eq!(
+        rows(false, query),
+        table(&[
+            "2024-01-01 | 180 | ∅   | ∅",
+            "2024-02-01 | 210 | 180 | 30",
+            "2024-03-01 | 60  | 210 | -150",
+            "2024-04-01 | ∅   | 60  | ∅",
+        ])
+    );
+}
+
+#[test]
+fn a_week_back_by_day_and_by_week() {
+    let by_day = rows(false, by(&["orders.orders_week_before"], "day"));
+    assert_eq!(
+        by_day,
+        table(&[
+            "2024-01-12 | 1",
+            "2024-01-27 | 1",
+            "2024-01-28 | 1",
+            "2024-02-10 | 1",
+            "2024-02-17 | 1",
+            "2024-04-06 | 1",
+        ])
+    );
+    assert_eq!(
+        rows(false, by(&["orders.orders_week_before"], "week")),
+        table(&[
+            "2024-01-08 | 1",
+            "2024-01-22 | 2",
+            "2024-02-05 | 1",
+            "2024-02-12 | 1",
+            "2024-04-01 | 1",
+        ])
+    );
+}
+
+#[test]
+fn month_ends_and_period_starts_read_as_metricflow_reads_them() {
+    // A month back from March 29, 30 and 31 is February 29, which each
+    // of them reads (and April 1 reads March 1); March 1 is the start of
+    // every March day's month, and of the month's and its Mondays' weeks
+    // for their first day only.
+    let more = "INSERT INTO orders VALUES (7, 1, '2024-02-29 12:00:00', 'paid', 5), (8, 3, '2024-03-01 09:00:00', 'paid', 7);";
+    let query = json!({
+        "measures": ["orders.revenue_last_month", "orders.revenue_first_of_month"],
+        "dimensions": [{"field": "orders.ordered_at", "granularity": "day"}],
+        "filters": ["orders.ordered_at >= '2024-03-27'", "orders.ordered_at <= '2024-04-01'"]
+    });
+    assert_eq!(
+        rows_with(more, false, query),
+        table(&[
+            "2024-03-27 | ∅ | 7",
+            "2024-03-28 | ∅ | 7",
+            "2024-03-29 | 5 | 7",
+            "2024-03-30 | 5 | 7",
+            "2024-03-31 | 5 | 7",
+            "2024-04-01 | 7 | ∅",
+        ])
+    );
+    assert_eq!(
+        rows_with(
+            more,
+            false,
+            by(
+                &["orders.revenue_last_month", "orders.revenue_first_of_month"],
+                "month"
+            )
+        ),
+        table(&[
+            "2024-02-01 | 180 | ∅",
+            "2024-03-01 | 225 | 7",
+            "2024-04-01 | 67  | ∅",
+        ])
+    );
+    assert_eq!(
+        rows_with(more, false, by(&["orders.revenue_first_of_month"], "week")),
+        table(&[
+            "2024-03-04 | 7",
+            "2024-03-11 | 7",
+            "2024-03-18 | 7",
+            "2024-03-25 | 7",
+        ])
+    );
+}
+
+#[test]
+fn an_offset_needs_its_time_column() {
+    let query: SemanticQuery =
+        serde_json::from_value(json!({"measures": ["orders.revenue_last_month"]})).unwrap();
+    let err = compile(
+        &model(false),
+        &query,
+        Dialect::Sqlite,
+        &SqlLimits::default(),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("offset along `orders.ordered_at`"),
+        "{err}"
     );
 }

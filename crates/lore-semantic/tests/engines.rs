@@ -77,6 +77,8 @@ const MODEL: &str = r#"
     - { name: revenue_to_date, expr: "sum(amount)", cumulative: { time: issued_at, period_agg: average } }
     - { name: invoices_1m, expr: "count(*)", cumulative: { window: 1 month, period_agg: last } }
     - { name: revenue_since_february, expr: "sum(amount)", filter: "date_trunc('month', issued_at) >= '2025-02-01'" }
+    - { name: revenue_last_month, expr: "sum(amount)", offset: { window: 1 month } }
+    - { name: invoices_at_quarter_start, expr: "count(*)", offset: { to_grain: quarter } }
   segments: [{ name: paid, expr: "status = 'paid'" }]
 - name: invoice_lines
   table: invoice_lines
@@ -123,6 +125,13 @@ fn queries() -> Vec<Value> {
         json!({"measures": ["invoices.paid_revenue_mtd"], "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}, "invoice_lines.product"]}),
         json!({"measures": ["invoices.revenue_to_date", "tickets.tickets_to_date"], "dimensions": ["accounts.segment"]}),
         json!({"measures": ["invoices.revenue_7d", "invoices.invoices_1m"], "dimensions": [{"field": "invoices.issued_at", "granularity": "year"}, "invoices.status"]}),
+        // Offset measures: a month back beside the measure itself, the
+        // start of the quarter by day, month and quarter.
+        json!({"measures": ["invoices.revenue", "invoices.revenue_last_month", {"expr": "invoices.revenue - invoices.revenue_last_month", "name": "growth"}],
+               "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}, "accounts.segment"]}),
+        json!({"measures": ["invoices.invoices_at_quarter_start"], "dimensions": [{"field": "invoices.issued_at", "granularity": "day"}]}),
+        json!({"measures": ["invoices.invoices_at_quarter_start", "invoices.revenue_last_month"], "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}]}),
+        json!({"measures": ["invoices.invoices_at_quarter_start"], "dimensions": [{"field": "invoices.issued_at", "granularity": "quarter"}]}),
         // `date_trunc('<granularity>', x)` in a model or a query is each
         // engine's own truncation.
         json!({"measures": ["invoices.revenue_since_february", "invoices.revenue"], "dimensions": ["accounts.segment"],

@@ -351,6 +351,10 @@ measures:
   - { name: both, expr: "sum(amount)", cumulative: { time: ordered_at, window: 7 days, grain_to_date: month } }
   - { name: bad_grain, expr: "sum(amount)", cumulative: { time: ordered_at, grain_to_date: fortnight } }
   - { name: derived, expr: "revenue * 2", cumulative: { time: ordered_at } }
+  - { name: both_kinds, expr: "sum(amount)", cumulative: { time: ordered_at }, offset: { time: ordered_at, window: 1 month } }
+  - { name: no_shift, expr: "sum(amount)", offset: { time: ordered_at } }
+  - { name: bad_to_grain, expr: "sum(amount)", offset: { time: ordered_at, to_grain: hour } }
+  - { name: derived_offset, expr: "revenue * 2", offset: { time: ordered_at, window: 1 month } }
 "#,
         ),
         (
@@ -365,6 +369,10 @@ measures:
         "measures.both.cumulative: give `window` (a trailing window) or `grain_to_date`",
         "measures.bad_grain.cumulative: grain_to_date `fortnight` is not one of day, week, month, quarter, year",
         "measures.derived.cumulative: a cumulative measure aggregates rows",
+        "measures.both_kinds.offset: a measure is cumulative or offset, not both",
+        "measures.no_shift.offset: give `window` (how far back, e.g. `1 month`) or `to_grain`",
+        "measures.bad_to_grain.offset: to_grain `hour` is not one of day, week, month, quarter, year",
+        "measures.derived_offset.offset: an offset measure aggregates rows",
         "days.yaml: source `days`, time_spine: the time spine column `day` must be of type time",
         "days.yaml: source `dates`, time_spine: the model already has a time spine (`days`)",
     ];

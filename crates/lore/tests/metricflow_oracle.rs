@@ -23,7 +23,7 @@ use serde_json::Value;
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/metricflow");
 
 const CUSTOMERS: &str = "customer_id,region,signed_up_at\n1,north,2024-01-02\n2,north,2024-01-15\n3,south,2024-02-01\n4,south,2024-02-20\n5,west,2024-03-01\n";
-const ORDERS: &str = "order_id,customer_id,ordered_at,status,amount\n1,1,2024-01-05,paid,120.0\n2,1,2024-01-20,paid,35.5\n3,2,2024-01-21,refunded,80.0\n4,2,2024-02-03,paid,150.0\n5,3,2024-02-10,paid,20.0\n6,3,2024-02-11,open,99.0\n7,4,2024-02-25,paid,310.0\n8,4,2024-03-02,paid,45.0\n9,1,2024-03-09,open,100.0\n10,3,2024-03-30,paid,60.0\n";
+const ORDERS: &str = "order_id,customer_id,ordered_at,status,amount\n1,1,2024-01-05,paid,120.0\n2,1,2024-01-20,paid,35.5\n3,2,2024-01-21,refunded,80.0\n4,2,2024-02-03,paid,150.0\n5,3,2024-02-10,paid,20.0\n6,3,2024-02-11,open,99.0\n7,4,2024-02-25,paid,310.0\n8,4,2024-03-02,paid,45.0\n9,1,2024-03-09,open,100.0\n10,3,2024-03-30,paid,60.0\n11,2,2024-02-01,paid,75.0\n12,5,2024-03-04,paid,25.0\n";
 
 fn copy(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -520,6 +520,61 @@ fn imported_metrics_answer_what_metricflow_answers() {
                 "orders.revenue_mtd_since_feb_5",
                 "-d",
                 "orders.ordered_at:day",
+                "-d",
+                "customers.region",
+            ],
+        ),
+        // Derived metrics reading an input at an earlier time: a month
+        // back beside the metric itself, a week back, the start of the
+        // month; by day, week and month, and by region.
+        (
+            "revenue_growth,revenue,orders_week_before,orders_at_month_start",
+            Some("metric_time__month"),
+            vec![
+                "-m",
+                "orders.revenue_growth",
+                "-m",
+                "orders.revenue",
+                "-m",
+                "orders.orders_week_before",
+                "-m",
+                "orders.orders_at_month_start",
+                "-d",
+                "orders.ordered_at:month",
+            ],
+        ),
+        (
+            "orders_week_before,orders_at_month_start",
+            Some("metric_time__day"),
+            vec![
+                "-m",
+                "orders.orders_week_before",
+                "-m",
+                "orders.orders_at_month_start",
+                "-d",
+                "orders.ordered_at:day",
+            ],
+        ),
+        (
+            "orders_week_before,orders_at_month_start",
+            Some("metric_time__week"),
+            vec![
+                "-m",
+                "orders.orders_week_before",
+                "-m",
+                "orders.orders_at_month_start",
+                "-d",
+                "orders.ordered_at:week",
+            ],
+        ),
+        (
+            "revenue_growth",
+            Some("metric_time__month,customer__region"),
+            vec![
+                "-m",
+                "orders.revenue_growth",
+                "-d",
+                "orders.ordered_at:month",
                 "-d",
                 "customers.region",
             ],

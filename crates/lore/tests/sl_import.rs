@@ -26,7 +26,7 @@ fn shop() -> (tempfile::TempDir, std::path::PathBuf, rusqlite::Connection) {
            (1,1,'2024-01-05','paid',120.0),(2,1,'2024-01-20','paid',35.5),(3,2,'2024-01-21','refunded',80.0),
            (4,2,'2024-02-03','paid',150.0),(5,3,'2024-02-10','paid',20.0),(6,3,'2024-02-11','open',99.0),
            (7,4,'2024-02-25','paid',310.0),(8,4,'2024-03-02','paid',45.0),(9,1,'2024-03-09','open',100.0),
-           (10,3,'2024-03-30','paid',60.0);",
+           (10,3,'2024-03-30','paid',60.0),(11,2,'2024-02-01','paid',75.0),(12,5,'2024-03-04','paid',25.0);",
     )
     .unwrap();
     let config = root.join("lore.yaml");
@@ -174,6 +174,20 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
     ] {
         assert_eq!(outcome("metric", metric), "imported", "{metric}");
     }
+    for metric in [
+        "revenue_growth",
+        "orders_week_before",
+        "orders_at_month_start",
+    ] {
+        assert_eq!(outcome("metric", metric), "imported", "{metric}");
+    }
+    // An offset ratio is left out, with the reason.
+    let ratio = item(&report, "metric", "revenue_per_order_growth");
+    assert_eq!(ratio["outcome"], "skipped");
+    assert!(
+        ratio["detail"].as_str().unwrap().contains("ratio metric"),
+        "{ratio}"
+    );
     // A cumulative metric filtered on metric_time chooses MetricFlow's
     // days, which a measure's filter cannot say: skipped, with the reason.
     let shown = item(&report, "metric", "revenue_mtd_shown_from_feb_5");
@@ -270,6 +284,20 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
             "SELECT o.status, SUM(CASE WHEN o.ordered_at >= '2024-02-01' THEN o.amount END), \
                     SUM(CASE WHEN c.signed_up_at LIKE '2024-01-%' THEN o.amount END) \
              FROM orders o JOIN customers c USING (customer_id) GROUP BY 1",
+        ),
+        // Revenue against the month before (no order is on a month's last
+        // days, so a month back is the same day of the month before).
+        (
+            vec![
+                "-m",
+                "orders.revenue_growth",
+                "-d",
+                "orders.ordered_at:month",
+            ],
+            "WITH r AS (SELECT strftime('%Y-%m-01', ordered_at) m, SUM(amount) v FROM orders WHERE status = 'paid' GROUP BY 1), \
+                  p AS (SELECT strftime('%Y-%m-01', date(ordered_at, '+1 month')) m, SUM(amount) v FROM orders WHERE status = 'paid' GROUP BY 1), \
+                  k AS (SELECT m FROM r UNION SELECT m FROM p) \
+             SELECT k.m, r.v - p.v FROM k LEFT JOIN r USING (m) LEFT JOIN p USING (m)",
         ),
         // Cumulative metrics by month, each month showing one day's value:
         // month to date on its first day with rows is that day's revenue;

@@ -35,6 +35,11 @@
 //! cumulative measures run over its days (else over the days from their
 //! first row to the last day their window covers).
 //!
+//! An *offset* measure reads an earlier day's rows: each day shows the
+//! rows of the day a `window` before it, or of the first day of its
+//! `to_grain` period (`offset: { window: 1 month }`), for period-over-period
+//! comparisons with the measure itself.
+//!
 //! ```yaml
 //! measures:
 //!   - name: revenue_7d
@@ -249,25 +254,31 @@ pub enum RunningWindow {
     ToDate(Granularity),
 }
 
+/// Parses a span of time: `7 days`, `1 month`, `2 weeks` (singular or
+/// plural units among day, week, month, quarter, year).
+pub fn parse_span(text: &str) -> Result<(u32, Granularity), String> {
+    let problem = || {
+        format!(
+            "window `{text}` is not `<count> <unit>` with a unit among day, week, month, quarter, year (e.g. `7 days`)"
+        )
+    };
+    let mut words = text.split_whitespace();
+    let (Some(count), Some(unit), None) = (words.next(), words.next(), words.next()) else {
+        return Err(problem());
+    };
+    let count: u32 = count.parse().map_err(|_| problem())?;
+    if count == 0 {
+        return Err(format!("window `{text}` must be at least one unit long"));
+    }
+    let unit = unit.to_ascii_lowercase();
+    let unit = Granularity::parse(unit.strip_suffix('s').unwrap_or(&unit)).ok_or_else(problem)?;
+    Ok((count, unit))
+}
+
 impl RunningWindow {
     /// Parses `7 days`, `1 month`, `2 weeks` (singular or plural units).
     pub fn parse_trailing(text: &str) -> Result<RunningWindow, String> {
-        let problem = || {
-            format!(
-                "window `{text}` is not `<count> <unit>` with a unit among day, week, month, quarter, year (e.g. `7 days`)"
-            )
-        };
-        let mut words = text.split_whitespace();
-        let (Some(count), Some(unit), None) = (words.next(), words.next(), words.next()) else {
-            return Err(problem());
-        };
-        let count: u32 = count.parse().map_err(|_| problem())?;
-        if count == 0 {
-            return Err(format!("window `{text}` must be at least one unit long"));
-        }
-        let unit = unit.to_ascii_lowercase();
-        let unit =
-            Granularity::parse(unit.strip_suffix('s').unwrap_or(&unit)).ok_or_else(problem)?;
+        let (count, unit) = parse_span(text)?;
         Ok(RunningWindow::Trailing { count, unit })
     }
 
@@ -298,6 +309,65 @@ pub struct Cumulative {
     pub period_agg: PeriodAgg,
 }
 
+/// A measure read at an earlier time, as written in YAML: each period
+/// shows the rows of the day `window` before each of its days, or of the
+/// first day of its `to_grain` period (MetricFlow's `offset_window` and
+/// `offset_to_grain`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OffsetSpec {
+    /// The time column it is shifted along (default as for cumulative
+    /// measures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// How far back: `1 month`, `7 days`, …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    /// Or back to the start of the period: `day`, `week`, `month`,
+    /// `quarter` or `year`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_grain: Option<String>,
+}
+
+/// Which earlier day an offset measure reads for a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimeOffset {
+    /// The day `count` units before.
+    Window {
+        /// How many units.
+        count: u32,
+        /// The unit.
+        unit: Granularity,
+    },
+    /// The first day of the day's period.
+    ToGrain(Granularity),
+}
+
+impl TimeOffset {
+    /// In words, for notes: `the rows of the day 1 month before`.
+    pub fn describe(self) -> String {
+        match self {
+            TimeOffset::Window { count, unit } => format!(
+                "the rows of the day {count} {}{} before",
+                unit.as_str(),
+                if count == 1 { "" } else { "s" }
+            ),
+            TimeOffset::ToGrain(g) => {
+                format!("the rows of the first day of the day's {}", g.as_str())
+            }
+        }
+    }
+}
+
+/// A validated offset measure's shift in time.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Offset {
+    /// The source's time column it is shifted along.
+    pub time: String,
+    /// Which earlier day it reads.
+    pub by: TimeOffset,
+}
+
 /// A measure as written in YAML.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MeasureSpec {
@@ -312,6 +382,9 @@ pub struct MeasureSpec {
     /// A running aggregate over a time column, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cumulative: Option<CumulativeSpec>,
+    /// Read at an earlier time, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<OffsetSpec>,
     /// A person's description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -411,6 +484,8 @@ pub struct Measure {
     pub filter: Option<SqlExpr>,
     /// The running window, for a cumulative measure.
     pub cumulative: Option<Cumulative>,
+    /// The shift in time, for an offset measure.
+    pub offset: Option<Offset>,
     /// The description shown to agents.
     pub description: Option<String>,
 }

@@ -9,7 +9,8 @@ use lore_core::limits::SqlLimits;
 use super::expr::{SqlExpr, is_aggregate};
 use super::{
     Cardinality, Column, ColumnType, Cumulative, CumulativeSpec, Descriptions, Join, Measure,
-    Relation, RunningWindow, Segment, SemanticModel, Source, SourceSpec,
+    Offset, OffsetSpec, Relation, RunningWindow, Segment, SemanticModel, Source, SourceSpec,
+    TimeOffset, parse_span,
 };
 use crate::dialect::Granularity;
 use crate::error::{ModelIssue, SemanticError};
@@ -337,12 +338,31 @@ fn build_source(
                 })
                 .ok()
         });
+        let offset = m.offset.as_ref().and_then(|o| {
+            offset(
+                o,
+                spec,
+                derived,
+                m.cumulative.is_some(),
+                &format!("measures.{}.offset", m.name),
+            )
+            .map_err(|message| {
+                issues.add(
+                    file,
+                    name,
+                    Some(format!("measures.{}.offset", m.name)),
+                    message,
+                )
+            })
+            .ok()
+        });
         measures.push(Measure {
             name: m.name.clone(),
             expr,
             derived,
             filter,
             cumulative,
+            offset,
             description: Descriptions::pick(m.description.as_ref(), m.descriptions.as_ref()),
         });
     }
@@ -445,13 +465,71 @@ fn cumulative(
     if derived {
         return Err("a cumulative measure aggregates rows (sum(x), count(*), count_distinct(x), …); an expression over other measures cannot run over time: make the measures it combines cumulative".into());
     }
+    let time = time_column(c.time.as_ref(), source, field)?;
+    let window = match (&c.window, &c.grain_to_date) {
+        (Some(_), Some(_)) => {
+            return Err("give `window` (a trailing window) or `grain_to_date` (since the start of a period), not both".into());
+        }
+        (Some(w), None) => RunningWindow::parse_trailing(w)?,
+        (None, Some(g)) => RunningWindow::ToDate(Granularity::parse(g).ok_or_else(|| {
+            format!(
+                "grain_to_date `{g}` is not one of {}",
+                Granularity::ALL.map(|g| g.as_str()).join(", ")
+            )
+        })?),
+        (None, None) => RunningWindow::AllTime,
+    };
+    Ok(Cumulative {
+        time,
+        window,
+        period_agg: c.period_agg.unwrap_or_default(),
+    })
+}
+
+/// A measure's shift in time, or what is wrong with it.
+fn offset(
+    o: &OffsetSpec,
+    source: &SourceSpec,
+    derived: bool,
+    cumulative: bool,
+    field: &str,
+) -> Result<Offset, String> {
+    if derived {
+        return Err("an offset measure aggregates rows (sum(x), count(*), …); to compare a derived measure with an earlier period, offset the measures it combines".into());
+    }
+    if cumulative {
+        return Err("a measure is cumulative or offset, not both".into());
+    }
+    let time = time_column(o.time.as_ref(), source, field)?;
+    let by = match (&o.window, &o.to_grain) {
+        (Some(w), None) => {
+            let (count, unit) = parse_span(w)?;
+            TimeOffset::Window { count, unit }
+        }
+        (None, Some(g)) => TimeOffset::ToGrain(Granularity::parse(g).ok_or_else(|| {
+            format!(
+                "to_grain `{g}` is not one of {}",
+                Granularity::ALL.map(|g| g.as_str()).join(", ")
+            )
+        })?),
+        _ => {
+            return Err("give `window` (how far back, e.g. `1 month`) or `to_grain` (back to the start of a period), one of them".into());
+        }
+    };
+    Ok(Offset { time, by })
+}
+
+/// The time column a cumulative or offset measure runs along: `time`
+/// when given, else the source's column with `role: time`, else its only
+/// time column.
+fn time_column(named: Option<&String>, source: &SourceSpec, field: &str) -> Result<String, String> {
     let times: Vec<&str> = source
         .columns
         .iter()
         .filter(|c| c.column_type == ColumnType::Time)
         .map(|c| c.name.as_str())
         .collect();
-    let time = match &c.time {
+    Ok(match named {
         Some(t) => match source.columns.iter().find(|c| &c.name == t) {
             Some(col) if col.column_type == ColumnType::Time => t.clone(),
             Some(_) => {
@@ -488,24 +566,6 @@ fn cumulative(
                 }
             }
         }
-    };
-    let window = match (&c.window, &c.grain_to_date) {
-        (Some(_), Some(_)) => {
-            return Err("give `window` (a trailing window) or `grain_to_date` (since the start of a period), not both".into());
-        }
-        (Some(w), None) => RunningWindow::parse_trailing(w)?,
-        (None, Some(g)) => RunningWindow::ToDate(Granularity::parse(g).ok_or_else(|| {
-            format!(
-                "grain_to_date `{g}` is not one of {}",
-                Granularity::ALL.map(|g| g.as_str()).join(", ")
-            )
-        })?),
-        (None, None) => RunningWindow::AllTime,
-    };
-    Ok(Cumulative {
-        time,
-        window,
-        period_agg: c.period_agg.unwrap_or_default(),
     })
 }
 

@@ -21,7 +21,7 @@
 //! over the aggregated result (HAVING).
 
 mod clickhouse;
-mod cumulative;
+mod days;
 pub mod paths;
 mod render;
 mod resolve;
@@ -32,7 +32,7 @@ use serde::Serialize;
 use crate::dialect::{Dialect, Granularity};
 use crate::error::SemanticError;
 use crate::model::expr::SqlExpr;
-use crate::model::{Cumulative, SemanticModel};
+use crate::model::{Cumulative, Offset, SemanticModel};
 use crate::query::SemanticQuery;
 
 use render::render;
@@ -115,6 +115,8 @@ pub(crate) struct BaseMeasure {
     pub filter: Option<SqlExpr>,
     /// Its running window over time, for a cumulative measure.
     pub cumulative: Option<Cumulative>,
+    /// Its shift in time, for an offset measure.
+    pub offset: Option<Offset>,
     pub visible: bool,
 }
 

@@ -6,7 +6,7 @@ use sqlparser::ast::{
     BinaryOperator, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
 };
 
-use super::cumulative::{Running, SPINE_DAY, note as cumulative_note, reduction, running};
+use super::days::{Running, SPINE_DAY, note as cumulative_note, reduction, running};
 use super::paths::{JoinGraph, Step};
 use super::{CompiledQuery, GroupPlan, OutputColumn, Resolved};
 use crate::dialect::{Dialect, Granularity};
@@ -506,8 +506,8 @@ pub(crate) fn render(
     }
 
     // Measure groups by source, in the order measures were asked for. A
-    // cumulative measure running over a time column the query groups by
-    // is a group of its own (its rows are joined to a spine of days).
+    // cumulative or offset measure along a time column the query groups
+    // by is a group of its own (its rows are joined to a spine of days).
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut runs: Vec<Option<Running>> = Vec::new();
     let mut notes = Vec::new();
@@ -596,7 +596,7 @@ pub(crate) fn render(
                 renderer.where_clause(r, &tree)?,
             ),
             Some(run) => {
-                let (days, reads_itself) = renderer.spine_days(*root, &run.cumulative, g)?;
+                let (days, reads_itself) = renderer.spine_days(*root, run, g)?;
                 ctes.extend(days);
                 recursive |= reads_itself;
                 renderer.running_from(r, &tree, *root, run, g)?
@@ -745,7 +745,7 @@ pub(crate) fn render(
                     g,
                     &dim_cols,
                     &q(&format!("m{j}")),
-                    run.cumulative.period_agg,
+                    run.period_agg(),
                 ));
             }
             notes.push(cumulative_note(model, r, j, run));
@@ -755,22 +755,7 @@ pub(crate) fn render(
             measures: members.iter().map(|&j| r.bases[j].output.clone()).collect(),
             joins: path_text(model, &tree),
             strategy,
-            running: run.map(|run| {
-                format!(
-                    "cumulative over {}.{}: {}{}",
-                    source.name,
-                    run.cumulative.time,
-                    run.cumulative.window.describe(),
-                    if run.reduce {
-                        format!(
-                            "; period_agg {} per period",
-                            run.cumulative.period_agg.as_str()
-                        )
-                    } else {
-                        String::new()
-                    }
-                )
-            }),
+            running: run.map(|run| run.plan_text(&source.name)),
         });
     }
     let mut sources_aggregated: Vec<String> = Vec::new();
@@ -787,7 +772,7 @@ pub(crate) fn render(
         ));
     } else if groups.len() > 1 {
         notes.push(
-            "Each cumulative measure was aggregated on its own and then joined to the other measures on the dimensions.".to_string(),
+            "Each cumulative or offset measure was aggregated on its own and then joined to the other measures on the dimensions.".to_string(),
         );
     }
 

@@ -119,6 +119,7 @@ impl<'a> Resolver<'a> {
                     && b.expr == measure.expr
                     && b.filter == measure.filter
                     && b.cumulative == measure.cumulative
+                    && b.offset == measure.offset
             }) {
                 if visible && !self.bases[i].visible {
                     self.bases[i].visible = true;
@@ -132,6 +133,7 @@ impl<'a> Resolver<'a> {
                 expr: measure.expr.clone(),
                 filter: measure.filter.clone(),
                 cumulative: measure.cumulative.clone(),
+                offset: measure.offset.clone(),
                 visible,
             });
             return Ok(Ok(self.bases.len() - 1));
@@ -208,6 +210,7 @@ impl<'a> Resolver<'a> {
             expr,
             filter: None,
             cumulative: None,
+            offset: None,
             visible: true,
         });
         Ok(Ok(self.bases.len() - 1))

@@ -285,6 +285,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 expr,
                 filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
                 cumulative: None,
+                offset: None,
                 description: text(measure, "description")
                     .or(text(measure, "title"))
                     .map(str::to_string),

@@ -779,6 +779,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                         expr,
                         filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
                         cumulative: None,
+                        offset: None,
                         description: get_text(body, "description")
                             .or(get_text(body, "label"))
                             .map(str::to_string),

@@ -11,9 +11,11 @@
 //! metrics as expressions over measures, cumulative metrics as cumulative
 //! measures running over their measure's `agg_time_dimension` (window,
 //! `grain_to_date`, `period_agg`), and the project's time spine model as
-//! the model's `time_spine` source. What has no Lore equivalent
-//! (conversion metrics, offsets, `non_additive_dimension`) is skipped
-//! with the reason;
+//! the model's `time_spine` source, a derived metric's input read at an
+//! earlier time (`offset_window`, `offset_to_grain`) as an offset measure
+//! beside it. What has no Lore equivalent (conversion metrics, offsets
+//! of ratio or derived inputs, `non_additive_dimension`) is skipped with
+//! the reason;
 //! what only changes edge cases (`fill_nulls_with`, `agg_time_dimension`)
 //! is imported and reported as approximated.
 
@@ -23,8 +25,8 @@ use std::path::Path;
 use lore_core::{ErrorCode, ErrorReport};
 use lore_semantic::dialect::Granularity;
 use lore_semantic::model::{
-    Cardinality, ColumnSpec, ColumnType, CumulativeSpec, JoinSpec, MeasureSpec, PeriodAgg,
-    RunningWindow, SourceSpec, Visibility,
+    Cardinality, ColumnSpec, ColumnType, CumulativeSpec, JoinSpec, MeasureSpec, OffsetSpec,
+    PeriodAgg, RunningWindow, SourceSpec, Visibility, parse_span,
 };
 use lore_warehouse::catalog::LoadedSnapshot;
 use serde_json::Value;
@@ -613,6 +615,11 @@ fn from_documents(
         }
     }
     pending.extend(created.iter());
+    let definitions: BTreeMap<String, &Value> = metrics
+        .iter()
+        .chain(created.iter())
+        .filter_map(|m| text(m, "name").map(|n| (n.to_string(), m)))
+        .collect();
     // Ratio and derived metrics may name metrics defined after them.
     for _round in 0..4 {
         let mut later = Vec::new();
@@ -658,74 +665,14 @@ fn from_documents(
                         (Err(e), _) | (_, Err(e)) => Err(e),
                     }
                 }
-                "derived" => {
-                    let expr = metric
-                        .pointer("/type_params/expr")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string();
-                    let inputs = metric
-                        .pointer("/type_params/metrics")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default();
-                    let mut expr = expr;
-                    let mut home = None;
-                    let mut missing = false;
-                    let mut problem = None;
-                    for input in &inputs {
-                        let (iname, alias) = match input {
-                            Value::String(s) => (s.clone(), None),
-                            v => (
-                                text(v, "name").unwrap_or_default().to_string(),
-                                text(v, "alias").map(str::to_string),
-                            ),
-                        };
-                        if input.get("offset_window").is_some()
-                            || input.get("offset_to_grain").is_some()
-                        {
-                            problem = Some(format!(
-                                "input {iname} is offset in time, which Lore measures cannot express"
-                            ));
-                        }
-                        if input.get("filter").is_some() {
-                            problem = Some(format!("input {iname} has its own filter"));
-                        }
-                        match metric_home.get(&iname) {
-                            Some(h) => {
-                                home.get_or_insert(*h);
-                            }
-                            None => missing = true,
-                        }
-                        if let Some(alias) = alias {
-                            expr = replace_word(&expr, &alias, &iname);
-                        }
-                    }
-                    if let (Some(h), false) = (home, missing) {
-                        // Inputs on other sources are named with their source.
-                        for input in &inputs {
-                            let iname = match input {
-                                Value::String(s) => s.clone(),
-                                v => text(v, "name").unwrap_or_default().to_string(),
-                            };
-                            if let Some(&other) = metric_home.get(&iname)
-                                && other != h
-                            {
-                                expr = replace_word(
-                                    &expr,
-                                    &iname,
-                                    &format!("{}.{iname}", models[other].name),
-                                );
-                            }
-                        }
-                    }
-                    match (problem, missing, home) {
-                        (Some(p), _, _) => Err(p),
-                        (None, true, _) => Ok(None),
-                        (None, false, Some(h)) => Ok(Some(Placed::expression(h, expr))),
-                        (None, false, None) => Err("a derived metric without input metrics".into()),
-                    }
-                }
+                "derived" => derived(
+                    name,
+                    metric,
+                    &models,
+                    &measure_home,
+                    &metric_home,
+                    &definitions,
+                ),
                 "cumulative" => cumulative(metric, &models, &measure_home),
                 "conversion" => Err("conversion metrics have no Lore equivalent".into()),
                 other => Err(format!("metric type `{other}` is not known")),
@@ -737,8 +684,17 @@ fn from_documents(
                     filter,
                     cumulative,
                     notes,
+                    metric_time: _,
+                    helpers,
                 })) => {
                     metric_home.insert(name.to_string(), home);
+                    let mut helper_names = Vec::new();
+                    for (at, helper) in helpers {
+                        helper_names.push(format!("{}.{}", models[at].name, helper.name));
+                        let measures = &mut models[at].spec.measures;
+                        measures.retain(|m| m.name != helper.name);
+                        measures.push(helper);
+                    }
                     let running = cumulative.as_ref().map(|c| {
                         format!(
                             " running over {} ({})",
@@ -757,6 +713,7 @@ fn from_documents(
                         expr,
                         filter,
                         cumulative,
+                        offset: None,
                         description,
                         descriptions: None,
                     });
@@ -766,9 +723,18 @@ fn from_documents(
                             name,
                             Outcome::Imported,
                             format!(
-                                "{kind} metric → measure {}.{name}{}",
+                                "{kind} metric → measure {}.{name}{}{}",
                                 models[home].name,
-                                running.unwrap_or_default()
+                                running.unwrap_or_default(),
+                                if helper_names.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(
+                                        ", reading the offset measure{} {}",
+                                        if helper_names.len() == 1 { "" } else { "s" },
+                                        helper_names.join(", ")
+                                    )
+                                }
                             ),
                         );
                     } else {
@@ -811,6 +777,7 @@ fn from_documents(
                 expr: expr.clone(),
                 filter: None,
                 cumulative: None,
+                offset: None,
                 description: description.clone(),
                 descriptions: None,
             });
@@ -914,6 +881,11 @@ struct Placed {
     filter: Option<String>,
     cumulative: Option<CumulativeSpec>,
     notes: Vec<String>,
+    /// The time dimension its measure is aggregated by (simple metrics).
+    metric_time: Option<String>,
+    /// Measures it needs beside it, each on its source: a derived
+    /// metric's inputs read at an earlier time.
+    helpers: Vec<(usize, MeasureSpec)>,
 }
 
 impl Placed {
@@ -925,6 +897,8 @@ impl Placed {
             filter: None,
             cumulative: None,
             notes: Vec::new(),
+            metric_time: None,
+            helpers: Vec::new(),
         }
     }
 }
@@ -1006,7 +980,173 @@ fn simple(
         filter,
         cumulative: None,
         notes,
+        metric_time: scope.metric_time.map(str::to_string),
+        helpers: Vec::new(),
     }))
+}
+
+/// A derived metric: its expression over the input metrics' measures
+/// (inputs on other sources named `source.metric`). An input read at an
+/// earlier time (`offset_window`, `offset_to_grain`) that is a simple
+/// metric becomes an offset measure of its own, `<metric>__<alias>`, on
+/// the input's source, and the expression reads that.
+fn derived(
+    name: &str,
+    metric: &Value,
+    models: &[Model],
+    measure_home: &BTreeMap<String, usize>,
+    metric_home: &BTreeMap<String, usize>,
+    definitions: &BTreeMap<String, &Value>,
+) -> Result<Placement, String> {
+    let expr = metric
+        .pointer("/type_params/expr")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let inputs = metric
+        .pointer("/type_params/metrics")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut home = None;
+    let mut helpers: Vec<(usize, MeasureSpec)> = Vec::new();
+    let mut notes = Vec::new();
+    // Each word of the expression, the measure it means and its source.
+    let mut words: Vec<(String, String, usize)> = Vec::new();
+    for input in &inputs {
+        let (iname, alias) = match input {
+            Value::String(s) => (s.clone(), None),
+            v => (
+                text(v, "name").unwrap_or_default().to_string(),
+                text(v, "alias").map(str::to_string),
+            ),
+        };
+        if input.get("filter").is_some_and(|f| !f.is_null()) {
+            return Err(format!("input {iname} has its own filter"));
+        }
+        let Some(&ihome) = metric_home.get(&iname) else {
+            return Ok(None);
+        };
+        home.get_or_insert(ihome);
+        let word = alias.unwrap_or_else(|| iname.clone());
+        let Some((window, to_grain)) = input_offset(input, &iname)? else {
+            words.push((word, iname, ihome));
+            continue;
+        };
+        let def = definitions
+            .get(&iname)
+            .ok_or(format!("input {iname} is not a metric of the project"))?;
+        let kind = text(def, "type").unwrap_or("simple");
+        if kind != "simple" {
+            return Err(format!(
+                "input {iname} is read at an earlier time and is a {kind} metric; Lore reads the measure of a simple metric at an earlier time only"
+            ));
+        }
+        let Some(placed) = simple(def, models, measure_home, false)? else {
+            return Ok(None);
+        };
+        let Some(time) = placed.metric_time.clone() else {
+            return Err(format!(
+                "input {iname}: its measure has no agg_time_dimension, so the time it is shifted along is unknown"
+            ));
+        };
+        if let Some(grain) = models[placed.home]
+            .time_grains
+            .get(&time)
+            .filter(|g| *g != "day")
+        {
+            notes.push(format!(
+                "input {iname}'s time dimension `{time}` is at the {grain} grain; Lore shifts it day by day"
+            ));
+        }
+        let helper = format!("{name}__{word}");
+        let shift = match (&window, &to_grain) {
+            (Some(w), _) => format!("{w} earlier"),
+            (_, Some(g)) => format!("at the start of the {g}"),
+            _ => String::new(),
+        };
+        helpers.push((
+            placed.home,
+            MeasureSpec {
+                name: helper.clone(),
+                expr: placed.expr,
+                filter: placed.filter,
+                cumulative: None,
+                offset: Some(OffsetSpec {
+                    time: Some(time),
+                    window,
+                    to_grain,
+                }),
+                description: Some(format!("{iname}, {shift} (input of {name})")),
+                descriptions: None,
+            },
+        ));
+        words.push((word, helper, placed.home));
+    }
+    let Some(home) = home else {
+        return Err("a derived metric without input metrics".into());
+    };
+    // Every word at once, so that a name put in is not replaced again.
+    let replacements: BTreeMap<String, String> = words
+        .into_iter()
+        .map(|(word, means, ihome)| {
+            let target = if ihome == home {
+                means
+            } else {
+                format!("{}.{means}", models[ihome].name)
+            };
+            (word, target)
+        })
+        .collect();
+    let mut placed = Placed::expression(home, replace_words(&expr, &replacements));
+    placed.helpers = helpers;
+    placed.notes = notes;
+    Ok(Some(placed))
+}
+
+/// An input's shift in time, as (`window`, `to_grain`), when it has one.
+type InputOffset = Option<(Option<String>, Option<String>)>;
+
+/// The `offset_window` or `offset_to_grain` of a derived metric's input,
+/// checked.
+fn input_offset(input: &Value, iname: &str) -> Result<InputOffset, String> {
+    let window = match input.get("offset_window").filter(|v| !v.is_null()) {
+        None => None,
+        Some(Value::String(w)) => Some(w.trim().to_string()),
+        Some(v) => match (
+            v.get("count").and_then(Value::as_u64),
+            text(v, "granularity"),
+        ) {
+            (Some(count), Some(unit)) => Some(format!("{count} {unit}")),
+            _ => {
+                return Err(format!(
+                    "input {iname}: offset_window `{v}` is not `<count> <unit>`"
+                ));
+            }
+        },
+    };
+    let to_grain = input
+        .get("offset_to_grain")
+        .and_then(Value::as_str)
+        .map(|g| g.trim().to_lowercase());
+    match (&window, &to_grain) {
+        (None, None) => Ok(None),
+        (Some(_), Some(_)) => Err(format!(
+            "input {iname} has both offset_window and offset_to_grain"
+        )),
+        (Some(w), None) => {
+            parse_span(w).map_err(|why| format!("input {iname}: {why}"))?;
+            Ok(Some((window, None)))
+        }
+        (None, Some(g)) => {
+            if Granularity::parse(g).is_none() {
+                return Err(format!(
+                    "input {iname}: offset_to_grain `{g}` is not one of day, week, month, quarter, year"
+                ));
+            }
+            Ok(Some((None, to_grain)))
+        }
+    }
 }
 
 /// A cumulative metric: its measure's aggregate (and filter) as a simple
@@ -1306,7 +1446,9 @@ fn dimension_sql(arg: &str, model: &Model, models: &[Model]) -> Result<String, S
     })
 }
 
-fn replace_word(text: &str, word: &str, with: &str) -> String {
+/// `text` with each whole word that is a key of `with` replaced by its
+/// value, in one pass.
+fn replace_words(text: &str, with: &BTreeMap<String, String>) -> String {
     let mut out = String::new();
     let mut buffer = String::new();
     for c in text.chars().chain(std::iter::once(' ')) {
@@ -1314,7 +1456,7 @@ fn replace_word(text: &str, word: &str, with: &str) -> String {
             buffer.push(c);
         } else {
             if !buffer.is_empty() {
-                out.push_str(if buffer == word { with } else { &buffer });
+                out.push_str(with.get(&buffer).unwrap_or(&buffer));
                 buffer.clear();
             }
             out.push(c);
@@ -1408,6 +1550,75 @@ metrics:
         let spine = imported.sources.iter().find(|s| s.name == "days").unwrap();
         assert_eq!(spine.time_spine.as_deref(), Some("date_day"));
         assert_eq!(spine.columns[0].column_type, ColumnType::Time);
+    }
+
+    #[test]
+    fn an_offset_input_becomes_an_offset_measure_beside_its_derived_metric() {
+        let project = r#"
+semantic_models:
+  - name: orders
+    model: ref('orders')
+    defaults: { agg_time_dimension: ordered_at }
+    entities: [{ name: order, type: primary, expr: id }]
+    dimensions: [{ name: ordered_at, type: time, type_params: { time_granularity: day } }]
+    measures: [{ name: amount, agg: sum }, { name: order_count, expr: 1, agg: sum }]
+metrics:
+  - { name: revenue, type: simple, type_params: { measure: amount }, filter: "amount > 0" }
+  - { name: orders, type: simple, type_params: { measure: order_count } }
+  - { name: per_order, type: ratio, type_params: { numerator: revenue, denominator: orders } }
+  - name: growth
+    type: derived
+    type_params:
+      expr: revenue - before
+      metrics: [{ name: revenue }, { name: revenue, offset_window: 1 month, alias: before }]
+  - name: at_start
+    type: derived
+    type_params:
+      expr: first_day
+      metrics: [{ name: orders, offset_to_grain: MONTH, alias: first_day }]
+  - name: ratio_growth
+    type: derived
+    type_params:
+      expr: per_order - before
+      metrics: [{ name: per_order }, { name: per_order, offset_window: 1 month, alias: before }]
+"#;
+        let imported = read_text(project, None).unwrap();
+        let measure = |name: &str| {
+            imported.sources[0]
+                .measures
+                .iter()
+                .find(|m| m.name == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("no {name}"))
+        };
+        assert_eq!(measure("growth").expr, "revenue - growth__before");
+        let before = measure("growth__before");
+        assert_eq!(before.expr, "sum(amount)");
+        assert_eq!(before.filter.as_deref(), Some("amount > 0"));
+        assert_eq!(
+            before.offset,
+            Some(OffsetSpec {
+                time: Some("ordered_at".into()),
+                window: Some("1 month".into()),
+                to_grain: None,
+            })
+        );
+        assert_eq!(
+            measure("at_start__first_day")
+                .offset
+                .unwrap()
+                .to_grain
+                .as_deref(),
+            Some("month")
+        );
+        let ratio = imported
+            .report
+            .items
+            .iter()
+            .find(|i| i.name == "ratio_growth")
+            .unwrap();
+        assert_eq!(ratio.outcome, Outcome::Skipped);
+        assert!(ratio.detail.contains("ratio metric"), "{ratio:?}");
     }
 
     #[test]
