@@ -168,6 +168,7 @@ pub fn generate_sources(
                 filter: None,
                 cumulative: None,
                 offset: None,
+                non_additive: None,
                 description: Some(format!("Number of {} rows", t.name)),
                 descriptions: None,
             }],

@@ -79,6 +79,8 @@ const MODEL: &str = r#"
     - { name: revenue_since_february, expr: "sum(amount)", filter: "date_trunc('month', issued_at) >= '2025-02-01'" }
     - { name: revenue_last_month, expr: "sum(amount)", offset: { window: 1 month } }
     - { name: invoices_at_quarter_start, expr: "count(*)", offset: { to_grain: quarter } }
+    - { name: last_day_revenue, expr: "sum(amount)", non_additive: { time: issued_at } }
+    - { name: first_invoice_per_account, expr: "sum(amount)", non_additive: { time: issued_at, keep: first, per: [account_id] } }
   segments: [{ name: paid, expr: "status = 'paid'" }]
 - name: invoice_lines
   table: invoice_lines
@@ -132,6 +134,13 @@ fn queries() -> Vec<Value> {
         json!({"measures": ["invoices.invoices_at_quarter_start"], "dimensions": [{"field": "invoices.issued_at", "granularity": "day"}]}),
         json!({"measures": ["invoices.invoices_at_quarter_start", "invoices.revenue_last_month"], "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}]}),
         json!({"measures": ["invoices.invoices_at_quarter_start"], "dimensions": [{"field": "invoices.issued_at", "granularity": "quarter"}]}),
+        // Non-additive measures: the last day's rows per period, each
+        // account's first, across a fan-out join, without the time column.
+        json!({"measures": ["invoices.last_day_revenue", "invoices.first_invoice_per_account", "invoices.revenue"],
+               "dimensions": [{"field": "invoices.issued_at", "granularity": "quarter"}, "accounts.segment"]}),
+        json!({"measures": ["invoices.last_day_revenue", "invoices.first_invoice_per_account"], "dimensions": ["accounts.segment"]}),
+        json!({"measures": ["invoices.last_day_revenue", "invoices.first_invoice_per_account"],
+               "dimensions": [{"field": "invoices.issued_at", "granularity": "year"}, "invoice_lines.product"]}),
         // `date_trunc('<granularity>', x)` in a model or a query is each
         // engine's own truncation.
         json!({"measures": ["invoices.revenue_since_february", "invoices.revenue"], "dimensions": ["accounts.segment"],

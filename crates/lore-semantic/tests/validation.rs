@@ -355,6 +355,8 @@ measures:
   - { name: no_shift, expr: "sum(amount)", offset: { time: ordered_at } }
   - { name: bad_to_grain, expr: "sum(amount)", offset: { time: ordered_at, to_grain: hour } }
   - { name: derived_offset, expr: "revenue * 2", offset: { time: ordered_at, window: 1 month } }
+  - { name: balance_per_nothing, expr: "sum(amount)", non_additive: { time: ordered_at, per: [account_id] } }
+  - { name: balance_running, expr: "sum(amount)", cumulative: { time: ordered_at }, non_additive: { time: ordered_at } }
 "#,
         ),
         (
@@ -373,6 +375,8 @@ measures:
         "measures.no_shift.offset: give `window` (how far back, e.g. `1 month`) or `to_grain`",
         "measures.bad_to_grain.offset: to_grain `hour` is not one of day, week, month, quarter, year",
         "measures.derived_offset.offset: an offset measure aggregates rows",
+        "measures.balance_per_nothing.non_additive: per: `account_id` is not among the source's columns",
+        "measures.balance_running.non_additive: a non-additive measure cannot also be cumulative or offset",
         "days.yaml: source `days`, time_spine: the time spine column `day` must be of type time",
         "days.yaml: source `dates`, time_spine: the model already has a time spine (`days`)",
     ];

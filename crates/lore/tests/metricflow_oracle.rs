@@ -25,6 +25,8 @@ const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/metri
 const CUSTOMERS: &str = "customer_id,region,signed_up_at\n1,north,2024-01-02\n2,north,2024-01-15\n3,south,2024-02-01\n4,south,2024-02-20\n5,west,2024-03-01\n";
 const ORDERS: &str = "order_id,customer_id,ordered_at,status,amount\n1,1,2024-01-05,paid,120.0\n2,1,2024-01-20,paid,35.5\n3,2,2024-01-21,refunded,80.0\n4,2,2024-02-03,paid,150.0\n5,3,2024-02-10,paid,20.0\n6,3,2024-02-11,open,99.0\n7,4,2024-02-25,paid,310.0\n8,4,2024-03-02,paid,45.0\n9,1,2024-03-09,open,100.0\n10,3,2024-03-30,paid,60.0\n11,2,2024-02-01,paid,75.0\n12,5,2024-03-04,paid,25.0\n";
 
+const BALANCES: &str = "balance_id,customer_id,snapshot_at,kind,amount\n1,1,2024-01-31,savings,100.0\n2,2,2024-01-31,checking,50.0\n3,1,2024-02-15,savings,120.0\n4,3,2024-02-29,checking,30.0\n5,1,2024-02-29,checking,10.0\n6,2,2024-03-10,savings,70.0\n7,3,2024-03-31,savings,40.0\n8,2,2024-01-15,savings,5.0\n";
+
 fn copy(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap().flatten() {
@@ -43,6 +45,12 @@ fn dbt_project(bin: &Path, dir: &Path) {
     std::fs::create_dir_all(dir.join("seeds")).unwrap();
     std::fs::write(dir.join("seeds/raw_customers.csv"), CUSTOMERS).unwrap();
     std::fs::write(dir.join("seeds/raw_orders.csv"), ORDERS).unwrap();
+    std::fs::write(dir.join("seeds/raw_balances.csv"), BALANCES).unwrap();
+    std::fs::write(
+        dir.join("models/balances.sql"),
+        "select * from {{ ref('raw_balances') }}\n",
+    )
+    .unwrap();
     std::fs::write(
         dir.join("models/orders.sql"),
         "select * from {{ ref('raw_orders') }}\n",
@@ -359,7 +367,8 @@ fn imported_metrics_answer_what_metricflow_answers() {
     let conn = rusqlite::Connection::open(root.join("shop.db")).unwrap();
     conn.execute_batch(
         "CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, region TEXT, signed_up_at TEXT);
-         CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER, ordered_at TEXT, status TEXT, amount REAL);",
+         CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER, ordered_at TEXT, status TEXT, amount REAL);
+         CREATE TABLE balances (balance_id INTEGER PRIMARY KEY, customer_id INTEGER, snapshot_at TEXT, kind TEXT, amount REAL);",
     )
     .unwrap();
     for line in CUSTOMERS.lines().skip(1) {
@@ -374,6 +383,14 @@ fn imported_metrics_answer_what_metricflow_answers() {
         let f: Vec<&str> = line.split(',').collect();
         conn.execute(
             "INSERT INTO orders VALUES (?1, ?2, ?3, ?4, ?5)",
+            rusqlite::params![f[0], f[1], f[2], f[3], f[4].parse::<f64>().unwrap()],
+        )
+        .unwrap();
+    }
+    for line in BALANCES.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        conn.execute(
+            "INSERT INTO balances VALUES (?1, ?2, ?3, ?4, ?5)",
             rusqlite::params![f[0], f[1], f[2], f[3], f[4].parse::<f64>().unwrap()],
         )
         .unwrap();
@@ -575,6 +592,54 @@ fn imported_metrics_answer_what_metricflow_answers() {
                 "orders.revenue_growth",
                 "-d",
                 "orders.ordered_at:month",
+                "-d",
+                "customers.region",
+            ],
+        ),
+        // Non-additive measures: each month's last snapshot, each
+        // customer's first, the savings rows' last; by month, by region
+        // (the last day of all), overall, and by week and region.
+        (
+            "balance,opening_balance,savings_balance",
+            Some("metric_time__month"),
+            vec![
+                "-m",
+                "balances.balance",
+                "-m",
+                "balances.opening_balance",
+                "-m",
+                "balances.savings_balance",
+                "-d",
+                "balances.snapshot_at:month",
+            ],
+        ),
+        (
+            "balance,opening_balance,savings_balance",
+            Some("customer__region"),
+            vec![
+                "-m",
+                "balances.balance",
+                "-m",
+                "balances.opening_balance",
+                "-m",
+                "balances.savings_balance",
+                "-d",
+                "customers.region",
+            ],
+        ),
+        (
+            "balance,opening_balance",
+            None,
+            vec!["-m", "balances.balance", "-m", "balances.opening_balance"],
+        ),
+        (
+            "balance",
+            Some("metric_time__week,customer__region"),
+            vec![
+                "-m",
+                "balances.balance",
+                "-d",
+                "balances.snapshot_at:week",
                 "-d",
                 "customers.region",
             ],

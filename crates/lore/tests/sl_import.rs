@@ -26,7 +26,12 @@ fn shop() -> (tempfile::TempDir, std::path::PathBuf, rusqlite::Connection) {
            (1,1,'2024-01-05','paid',120.0),(2,1,'2024-01-20','paid',35.5),(3,2,'2024-01-21','refunded',80.0),
            (4,2,'2024-02-03','paid',150.0),(5,3,'2024-02-10','paid',20.0),(6,3,'2024-02-11','open',99.0),
            (7,4,'2024-02-25','paid',310.0),(8,4,'2024-03-02','paid',45.0),(9,1,'2024-03-09','open',100.0),
-           (10,3,'2024-03-30','paid',60.0),(11,2,'2024-02-01','paid',75.0),(12,5,'2024-03-04','paid',25.0);",
+           (10,3,'2024-03-30','paid',60.0),(11,2,'2024-02-01','paid',75.0),(12,5,'2024-03-04','paid',25.0);
+         CREATE TABLE balances (balance_id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, snapshot_at TEXT NOT NULL,
+                                kind TEXT NOT NULL, amount REAL NOT NULL);
+         INSERT INTO balances VALUES (1,1,'2024-01-31','savings',100.0),(2,2,'2024-01-31','checking',50.0),
+           (3,1,'2024-02-15','savings',120.0),(4,3,'2024-02-29','checking',30.0),(5,1,'2024-02-29','checking',10.0),
+           (6,2,'2024-03-10','savings',70.0),(7,3,'2024-03-31','savings',40.0),(8,2,'2024-01-15','savings',5.0);",
     )
     .unwrap();
     let config = root.join("lore.yaml");
@@ -181,6 +186,9 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
     ] {
         assert_eq!(outcome("metric", metric), "imported", "{metric}");
     }
+    for metric in ["balance", "opening_balance", "savings_balance"] {
+        assert_eq!(outcome("metric", metric), "imported", "{metric}");
+    }
     // An offset ratio is left out, with the reason.
     let ratio = item(&report, "metric", "revenue_per_order_growth");
     assert_eq!(ratio["outcome"], "skipped");
@@ -298,6 +306,23 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
                   p AS (SELECT strftime('%Y-%m-01', date(ordered_at, '+1 month')) m, SUM(amount) v FROM orders WHERE status = 'paid' GROUP BY 1), \
                   k AS (SELECT m FROM r UNION SELECT m FROM p) \
              SELECT k.m, r.v - p.v FROM k LEFT JOIN r USING (m) LEFT JOIN p USING (m)",
+        ),
+        // Balances: each month's last snapshot day, each customer's first.
+        (
+            vec![
+                "-m",
+                "balances.balance",
+                "-m",
+                "balances.opening_balance",
+                "-d",
+                "balances.snapshot_at:month",
+            ],
+            "SELECT strftime('%Y-%m-01', b.snapshot_at), \
+                    (SELECT SUM(amount) FROM balances l WHERE l.snapshot_at = MAX(b.snapshot_at)), \
+                    (SELECT SUM(f.amount) FROM balances f WHERE strftime('%Y-%m', f.snapshot_at) = strftime('%Y-%m', b.snapshot_at) \
+                       AND f.snapshot_at = (SELECT MIN(g.snapshot_at) FROM balances g WHERE g.customer_id = f.customer_id \
+                                            AND strftime('%Y-%m', g.snapshot_at) = strftime('%Y-%m', f.snapshot_at))) \
+             FROM balances b GROUP BY 1",
         ),
         // Cumulative metrics by month, each month showing one day's value:
         // month to date on its first day with rows is that day's revenue;

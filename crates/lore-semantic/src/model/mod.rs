@@ -35,6 +35,11 @@
 //! cumulative measures run over its days (else over the days from their
 //! first row to the last day their window covers).
 //!
+//! A *non-additive* measure (a balance) counts only the rows of the last
+//! (or first) day of its time column, in each queried period of that
+//! column and for each value of its `per` columns
+//! (`non_additive: { time: taken_at, keep: last, per: [account_id] }`).
+//!
 //! An *offset* measure reads an earlier day's rows: each day shows the
 //! rows of the day a `window` before it, or of the first day of its
 //! `to_grain` period (`offset: { window: 1 month }`), for period-over-period
@@ -368,6 +373,47 @@ pub struct Offset {
     pub by: TimeOffset,
 }
 
+/// Which day's rows a non-additive (semi-additive) measure keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Keep {
+    /// The rows of the last day (a balance at the end of the period).
+    #[default]
+    Last,
+    /// The rows of the first day.
+    First,
+}
+
+/// A measure that cannot be added up over time (a balance, a head
+/// count), as written in YAML: only the rows of the last (or first) day
+/// of its time column count, per queried period of that column and per
+/// the `per` columns (MetricFlow's `non_additive_dimension`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NonAdditiveSpec {
+    /// The time column (default as for cumulative measures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// `last` (default) or `first`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep: Option<Keep>,
+    /// Columns of the source each having its own last day (an account's
+    /// last balance, whenever it was taken).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per: Vec<String>,
+}
+
+/// A validated non-additive measure's day choice.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NonAdditive {
+    /// The source's time column.
+    pub time: String,
+    /// Which day's rows count.
+    pub keep: Keep,
+    /// Columns of the source with a last day each.
+    pub per: Vec<String>,
+}
+
 /// A measure as written in YAML.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MeasureSpec {
@@ -385,6 +431,9 @@ pub struct MeasureSpec {
     /// Read at an earlier time, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<OffsetSpec>,
+    /// Counts the rows of one day only (semi-additive), when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub non_additive: Option<NonAdditiveSpec>,
     /// A person's description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -486,6 +535,8 @@ pub struct Measure {
     pub cumulative: Option<Cumulative>,
     /// The shift in time, for an offset measure.
     pub offset: Option<Offset>,
+    /// The day whose rows count, for a non-additive measure.
+    pub non_additive: Option<NonAdditive>,
     /// The description shown to agents.
     pub description: Option<String>,
 }

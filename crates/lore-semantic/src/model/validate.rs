@@ -9,8 +9,8 @@ use lore_core::limits::SqlLimits;
 use super::expr::{SqlExpr, is_aggregate};
 use super::{
     Cardinality, Column, ColumnType, Cumulative, CumulativeSpec, Descriptions, Join, Measure,
-    Offset, OffsetSpec, Relation, RunningWindow, Segment, SemanticModel, Source, SourceSpec,
-    TimeOffset, parse_span,
+    NonAdditive, NonAdditiveSpec, Offset, OffsetSpec, Relation, RunningWindow, Segment,
+    SemanticModel, Source, SourceSpec, TimeOffset, parse_span,
 };
 use crate::dialect::Granularity;
 use crate::error::{ModelIssue, SemanticError};
@@ -356,6 +356,18 @@ fn build_source(
             })
             .ok()
         });
+        let non_additive = m.non_additive.as_ref().and_then(|n| {
+            let field = format!("measures.{}.non_additive", m.name);
+            non_additive(
+                n,
+                spec,
+                derived,
+                m.cumulative.is_some() || m.offset.is_some(),
+                &field,
+            )
+            .map_err(|message| issues.add(file, name, Some(field.clone()), message))
+            .ok()
+        });
         measures.push(Measure {
             name: m.name.clone(),
             expr,
@@ -363,6 +375,7 @@ fn build_source(
             filter,
             cumulative,
             offset,
+            non_additive,
             description: Descriptions::pick(m.description.as_ref(), m.descriptions.as_ref()),
         });
     }
@@ -517,6 +530,33 @@ fn offset(
         }
     };
     Ok(Offset { time, by })
+}
+
+/// A non-additive measure's day choice, or what is wrong with it.
+fn non_additive(
+    n: &NonAdditiveSpec,
+    source: &SourceSpec,
+    derived: bool,
+    over_time: bool,
+    field: &str,
+) -> Result<NonAdditive, String> {
+    if derived {
+        return Err("a non-additive measure aggregates rows (sum(x), …); a derived measure over non-additive measures is non-additive already".into());
+    }
+    if over_time {
+        return Err("a non-additive measure cannot also be cumulative or offset".into());
+    }
+    let time = time_column(n.time.as_ref(), source, field)?;
+    for column in &n.per {
+        if !source.columns.iter().any(|c| &c.name == column) {
+            return Err(format!("per: `{column}` is not among the source's columns"));
+        }
+    }
+    Ok(NonAdditive {
+        time,
+        keep: n.keep.unwrap_or_default(),
+        per: n.per.clone(),
+    })
 }
 
 /// The time column a cumulative or offset measure runs along: `time`

@@ -22,6 +22,7 @@
 
 mod clickhouse;
 mod days;
+mod last_day;
 pub mod paths;
 mod render;
 mod resolve;
@@ -32,7 +33,7 @@ use serde::Serialize;
 use crate::dialect::{Dialect, Granularity};
 use crate::error::SemanticError;
 use crate::model::expr::SqlExpr;
-use crate::model::{Cumulative, Offset, SemanticModel};
+use crate::model::{Cumulative, NonAdditive, Offset, SemanticModel};
 use crate::query::SemanticQuery;
 
 use render::render;
@@ -117,6 +118,8 @@ pub(crate) struct BaseMeasure {
     pub cumulative: Option<Cumulative>,
     /// Its shift in time, for an offset measure.
     pub offset: Option<Offset>,
+    /// The day whose rows count, for a non-additive measure.
+    pub non_additive: Option<NonAdditive>,
     pub visible: bool,
 }
 

@@ -206,7 +206,7 @@ impl Renderer<'_> {
     }
 
     /// `FROM root LEFT JOIN … ON …` for a tree.
-    fn joins_clause(&self, tree: &Tree) -> Result<String, SemanticError> {
+    pub(super) fn joins_clause(&self, tree: &Tree) -> Result<String, SemanticError> {
         Ok(format!(
             "FROM {}{}",
             self.relation(tree.root, "t0"),
@@ -293,7 +293,12 @@ impl Renderer<'_> {
         Ok(format!("({sql})"))
     }
 
-    fn dimension(&self, r: &Resolved, i: usize, tree: &Tree) -> Result<String, SemanticError> {
+    pub(super) fn dimension(
+        &self,
+        r: &Resolved,
+        i: usize,
+        tree: &Tree,
+    ) -> Result<String, SemanticError> {
         let d = &r.dims[i];
         let col = self.column(d.source, &d.column, tree.alias(d.node), 0)?;
         Ok(match d.granularity {
@@ -354,7 +359,7 @@ impl Renderer<'_> {
     }
 
     /// A measure's row filter within `tree`, when it has one.
-    fn measure_filter(
+    pub(super) fn measure_filter(
         &self,
         r: &Resolved,
         j: usize,
@@ -510,6 +515,7 @@ pub(crate) fn render(
     // by is a group of its own (its rows are joined to a spine of days).
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut runs: Vec<Option<Running>> = Vec::new();
+    let mut alone: Vec<bool> = Vec::new();
     let mut notes = Vec::new();
     for (j, b) in r.bases.iter().enumerate() {
         let run = running(model, r, j)?;
@@ -519,15 +525,22 @@ pub(crate) fn render(
                 b.output
             ));
         }
-        let plain_group = groups
-            .iter()
-            .zip(&runs)
-            .position(|((s, _), other)| *s == b.source && other.is_none() && run.is_none());
+        // A non-additive measure keeps its own rows: a group of its own.
+        let on_its_own = run.is_some() || b.non_additive.is_some();
+        let plain_group = if on_its_own {
+            None
+        } else {
+            groups
+                .iter()
+                .zip(&alone)
+                .position(|((s, _), apart)| *s == b.source && !apart)
+        };
         match plain_group {
             Some(i) => groups[i].1.push(j),
             None => {
                 groups.push((b.source, vec![j]));
                 runs.push(run);
+                alone.push(on_its_own);
             }
         }
     }
@@ -590,11 +603,53 @@ pub(crate) fn render(
             tree = Tree::build(model, graph, *root, &all)?;
         }
         let source = &model.sources[*root];
+        let non_additive = match members.as_slice() {
+            [j] => r.bases[*j].non_additive.as_ref().map(|na| (*j, na)),
+            _ => None,
+        };
         let (from, filter) = match run {
-            None => (
-                renderer.joins_clause(&tree)?,
-                renderer.where_clause(r, &tree)?,
-            ),
+            None => {
+                let mut from = renderer.joins_clause(&tree)?;
+                if let Some((j, na)) = non_additive {
+                    // The day is chosen among the rows the filters keep,
+                    // so its query joins what they read.
+                    let mut all = needed.clone();
+                    all.extend(filter_nodes.iter().filter(|n| !needed.contains(n)));
+                    let chooser = Tree::build(model, graph, *root, &all)?;
+                    let (cte, join) = renderer.last_day(r, g, j, &chooser, group_by_of)?;
+                    ctes.push(cte);
+                    from = format!(
+                        "FROM {}{join}{}",
+                        renderer.relation(*root, "t0"),
+                        renderer.join_steps(&tree)?
+                    );
+                    notes.push(format!(
+                        "`{}` is non-additive over `{}.{}`: only the rows of the {} day count{}.",
+                        r.bases[j].output,
+                        source.name,
+                        na.time,
+                        match na.keep {
+                            crate::model::Keep::Last => "last",
+                            crate::model::Keep::First => "first",
+                        },
+                        {
+                            let mut per: Vec<String> = r
+                                .dims
+                                .iter()
+                                .filter(|d| d.node == *root && d.column == na.time)
+                                .map(|d| d.output.clone())
+                                .collect();
+                            per.extend(na.per.iter().map(|c| format!("{}.{c}", source.name)));
+                            if per.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" of each {}", per.join(", "))
+                            }
+                        }
+                    ));
+                }
+                (from, renderer.where_clause(r, &tree)?)
+            }
             Some(run) => {
                 let (days, reads_itself) = renderer.spine_days(*root, run, g)?;
                 ctes.extend(days);

@@ -120,6 +120,7 @@ impl<'a> Resolver<'a> {
                     && b.filter == measure.filter
                     && b.cumulative == measure.cumulative
                     && b.offset == measure.offset
+                    && b.non_additive == measure.non_additive
             }) {
                 if visible && !self.bases[i].visible {
                     self.bases[i].visible = true;
@@ -134,6 +135,7 @@ impl<'a> Resolver<'a> {
                 filter: measure.filter.clone(),
                 cumulative: measure.cumulative.clone(),
                 offset: measure.offset.clone(),
+                non_additive: measure.non_additive.clone(),
                 visible,
             });
             return Ok(Ok(self.bases.len() - 1));
@@ -211,6 +213,7 @@ impl<'a> Resolver<'a> {
             filter: None,
             cumulative: None,
             offset: None,
+            non_additive: None,
             visible: true,
         });
         Ok(Ok(self.bases.len() - 1))

@@ -286,6 +286,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
                 cumulative: None,
                 offset: None,
+                non_additive: None,
                 description: text(measure, "description")
                     .or(text(measure, "title"))
                     .map(str::to_string),

@@ -780,6 +780,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                         filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
                         cumulative: None,
                         offset: None,
+                        non_additive: None,
                         description: get_text(body, "description")
                             .or(get_text(body, "label"))
                             .map(str::to_string),

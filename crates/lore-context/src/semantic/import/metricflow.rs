@@ -13,9 +13,9 @@
 //! `grain_to_date`, `period_agg`), and the project's time spine model as
 //! the model's `time_spine` source, a derived metric's input read at an
 //! earlier time (`offset_window`, `offset_to_grain`) as an offset measure
-//! beside it. What has no Lore equivalent (conversion metrics, offsets
-//! of ratio or derived inputs, `non_additive_dimension`) is skipped with
-//! the reason;
+//! beside it, and a measure's `non_additive_dimension` as a non-additive
+//! measure. What has no Lore equivalent (conversion metrics, offsets of
+//! ratio or derived inputs) is skipped with the reason;
 //! what only changes edge cases (`fill_nulls_with`, `agg_time_dimension`)
 //! is imported and reported as approximated.
 
@@ -25,8 +25,8 @@ use std::path::Path;
 use lore_core::{ErrorCode, ErrorReport};
 use lore_semantic::dialect::Granularity;
 use lore_semantic::model::{
-    Cardinality, ColumnSpec, ColumnType, CumulativeSpec, JoinSpec, MeasureSpec, OffsetSpec,
-    PeriodAgg, RunningWindow, SourceSpec, Visibility, parse_span,
+    Cardinality, ColumnSpec, ColumnType, CumulativeSpec, JoinSpec, Keep, MeasureSpec,
+    NonAdditiveSpec, OffsetSpec, PeriodAgg, RunningWindow, SourceSpec, Visibility, parse_span,
 };
 use lore_warehouse::catalog::LoadedSnapshot;
 use serde_json::Value;
@@ -143,6 +143,8 @@ struct Model {
     measure_time: BTreeMap<String, String>,
     /// time dimension name → its finest grain (`time_granularity`)
     time_grains: BTreeMap<String, String>,
+    /// measure name → the day whose rows it counts (`non_additive_dimension`)
+    measure_non_additive: BTreeMap<String, NonAdditiveSpec>,
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -349,6 +351,7 @@ fn from_documents(
             measures: BTreeMap::new(),
             measure_time: BTreeMap::new(),
             time_grains: BTreeMap::new(),
+            measure_non_additive: BTreeMap::new(),
         };
         let default_time = sm
             .pointer("/defaults/agg_time_dimension")
@@ -501,14 +504,19 @@ fn from_documents(
                 Some(Value::Bool(b)) => b.to_string(),
                 _ => text(measure, "expr").unwrap_or(mname).to_string(),
             };
-            if measure.get("non_additive_dimension").is_some() {
-                report.push(
-                    "measure",
-                    &full,
-                    Outcome::Skipped,
-                    "non_additive_dimension (semi-additive measures) has no Lore equivalent",
-                );
-                continue;
+            if let Some(nad) = measure
+                .get("non_additive_dimension")
+                .filter(|v| !v.is_null())
+            {
+                match non_additive(nad, &m) {
+                    Ok(spec) => {
+                        m.measure_non_additive.insert(mname.to_string(), spec);
+                    }
+                    Err(why) => {
+                        report.push("measure", &full, Outcome::Skipped, why);
+                        continue;
+                    }
+                }
             }
             let agg = text(measure, "agg").unwrap_or("sum");
             match aggregate(agg, &expr, measure.get("agg_params")) {
@@ -674,7 +682,7 @@ fn from_documents(
                     &definitions,
                 ),
                 "cumulative" => cumulative(metric, &models, &measure_home),
-                "conversion" => Err("conversion metrics have no Lore equivalent".into()),
+                "conversion" => Err("conversion metrics have no Lore equivalent yet: one counts the base rows an entity follows with a conversion row within a window (each base row matched to a later row of the same entity), while a Lore measure aggregates one source's rows by themselves; compare the two simple metrics instead".into()),
                 other => Err(format!("metric type `{other}` is not known")),
             };
             match outcome {
@@ -686,6 +694,7 @@ fn from_documents(
                     notes,
                     metric_time: _,
                     helpers,
+                    non_additive,
                 })) => {
                     metric_home.insert(name.to_string(), home);
                     let mut helper_names = Vec::new();
@@ -714,6 +723,7 @@ fn from_documents(
                         filter,
                         cumulative,
                         offset: None,
+                        non_additive,
                         description,
                         descriptions: None,
                     });
@@ -778,6 +788,7 @@ fn from_documents(
                 filter: None,
                 cumulative: None,
                 offset: None,
+                non_additive: m.measure_non_additive.get(mname).cloned(),
                 description: description.clone(),
                 descriptions: None,
             });
@@ -886,6 +897,8 @@ struct Placed {
     /// Measures it needs beside it, each on its source: a derived
     /// metric's inputs read at an earlier time.
     helpers: Vec<(usize, MeasureSpec)>,
+    /// The day whose rows its measure counts (non-additive measures).
+    non_additive: Option<NonAdditiveSpec>,
 }
 
 impl Placed {
@@ -899,6 +912,7 @@ impl Placed {
             notes: Vec::new(),
             metric_time: None,
             helpers: Vec::new(),
+            non_additive: None,
         }
     }
 }
@@ -982,7 +996,54 @@ fn simple(
         notes,
         metric_time: scope.metric_time.map(str::to_string),
         helpers: Vec::new(),
+        non_additive: model.measure_non_additive.get(&mname).cloned(),
     }))
+}
+
+/// A measure's `non_additive_dimension` (a time dimension of its model,
+/// `window_choice: max | min`, `window_groupings` of its model's
+/// entities) as Lore's `non_additive`.
+fn non_additive(nad: &Value, model: &Model) -> Result<NonAdditiveSpec, String> {
+    let name = match nad {
+        Value::String(s) => s.trim(),
+        v => text(v, "name").unwrap_or_default(),
+    };
+    if !model.time_grains.contains_key(name) {
+        return Err(format!(
+            "non_additive_dimension `{name}` is not a time dimension of semantic model {}",
+            model.name
+        ));
+    }
+    let keep = match text(nad, "window_choice").map(str::to_lowercase).as_deref() {
+        None | Some("max") => Keep::Last,
+        Some("min") => Keep::First,
+        Some(other) => {
+            return Err(format!(
+                "non_additive_dimension window_choice `{other}` is not max or min"
+            ));
+        }
+    };
+    let mut per = Vec::new();
+    for entity in nad
+        .get("window_groupings")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let entity = entity.as_str().unwrap_or_default();
+        let Some((column, _)) = model.entities.get(entity) else {
+            return Err(format!(
+                "non_additive_dimension window_groupings: `{entity}` is not an entity of semantic model {}",
+                model.name
+            ));
+        };
+        per.push(column.clone());
+    }
+    Ok(NonAdditiveSpec {
+        time: Some(name.to_string()),
+        keep: Some(keep),
+        per,
+    })
 }
 
 /// A derived metric: its expression over the input metrics' measures
@@ -1045,6 +1106,11 @@ fn derived(
         let Some(placed) = simple(def, models, measure_home, false)? else {
             return Ok(None);
         };
+        if placed.non_additive.is_some() {
+            return Err(format!(
+                "input {iname} is read at an earlier time and its measure is non-additive, which Lore does not shift in time"
+            ));
+        }
         let Some(time) = placed.metric_time.clone() else {
             return Err(format!(
                 "input {iname}: its measure has no agg_time_dimension, so the time it is shifted along is unknown"
@@ -1072,6 +1138,7 @@ fn derived(
                 expr: placed.expr,
                 filter: placed.filter,
                 cumulative: None,
+                non_additive: None,
                 offset: Some(OffsetSpec {
                     time: Some(time),
                     window,
@@ -1161,6 +1228,9 @@ fn cumulative(
     let Some(mut placed) = simple(metric, models, measure_home, true)? else {
         return Ok(None);
     };
+    if placed.non_additive.is_some() {
+        return Err("its measure is non-additive (non_additive_dimension), which Lore does not run over time".into());
+    }
     let params = metric.pointer("/type_params/cumulative_type_params");
     let param = |key: &str| -> Option<&Value> {
         params
@@ -1619,6 +1689,60 @@ metrics:
             .unwrap();
         assert_eq!(ratio.outcome, Outcome::Skipped);
         assert!(ratio.detail.contains("ratio metric"), "{ratio:?}");
+    }
+
+    #[test]
+    fn non_additive_dimensions_keep_one_days_rows() {
+        let project = r#"
+semantic_models:
+  - name: balances
+    model: ref('balances')
+    defaults: { agg_time_dimension: taken_at }
+    entities: [{ name: balance, type: primary, expr: id }, { name: account, type: foreign, expr: account_id }]
+    dimensions: [{ name: taken_at, type: time, type_params: { time_granularity: day } }, { name: kind, type: categorical }]
+    measures:
+      - { name: closing, expr: amount, agg: sum, non_additive_dimension: { name: taken_at, window_choice: MAX } }
+      - { name: opening, expr: amount, agg: sum, non_additive_dimension: { name: taken_at, window_choice: min, window_groupings: [account] } }
+      - { name: by_kind, expr: amount, agg: sum, non_additive_dimension: { name: kind } }
+      - { name: odd_choice, expr: amount, agg: sum, non_additive_dimension: { name: taken_at, window_choice: median } }
+"#;
+        let imported = read_text(project, None).unwrap();
+        let spec = |name: &str| {
+            imported.sources[0]
+                .measures
+                .iter()
+                .find(|m| m.name == name)
+                .and_then(|m| m.non_additive.clone())
+        };
+        assert_eq!(
+            spec("closing"),
+            Some(NonAdditiveSpec {
+                time: Some("taken_at".into()),
+                keep: Some(Keep::Last),
+                per: Vec::new(),
+            })
+        );
+        assert_eq!(
+            spec("opening"),
+            Some(NonAdditiveSpec {
+                time: Some("taken_at".into()),
+                keep: Some(Keep::First),
+                per: vec!["account_id".into()],
+            })
+        );
+        for (name, why) in [
+            ("balances.by_kind", "not a time dimension"),
+            ("balances.odd_choice", "window_choice `median`"),
+        ] {
+            let item = imported
+                .report
+                .items
+                .iter()
+                .find(|i| i.name == name)
+                .unwrap();
+            assert_eq!(item.outcome, Outcome::Skipped, "{item:?}");
+            assert!(item.detail.contains(why), "{item:?}");
+        }
     }
 
     #[test]
