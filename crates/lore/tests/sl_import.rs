@@ -374,7 +374,11 @@ fn a_dry_run_writes_nothing_and_bad_input_says_what_to_fix() {
     let report = import(&root, &["--dry-run"]);
     assert_eq!(report["dry_run"], true);
     assert!(report["tx_id"].is_null());
-    assert_eq!(report["files"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        report["files"].as_array().unwrap().len(),
+        3,
+        "orders, customers, balances"
+    );
     assert!(!root.join("semantic-layer/shop/orders.yaml").exists());
     for (args, code) in [
         (

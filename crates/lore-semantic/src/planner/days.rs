@@ -15,7 +15,7 @@
 //! other dimensions; an offset measure aggregates the rows all its days
 //! read (a period's start only, for `to_grain`), as MetricFlow does.
 
-use super::render::{Renderer, Tree, where_text};
+use super::sql::{Renderer, Tree, where_text};
 use super::{Resolved, RowFilter};
 use crate::dialect::{Dialect, Granularity};
 use crate::error::SemanticError;

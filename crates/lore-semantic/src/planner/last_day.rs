@@ -12,7 +12,7 @@
 //! those rows.
 
 use super::Resolved;
-use super::render::{Renderer, Tree};
+use super::sql::{Renderer, Tree};
 use crate::dialect::Granularity;
 use crate::error::SemanticError;
 use crate::model::Keep;
@@ -75,7 +75,7 @@ impl Renderer<'_> {
             "last{g} AS (\n  SELECT {}\n  {}{}{}\n)",
             select.join(", "),
             self.joins_clause(tree)?,
-            super::render::where_text(&conditions),
+            super::sql::where_text(&conditions),
             group_by(&names)
         );
         let mut on = vec![format!("{day} = nl.{chosen}")];

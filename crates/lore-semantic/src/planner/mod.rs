@@ -26,6 +26,7 @@ mod last_day;
 pub mod paths;
 mod render;
 mod resolve;
+mod sql;
 
 use lore_core::limits::{SqlLimits, with_stack_budget};
 use serde::Serialize;
