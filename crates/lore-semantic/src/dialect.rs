@@ -213,6 +213,117 @@ impl Dialect {
         }
     }
 
+    /// `expr`, a day, moved by `count` units (back when negative). A month
+    /// end moved by months stays a month end when the target month is
+    /// shorter (March 31 less a month is February 29), as each engine's
+    /// own date arithmetic does (SQLite's with its `floor` modifier).
+    pub fn shift(self, expr: &str, count: i64, unit: Granularity) -> String {
+        // Weeks as days and quarters as months, for engines without them.
+        let (n, unit) = match unit {
+            Granularity::Week => (count * 7, Granularity::Day),
+            Granularity::Quarter => (count * 3, Granularity::Month),
+            other => (count, other),
+        };
+        let upper = unit.as_str().to_ascii_uppercase();
+        let magnitude = n.unsigned_abs();
+        let back = n < 0;
+        match self {
+            Dialect::Sqlite => match unit {
+                Granularity::Day => format!("date({expr}, '{n:+} days')"),
+                Granularity::Year => format!("date({expr}, '{n:+} years', 'floor')"),
+                _ => format!("date({expr}, '{n:+} months', 'floor')"),
+            },
+            Dialect::Postgres | Dialect::Duckdb => format!(
+                "({expr} {} interval '{magnitude} {}')",
+                if back { "-" } else { "+" },
+                unit.as_str()
+            ),
+            Dialect::Mysql | Dialect::Bigquery => format!(
+                "{}({expr}, INTERVAL {magnitude} {upper})",
+                if back { "DATE_SUB" } else { "DATE_ADD" }
+            ),
+            Dialect::Snowflake => format!("DATEADD({upper}, {n}, {expr})"),
+            Dialect::Clickhouse => {
+                let unit = match unit {
+                    Granularity::Day => "Days",
+                    Granularity::Year => "Years",
+                    _ => "Months",
+                };
+                format!(
+                    "{}{unit}({expr}, {magnitude})",
+                    if back { "subtract" } else { "add" }
+                )
+            }
+        }
+    }
+
+    /// A query listing every day from `lo` to `hi` of the one-row CTE
+    /// `bounds` (days as [`time_trunc`](Dialect::time_trunc) to the day
+    /// gives them), one row per day in column `d`; no row when `lo` is
+    /// NULL. `this` is the name of the CTE it defines, and the flag says
+    /// whether it reads itself (`WITH RECURSIVE`). MySQL (whose recursion
+    /// stops at 1,000 rows by default) and Snowflake (at 100) count up
+    /// from `lo` in five digits instead, so there a range spans at most
+    /// 100,000 days (273 years).
+    pub fn day_series(self, bounds: &str, this: &str) -> (String, bool) {
+        let q = |name: &str| self.quote(name);
+        let (d, lo, hi) = (q("d"), q("lo"), q("hi"));
+        match self {
+            Dialect::Sqlite => (
+                format!(
+                    "SELECT {lo} AS {d} FROM {bounds} WHERE {lo} IS NOT NULL\n  UNION ALL\n  SELECT date({this}.{d}, '+1 day') FROM {this} JOIN {bounds} ON {this}.{d} < {bounds}.{hi}"
+                ),
+                true,
+            ),
+            Dialect::Postgres => (
+                format!(
+                    "SELECT generate_series({lo}, {hi}, interval '1 day') AS {d} FROM {bounds}"
+                ),
+                false,
+            ),
+            Dialect::Duckdb => (
+                format!(
+                    "SELECT unnest(generate_series({lo}, {hi}, interval '1 day')) AS {d} FROM {bounds}"
+                ),
+                false,
+            ),
+            Dialect::Bigquery => (
+                format!(
+                    "SELECT day AS {d} FROM {bounds} CROSS JOIN UNNEST(GENERATE_DATE_ARRAY({bounds}.{lo}, {bounds}.{hi})) AS day"
+                ),
+                false,
+            ),
+            Dialect::Clickhouse => (
+                format!(
+                    "SELECT addDays({lo}, arrayJoin(range(toUInt64(ifNull(toRelativeDayNum({hi}) - toRelativeDayNum({lo}) + 1, 0))))) AS {d} FROM {bounds}"
+                ),
+                false,
+            ),
+            Dialect::Mysql | Dialect::Snowflake => {
+                let digits = "(SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)";
+                let offset = "(n0.n + 10 * n1.n + 100 * n2.n + 1000 * n3.n + 10000 * n4.n)";
+                let (day, span) = if self == Dialect::Mysql {
+                    (
+                        format!("DATE_ADD(b.{lo}, INTERVAL {offset} DAY)"),
+                        format!("DATEDIFF(b.{hi}, b.{lo})"),
+                    )
+                } else {
+                    (
+                        format!("DATEADD(DAY, {offset}, b.{lo})"),
+                        format!("DATEDIFF(DAY, b.{lo}, b.{hi})"),
+                    )
+                };
+                let joins: String = (0..5)
+                    .map(|i| format!(" CROSS JOIN {digits} n{i}"))
+                    .collect();
+                (
+                    format!("SELECT {day} AS {d} FROM {bounds} b{joins} WHERE {offset} <= {span}"),
+                    false,
+                )
+            }
+        }
+    }
+
     /// `a` equals `b`, where two NULLs are equal (joining aggregated rows
     /// on dimensions that may be NULL).
     pub fn null_safe_eq(self, a: &str, b: &str) -> String {
@@ -376,6 +487,39 @@ mod tests {
             let got: String = conn.query_row(&sql, [], |r| r.get(0)).unwrap();
             assert_eq!(got, start, "{granularity:?}");
         }
+    }
+
+    #[test]
+    fn sqlite_date_shifts_keep_month_ends_as_other_engines_do() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let expect = [
+            ("2024-03-31", -1, Granularity::Month, "2024-02-29"),
+            ("2024-05-31", -1, Granularity::Quarter, "2024-02-29"),
+            ("2024-02-29", 1, Granularity::Year, "2025-02-28"),
+            ("2024-03-03", -1, Granularity::Week, "2024-02-25"),
+            ("2024-03-01", -7, Granularity::Day, "2024-02-23"),
+            ("2024-01-31", 1, Granularity::Month, "2024-02-29"),
+        ];
+        for (day, count, unit, want) in expect {
+            let sql = format!(
+                "SELECT {}",
+                Dialect::Sqlite.shift(&format!("'{day}'"), count, unit)
+            );
+            let got: String = conn.query_row(&sql, [], |r| r.get(0)).unwrap();
+            assert_eq!(got, want, "{day} {count:+} {unit:?}");
+        }
+        assert_eq!(
+            Dialect::Postgres.shift("d", -2, Granularity::Quarter),
+            "(d - interval '6 month')"
+        );
+        assert_eq!(
+            Dialect::Clickhouse.shift("d", -1, Granularity::Week),
+            "subtractDays(d, 7)"
+        );
+        assert_eq!(
+            Dialect::Snowflake.shift("d", 1, Granularity::Year),
+            "DATEADD(YEAR, 1, d)"
+        );
     }
 
     #[test]

@@ -143,6 +143,7 @@ pub fn generate_sources(
                 None => t.name.clone(),
             }),
             sql: None,
+            time_spine: None,
             grain: t.primary_key.clone(),
             columns: t
                 .columns
@@ -165,6 +166,9 @@ pub fn generate_sources(
                 name: "count".into(),
                 expr: "count(*)".into(),
                 filter: None,
+                cumulative: None,
+                offset: None,
+                non_additive: None,
                 description: Some(format!("Number of {} rows", t.name)),
                 descriptions: None,
             }],

@@ -212,3 +212,47 @@ async fn bigquery_through_the_double_gives_the_same_rows_as_sqlite() {
     }
     assert!(double.violations().is_empty(), "{:#?}", double.violations());
 }
+
+/// Cumulative, offset and non-additive measures (a spine of days from
+/// `GENERATE_DATE_ARRAY`, date arithmetic, `ROW_NUMBER` per period, the
+/// chosen day's join) are rendered and parsed as
+/// BigQuery Standard SQL; the double does not run `UNNEST`, so their rows
+/// are checked on the engines that run them (engines.rs, cumulative.rs).
+#[test]
+fn cumulative_plans_parse_as_bigquery_standard_sql() {
+    let text = MODEL.replace(
+        r#"{ name: invoice_count, expr: "count(*)" }]"#,
+        r#"{ name: invoice_count, expr: "count(*)" }, { name: revenue_7d, expr: "sum(amount)", cumulative: { window: 7 days } }, { name: revenue_mtd, expr: "sum(amount)", cumulative: { grain_to_date: month, period_agg: last } }, { name: revenue_to_date, expr: "sum(amount)", cumulative: { period_agg: average } }, { name: revenue_last_month, expr: "sum(amount)", offset: { window: 1 month } }, { name: at_quarter_start, expr: "count(*)", offset: { to_grain: quarter } }, { name: last_day_revenue, expr: "sum(amount)", non_additive: { time: issued_at, per: [account_id] } }]"#,
+    );
+    assert_ne!(text, MODEL, "the cumulative measures were added");
+    let model = model(&text);
+    for (measure, granularity) in [
+        ("invoices.revenue_7d", "month"),
+        ("invoices.revenue_7d", "day"),
+        ("invoices.revenue_mtd", "quarter"),
+        ("invoices.revenue_to_date", "week"),
+        ("invoices.revenue_last_month", "month"),
+        ("invoices.at_quarter_start", "month"),
+        ("invoices.last_day_revenue", "month"),
+    ] {
+        let query: SemanticQuery = serde_json::from_value(json!({
+            "measures": [measure, "tickets.ticket_count"],
+            "dimensions": [{"field": "invoices.issued_at", "granularity": granularity}, "accounts.segment"]
+        }))
+        .unwrap();
+        let compiled = compile(&model, &query, Dialect::Bigquery, &SqlLimits::default()).unwrap();
+        assert!(
+            compiled.sql.contains("GENERATE_DATE_ARRAY") || measure.contains("last_day"),
+            "{}",
+            compiled.sql
+        );
+        Parser::parse_sql(&BigQueryDialect {}, &compiled.sql)
+            .unwrap_or_else(|e| panic!("{measure}: {e}\n{}", compiled.sql));
+        lore_warehouse::guard::check_read_only(
+            &compiled.sql,
+            lore_warehouse::dialect::SqlDialect::Bigquery,
+            &SqlLimits::default(),
+        )
+        .unwrap_or_else(|e| panic!("{measure}: {e}\n{}", compiled.sql));
+    }
+}

@@ -69,7 +69,19 @@ const MODEL: &str = r#"
   grain: [id]
   columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: amount_cents, type: number }, { name: amount, type: number, expr: "amount_cents / 100.0" }, { name: status, type: string }, { name: issued_at, type: time }]
   joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
-  measures: [{ name: revenue, expr: "sum(amount)" }, { name: paid_revenue, expr: "sum(amount)", filter: "status = 'paid'" }, { name: invoice_count, expr: "count(*)" }]
+  measures:
+    - { name: revenue, expr: "sum(amount)" }
+    - { name: paid_revenue, expr: "sum(amount)", filter: "status = 'paid'" }
+    - { name: invoice_count, expr: "count(*)" }
+    - { name: revenue_7d, expr: "sum(amount)", cumulative: { window: 7 days } }
+    - { name: paid_revenue_mtd, expr: "sum(amount)", filter: "status = 'paid'", cumulative: { grain_to_date: month } }
+    - { name: revenue_to_date, expr: "sum(amount)", cumulative: { time: issued_at, period_agg: average } }
+    - { name: invoices_1m, expr: "count(*)", cumulative: { window: 1 month, period_agg: last } }
+    - { name: revenue_since_february, expr: "sum(amount)", filter: "date_trunc('month', issued_at) >= '2025-02-01'" }
+    - { name: revenue_last_month, expr: "sum(amount)", offset: { window: 1 month } }
+    - { name: invoices_at_quarter_start, expr: "count(*)", offset: { to_grain: quarter } }
+    - { name: last_day_revenue, expr: "sum(amount)", non_additive: { time: issued_at } }
+    - { name: first_invoice_per_account, expr: "sum(amount)", non_additive: { time: issued_at, keep: first, per: [account_id] } }
   segments: [{ name: paid, expr: "status = 'paid'" }]
 - name: invoice_lines
   table: invoice_lines
@@ -82,7 +94,7 @@ const MODEL: &str = r#"
   grain: [id]
   columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: priority, type: string }, { name: opened_at, type: time }]
   joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
-  measures: [{ name: ticket_count, expr: "count(*)" }]
+  measures: [{ name: ticket_count, expr: "count(*)" }, { name: tickets_to_date, expr: "count(*)", cumulative: {} }]
 "#;
 
 fn queries() -> Vec<Value> {
@@ -103,6 +115,37 @@ fn queries() -> Vec<Value> {
         json!({"measures": ["accounts.count"], "dimensions": ["plans.name", "tickets.priority"], "include_empty": true}),
         json!({"measures": ["sum(invoices.amount_cents)", "avg(invoices.amount_cents)", "count_distinct(invoices.status)"], "dimensions": ["accounts.segment"]}),
         json!({"dimensions": ["accounts.segment", "plans.name"]}),
+        // Cumulative measures: windows, period-to-date, all time, each
+        // period's first day, last day or average, beside plain measures
+        // and other sources, across a fan-out join, and without their
+        // time column.
+        json!({"measures": ["invoices.revenue_7d"], "dimensions": [{"field": "invoices.issued_at", "granularity": "day"}],
+               "filters": ["invoices.issued_at >= '2025-01-01'", "invoices.issued_at < '2025-03-01'"]}),
+        json!({"measures": ["invoices.paid_revenue_mtd", "invoices.revenue"], "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}, "accounts.segment"]}),
+        json!({"measures": ["invoices.revenue_to_date"], "dimensions": [{"field": "invoices.issued_at", "granularity": "week"}]}),
+        json!({"measures": ["invoices.invoices_1m", "invoices.revenue_7d"], "dimensions": [{"field": "invoices.issued_at", "granularity": "quarter"}]}),
+        json!({"measures": ["invoices.revenue", "tickets.tickets_to_date", "tickets.ticket_count"], "dimensions": [{"field": "tickets.opened_at", "granularity": "month"}, "accounts.segment"]}),
+        json!({"measures": ["invoices.paid_revenue_mtd"], "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}, "invoice_lines.product"]}),
+        json!({"measures": ["invoices.revenue_to_date", "tickets.tickets_to_date"], "dimensions": ["accounts.segment"]}),
+        json!({"measures": ["invoices.revenue_7d", "invoices.invoices_1m"], "dimensions": [{"field": "invoices.issued_at", "granularity": "year"}, "invoices.status"]}),
+        // Offset measures: a month back beside the measure itself, the
+        // start of the quarter by day, month and quarter.
+        json!({"measures": ["invoices.revenue", "invoices.revenue_last_month", {"expr": "invoices.revenue - invoices.revenue_last_month", "name": "growth"}],
+               "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}, "accounts.segment"]}),
+        json!({"measures": ["invoices.invoices_at_quarter_start"], "dimensions": [{"field": "invoices.issued_at", "granularity": "day"}]}),
+        json!({"measures": ["invoices.invoices_at_quarter_start", "invoices.revenue_last_month"], "dimensions": [{"field": "invoices.issued_at", "granularity": "month"}]}),
+        json!({"measures": ["invoices.invoices_at_quarter_start"], "dimensions": [{"field": "invoices.issued_at", "granularity": "quarter"}]}),
+        // Non-additive measures: the last day's rows per period, each
+        // account's first, across a fan-out join, without the time column.
+        json!({"measures": ["invoices.last_day_revenue", "invoices.first_invoice_per_account", "invoices.revenue"],
+               "dimensions": [{"field": "invoices.issued_at", "granularity": "quarter"}, "accounts.segment"]}),
+        json!({"measures": ["invoices.last_day_revenue", "invoices.first_invoice_per_account"], "dimensions": ["accounts.segment"]}),
+        json!({"measures": ["invoices.last_day_revenue", "invoices.first_invoice_per_account"],
+               "dimensions": [{"field": "invoices.issued_at", "granularity": "year"}, "invoice_lines.product"]}),
+        // `date_trunc('<granularity>', x)` in a model or a query is each
+        // engine's own truncation.
+        json!({"measures": ["invoices.revenue_since_february", "invoices.revenue"], "dimensions": ["accounts.segment"],
+               "filters": ["date_trunc('quarter', invoices.issued_at) <= '2025-07-01'"]}),
     ];
     for g in ["day", "week", "month", "quarter", "year"] {
         all.push(

@@ -329,3 +329,68 @@ fn measures_with_subqueries_are_refused_in_models_and_queries() {
     assert_eq!(error.code(), ErrorCode::InvalidRequest);
     assert!(error.to_string().contains("subquery"), "{error}");
 }
+
+#[test]
+fn cumulative_measures_and_the_time_spine_are_checked_where_written() {
+    let found = issues(&[
+        (
+            "orders.yaml",
+            r#"
+name: orders
+table: orders
+columns:
+  - { name: id, type: number }
+  - { name: ordered_at, type: time }
+  - { name: shipped_at, type: time }
+  - { name: amount, type: number }
+measures:
+  - { name: revenue, expr: "sum(amount)" }
+  - { name: which_time, expr: "sum(amount)", cumulative: { window: 7 days } }
+  - { name: not_time, expr: "sum(amount)", cumulative: { time: amount } }
+  - { name: bad_window, expr: "sum(amount)", cumulative: { time: ordered_at, window: a week } }
+  - { name: both, expr: "sum(amount)", cumulative: { time: ordered_at, window: 7 days, grain_to_date: month } }
+  - { name: bad_grain, expr: "sum(amount)", cumulative: { time: ordered_at, grain_to_date: fortnight } }
+  - { name: derived, expr: "revenue * 2", cumulative: { time: ordered_at } }
+  - { name: both_kinds, expr: "sum(amount)", cumulative: { time: ordered_at }, offset: { time: ordered_at, window: 1 month } }
+  - { name: no_shift, expr: "sum(amount)", offset: { time: ordered_at } }
+  - { name: bad_to_grain, expr: "sum(amount)", offset: { time: ordered_at, to_grain: hour } }
+  - { name: derived_offset, expr: "revenue * 2", offset: { time: ordered_at, window: 1 month } }
+  - { name: balance_per_nothing, expr: "sum(amount)", non_additive: { time: ordered_at, per: [account_id] } }
+  - { name: balance_running, expr: "sum(amount)", cumulative: { time: ordered_at }, non_additive: { time: ordered_at } }
+"#,
+        ),
+        (
+            "days.yaml",
+            "- { name: days, table: days, time_spine: day, columns: [{ name: day, type: string }] }\n- { name: dates, table: dates, time_spine: date, columns: [{ name: date, type: time }] }\n",
+        ),
+    ]);
+    let expect = [
+        "measures.which_time.cumulative: name the time column it runs over with `time`",
+        "measures.not_time.cumulative: `amount` is not a time column",
+        "measures.bad_window.cumulative: window `a week` is not `<count> <unit>`",
+        "measures.both.cumulative: give `window` (a trailing window) or `grain_to_date`",
+        "measures.bad_grain.cumulative: grain_to_date `fortnight` is not one of day, week, month, quarter, year",
+        "measures.derived.cumulative: a cumulative measure aggregates rows",
+        "measures.both_kinds.offset: a measure is cumulative or offset, not both",
+        "measures.no_shift.offset: give `window` (how far back, e.g. `1 month`) or `to_grain`",
+        "measures.bad_to_grain.offset: to_grain `hour` is not one of day, week, month, quarter, year",
+        "measures.derived_offset.offset: an offset measure aggregates rows",
+        "measures.balance_per_nothing.non_additive: per: `account_id` is not among the source's columns",
+        "measures.balance_running.non_additive: a non-additive measure cannot also be cumulative or offset",
+        "days.yaml: source `days`, time_spine: the time spine column `day` must be of type time",
+        "days.yaml: source `dates`, time_spine: the model already has a time spine (`days`)",
+    ];
+    for e in expect {
+        assert!(
+            found.iter().any(|f| f.contains(e)),
+            "missing {e:?} in {found:#?}"
+        );
+    }
+    // An unknown key is refused, not read as "all time".
+    let err = load(&[(
+        "o.yaml",
+        "name: o\ntable: o\ncolumns: [{ name: t, type: time }]\nmeasures: [{ name: m, expr: \"count(*)\", cumulative: { windw: 7 days } }]\n",
+    )])
+    .unwrap_err();
+    assert!(err.to_string().contains("windw"), "{err}");
+}

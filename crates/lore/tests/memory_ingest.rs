@@ -697,7 +697,7 @@ async fn a_failing_llm_falls_back_or_fails_the_run_but_is_never_silent() {
 async fn metricflow_pasted_into_a_note_is_imported_like_lore_sl_import() {
     let (_dir, root) = demo_project();
     let client = stdio_client(&root).await;
-    let note = "## Ticket metrics\n\nHow support counts its tickets.\n\n```yaml\nsemantic_models:\n  - name: ticket_facts\n    model: ref('support_tickets')\n    entities:\n      - {name: ticket, type: primary, expr: id}\n    dimensions:\n      - {name: status, type: categorical}\n      - {name: opened_at, type: time, type_params: {time_granularity: day}}\n    measures:\n      - {name: ticket_count, expr: 1, agg: sum}\nmetrics:\n  - name: open_tickets\n    type: simple\n    type_params: {measure: ticket_count}\n    filter: \"{{ Dimension('ticket__status') }} = 'open'\"\n  - name: tickets_7d\n    type: cumulative\n    type_params: {measure: ticket_count, window: 7 days}\n```\n";
+    let note = "## Ticket metrics\n\nHow support counts its tickets.\n\n```yaml\nsemantic_models:\n  - name: ticket_facts\n    model: ref('support_tickets')\n    entities:\n      - {name: ticket, type: primary, expr: id}\n    dimensions:\n      - {name: status, type: categorical}\n      - {name: opened_at, type: time, type_params: {time_granularity: day}}\n    measures:\n      - {name: ticket_count, expr: 1, agg: sum}\nmetrics:\n  - name: open_tickets\n    type: simple\n    type_params: {measure: ticket_count}\n    filter: \"{{ Dimension('ticket__status') }} = 'open'\"\n  - name: tickets_7d\n    type: cumulative\n    type_params: {measure: ticket_count, window: 7 days}\n  - name: reopened_share\n    type: conversion\n    type_params: {conversion_type_params: {entity: ticket, base_measure: ticket_count, conversion_measure: ticket_count}}\n```\n";
     let run = ingest(
         &client,
         json!({"content": note, "connectionId": "warehouse"}),
@@ -710,9 +710,19 @@ async fn metricflow_pasted_into_a_note_is_imported_like_lore_sl_import() {
     );
     let skipped = run["skipped"].to_string();
     assert!(
-        skipped.contains("metric tickets_7d: cumulative metrics"),
+        skipped.contains("metric reopened_share: conversion metrics"),
         "{skipped}"
     );
+    assert!(!skipped.contains("tickets_7d"), "{skipped}");
+    // The cumulative metric runs over the model's only time dimension.
+    let weekly = ok(
+        &client,
+        "sl_query",
+        json!({"connectionId": "warehouse", "measures": ["ticket_facts.tickets_7d"],
+               "dimensions": [{"field": "ticket_facts.opened_at", "granularity": "month"}]}),
+    )
+    .await;
+    assert!(!weekly["rows"].as_array().unwrap().is_empty(), "{weekly}");
     let measured = ok(
         &client,
         "sl_query",

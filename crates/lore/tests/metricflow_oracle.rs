@@ -23,7 +23,9 @@ use serde_json::Value;
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/metricflow");
 
 const CUSTOMERS: &str = "customer_id,region,signed_up_at\n1,north,2024-01-02\n2,north,2024-01-15\n3,south,2024-02-01\n4,south,2024-02-20\n5,west,2024-03-01\n";
-const ORDERS: &str = "order_id,customer_id,ordered_at,status,amount\n1,1,2024-01-05,paid,120.0\n2,1,2024-01-20,paid,35.5\n3,2,2024-01-21,refunded,80.0\n4,2,2024-02-03,paid,150.0\n5,3,2024-02-10,paid,20.0\n6,3,2024-02-11,open,99.0\n7,4,2024-02-25,paid,310.0\n8,4,2024-03-02,paid,45.0\n9,1,2024-03-09,open,100.0\n10,3,2024-03-30,paid,60.0\n";
+const ORDERS: &str = "order_id,customer_id,ordered_at,status,amount\n1,1,2024-01-05,paid,120.0\n2,1,2024-01-20,paid,35.5\n3,2,2024-01-21,refunded,80.0\n4,2,2024-02-03,paid,150.0\n5,3,2024-02-10,paid,20.0\n6,3,2024-02-11,open,99.0\n7,4,2024-02-25,paid,310.0\n8,4,2024-03-02,paid,45.0\n9,1,2024-03-09,open,100.0\n10,3,2024-03-30,paid,60.0\n11,2,2024-02-01,paid,75.0\n12,5,2024-03-04,paid,25.0\n";
+
+const BALANCES: &str = "balance_id,customer_id,snapshot_at,kind,amount\n1,1,2024-01-31,savings,100.0\n2,2,2024-01-31,checking,50.0\n3,1,2024-02-15,savings,120.0\n4,3,2024-02-29,checking,30.0\n5,1,2024-02-29,checking,10.0\n6,2,2024-03-10,savings,70.0\n7,3,2024-03-31,savings,40.0\n8,2,2024-01-15,savings,5.0\n";
 
 fn copy(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -43,6 +45,12 @@ fn dbt_project(bin: &Path, dir: &Path) {
     std::fs::create_dir_all(dir.join("seeds")).unwrap();
     std::fs::write(dir.join("seeds/raw_customers.csv"), CUSTOMERS).unwrap();
     std::fs::write(dir.join("seeds/raw_orders.csv"), ORDERS).unwrap();
+    std::fs::write(dir.join("seeds/raw_balances.csv"), BALANCES).unwrap();
+    std::fs::write(
+        dir.join("models/balances.sql"),
+        "select * from {{ ref('raw_balances') }}\n",
+    )
+    .unwrap();
     std::fs::write(
         dir.join("models/orders.sql"),
         "select * from {{ ref('raw_orders') }}\n",
@@ -256,21 +264,22 @@ fn metricflows_own_tutorial_project_answers_alike() {
         &dbt,
     );
     let report = scan_and_import(&root, &dbt);
-    // Every simple, ratio and derived metric is imported (the cumulative
-    // ones are skipped, with the reason).
+    // Every metric is imported (the cumulative ones as cumulative
+    // measures), and the time spine as the model's spine.
     let skipped: Vec<&str> = report["items"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|i| i["kind"] == "metric" && i["outcome"] == "skipped")
+        .filter(|i| i["kind"] == "metric" && i["outcome"] != "imported")
         .map(|i| i["name"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        skipped,
-        [
-            "cumulative_transactions",
-            "cumulative_transactions_in_last_7_days"
-        ],
+    assert_eq!(skipped, Vec::<&str>::new(), "{report:#}");
+    assert!(
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["kind"] == "time_spine" && i["outcome"] == "imported"),
         "{report:#}"
     );
 
@@ -304,6 +313,24 @@ fn metricflows_own_tutorial_project_answers_alike() {
             vec!["countries.region"],
         ),
         ("revenue_usd,cancellation_rate", None, vec![]),
+        // Cumulative metrics (all time, and a 7-day window) on every day
+        // of the time spine, and each month's first day.
+        (
+            "cumulative_transactions,cumulative_transactions_in_last_7_days",
+            Some("metric_time__day"),
+            vec!["transactions.ds:day"],
+        ),
+        (
+            "cumulative_transactions,cumulative_transactions_in_last_7_days,transactions",
+            Some("metric_time__month"),
+            vec!["transactions.ds:month"],
+        ),
+        (
+            "cumulative_transactions_in_last_7_days",
+            Some("metric_time__week,customer__customer_country"),
+            vec!["transactions.ds:week", "customers.customer_country"],
+        ),
+        ("cumulative_transactions", None, vec![]),
     ] {
         let mut args: Vec<String> = Vec::new();
         for m in metrics.split(',') {
@@ -340,7 +367,8 @@ fn imported_metrics_answer_what_metricflow_answers() {
     let conn = rusqlite::Connection::open(root.join("shop.db")).unwrap();
     conn.execute_batch(
         "CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, region TEXT, signed_up_at TEXT);
-         CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER, ordered_at TEXT, status TEXT, amount REAL);",
+         CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER, ordered_at TEXT, status TEXT, amount REAL);
+         CREATE TABLE balances (balance_id INTEGER PRIMARY KEY, customer_id INTEGER, snapshot_at TEXT, kind TEXT, amount REAL);",
     )
     .unwrap();
     for line in CUSTOMERS.lines().skip(1) {
@@ -359,8 +387,33 @@ fn imported_metrics_answer_what_metricflow_answers() {
         )
         .unwrap();
     }
+    for line in BALANCES.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        conn.execute(
+            "INSERT INTO balances VALUES (?1, ?2, ?3, ?4, ?5)",
+            rusqlite::params![f[0], f[1], f[2], f[3], f[4].parse::<f64>().unwrap()],
+        )
+        .unwrap();
+    }
+    // The time spine dbt built, day by day.
+    conn.execute_batch(
+        "CREATE TABLE metricflow_time_spine (date_day DATE);
+         WITH RECURSIVE d(day) AS (SELECT '2023-12-01' UNION ALL SELECT date(day, '+1 day') FROM d WHERE day < '2024-05-31')
+         INSERT INTO metricflow_time_spine SELECT day FROM d;",
+    )
+    .unwrap();
     // The compiled project (target/manifest.json) is what is imported.
-    scan_and_import(&root, &dbt);
+    let report = scan_and_import(&root, &dbt);
+    assert!(
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["kind"] == "time_spine"
+                && i["name"] == "metricflow_time_spine"
+                && i["outcome"] == "imported"),
+        "{report:#}"
+    );
 
     for (metric, group_by, lore) in [
         (
@@ -417,6 +470,193 @@ fn imported_metrics_answer_what_metricflow_answers() {
             "average_amount",
             Some("order__status"),
             vec!["-m", "orders.average_amount", "-d", "orders.status"],
+        ),
+        // Cumulative metrics: a 7-day window, month to date, all time
+        // (each month's last day) and a filtered month-long window
+        // (averaged over each month's days), by day and by month.
+        (
+            "revenue_7d,revenue_mtd,orders_to_date,paid_orders_1m",
+            Some("metric_time__day"),
+            vec![
+                "-m",
+                "orders.revenue_7d",
+                "-m",
+                "orders.revenue_mtd",
+                "-m",
+                "orders.orders_to_date",
+                "-m",
+                "orders.paid_orders_1m",
+                "-d",
+                "orders.ordered_at:day",
+            ],
+        ),
+        (
+            "revenue_7d,revenue_mtd,orders_to_date,paid_orders_1m",
+            Some("metric_time__month"),
+            vec![
+                "-m",
+                "orders.revenue_7d",
+                "-m",
+                "orders.revenue_mtd",
+                "-m",
+                "orders.orders_to_date",
+                "-m",
+                "orders.paid_orders_1m",
+                "-d",
+                "orders.ordered_at:month",
+            ],
+        ),
+        // TimeDimension filters: on metric_time, on the model's own time
+        // dimension, on another model's (the customer's sign-up month),
+        // and on a cumulative metric's rows.
+        (
+            "revenue_since_february,february_revenue,revenue_of_january_signups,revenue_mtd_since_feb_5",
+            Some("metric_time__month"),
+            vec![
+                "-m",
+                "orders.revenue_since_february",
+                "-m",
+                "orders.february_revenue",
+                "-m",
+                "orders.revenue_of_january_signups",
+                "-m",
+                "orders.revenue_mtd_since_feb_5",
+                "-d",
+                "orders.ordered_at:month",
+            ],
+        ),
+        (
+            "revenue_since_february,revenue_of_january_signups,revenue_mtd_since_feb_5",
+            Some("metric_time__day,customer__region"),
+            vec![
+                "-m",
+                "orders.revenue_since_february",
+                "-m",
+                "orders.revenue_of_january_signups",
+                "-m",
+                "orders.revenue_mtd_since_feb_5",
+                "-d",
+                "orders.ordered_at:day",
+                "-d",
+                "customers.region",
+            ],
+        ),
+        // Derived metrics reading an input at an earlier time: a month
+        // back beside the metric itself, a week back, the start of the
+        // month; by day, week and month, and by region.
+        (
+            "revenue_growth,revenue,orders_week_before,orders_at_month_start",
+            Some("metric_time__month"),
+            vec![
+                "-m",
+                "orders.revenue_growth",
+                "-m",
+                "orders.revenue",
+                "-m",
+                "orders.orders_week_before",
+                "-m",
+                "orders.orders_at_month_start",
+                "-d",
+                "orders.ordered_at:month",
+            ],
+        ),
+        (
+            "orders_week_before,orders_at_month_start",
+            Some("metric_time__day"),
+            vec![
+                "-m",
+                "orders.orders_week_before",
+                "-m",
+                "orders.orders_at_month_start",
+                "-d",
+                "orders.ordered_at:day",
+            ],
+        ),
+        (
+            "orders_week_before,orders_at_month_start",
+            Some("metric_time__week"),
+            vec![
+                "-m",
+                "orders.orders_week_before",
+                "-m",
+                "orders.orders_at_month_start",
+                "-d",
+                "orders.ordered_at:week",
+            ],
+        ),
+        (
+            "revenue_growth",
+            Some("metric_time__month,customer__region"),
+            vec![
+                "-m",
+                "orders.revenue_growth",
+                "-d",
+                "orders.ordered_at:month",
+                "-d",
+                "customers.region",
+            ],
+        ),
+        // Non-additive measures: each month's last snapshot, each
+        // customer's first, the savings rows' last; by month, by region
+        // (the last day of all), overall, and by week and region.
+        (
+            "balance,opening_balance,savings_balance",
+            Some("metric_time__month"),
+            vec![
+                "-m",
+                "balances.balance",
+                "-m",
+                "balances.opening_balance",
+                "-m",
+                "balances.savings_balance",
+                "-d",
+                "balances.snapshot_at:month",
+            ],
+        ),
+        (
+            "balance,opening_balance,savings_balance",
+            Some("customer__region"),
+            vec![
+                "-m",
+                "balances.balance",
+                "-m",
+                "balances.opening_balance",
+                "-m",
+                "balances.savings_balance",
+                "-d",
+                "customers.region",
+            ],
+        ),
+        (
+            "balance,opening_balance",
+            None,
+            vec!["-m", "balances.balance", "-m", "balances.opening_balance"],
+        ),
+        (
+            "balance",
+            Some("metric_time__week,customer__region"),
+            vec![
+                "-m",
+                "balances.balance",
+                "-d",
+                "balances.snapshot_at:week",
+                "-d",
+                "customers.region",
+            ],
+        ),
+        (
+            "revenue_mtd,revenue",
+            Some("metric_time__week,customer__region"),
+            vec![
+                "-m",
+                "orders.revenue_mtd",
+                "-m",
+                "orders.revenue",
+                "-d",
+                "orders.ordered_at:week",
+                "-d",
+                "customers.region",
+            ],
         ),
     ] {
         assert_eq!(

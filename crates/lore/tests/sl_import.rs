@@ -26,7 +26,12 @@ fn shop() -> (tempfile::TempDir, std::path::PathBuf, rusqlite::Connection) {
            (1,1,'2024-01-05','paid',120.0),(2,1,'2024-01-20','paid',35.5),(3,2,'2024-01-21','refunded',80.0),
            (4,2,'2024-02-03','paid',150.0),(5,3,'2024-02-10','paid',20.0),(6,3,'2024-02-11','open',99.0),
            (7,4,'2024-02-25','paid',310.0),(8,4,'2024-03-02','paid',45.0),(9,1,'2024-03-09','open',100.0),
-           (10,3,'2024-03-30','paid',60.0);",
+           (10,3,'2024-03-30','paid',60.0),(11,2,'2024-02-01','paid',75.0),(12,5,'2024-03-04','paid',25.0);
+         CREATE TABLE balances (balance_id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, snapshot_at TEXT NOT NULL,
+                                kind TEXT NOT NULL, amount REAL NOT NULL);
+         INSERT INTO balances VALUES (1,1,'2024-01-31','savings',100.0),(2,2,'2024-01-31','checking',50.0),
+           (3,1,'2024-02-15','savings',120.0),(4,3,'2024-02-29','checking',30.0),(5,1,'2024-02-29','checking',10.0),
+           (6,2,'2024-03-10','savings',70.0),(7,3,'2024-03-31','savings',40.0),(8,2,'2024-01-15','savings',5.0);",
     )
     .unwrap();
     let config = root.join("lore.yaml");
@@ -162,7 +167,46 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
     ] {
         assert_eq!(outcome("metric", metric), "imported", "{metric}");
     }
-    assert_eq!(outcome("metric", "revenue_7d"), "skipped");
+    for metric in [
+        "revenue_7d",
+        "revenue_mtd",
+        "orders_to_date",
+        "paid_orders_1m",
+        "revenue_since_february",
+        "february_revenue",
+        "revenue_of_january_signups",
+        "revenue_mtd_since_feb_5",
+    ] {
+        assert_eq!(outcome("metric", metric), "imported", "{metric}");
+    }
+    for metric in [
+        "revenue_growth",
+        "orders_week_before",
+        "orders_at_month_start",
+    ] {
+        assert_eq!(outcome("metric", metric), "imported", "{metric}");
+    }
+    for metric in ["balance", "opening_balance", "savings_balance"] {
+        assert_eq!(outcome("metric", metric), "imported", "{metric}");
+    }
+    // An offset ratio is left out, with the reason.
+    let ratio = item(&report, "metric", "revenue_per_order_growth");
+    assert_eq!(ratio["outcome"], "skipped");
+    assert!(
+        ratio["detail"].as_str().unwrap().contains("ratio metric"),
+        "{ratio}"
+    );
+    // A cumulative metric filtered on metric_time chooses MetricFlow's
+    // days, which a measure's filter cannot say: skipped, with the reason.
+    let shown = item(&report, "metric", "revenue_mtd_shown_from_feb_5");
+    assert_eq!(shown["outcome"], "skipped");
+    assert!(
+        shown["detail"]
+            .as_str()
+            .unwrap()
+            .contains("chooses the days"),
+        "{shown}"
+    );
     assert_eq!(outcome("semantic_model", "orders"), "approximated");
     assert_eq!(outcome("dimension", "orders.is_large"), "imported");
     assert!(report["tx_id"].as_i64().is_some(), "{report}");
@@ -235,6 +279,74 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
             ],
             "SELECT c.region, COUNT(DISTINCT c.customer_id), (SELECT SUM(1) FROM orders o JOIN customers c2 USING (customer_id) WHERE c2.region = c.region) FROM customers c GROUP BY 1",
         ),
+        // TimeDimension filters: the order's month, the customer's.
+        (
+            vec![
+                "-m",
+                "orders.revenue_since_february",
+                "-m",
+                "orders.revenue_of_january_signups",
+                "-d",
+                "orders.status",
+            ],
+            "SELECT o.status, SUM(CASE WHEN o.ordered_at >= '2024-02-01' THEN o.amount END), \
+                    SUM(CASE WHEN c.signed_up_at LIKE '2024-01-%' THEN o.amount END) \
+             FROM orders o JOIN customers c USING (customer_id) GROUP BY 1",
+        ),
+        // Revenue against the month before (no order is on a month's last
+        // days, so a month back is the same day of the month before).
+        (
+            vec![
+                "-m",
+                "orders.revenue_growth",
+                "-d",
+                "orders.ordered_at:month",
+            ],
+            "WITH r AS (SELECT strftime('%Y-%m-01', ordered_at) m, SUM(amount) v FROM orders WHERE status = 'paid' GROUP BY 1), \
+                  p AS (SELECT strftime('%Y-%m-01', date(ordered_at, '+1 month')) m, SUM(amount) v FROM orders WHERE status = 'paid' GROUP BY 1), \
+                  k AS (SELECT m FROM r UNION SELECT m FROM p) \
+             SELECT k.m, r.v - p.v FROM k LEFT JOIN r USING (m) LEFT JOIN p USING (m)",
+        ),
+        // Balances: each month's last snapshot day, each customer's first.
+        (
+            vec![
+                "-m",
+                "balances.balance",
+                "-m",
+                "balances.opening_balance",
+                "-d",
+                "balances.snapshot_at:month",
+            ],
+            "SELECT strftime('%Y-%m-01', b.snapshot_at), \
+                    (SELECT SUM(amount) FROM balances l WHERE l.snapshot_at = MAX(b.snapshot_at)), \
+                    (SELECT SUM(f.amount) FROM balances f WHERE strftime('%Y-%m', f.snapshot_at) = strftime('%Y-%m', b.snapshot_at) \
+                       AND f.snapshot_at = (SELECT MIN(g.snapshot_at) FROM balances g WHERE g.customer_id = f.customer_id \
+                                            AND strftime('%Y-%m', g.snapshot_at) = strftime('%Y-%m', f.snapshot_at))) \
+             FROM balances b GROUP BY 1",
+        ),
+        // Cumulative metrics by month, each month showing one day's value:
+        // month to date on its first day with rows is that day's revenue;
+        // the orders so far on its last day (the days end with the last
+        // order, as the project has no time spine).
+        (
+            vec!["-m", "orders.revenue_mtd", "-d", "orders.ordered_at:month"],
+            "SELECT strftime('%Y-%m-01', o.ordered_at), SUM(o.amount) FROM orders o \
+             WHERE date(o.ordered_at) = (SELECT MIN(date(o2.ordered_at)) FROM orders o2 \
+                                         WHERE strftime('%Y-%m', o2.ordered_at) = strftime('%Y-%m', o.ordered_at)) \
+             GROUP BY 1",
+        ),
+        (
+            vec![
+                "-m",
+                "orders.orders_to_date",
+                "-d",
+                "orders.ordered_at:month",
+            ],
+            "SELECT m, (SELECT COUNT(*) FROM orders o WHERE date(o.ordered_at) <= e) FROM \
+             (SELECT strftime('%Y-%m-01', ordered_at) m, \
+                     MIN(date(ordered_at, 'start of month', '+1 month', '-1 day'), (SELECT MAX(date(ordered_at)) FROM orders)) e \
+              FROM orders GROUP BY 1)",
+        ),
     ] {
         assert_eq!(query(&root, &args), oracle(&conn, sql), "{args:?}");
     }
@@ -262,7 +374,11 @@ fn a_dry_run_writes_nothing_and_bad_input_says_what_to_fix() {
     let report = import(&root, &["--dry-run"]);
     assert_eq!(report["dry_run"], true);
     assert!(report["tx_id"].is_null());
-    assert_eq!(report["files"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        report["files"].as_array().unwrap().len(),
+        3,
+        "orders, customers, balances"
+    );
     assert!(!root.join("semantic-layer/shop/orders.yaml").exists());
     for (args, code) in [
         (

@@ -25,6 +25,35 @@
 //!
 //! A measure's filter reads the source's own columns, or columns of a
 //! source it reaches by many-to-one (one-to-one) joins only.
+//!
+//! A *cumulative* measure is a running aggregate over one of the source's
+//! time columns: for each day, the rows of a trailing window up to it
+//! (`window: 7 days`), of the period so far (`grain_to_date: month`), or
+//! of all time before it (neither). A period coarser than a day shows
+//! the value of its first day (`period_agg: first`), its last, or their
+//! average. A source marked `time_spine: <column>` lists every day:
+//! cumulative measures run over its days (else over the days from their
+//! first row to the last day their window covers).
+//!
+//! A *non-additive* measure (a balance) counts only the rows of the last
+//! (or first) day of its time column, in each queried period of that
+//! column and for each value of its `per` columns
+//! (`non_additive: { time: taken_at, keep: last, per: [account_id] }`).
+//!
+//! An *offset* measure reads an earlier day's rows: each day shows the
+//! rows of the day a `window` before it, or of the first day of its
+//! `to_grain` period (`offset: { window: 1 month }`), for period-over-period
+//! comparisons with the measure itself.
+//!
+//! ```yaml
+//! measures:
+//!   - name: revenue_7d
+//!     expr: "sum(amount)"
+//!     cumulative: { time: created_at, window: 7 days }
+//!   - name: revenue_mtd
+//!     expr: "sum(amount)"
+//!     cumulative: { grain_to_date: month, period_agg: last }
+//! ```
 
 mod cache;
 pub mod expr;
@@ -41,6 +70,7 @@ pub use cache::ModelCache;
 pub use expr::SqlExpr;
 pub use load::{is_model_file_name, load_dir, load_sources, parse_file};
 
+use crate::dialect::Granularity;
 use crate::error::ModelIssue;
 
 /// The type of a column, as dimensions see it.
@@ -167,6 +197,223 @@ pub struct JoinSpec {
     pub alias: Option<String>,
 }
 
+/// Which day's value a period coarser than a day shows for a cumulative
+/// measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PeriodAgg {
+    /// The value of the period's first day (MetricFlow's default).
+    #[default]
+    First,
+    /// The value of its last day.
+    Last,
+    /// The average of its days' values.
+    Average,
+}
+
+impl PeriodAgg {
+    /// The name as written in YAML.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PeriodAgg::First => "first",
+            PeriodAgg::Last => "last",
+            PeriodAgg::Average => "average",
+        }
+    }
+}
+
+/// How a cumulative measure runs over time, as written in YAML.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CumulativeSpec {
+    /// The time column it runs over (default: the column with `role:
+    /// time`, else the source's only time column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// A trailing window: `7 days`, `2 weeks`, `1 month`, `1 quarter`,
+    /// `1 year`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    /// Or since the start of the period: `day`, `week`, `month`,
+    /// `quarter` or `year` (neither: all time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grain_to_date: Option<String>,
+    /// The value a period coarser than a day shows (default `first`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_agg: Option<PeriodAgg>,
+}
+
+/// The rows a cumulative measure aggregates for one day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RunningWindow {
+    /// Every row up to the day.
+    AllTime,
+    /// The rows of the `count` units up to the day (the day included).
+    Trailing {
+        /// How many units.
+        count: u32,
+        /// The unit.
+        unit: Granularity,
+    },
+    /// The rows since the start of the day's period.
+    ToDate(Granularity),
+}
+
+/// Parses a span of time: `7 days`, `1 month`, `2 weeks` (singular or
+/// plural units among day, week, month, quarter, year).
+pub fn parse_span(text: &str) -> Result<(u32, Granularity), String> {
+    let problem = || {
+        format!(
+            "window `{text}` is not `<count> <unit>` with a unit among day, week, month, quarter, year (e.g. `7 days`)"
+        )
+    };
+    let mut words = text.split_whitespace();
+    let (Some(count), Some(unit), None) = (words.next(), words.next(), words.next()) else {
+        return Err(problem());
+    };
+    let count: u32 = count.parse().map_err(|_| problem())?;
+    if count == 0 {
+        return Err(format!("window `{text}` must be at least one unit long"));
+    }
+    let unit = unit.to_ascii_lowercase();
+    let unit = Granularity::parse(unit.strip_suffix('s').unwrap_or(&unit)).ok_or_else(problem)?;
+    Ok((count, unit))
+}
+
+impl RunningWindow {
+    /// Parses `7 days`, `1 month`, `2 weeks` (singular or plural units).
+    pub fn parse_trailing(text: &str) -> Result<RunningWindow, String> {
+        let (count, unit) = parse_span(text)?;
+        Ok(RunningWindow::Trailing { count, unit })
+    }
+
+    /// In words, for notes: `the rows of the 7 days up to the day`.
+    pub fn describe(self) -> String {
+        match self {
+            RunningWindow::AllTime => "every row up to the day".to_string(),
+            RunningWindow::Trailing { count, unit } => format!(
+                "the rows of the {count} {}{} up to the day",
+                unit.as_str(),
+                if count == 1 { "" } else { "s" }
+            ),
+            RunningWindow::ToDate(g) => {
+                format!("the rows since the start of the day's {}", g.as_str())
+            }
+        }
+    }
+}
+
+/// A validated cumulative measure's running window.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Cumulative {
+    /// The source's time column it runs over.
+    pub time: String,
+    /// Which rows count for a day.
+    pub window: RunningWindow,
+    /// The value a period coarser than a day shows.
+    pub period_agg: PeriodAgg,
+}
+
+/// A measure read at an earlier time, as written in YAML: each period
+/// shows the rows of the day `window` before each of its days, or of the
+/// first day of its `to_grain` period (MetricFlow's `offset_window` and
+/// `offset_to_grain`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OffsetSpec {
+    /// The time column it is shifted along (default as for cumulative
+    /// measures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// How far back: `1 month`, `7 days`, …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    /// Or back to the start of the period: `day`, `week`, `month`,
+    /// `quarter` or `year`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_grain: Option<String>,
+}
+
+/// Which earlier day an offset measure reads for a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimeOffset {
+    /// The day `count` units before.
+    Window {
+        /// How many units.
+        count: u32,
+        /// The unit.
+        unit: Granularity,
+    },
+    /// The first day of the day's period.
+    ToGrain(Granularity),
+}
+
+impl TimeOffset {
+    /// In words, for notes: `the rows of the day 1 month before`.
+    pub fn describe(self) -> String {
+        match self {
+            TimeOffset::Window { count, unit } => format!(
+                "the rows of the day {count} {}{} before",
+                unit.as_str(),
+                if count == 1 { "" } else { "s" }
+            ),
+            TimeOffset::ToGrain(g) => {
+                format!("the rows of the first day of the day's {}", g.as_str())
+            }
+        }
+    }
+}
+
+/// A validated offset measure's shift in time.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Offset {
+    /// The source's time column it is shifted along.
+    pub time: String,
+    /// Which earlier day it reads.
+    pub by: TimeOffset,
+}
+
+/// Which day's rows a non-additive (semi-additive) measure keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Keep {
+    /// The rows of the last day (a balance at the end of the period).
+    #[default]
+    Last,
+    /// The rows of the first day.
+    First,
+}
+
+/// A measure that cannot be added up over time (a balance, a head
+/// count), as written in YAML: only the rows of the last (or first) day
+/// of its time column count, per queried period of that column and per
+/// the `per` columns (MetricFlow's `non_additive_dimension`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NonAdditiveSpec {
+    /// The time column (default as for cumulative measures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// `last` (default) or `first`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep: Option<Keep>,
+    /// Columns of the source each having its own last day (an account's
+    /// last balance, whenever it was taken).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per: Vec<String>,
+}
+
+/// A validated non-additive measure's day choice.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NonAdditive {
+    /// The source's time column.
+    pub time: String,
+    /// Which day's rows count.
+    pub keep: Keep,
+    /// Columns of the source with a last day each.
+    pub per: Vec<String>,
+}
+
 /// A measure as written in YAML.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MeasureSpec {
@@ -178,6 +425,15 @@ pub struct MeasureSpec {
     /// Only rows matching this condition count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
+    /// A running aggregate over a time column, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cumulative: Option<CumulativeSpec>,
+    /// Read at an earlier time, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<OffsetSpec>,
+    /// Counts the rows of one day only (semi-additive), when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub non_additive: Option<NonAdditiveSpec>,
     /// A person's description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -215,6 +471,10 @@ pub struct SourceSpec {
     /// Or a query whose rows are the source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sql: Option<String>,
+    /// The column of this source that lists every day, when the source is
+    /// the model's time spine (at most one source is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_spine: Option<String>,
     /// The columns that identify one row.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub grain: Vec<String>,
@@ -271,6 +531,12 @@ pub struct Measure {
     pub derived: bool,
     /// Row condition.
     pub filter: Option<SqlExpr>,
+    /// The running window, for a cumulative measure.
+    pub cumulative: Option<Cumulative>,
+    /// The shift in time, for an offset measure.
+    pub offset: Option<Offset>,
+    /// The day whose rows count, for a non-additive measure.
+    pub non_additive: Option<NonAdditive>,
     /// The description shown to agents.
     pub description: Option<String>,
 }
@@ -306,6 +572,8 @@ pub struct Source {
     pub relation: Relation,
     /// The columns that identify one row (may be empty).
     pub grain: Vec<String>,
+    /// Its column listing every day, when it is the model's time spine.
+    pub time_spine: Option<String>,
     /// Columns.
     pub columns: Vec<Column>,
     /// Joins it declares.
@@ -375,6 +643,15 @@ impl SemanticModel {
     /// The source named `name`.
     pub fn source(&self, name: &str) -> Option<&Source> {
         self.index_of(name).map(|i| &self.sources[i])
+    }
+
+    /// The model's time spine: the source listing every day and that
+    /// column, when one is marked `time_spine`.
+    pub fn time_spine(&self) -> Option<(usize, &str)> {
+        self.sources
+            .iter()
+            .enumerate()
+            .find_map(|(i, s)| s.time_spine.as_deref().map(|c| (i, c)))
     }
 
     /// Source names, sorted.

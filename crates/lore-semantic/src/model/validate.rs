@@ -8,9 +8,11 @@ use lore_core::limits::SqlLimits;
 
 use super::expr::{SqlExpr, is_aggregate};
 use super::{
-    Cardinality, Column, Descriptions, Join, Measure, Relation, Segment, SemanticModel, Source,
-    SourceSpec,
+    Cardinality, Column, ColumnType, Cumulative, CumulativeSpec, Descriptions, Join, Measure,
+    NonAdditive, NonAdditiveSpec, Offset, OffsetSpec, Relation, RunningWindow, Segment,
+    SemanticModel, Source, SourceSpec, TimeOffset, parse_span,
 };
+use crate::dialect::Granularity;
 use crate::error::{ModelIssue, SemanticError};
 
 struct Issues(Vec<ModelIssue>);
@@ -69,6 +71,20 @@ pub(super) fn build(specs: Vec<(PathBuf, SourceSpec)>) -> Result<SemanticModel, 
         sources.push(build_source(file, spec, &by_name, &kept, &mut issues));
     }
     check_derived_measures(&sources, &by_name, &mut issues);
+    let spines: Vec<&Source> = sources.iter().filter(|s| s.time_spine.is_some()).collect();
+    if let [first, others @ ..] = spines.as_slice() {
+        for other in others {
+            issues.add(
+                &other.file,
+                &other.name,
+                Some("time_spine".into()),
+                format!(
+                    "the model already has a time spine (`{}`); mark one source only",
+                    first.name
+                ),
+            );
+        }
+    }
     if !issues.0.is_empty() {
         return Err(SemanticError::InvalidModel { issues: issues.0 });
     }
@@ -310,11 +326,56 @@ fn build_source(
                 }
             }
         }
+        let cumulative = m.cumulative.as_ref().and_then(|c| {
+            cumulative(c, spec, derived, &format!("measures.{}.cumulative", m.name))
+                .map_err(|message| {
+                    issues.add(
+                        file,
+                        name,
+                        Some(format!("measures.{}.cumulative", m.name)),
+                        message,
+                    )
+                })
+                .ok()
+        });
+        let offset = m.offset.as_ref().and_then(|o| {
+            offset(
+                o,
+                spec,
+                derived,
+                m.cumulative.is_some(),
+                &format!("measures.{}.offset", m.name),
+            )
+            .map_err(|message| {
+                issues.add(
+                    file,
+                    name,
+                    Some(format!("measures.{}.offset", m.name)),
+                    message,
+                )
+            })
+            .ok()
+        });
+        let non_additive = m.non_additive.as_ref().and_then(|n| {
+            let field = format!("measures.{}.non_additive", m.name);
+            non_additive(
+                n,
+                spec,
+                derived,
+                m.cumulative.is_some() || m.offset.is_some(),
+                &field,
+            )
+            .map_err(|message| issues.add(file, name, Some(field.clone()), message))
+            .ok()
+        });
         measures.push(Measure {
             name: m.name.clone(),
             expr,
             derived,
             filter,
+            cumulative,
+            offset,
+            non_additive,
             description: Descriptions::pick(m.description.as_ref(), m.descriptions.as_ref()),
         });
     }
@@ -374,11 +435,30 @@ fn build_source(
         });
     }
 
+    if let Some(column) = &spec.time_spine {
+        match spec.columns.iter().find(|c| &c.name == column) {
+            Some(c) if c.column_type == ColumnType::Time => {}
+            Some(_) => issues.add(
+                file,
+                name,
+                Some("time_spine".into()),
+                format!("the time spine column `{column}` must be of type time"),
+            ),
+            None => issues.add(
+                file,
+                name,
+                Some("time_spine".into()),
+                format!("the time spine column `{column}` is not among the source's columns"),
+            ),
+        }
+    }
+
     Source {
         name: spec.name.clone(),
         description: Descriptions::pick(spec.description.as_ref(), spec.descriptions.as_ref()),
         relation,
         grain: spec.grain.clone(),
+        time_spine: spec.time_spine.clone(),
         columns,
         joins,
         measures,
@@ -386,6 +466,147 @@ fn build_source(
         file: file.to_path_buf(),
         spec: spec.clone(),
     }
+}
+
+/// A measure's running window, or what is wrong with it.
+fn cumulative(
+    c: &CumulativeSpec,
+    source: &SourceSpec,
+    derived: bool,
+    field: &str,
+) -> Result<Cumulative, String> {
+    if derived {
+        return Err("a cumulative measure aggregates rows (sum(x), count(*), count_distinct(x), …); an expression over other measures cannot run over time: make the measures it combines cumulative".into());
+    }
+    let time = time_column(c.time.as_ref(), source, field)?;
+    let window = match (&c.window, &c.grain_to_date) {
+        (Some(_), Some(_)) => {
+            return Err("give `window` (a trailing window) or `grain_to_date` (since the start of a period), not both".into());
+        }
+        (Some(w), None) => RunningWindow::parse_trailing(w)?,
+        (None, Some(g)) => RunningWindow::ToDate(Granularity::parse(g).ok_or_else(|| {
+            format!(
+                "grain_to_date `{g}` is not one of {}",
+                Granularity::ALL.map(|g| g.as_str()).join(", ")
+            )
+        })?),
+        (None, None) => RunningWindow::AllTime,
+    };
+    Ok(Cumulative {
+        time,
+        window,
+        period_agg: c.period_agg.unwrap_or_default(),
+    })
+}
+
+/// A measure's shift in time, or what is wrong with it.
+fn offset(
+    o: &OffsetSpec,
+    source: &SourceSpec,
+    derived: bool,
+    cumulative: bool,
+    field: &str,
+) -> Result<Offset, String> {
+    if derived {
+        return Err("an offset measure aggregates rows (sum(x), count(*), …); to compare a derived measure with an earlier period, offset the measures it combines".into());
+    }
+    if cumulative {
+        return Err("a measure is cumulative or offset, not both".into());
+    }
+    let time = time_column(o.time.as_ref(), source, field)?;
+    let by = match (&o.window, &o.to_grain) {
+        (Some(w), None) => {
+            let (count, unit) = parse_span(w)?;
+            TimeOffset::Window { count, unit }
+        }
+        (None, Some(g)) => TimeOffset::ToGrain(Granularity::parse(g).ok_or_else(|| {
+            format!(
+                "to_grain `{g}` is not one of {}",
+                Granularity::ALL.map(|g| g.as_str()).join(", ")
+            )
+        })?),
+        _ => {
+            return Err("give `window` (how far back, e.g. `1 month`) or `to_grain` (back to the start of a period), one of them".into());
+        }
+    };
+    Ok(Offset { time, by })
+}
+
+/// A non-additive measure's day choice, or what is wrong with it.
+fn non_additive(
+    n: &NonAdditiveSpec,
+    source: &SourceSpec,
+    derived: bool,
+    over_time: bool,
+    field: &str,
+) -> Result<NonAdditive, String> {
+    if derived {
+        return Err("a non-additive measure aggregates rows (sum(x), …); a derived measure over non-additive measures is non-additive already".into());
+    }
+    if over_time {
+        return Err("a non-additive measure cannot also be cumulative or offset".into());
+    }
+    let time = time_column(n.time.as_ref(), source, field)?;
+    for column in &n.per {
+        if !source.columns.iter().any(|c| &c.name == column) {
+            return Err(format!("per: `{column}` is not among the source's columns"));
+        }
+    }
+    Ok(NonAdditive {
+        time,
+        keep: n.keep.unwrap_or_default(),
+        per: n.per.clone(),
+    })
+}
+
+/// The time column a cumulative or offset measure runs along: `time`
+/// when given, else the source's column with `role: time`, else its only
+/// time column.
+fn time_column(named: Option<&String>, source: &SourceSpec, field: &str) -> Result<String, String> {
+    let times: Vec<&str> = source
+        .columns
+        .iter()
+        .filter(|c| c.column_type == ColumnType::Time)
+        .map(|c| c.name.as_str())
+        .collect();
+    Ok(match named {
+        Some(t) => match source.columns.iter().find(|c| &c.name == t) {
+            Some(col) if col.column_type == ColumnType::Time => t.clone(),
+            Some(_) => {
+                return Err(format!(
+                    "`{t}` is not a time column, so the measure cannot run over it"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "no column `{t}` to run over (declare it under columns with type time)"
+                ));
+            }
+        },
+        None => {
+            let by_role: Vec<&str> = source
+                .columns
+                .iter()
+                .filter(|c| c.column_type == ColumnType::Time && c.role.as_deref() == Some("time"))
+                .map(|c| c.name.as_str())
+                .collect();
+            match (by_role.as_slice(), times.as_slice()) {
+                ([one], _) | ([], [one]) => one.to_string(),
+                ([], []) => {
+                    return Err(
+                        "the source has no time column to run over (declare one with type time)"
+                            .into(),
+                    );
+                }
+                _ => {
+                    return Err(format!(
+                        "name the time column it runs over with `time` ({field}.time), one of: {}",
+                        times.join(", ")
+                    ));
+                }
+            }
+        }
+    })
 }
 
 fn sorted<'a>(names: impl Iterator<Item = &'a String>) -> String {
@@ -473,8 +694,10 @@ fn disconnected(sources: &[Source]) -> Vec<ModelIssue> {
     }
     let roots: Vec<usize> = (0..sources.len()).map(|i| find(&mut group, i)).collect();
     let mut sizes: HashMap<usize, usize> = HashMap::new();
-    for r in &roots {
-        *sizes.entry(*r).or_default() += 1;
+    for (r, s) in roots.iter().zip(sources) {
+        if s.time_spine.is_none() {
+            *sizes.entry(*r).or_default() += 1;
+        }
     }
     let Some((&main, _)) = sizes
         .iter()
@@ -482,10 +705,11 @@ fn disconnected(sources: &[Source]) -> Vec<ModelIssue> {
     else {
         return Vec::new();
     };
+    // The time spine needs no join: cumulative measures read its days.
     sources
         .iter()
         .zip(&roots)
-        .filter(|(_, r)| **r != main)
+        .filter(|(s, r)| **r != main && s.time_spine.is_none())
         .map(|(s, _)| ModelIssue {
             file: s.file.clone(),
             source: Some(s.name.clone()),

@@ -21,17 +21,20 @@
 //! over the aggregated result (HAVING).
 
 mod clickhouse;
+mod days;
+mod last_day;
 pub mod paths;
 mod render;
 mod resolve;
+mod sql;
 
 use lore_core::limits::{SqlLimits, with_stack_budget};
 use serde::Serialize;
 
 use crate::dialect::{Dialect, Granularity};
 use crate::error::SemanticError;
-use crate::model::SemanticModel;
 use crate::model::expr::SqlExpr;
+use crate::model::{Cumulative, NonAdditive, Offset, SemanticModel};
 use crate::query::SemanticQuery;
 
 use render::render;
@@ -79,6 +82,10 @@ pub struct GroupPlan {
     /// `direct`, or `distinct_keys` when a one-to-many join had to be
     /// neutralised.
     pub strategy: &'static str,
+    /// For a cumulative measure: the rows each day counts, over which time
+    /// column, and the value a coarser period shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub running: Option<String>,
 }
 
 /// Which resolved measure a reference means: `Ok(i)` is `bases[i]`, a
@@ -108,6 +115,12 @@ pub(crate) struct BaseMeasure {
     pub source: usize,
     pub expr: SqlExpr,
     pub filter: Option<SqlExpr>,
+    /// Its running window over time, for a cumulative measure.
+    pub cumulative: Option<Cumulative>,
+    /// Its shift in time, for an offset measure.
+    pub offset: Option<Offset>,
+    /// The day whose rows count, for a non-additive measure.
+    pub non_additive: Option<NonAdditive>,
     pub visible: bool,
 }
 

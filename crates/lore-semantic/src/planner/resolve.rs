@@ -115,7 +115,12 @@ impl<'a> Resolver<'a> {
         let measure = &self.model.sources[si].measures[mi];
         if !measure.derived {
             if let Some(i) = self.bases.iter().position(|b| {
-                b.source == si && b.expr == measure.expr && b.filter == measure.filter
+                b.source == si
+                    && b.expr == measure.expr
+                    && b.filter == measure.filter
+                    && b.cumulative == measure.cumulative
+                    && b.offset == measure.offset
+                    && b.non_additive == measure.non_additive
             }) {
                 if visible && !self.bases[i].visible {
                     self.bases[i].visible = true;
@@ -128,6 +133,9 @@ impl<'a> Resolver<'a> {
                 source: si,
                 expr: measure.expr.clone(),
                 filter: measure.filter.clone(),
+                cumulative: measure.cumulative.clone(),
+                offset: measure.offset.clone(),
+                non_additive: measure.non_additive.clone(),
                 visible,
             });
             return Ok(Ok(self.bases.len() - 1));
@@ -203,6 +211,9 @@ impl<'a> Resolver<'a> {
             source: si,
             expr,
             filter: None,
+            cumulative: None,
+            offset: None,
+            non_additive: None,
             visible: true,
         });
         Ok(Ok(self.bases.len() - 1))

@@ -284,6 +284,9 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 name: mname.to_string(),
                 expr,
                 filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
+                cumulative: None,
+                offset: None,
+                non_additive: None,
                 description: text(measure, "description")
                     .or(text(measure, "title"))
                     .map(str::to_string),

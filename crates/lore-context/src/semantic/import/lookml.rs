@@ -805,6 +805,9 @@ pub fn read(
                         name: field.clone(),
                         expr,
                         filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
+                        cumulative: None,
+                        offset: None,
+                        non_additive: None,
                         description: get_text(body, "description")
                             .or(get_text(body, "label"))
                             .map(str::to_string),

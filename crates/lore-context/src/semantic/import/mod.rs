@@ -229,6 +229,7 @@ pub(crate) fn source(
         table,
         sql,
         grain: Vec::new(),
+        time_spine: None,
         columns: Vec::new(),
         joins: Vec::new(),
         measures: Vec::new(),

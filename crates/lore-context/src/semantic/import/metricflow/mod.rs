@@ -8,9 +8,14 @@
 //! `{{ Entity('e') }}` translated to the column's SQL, or to `model.dim`
 //! for another model's dimension, which the measure's source reaches
 //! through the many-to-one joins the entities became), ratio and derived
-//! metrics as expressions over measures. What has no Lore equivalent
-//! (cumulative and conversion metrics, offsets, `non_additive_dimension`)
-//! is skipped with the reason;
+//! metrics as expressions over measures, cumulative metrics as cumulative
+//! measures running over their measure's `agg_time_dimension` (window,
+//! `grain_to_date`, `period_agg`), and the project's time spine model as
+//! the model's `time_spine` source, a derived metric's input read at an
+//! earlier time (`offset_window`, `offset_to_grain`) as an offset measure
+//! beside it, and a measure's `non_additive_dimension` as a non-additive
+//! measure. What has no Lore equivalent (conversion metrics, offsets of
+//! ratio or derived inputs) is skipped with the reason;
 //! what only changes edge cases (`fill_nulls_with`, `agg_time_dimension`)
 //! is imported and reported as approximated.
 
@@ -19,12 +24,17 @@ use std::path::Path;
 
 use lore_core::{ErrorCode, ErrorReport};
 use lore_semantic::model::{
-    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, SourceSpec, Visibility,
+    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, NonAdditiveSpec, SourceSpec,
+    Visibility,
 };
 use lore_warehouse::catalog::LoadedSnapshot;
 use serde_json::Value;
 
+mod filters;
+mod metrics;
+
 use super::{ImportReport, Imported, Outcome, identifiers, scanned_type};
+use metrics::{Placed, Placement, cumulative, derived, non_additive, simple};
 
 fn refuse(message: String) -> ErrorReport {
     ErrorReport::new(ErrorCode::InvalidArguments, message)
@@ -131,6 +141,13 @@ struct Model {
     dimensions: BTreeMap<String, String>,
     /// measure name → (aggregate expression, its description)
     measures: BTreeMap<String, (String, Option<String>)>,
+    /// measure name → the time dimension it is aggregated by
+    /// (`agg_time_dimension`, else the model's default)
+    measure_time: BTreeMap<String, String>,
+    /// time dimension name → its finest grain (`time_granularity`)
+    time_grains: BTreeMap<String, String>,
+    /// measure name → the day whose rows it counts (`non_additive_dimension`)
+    measure_non_additive: BTreeMap<String, NonAdditiveSpec>,
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -171,7 +188,12 @@ fn lower_keywords(value: &mut Value) {
                     Value::String(s)
                         if matches!(
                             key.as_str(),
-                            "type" | "agg" | "time_granularity" | "granularity" | "grain_to_date"
+                            "type"
+                                | "agg"
+                                | "time_granularity"
+                                | "granularity"
+                                | "grain_to_date"
+                                | "period_agg"
                         ) =>
                     {
                         *s = s.to_lowercase();
@@ -199,6 +221,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
     from_documents(
         documents,
         &manifest_relations(project),
+        has_legacy_spine(project),
         scan,
         &project.display().to_string(),
     )
@@ -209,12 +232,13 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
 pub fn read_text(yaml: &str, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
     let values: Vec<Value> = serde_saphyr::from_multiple(yaml)
         .map_err(|e| refuse(format!("the MetricFlow block is not YAML: {e}")))?;
-    from_documents(values, &BTreeMap::new(), scan, "the block")
+    from_documents(values, &BTreeMap::new(), false, scan, "the block")
 }
 
 fn from_documents(
     documents: Vec<Value>,
     relations: &BTreeMap<String, String>,
+    legacy_spine: bool,
     scan: Option<&LoadedSnapshot>,
     origin: &str,
 ) -> Result<Imported, ErrorReport> {
@@ -226,6 +250,8 @@ fn from_documents(
     let mut semantic_models: Vec<Value> = Vec::new();
     let mut metrics: Vec<Value> = Vec::new();
     let mut column_docs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    // Time spine models: (model, its day column, that column's grain).
+    let mut spines: Vec<(String, String, String)> = Vec::new();
     for value in documents {
         let list = |key: &str| {
             value
@@ -241,15 +267,27 @@ fn from_documents(
                 continue;
             };
             let docs = column_docs.entry(name.to_string()).or_default();
-            for column in model
+            let columns = model
                 .get("columns")
                 .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+                .cloned()
+                .unwrap_or_default();
+            for column in &columns {
                 if let (Some(c), Some(d)) = (text(column, "name"), text(column, "description")) {
                     docs.insert(c.to_lowercase(), d.to_string());
                 }
+            }
+            if let Some(column) = model
+                .pointer("/time_spine/standard_granularity_column")
+                .and_then(Value::as_str)
+            {
+                let grain = columns
+                    .iter()
+                    .find(|c| text(c, "name") == Some(column))
+                    .and_then(|c| text(c, "granularity"))
+                    .unwrap_or("day")
+                    .to_lowercase();
+                spines.push((name.to_string(), column.to_string(), grain));
             }
         }
     }
@@ -314,7 +352,14 @@ fn from_documents(
             entities: BTreeMap::new(),
             dimensions: BTreeMap::new(),
             measures: BTreeMap::new(),
+            measure_time: BTreeMap::new(),
+            time_grains: BTreeMap::new(),
+            measure_non_additive: BTreeMap::new(),
         };
+        let default_time = sm
+            .pointer("/defaults/agg_time_dimension")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let add_column = |spec: &mut SourceSpec,
                           column: &str,
                           expr: Option<String>,
@@ -427,6 +472,10 @@ fn from_documents(
             let granularity = dim
                 .pointer("/type_params/time_granularity")
                 .and_then(Value::as_str);
+            if time {
+                m.time_grains
+                    .insert(dname.to_string(), granularity.unwrap_or("day").to_string());
+            }
             report.push(
                 "dimension",
                 &format!("{name}.{dname}"),
@@ -458,14 +507,19 @@ fn from_documents(
                 Some(Value::Bool(b)) => b.to_string(),
                 _ => text(measure, "expr").unwrap_or(mname).to_string(),
             };
-            if measure.get("non_additive_dimension").is_some() {
-                report.push(
-                    "measure",
-                    &full,
-                    Outcome::Skipped,
-                    "non_additive_dimension (semi-additive measures) has no Lore equivalent",
-                );
-                continue;
+            if let Some(nad) = measure
+                .get("non_additive_dimension")
+                .filter(|v| !v.is_null())
+            {
+                match non_additive(nad, &m) {
+                    Ok(spec) => {
+                        m.measure_non_additive.insert(mname.to_string(), spec);
+                    }
+                    Err(why) => {
+                        report.push("measure", &full, Outcome::Skipped, why);
+                        continue;
+                    }
+                }
             }
             let agg = text(measure, "agg").unwrap_or("sum");
             match aggregate(agg, &expr, measure.get("agg_params")) {
@@ -478,6 +532,12 @@ fn from_documents(
                         mname.to_string(),
                         (lore_expr, text(measure, "description").map(str::to_string)),
                     );
+                    if let Some(t) = text(measure, "agg_time_dimension")
+                        .map(str::to_string)
+                        .or_else(|| default_time.clone())
+                    {
+                        m.measure_time.insert(mname.to_string(), t);
+                    }
                     if measure
                         .pointer("/agg_params/use_approximate_percentile")
                         .and_then(Value::as_bool)
@@ -566,6 +626,11 @@ fn from_documents(
         }
     }
     pending.extend(created.iter());
+    let definitions: BTreeMap<String, &Value> = metrics
+        .iter()
+        .chain(created.iter())
+        .filter_map(|m| text(m, "name").map(|n| (n.to_string(), m)))
+        .collect();
     // Ratio and derived metrics may name metrics defined after them.
     for _round in 0..4 {
         let mut later = Vec::new();
@@ -578,13 +643,17 @@ fn from_documents(
                 .or(text(metric, "label"))
                 .map(str::to_string);
             let outcome: Result<Placement, String> = match kind {
-                "simple" => simple(metric, &models, &measure_home),
+                "simple" => simple(metric, &models, &measure_home, false),
                 "ratio" => {
                     let part = |key: &str| -> Result<String, String> {
                         match metric.pointer(&format!("/type_params/{key}")) {
                             Some(Value::String(s)) => Ok(s.clone()),
-                            Some(v) if v.get("filter").is_some() => Err(format!("the {key} has its own filter, which a ratio of measures cannot carry")),
-                            Some(v) => text(v, "name").map(str::to_string).ok_or(format!("no {key}")),
+                            Some(v) if v.get("filter").is_some() => Err(format!(
+                                "the {key} has its own filter, which a ratio of measures cannot carry"
+                            )),
+                            Some(v) => text(v, "name")
+                                .map(str::to_string)
+                                .ok_or(format!("no {key}")),
                             None => Err(format!("no {key}")),
                         }
                     };
@@ -592,76 +661,72 @@ fn from_documents(
                         (Ok(n), Ok(d)) => match (metric_home.get(&n), metric_home.get(&d)) {
                             (Some(&home), Some(&other)) => {
                                 // A measure of another source is named with its source.
-                                let d = if other == home { d } else { format!("{}.{d}", models[other].name) };
-                                Ok(Some((home, format!("{n} / NULLIF({d}, 0)"), None, Vec::new())))
+                                let d = if other == home {
+                                    d
+                                } else {
+                                    format!("{}.{d}", models[other].name)
+                                };
+                                Ok(Some(Placed::expression(
+                                    home,
+                                    format!("{n} / NULLIF({d}, 0)"),
+                                )))
                             }
                             _ => Ok(None),
                         },
                         (Err(e), _) | (_, Err(e)) => Err(e),
                     }
                 }
-                "derived" => {
-                    let expr = metric.pointer("/type_params/expr").and_then(Value::as_str).unwrap_or_default().to_string();
-                    let inputs = metric.pointer("/type_params/metrics").and_then(Value::as_array).cloned().unwrap_or_default();
-                    let mut expr = expr;
-                    let mut home = None;
-                    let mut missing = false;
-                    let mut problem = None;
-                    for input in &inputs {
-                        let (iname, alias) = match input {
-                            Value::String(s) => (s.clone(), None),
-                            v => (text(v, "name").unwrap_or_default().to_string(), text(v, "alias").map(str::to_string)),
-                        };
-                        if input.get("offset_window").is_some() || input.get("offset_to_grain").is_some() {
-                            problem = Some(format!("input {iname} is offset in time, which Lore measures cannot express"));
-                        }
-                        if input.get("filter").is_some() {
-                            problem = Some(format!("input {iname} has its own filter"));
-                        }
-                        match metric_home.get(&iname) {
-                            Some(h) => {
-                                home.get_or_insert(*h);
-                            }
-                            None => missing = true,
-                        }
-                        if let Some(alias) = alias {
-                            expr = replace_word(&expr, &alias, &iname);
-                        }
-                    }
-                    if let (Some(h), false) = (home, missing) {
-                        // Inputs on other sources are named with their source.
-                        for input in &inputs {
-                            let iname = match input {
-                                Value::String(s) => s.clone(),
-                                v => text(v, "name").unwrap_or_default().to_string(),
-                            };
-                            if let Some(&other) = metric_home.get(&iname)
-                                && other != h
-                            {
-                                expr = replace_word(&expr, &iname, &format!("{}.{iname}", models[other].name));
-                            }
-                        }
-                    }
-                    match (problem, missing, home) {
-                        (Some(p), _, _) => Err(p),
-                        (None, true, _) => Ok(None),
-                        (None, false, Some(h)) => Ok(Some((h, expr, None, Vec::new()))),
-                        (None, false, None) => Err("a derived metric without input metrics".into()),
-                    }
-                }
-                "cumulative" => Err("cumulative metrics (running windows) have no Lore equivalent; query the simple metric by time instead".into()),
-                "conversion" => Err("conversion metrics have no Lore equivalent".into()),
+                "derived" => derived(
+                    name,
+                    metric,
+                    &models,
+                    &measure_home,
+                    &metric_home,
+                    &definitions,
+                ),
+                "cumulative" => cumulative(metric, &models, &measure_home),
+                "conversion" => Err("conversion metrics have no Lore equivalent yet: one counts the base rows an entity follows with a conversion row within a window (each base row matched to a later row of the same entity), while a Lore measure aggregates one source's rows by themselves; compare the two simple metrics instead".into()),
                 other => Err(format!("metric type `{other}` is not known")),
             };
             match outcome {
-                Ok(Some((home, expr, filter, notes))) => {
+                Ok(Some(Placed {
+                    home,
+                    expr,
+                    filter,
+                    cumulative,
+                    notes,
+                    metric_time: _,
+                    helpers,
+                    non_additive,
+                })) => {
                     metric_home.insert(name.to_string(), home);
+                    let mut helper_names = Vec::new();
+                    for (at, helper) in helpers {
+                        helper_names.push(format!("{}.{}", models[at].name, helper.name));
+                        let measures = &mut models[at].spec.measures;
+                        measures.retain(|m| m.name != helper.name);
+                        measures.push(helper);
+                    }
+                    let running = cumulative.as_ref().map(|c| {
+                        format!(
+                            " running over {} ({})",
+                            c.time.as_deref().unwrap_or("its time column"),
+                            match (&c.window, &c.grain_to_date) {
+                                (Some(w), _) => format!("a window of {w}"),
+                                (None, Some(g)) => format!("{g} to date"),
+                                (None, None) => "all time".to_string(),
+                            }
+                        )
+                    });
                     let measures = &mut models[home].spec.measures;
                     measures.retain(|m| m.name != name);
                     measures.push(MeasureSpec {
                         name: name.to_string(),
                         expr,
                         filter,
+                        cumulative,
+                        offset: None,
+                        non_additive,
                         description,
                         descriptions: None,
                     });
@@ -670,7 +735,20 @@ fn from_documents(
                             "metric",
                             name,
                             Outcome::Imported,
-                            format!("{kind} metric → measure {}.{name}", models[home].name),
+                            format!(
+                                "{kind} metric → measure {}.{name}{}{}",
+                                models[home].name,
+                                running.unwrap_or_default(),
+                                if helper_names.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(
+                                        ", reading the offset measure{} {}",
+                                        if helper_names.len() == 1 { "" } else { "s" },
+                                        helper_names.join(", ")
+                                    )
+                                }
+                            ),
                         );
                     } else {
                         report.push("metric", name, Outcome::Approximated, notes.join("; "));
@@ -711,6 +789,9 @@ fn from_documents(
                 name: mname.clone(),
                 expr: expr.clone(),
                 filter: None,
+                cumulative: None,
+                offset: None,
+                non_additive: m.measure_non_additive.get(mname).cloned(),
                 description: description.clone(),
                 descriptions: None,
             });
@@ -722,181 +803,376 @@ fn from_documents(
             );
         }
     }
-    Ok(Imported {
-        sources: models.into_iter().map(|m| m.spec).collect(),
-        report,
-    })
-}
-
-/// Where a metric lands: its source, its expression, its filter, and how
-/// it was approximated (`None`: its inputs are not placed yet).
-type Placement = Option<(usize, String, Option<String>, Vec<String>)>;
-
-/// A simple metric: its measure's aggregate on the measure's source, with
-/// its filter translated.
-fn simple(
-    metric: &Value,
-    models: &[Model],
-    measure_home: &BTreeMap<String, usize>,
-) -> Result<Placement, String> {
-    let measure = metric
-        .pointer("/type_params/measure")
-        .ok_or("no type_params.measure")?;
-    let (mname, params) = match measure {
-        Value::String(s) => (s.clone(), None),
-        v => (
-            text(v, "name")
-                .ok_or("type_params.measure has no name")?
-                .to_string(),
-            Some(v),
-        ),
-    };
-    let Some(home) = measure_home.get(&mname).copied() else {
-        return Err(format!(
-            "measure `{mname}` is not a measure of an imported semantic model"
-        ));
-    };
-    let model = &models[home];
-    let (expr, _) = model.measures[&mname].clone();
-    let mut notes = Vec::new();
-    if let Some(params) = params {
-        if params.get("fill_nulls_with").is_some() {
-            notes
-                .push("fill_nulls_with: empty periods are left out rather than filled".to_string());
-        }
-        if params.get("join_to_timespine").and_then(Value::as_bool) == Some(true) {
-            notes.push("join_to_timespine: periods without rows are not listed".to_string());
-        }
-        if params.get("filter").is_some() {
-            return Err(
-                "a filter on the metric's measure input is not carried; put it on the metric"
-                    .into(),
-            );
-        }
+    // The time spine: a source listing every day, which cumulative
+    // measures run over (dbt's time spine model with its standard
+    // granularity column, or the older `metricflow_time_spine` model).
+    if spines.is_empty() && (legacy_spine || relations.contains_key(LEGACY_SPINE)) {
+        spines.push((LEGACY_SPINE.into(), "date_day".into(), "day".into()));
     }
-    // `filter` is one condition or a list of them, all to hold.
-    let filters: Vec<&str> = match metric.get("filter") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(f)) => vec![f.as_str()],
-        Some(Value::Array(all)) => all
-            .iter()
-            .map(|f| f.as_str().ok_or("a filter in the list is not text"))
-            .collect::<Result<_, _>>()?,
-        Some(_) => return Err("filter is neither text nor a list of text".into()),
-    };
-    let filter = match filters.as_slice() {
-        [] => None,
-        [one] => Some(translate_filter(one, home, models)?),
-        many => Some(
-            many.iter()
-                .map(|f| translate_filter(f, home, models).map(|sql| format!("({sql})")))
-                .collect::<Result<Vec<_>, _>>()?
-                .join(" AND "),
-        ),
-    };
-    Ok(Some((home, expr, filter, notes)))
-}
-
-/// `{{ Dimension('entity__dim') }}` → the dimension's SQL when it is a
-/// dimension of this source's own model, or `model.dim` (a column of
-/// another source, which Lore's planner reaches through the joins the
-/// entities became) when `entity` is another model's primary key;
-/// `{{ Entity('e') }}` → its key column.
-fn translate_filter(filter: &str, home: usize, models: &[Model]) -> Result<String, String> {
-    let model = &models[home];
-    let mut out = String::new();
-    let mut rest = filter.trim();
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let Some(end) = rest[start..].find("}}") else {
-            return Err(format!("filter `{filter}` opens {{{{ without closing it"));
-        };
-        let inner = rest[start + 2..start + end].trim();
-        let (call, arg) = inner
-            .split_once('(')
-            .map(|(c, a)| (c.trim(), a.trim_end_matches(')').trim()))
-            .ok_or(format!(
-                "`{inner}` in a filter is not Dimension(…) or Entity(…)"
-            ))?;
-        let arg = arg
-            .split(',')
-            .next()
-            .unwrap_or(arg)
-            .trim()
-            .trim_matches(|c| c == '\'' || c == '"');
-        match call {
-            "Dimension" => out.push_str(&dimension_sql(arg, model, models)?),
-            "Entity" => {
-                let entity = arg.rsplit("__").next().unwrap_or(arg);
-                let (column, _) = model.entities.get(entity).ok_or(format!(
-                    "the filter's entity `{arg}` is not on semantic model {}",
-                    model.name
-                ))?;
-                out.push_str(column);
-            }
-            "TimeDimension" => {
-                return Err(format!("a TimeDimension filter (`{inner}`) is not carried"));
-            }
-            other => return Err(format!("`{other}(…)` in a filter is not known")),
-        }
-        rest = &rest[start + end + 2..];
-    }
-    out.push_str(rest);
-    Ok(out.trim().to_string())
-}
-
-/// Whether `entity` identifies rows of `model` (so its dimensions are
-/// reached by that entity).
-fn identifies(model: &Model, entity: &str) -> bool {
-    model
-        .entities
-        .get(entity)
-        .is_some_and(|(_, kind)| matches!(kind.as_str(), "primary" | "unique" | "natural"))
-}
-
-/// A filter's `entity__dim` (or `e1__e2__dim`: the last entity owns the
-/// dimension) as SQL over the metric's source.
-fn dimension_sql(arg: &str, model: &Model, models: &[Model]) -> Result<String, String> {
-    let parts: Vec<&str> = arg.split("__").collect();
-    let (dim, entities) = parts.split_last().ok_or("an empty dimension name")?;
-    let owner = match entities.last() {
-        None => Some(model),
-        Some(entity) if identifies(model, entity) => Some(model),
-        Some(entity) => models
-            .iter()
-            .find(|m| identifies(m, entity) && m.dimensions.contains_key(*dim)),
-    };
-    match owner {
-        Some(m) if std::ptr::eq(m, model) => model
-            .dimensions
-            .get(*dim)
-            .map(|sql| format!("({sql})"))
-            .ok_or(format!(
-                "the filter's dimension `{arg}` is not a dimension of semantic model {}",
-                model.name
-            )),
-        Some(m) => Ok(format!("{}.{dim}", m.name)),
-        None => Err(format!(
-            "the filter's dimension `{arg}`: no semantic model identified by `{}` has a dimension `{dim}`",
-            entities.last().copied().unwrap_or_default()
-        )),
-    }
-}
-
-fn replace_word(text: &str, word: &str, with: &str) -> String {
-    let mut out = String::new();
-    let mut buffer = String::new();
-    for c in text.chars().chain(std::iter::once(' ')) {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            buffer.push(c);
+    let mut sources: Vec<SourceSpec> = models.into_iter().map(|m| m.spec).collect();
+    let mut spine_source: Option<String> = None;
+    for (name, column, grain) in spines {
+        let why_not = if grain != "day" {
+            Some(format!(
+                "its column {column} is at the {grain} grain; Lore's cumulative measures run day by day over a day spine"
+            ))
+        } else if let Some(first) = &spine_source {
+            Some(format!("the model's time spine is already {first}"))
+        } else if sources.iter().any(|s| s.name == name) {
+            Some(format!("a semantic model is named {name} too"))
+        } else if !relations.is_empty() && !relations.contains_key(&name) {
+            Some(format!(
+                "ref('{name}') is not a model of target/manifest.json"
+            ))
         } else {
-            if !buffer.is_empty() {
-                out.push_str(if buffer == word { with } else { &buffer });
-                buffer.clear();
+            None
+        };
+        if let Some(why) = why_not {
+            report.push("time_spine", &name, Outcome::Skipped, why);
+            continue;
+        }
+        let table = relations
+            .get(&name)
+            .cloned()
+            .unwrap_or_else(|| name.clone());
+        let mut spec = super::source(
+            &name,
+            Some("The time spine: one row per day.".into()),
+            Some(table.clone()),
+            None,
+        );
+        spec.columns.push(ColumnSpec {
+            name: column.clone(),
+            column_type: ColumnType::Time,
+            expr: None,
+            visibility: None,
+            role: None,
+            description: None,
+            descriptions: None,
+        });
+        spec.time_spine = Some(column.clone());
+        report.push(
+            "time_spine",
+            &name,
+            Outcome::Imported,
+            format!(
+                "source {name} over {table}: cumulative measures run over the days of {column}"
+            ),
+        );
+        spine_source = Some(name);
+        sources.push(spec);
+    }
+    Ok(Imported { sources, report })
+}
+
+/// The time spine model MetricFlow read before dbt declared spines in YAML.
+const LEGACY_SPINE: &str = "metricflow_time_spine";
+
+/// Whether the project has the older time spine model
+/// (`metricflow_time_spine.sql` under a model path).
+fn has_legacy_spine(project: &Path) -> bool {
+    fn walk(dir: &Path) -> bool {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return false;
+        };
+        entries.flatten().any(|entry| {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path)
+            } else {
+                entry.file_name() == std::ffi::OsStr::new(&format!("{LEGACY_SPINE}.sql"))
             }
-            out.push(c);
+        })
+    }
+    walk(&project.join("models"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lore_semantic::model::{CumulativeSpec, Keep, OffsetSpec, PeriodAgg};
+
+    const PROJECT: &str = r#"
+models:
+  - name: hours
+    time_spine: { standard_granularity_column: hour }
+    columns: [{ name: hour, granularity: hour }]
+  - name: days
+    time_spine: { standard_granularity_column: date_day }
+    columns: [{ name: date_day, granularity: DAY }]
+semantic_models:
+  - name: orders
+    model: ref('orders')
+    defaults: { agg_time_dimension: ordered_at }
+    entities: [{ name: order, type: primary, expr: id }]
+    dimensions:
+      - { name: ordered_at, type: time, type_params: { time_granularity: day } }
+      - { name: billed_month, type: time, type_params: { time_granularity: month } }
+    measures:
+      - { name: amount, agg: sum }
+      - { name: billed, expr: amount, agg: sum, agg_time_dimension: billed_month }
+metrics:
+  - { name: amount_7d, type: cumulative, type_params: { measure: amount, window: 7 days } }
+  - name: amount_mtd
+    type: CUMULATIVE
+    type_params: { measure: amount, cumulative_type_params: { grain_to_date: MONTH, period_agg: LAST } }
+  - { name: billed_to_date, type: cumulative, type_params: { measure: billed } }
+  - { name: fortnightly, type: cumulative, type_params: { measure: amount, window: 1 fortnight } }
+  - { name: hour_to_date, type: cumulative, type_params: { measure: amount, grain_to_date: hour } }
+  - { name: odd_agg, type: cumulative, type_params: { measure: amount, cumulative_type_params: { period_agg: median } } }
+"#;
+
+    #[test]
+    fn cumulative_metrics_run_over_their_measures_time_and_the_day_spine_is_the_models() {
+        let imported = read_text(PROJECT, None).unwrap();
+        let item = |name: &str| {
+            imported
+                .report
+                .items
+                .iter()
+                .find(|i| i.name == name)
+                .unwrap_or_else(|| panic!("no {name}: {:#?}", imported.report.items))
+        };
+        let orders = &imported.sources[0];
+        let measure = |name: &str| orders.measures.iter().find(|m| m.name == name);
+        assert_eq!(
+            measure("amount_7d").and_then(|m| m.cumulative.clone()),
+            Some(CumulativeSpec {
+                time: Some("ordered_at".into()),
+                window: Some("7 days".into()),
+                grain_to_date: None,
+                period_agg: None,
+            })
+        );
+        assert_eq!(
+            measure("amount_mtd").and_then(|m| m.cumulative.clone()),
+            Some(CumulativeSpec {
+                time: Some("ordered_at".into()),
+                window: None,
+                grain_to_date: Some("month".into()),
+                period_agg: Some(PeriodAgg::Last),
+            })
+        );
+        assert_eq!(item("amount_7d").outcome, Outcome::Imported);
+        // A measure aggregated by a monthly time dimension runs day by day.
+        assert_eq!(item("billed_to_date").outcome, Outcome::Approximated);
+        assert!(item("billed_to_date").detail.contains("month grain"));
+        for (name, why) in [
+            ("fortnightly", "window `1 fortnight`"),
+            ("hour_to_date", "grain_to_date `hour`"),
+            ("odd_agg", "period_agg `median`"),
+        ] {
+            assert_eq!(item(name).outcome, Outcome::Skipped, "{name}");
+            assert!(item(name).detail.contains(why), "{:?}", item(name));
+            assert!(measure(name).is_none());
+        }
+        // The day spine is the model's; the hour spine is reported.
+        assert_eq!(item("hours").outcome, Outcome::Skipped);
+        assert_eq!(item("days").outcome, Outcome::Imported);
+        let spine = imported.sources.iter().find(|s| s.name == "days").unwrap();
+        assert_eq!(spine.time_spine.as_deref(), Some("date_day"));
+        assert_eq!(spine.columns[0].column_type, ColumnType::Time);
+    }
+
+    #[test]
+    fn an_offset_input_becomes_an_offset_measure_beside_its_derived_metric() {
+        let project = r#"
+semantic_models:
+  - name: orders
+    model: ref('orders')
+    defaults: { agg_time_dimension: ordered_at }
+    entities: [{ name: order, type: primary, expr: id }]
+    dimensions: [{ name: ordered_at, type: time, type_params: { time_granularity: day } }]
+    measures: [{ name: amount, agg: sum }, { name: order_count, expr: 1, agg: sum }]
+metrics:
+  - { name: revenue, type: simple, type_params: { measure: amount }, filter: "amount > 0" }
+  - { name: orders, type: simple, type_params: { measure: order_count } }
+  - { name: per_order, type: ratio, type_params: { numerator: revenue, denominator: orders } }
+  - name: growth
+    type: derived
+    type_params:
+      expr: revenue - before
+      metrics: [{ name: revenue }, { name: revenue, offset_window: 1 month, alias: before }]
+  - name: at_start
+    type: derived
+    type_params:
+      expr: first_day
+      metrics: [{ name: orders, offset_to_grain: MONTH, alias: first_day }]
+  - name: ratio_growth
+    type: derived
+    type_params:
+      expr: per_order - before
+      metrics: [{ name: per_order }, { name: per_order, offset_window: 1 month, alias: before }]
+"#;
+        let imported = read_text(project, None).unwrap();
+        let measure = |name: &str| {
+            imported.sources[0]
+                .measures
+                .iter()
+                .find(|m| m.name == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("no {name}"))
+        };
+        assert_eq!(measure("growth").expr, "revenue - growth__before");
+        let before = measure("growth__before");
+        assert_eq!(before.expr, "sum(amount)");
+        assert_eq!(before.filter.as_deref(), Some("amount > 0"));
+        assert_eq!(
+            before.offset,
+            Some(OffsetSpec {
+                time: Some("ordered_at".into()),
+                window: Some("1 month".into()),
+                to_grain: None,
+            })
+        );
+        assert_eq!(
+            measure("at_start__first_day")
+                .offset
+                .unwrap()
+                .to_grain
+                .as_deref(),
+            Some("month")
+        );
+        let ratio = imported
+            .report
+            .items
+            .iter()
+            .find(|i| i.name == "ratio_growth")
+            .unwrap();
+        assert_eq!(ratio.outcome, Outcome::Skipped);
+        assert!(ratio.detail.contains("ratio metric"), "{ratio:?}");
+    }
+
+    #[test]
+    fn non_additive_dimensions_keep_one_days_rows() {
+        let project = r#"
+semantic_models:
+  - name: balances
+    model: ref('balances')
+    defaults: { agg_time_dimension: taken_at }
+    entities: [{ name: balance, type: primary, expr: id }, { name: account, type: foreign, expr: account_id }]
+    dimensions: [{ name: taken_at, type: time, type_params: { time_granularity: day } }, { name: kind, type: categorical }]
+    measures:
+      - { name: closing, expr: amount, agg: sum, non_additive_dimension: { name: taken_at, window_choice: MAX } }
+      - { name: opening, expr: amount, agg: sum, non_additive_dimension: { name: taken_at, window_choice: min, window_groupings: [account] } }
+      - { name: by_kind, expr: amount, agg: sum, non_additive_dimension: { name: kind } }
+      - { name: odd_choice, expr: amount, agg: sum, non_additive_dimension: { name: taken_at, window_choice: median } }
+"#;
+        let imported = read_text(project, None).unwrap();
+        let spec = |name: &str| {
+            imported.sources[0]
+                .measures
+                .iter()
+                .find(|m| m.name == name)
+                .and_then(|m| m.non_additive.clone())
+        };
+        assert_eq!(
+            spec("closing"),
+            Some(NonAdditiveSpec {
+                time: Some("taken_at".into()),
+                keep: Some(Keep::Last),
+                per: Vec::new(),
+            })
+        );
+        assert_eq!(
+            spec("opening"),
+            Some(NonAdditiveSpec {
+                time: Some("taken_at".into()),
+                keep: Some(Keep::First),
+                per: vec!["account_id".into()],
+            })
+        );
+        for (name, why) in [
+            ("balances.by_kind", "not a time dimension"),
+            ("balances.odd_choice", "window_choice `median`"),
+        ] {
+            let item = imported
+                .report
+                .items
+                .iter()
+                .find(|i| i.name == name)
+                .unwrap();
+            assert_eq!(item.outcome, Outcome::Skipped, "{item:?}");
+            assert!(item.detail.contains(why), "{item:?}");
         }
     }
-    out.pop();
-    out
+
+    #[test]
+    fn time_dimension_filters_become_portable_truncations() {
+        let project = r#"
+semantic_models:
+  - name: orders
+    model: ref('orders')
+    defaults: { agg_time_dimension: ordered_at }
+    entities: [{ name: order, type: primary, expr: id }, { name: customer, type: foreign, expr: customer_id }]
+    dimensions:
+      - { name: ordered_at, type: time, expr: created, type_params: { time_granularity: day } }
+      - { name: status, type: categorical }
+    measures: [{ name: amount, agg: sum }]
+  - name: customers
+    model: ref('customers')
+    entities: [{ name: customer, type: primary, expr: id }]
+    dimensions: [{ name: signed_up_at, type: time, type_params: { time_granularity: month } }]
+metrics:
+  - name: since_feb
+    type: simple
+    type_params: { measure: amount }
+    filter: "{{ TimeDimension('metric_time', 'MONTH') }} >= '2024-02-01'"
+  - name: signed_in_january
+    type: simple
+    type_params: { measure: amount }
+    filter: "{{ TimeDimension('customer__signed_up_at', time_granularity_name='month') }} = '2024-01-01' and {{ Dimension('order__status') }} = 'paid'"
+  - name: own_default_grain
+    type: simple
+    type_params: { measure: amount }
+    filter: "{{ TimeDimension('order__ordered_at') }} < '2024-03-01'"
+  - name: by_the_hour
+    type: simple
+    type_params: { measure: amount }
+    filter: "{{ TimeDimension('metric_time', 'hour') }} >= '2024-02-01 10:00'"
+  - name: not_time
+    type: simple
+    type_params: { measure: amount }
+    filter: "{{ TimeDimension('order__status', 'day') }} = 'x'"
+  - name: shown_from
+    type: cumulative
+    type_params: { measure: amount, window: 7 days }
+    filter: "{{ TimeDimension('metric_time', 'day') }} >= '2024-02-01'"
+"#;
+        let imported = read_text(project, None).unwrap();
+        let filter = |name: &str| {
+            imported.sources[0]
+                .measures
+                .iter()
+                .find(|m| m.name == name)
+                .and_then(|m| m.filter.clone())
+        };
+        assert_eq!(
+            filter("since_feb").as_deref(),
+            Some("date_trunc('month', (created)) >= '2024-02-01'")
+        );
+        assert_eq!(
+            filter("signed_in_january").as_deref(),
+            Some(
+                "date_trunc('month', customers.signed_up_at) = '2024-01-01' and (status) = 'paid'"
+            )
+        );
+        assert_eq!(
+            filter("own_default_grain").as_deref(),
+            Some("date_trunc('day', (created)) < '2024-03-01'")
+        );
+        let detail = |name: &str| {
+            let item = imported
+                .report
+                .items
+                .iter()
+                .find(|i| i.name == name)
+                .unwrap();
+            assert_eq!(item.outcome, Outcome::Skipped, "{item:?}");
+            item.detail.clone()
+        };
+        assert!(detail("by_the_hour").contains("day, week, month"));
+        assert!(detail("not_time").contains("not a time dimension"));
+        assert!(detail("shown_from").contains("chooses the days"));
+    }
 }
