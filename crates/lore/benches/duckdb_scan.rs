@@ -17,9 +17,7 @@ mod support;
 use std::time::Instant;
 
 use lore_warehouse::duckdb_engine::Connection;
-use rmcp::ServiceExt;
-use serde_json::json;
-use support::{call_tool, env_count, machine, row, rss_mib, spawn_stdio, timed_scan, write_config};
+use support::{env_count, machine, time_catalog_tools, timed_scan, write_config};
 
 /// Table `t`'s DDL and the statement filling it.
 fn table_sql(t: usize, tables: usize, rows: usize) -> String {
@@ -82,62 +80,5 @@ async fn main() {
         elapsed.as_secs_f64()
     );
 
-    let transport = spawn_stdio(&root);
-    let pid = transport.id().expect("server pid");
-    let client = ().serve(transport).await.expect("initialize");
-    let started = Instant::now();
-    call_tool(
-        &client,
-        "entity_details",
-        json!({"connectionId": "w", "entities": ["t00000"]}),
-    )
-    .await;
-    let first_call = started.elapsed();
-    let queries = [
-        "status".to_string(),
-        "customer email".to_string(),
-        "created at timestamp".to_string(),
-        "Item 42-7".to_string(),
-        "zanzibar".to_string(),
-    ];
-    let mut entity = Vec::with_capacity(calls);
-    let mut discover = Vec::with_capacity(calls);
-    for i in 0..calls {
-        let t = (i * 7919) % tables;
-        let started = Instant::now();
-        let out = call_tool(
-            &client,
-            "entity_details",
-            json!({"connectionId": "w", "entities": [format!("t{t:05}")]}),
-        )
-        .await;
-        entity.push(started.elapsed());
-        assert_eq!(out["entities"][0]["status"], "ok", "{out}");
-        let query = if i % 6 == 5 {
-            format!("t{t:05}")
-        } else {
-            queries[i % queries.len()].clone()
-        };
-        let started = Instant::now();
-        call_tool(&client, "discover_data", json!({"query": query})).await;
-        discover.push(started.elapsed());
-    }
-    let rss_after = rss_mib(pid).unwrap_or(0.0);
-    client.cancel().await.unwrap();
-    println!();
-    println!(
-        "MCP over stdio at {tables} tables: first entity_details after start (loads the snapshot) {:.0} ms; server RSS {rss_after:.0} MiB after the calls.",
-        first_call.as_secs_f64() * 1000.0
-    );
-    println!();
-    println!("| measurement | samples | min | median | p95 | p99 |");
-    println!("|---|---|---|---|---|---|");
-    println!(
-        "{}",
-        row("entity_details, one table with all 20 columns", entity)
-    );
-    println!(
-        "{}",
-        row("discover_data, prose, values and table names", discover)
-    );
+    time_catalog_tools(&root, tables, calls).await;
 }

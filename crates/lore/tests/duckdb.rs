@@ -69,57 +69,6 @@ INSERT INTO invoice_lines VALUES (1, 1, 'seats', 5), (2, 1, 'storage', 1), (3, 1
 INSERT INTO tickets VALUES (1, 1, 'high', '2025-01-02'), (2, 1, 'low', '2025-01-03'), (3, 1, 'high', '2025-02-01'), (4, 2, 'low', '2025-03-01'), (5, 4, 'high', '2025-03-05'), (6, 5, 'low', '2025-04-04');
 "#;
 
-    const MODEL: &str = r#"
-- { name: plans, table: plans, grain: [id], columns: [{ name: id, type: number }, { name: name, type: string }] }
-- name: accounts
-  table: accounts
-  grain: [id]
-  columns: [{ name: id, type: number }, { name: name, type: string }, { name: segment, type: string }, { name: plan_id, type: number }]
-  joins: [{ to: plans, "on": "plan_id = plans.id", relationship: many_to_one }]
-  measures: [{ name: count, expr: "count(*)" }]
-- name: invoices
-  table: invoices
-  grain: [id]
-  columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: amount_cents, type: number }, { name: status, type: string }, { name: issued_at, type: time }]
-  joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
-  measures: [{ name: revenue, expr: "sum(amount_cents) / 100.0" }]
-- name: invoice_lines
-  table: invoice_lines
-  grain: [id]
-  columns: [{ name: id, type: number }, { name: invoice_id, type: number }, { name: product, type: string }]
-  joins: [{ to: invoices, "on": "invoice_id = invoices.id", relationship: many_to_one }]
-- name: tickets
-  table: tickets
-  grain: [id]
-  columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: priority, type: string }]
-  joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
-  measures: [{ name: ticket_count, expr: "count(*)" }]
-"#;
-
-    /// Rows as `label → number` pairs, sorted.
-    fn pairs(rows: &Value) -> Vec<(String, f64)> {
-        let mut out: Vec<(String, f64)> = rows
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                let label = match &r[0] {
-                    Value::Null => "∅".to_string(),
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                let n = match &r[1] {
-                    Value::Number(n) => n.as_f64().unwrap(),
-                    Value::String(s) => s.parse().unwrap(),
-                    other => panic!("{other}"),
-                };
-                (label, n)
-            })
-            .collect();
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        out
-    }
-
     #[tokio::test]
     async fn a_duckdb_connection_works_from_lore_yaml_to_the_semantic_layer() {
         let dir = tempfile::tempdir().unwrap();
@@ -215,7 +164,7 @@ INSERT INTO tickets VALUES (1, 1, 'high', '2025-01-02'), (2, 1, 'low', '2025-01-
         let model_dir = root.join("semantic-layer/wh");
         std::fs::remove_dir_all(&model_dir).unwrap();
         std::fs::create_dir_all(&model_dir).unwrap();
-        std::fs::write(model_dir.join("model.yaml"), MODEL).unwrap();
+        std::fs::write(model_dir.join("model.yaml"), common::BILLING_MODEL).unwrap();
         let client = stdio_client(root).await;
         let details = ok(
             &client,
@@ -229,20 +178,6 @@ INSERT INTO tickets VALUES (1, 1, 'high', '2025-01-02'), (2, 1, 'low', '2025-01-
             invoices["foreignKeys"].to_string().contains("accounts"),
             "declared keys: {details}"
         );
-        let found = ok(
-            &client,
-            "dictionary_search",
-            json!({"values": ["enterprise"]}),
-        )
-        .await;
-        assert!(found.to_string().contains("segment"), "{found}");
-        let discovered = ok(
-            &client,
-            "discover_data",
-            json!({"query": "tickets priority"}),
-        )
-        .await;
-        assert!(discovered.to_string().contains("tickets"), "{discovered}");
         let sql = ok(
             &client,
             "sql_execution",
@@ -260,44 +195,7 @@ INSERT INTO tickets VALUES (1, 1, 'high', '2025-01-02'), (2, 1, 'low', '2025-01-
         assert_eq!(error_of(&refused)["code"], "read_only_violation");
         assert!(!root.join("leak.csv").exists());
 
-        let fan = ok(
-            &client,
-            "sl_query",
-            json!({"connectionId": "wh", "measures": ["invoices.revenue"], "dimensions": ["invoice_lines.product"], "include": ["plan"]}),
-        )
-        .await;
-        assert_eq!(fan["plan"][0]["strategy"], "distinct_keys", "{fan}");
-        assert_eq!(
-            pairs(&fan["rows"]),
-            [
-                ("seats".to_string(), 1020.0),
-                ("storage".to_string(), 170.0),
-                ("support".to_string(), 800.0),
-                ("∅".to_string(), 25.0),
-            ]
-        );
-        let chasm = ok(
-            &client,
-            "sl_query",
-            json!({"connectionId": "wh", "measures": ["invoices.revenue", "tickets.ticket_count"], "dimensions": ["accounts.segment"]}),
-        )
-        .await;
-        let mut got: Vec<String> = chasm["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.to_string())
-            .collect();
-        got.sort();
-        assert_eq!(
-            got,
-            [
-                "[\"enterprise\",920.0,2]".to_string(),
-                "[\"smb\",195.0,3]".to_string(),
-                "[null,null,1]".to_string(),
-            ],
-            "{chasm}"
-        );
+        common::assert_billing_answers(&client, "wh").await;
         drop(client);
 
         // A path that is not there fails the test clearly.

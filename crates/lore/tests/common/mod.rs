@@ -661,3 +661,122 @@ pub fn chat_double(answers: Vec<(u16, String)>) -> (String, Arc<Mutex<Vec<String
     });
     (url, bodies)
 }
+
+/// The billing model the warehouse end-to-end tests query (plans,
+/// accounts, invoices with their lines, tickets): a fan trap (revenue by the
+/// products of invoice lines) and a chasm trap (revenue and tickets by
+/// segment) wait in it.
+pub const BILLING_MODEL: &str = r#"
+- { name: plans, table: plans, grain: [id], columns: [{ name: id, type: number }, { name: name, type: string }] }
+- name: accounts
+  table: accounts
+  grain: [id]
+  columns: [{ name: id, type: number }, { name: name, type: string }, { name: segment, type: string }, { name: plan_id, type: number }]
+  joins: [{ to: plans, "on": "plan_id = plans.id", relationship: many_to_one }]
+  measures: [{ name: count, expr: "count(*)" }]
+- name: invoices
+  table: invoices
+  grain: [id]
+  columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: amount_cents, type: number }, { name: status, type: string }, { name: issued_at, type: time }]
+  joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
+  measures: [{ name: revenue, expr: "sum(amount_cents) / 100.0" }]
+- name: invoice_lines
+  table: invoice_lines
+  grain: [id]
+  columns: [{ name: id, type: number }, { name: invoice_id, type: number }, { name: product, type: string }]
+  joins: [{ to: invoices, "on": "invoice_id = invoices.id", relationship: many_to_one }]
+- name: tickets
+  table: tickets
+  grain: [id]
+  columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: priority, type: string }]
+  joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
+  measures: [{ name: ticket_count, expr: "count(*)" }]
+"#;
+
+/// Rows as `label → number` pairs, sorted (null labels read `∅`).
+pub fn label_number_pairs(rows: &Value) -> Vec<(String, f64)> {
+    let mut out: Vec<(String, f64)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let label = match &r[0] {
+                Value::Null => "∅".to_string(),
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let n = match &r[1] {
+                Value::Number(n) => n.as_f64().unwrap(),
+                Value::String(s) => s.parse().unwrap(),
+                Value::Null => f64::NAN,
+                other => panic!("{other}"),
+            };
+            (label, n)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// What agents see of a warehouse holding the billing fixture, scanned
+/// and modelled with [`BILLING_MODEL`]: values found by dictionary_search,
+/// tables by discover_data, and the fan-trap and chasm-trap questions
+/// answered as computed by hand.
+pub async fn assert_billing_answers(client: &Client, connection: &str) {
+    use serde_json::json;
+    let found = ok(
+        client,
+        "dictionary_search",
+        json!({"values": ["enterprise"]}),
+    )
+    .await;
+    assert!(found.to_string().contains("segment"), "{found}");
+    let discovered = ok(
+        client,
+        "discover_data",
+        json!({"query": "tickets priority"}),
+    )
+    .await;
+    assert!(discovered.to_string().contains("tickets"), "{discovered}");
+    // A fan trap (revenue by product of its lines) and a chasm trap
+    // (revenue and tickets by segment), against hand-computed answers.
+    let fan = ok(
+        client,
+        "sl_query",
+        json!({"connectionId": connection, "measures": ["invoices.revenue"], "dimensions": ["invoice_lines.product"], "include": ["plan"]}),
+    )
+    .await;
+    assert_eq!(fan["plan"][0]["strategy"], "distinct_keys", "{fan}");
+    assert_eq!(
+        label_number_pairs(&fan["rows"]),
+        [
+            ("seats".to_string(), 1020.0),
+            ("storage".to_string(), 170.0),
+            ("support".to_string(), 800.0),
+            // Invoice 2 has no lines.
+            ("∅".to_string(), 25.0),
+        ]
+    );
+    let chasm = ok(
+        client,
+        "sl_query",
+        json!({"connectionId": connection, "measures": ["invoices.revenue", "tickets.ticket_count"], "dimensions": ["accounts.segment"]}),
+    )
+    .await;
+    let mut got: Vec<String> = chasm["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "[\"enterprise\",920.0,2]".to_string(),
+            "[\"smb\",195.0,3]".to_string(),
+            "[null,null,1]".to_string(),
+        ],
+        "{chasm}"
+    );
+}
