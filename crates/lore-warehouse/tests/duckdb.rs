@@ -234,6 +234,52 @@ mod with_duckdb {
     }
 
     #[tokio::test]
+    async fn duckdb_memory_is_bounded_and_a_query_over_it_fails_as_a_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        database(
+            dir.path(),
+            &["CREATE TABLE t AS SELECT range AS id FROM range(10)"],
+        );
+        let setting = "SELECT value FROM duckdb_settings() WHERE name = 'memory_limit'";
+        // Without a setting: 1 GiB, not DuckDB's 80% of the machine.
+        let default = connector(dir.path(), "w.duckdb", 60_000);
+        let row = default.run(setting, 1).await.unwrap();
+        assert_eq!(row.rows, vec![vec![json!("1.0 GiB")]], "{row:?}");
+
+        let mut limited = project(dir.path(), "w.duckdb", 60_000);
+        limited
+            .config
+            .connections
+            .get_mut("w")
+            .unwrap()
+            .memory_limit_mb = Some(128);
+        let conn = Warehouses::for_project(&limited).get("w").unwrap().1;
+        let row = conn.run(setting, 1).await.unwrap();
+        assert_eq!(row.rows, vec![vec![json!("128.0 MiB")]], "{row:?}");
+        // One 300 MiB string cannot fit in 128 MiB, and nothing may spill
+        // beside the user's file.
+        let hungry = "SELECT length(string_agg(repeat('x', 100) || i::VARCHAR, ',')) FROM range(3000000) t(i)";
+        let err = conn.run(hungry, 1).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::BudgetExceeded, "{err}");
+        assert!(err.to_string().contains("memory_limit_mb"), "{err}");
+        let beside: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            beside,
+            ["w.duckdb"],
+            "no temporary files next to the database"
+        );
+        // The connection still answers queries that fit.
+        let ok = conn.run("SELECT count(*) FROM t", 1).await.unwrap();
+        assert_eq!(ok.rows, vec![vec![json!(10)]]);
+        // The limit cannot be raised from SQL sent past the guard.
+        let err = conn.run("SET memory_limit = '8GB'", 1).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::ReadOnlyViolation, "{err}");
+    }
+
+    #[tokio::test]
     async fn duckdb_files_that_cannot_be_read_fail_clearly() {
         let dir = tempfile::tempdir().unwrap();
         let missing = connector(dir.path(), "nowhere.duckdb", 5000);

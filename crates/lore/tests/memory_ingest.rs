@@ -749,3 +749,176 @@ async fn metricflow_pasted_into_a_note_is_imported_like_lore_sl_import() {
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn lookml_and_cube_pasted_into_a_note_are_imported_like_lore_sl_import() {
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    let note = r#"# Support and payments in Looker and Cube
+
+## Ticket load
+
+Support's Looker view of its tickets.
+
+```lookml
+view: ticket_load {
+  sql_table_name: support_tickets ;;
+  dimension: id { primary_key: yes type: number sql: ${TABLE}.id ;; }
+  dimension: status { type: string sql: ${TABLE}.status ;; }
+  dimension_group: opened { type: time timeframes: [date, month] sql: ${TABLE}.opened_at ;; }
+  measure: tickets { type: count }
+  measure: open_tickets { type: count filters: [status: "open"] }
+}
+explore: ticket_load {}
+```
+
+## Payment facts
+
+Finance's Cube model of payments.
+
+```yaml
+cubes:
+  - name: payment_facts
+    sql_table: payments
+    dimensions:
+      - {name: id, sql: id, type: number, primary_key: true}
+      - {name: method, sql: method, type: string}
+    measures:
+      - name: collected_cents
+        sql: amount_cents
+        type: sum
+        filters:
+          - sql: "{CUBE}.status = 'succeeded'"
+```
+
+## Invoice facts
+
+The same team's JavaScript cube.
+
+```js
+cube(`invoice_facts`, {
+  sql_table: `invoices`,
+  dimensions: {
+    id: { sql: `id`, type: `number`, primary_key: true },
+    currency: { sql: `${CUBE}.currency`, type: `string` },
+  },
+  measures: {
+    paidInvoices: { type: `count`, filters: [{ sql: `${CUBE}.status = 'paid'` }] },
+  },
+});
+```
+"#;
+    let run = ingest(
+        &client,
+        json!({"content": note, "connectionId": "warehouse"}),
+    )
+    .await;
+    assert_eq!(run["status"], "done", "{run}");
+    let mut sl = ids(&run, "sl");
+    sl.sort();
+    assert_eq!(
+        sl,
+        [
+            ("invoice_facts.yaml".to_string(), "created".to_string()),
+            ("payment_facts.yaml".to_string(), "created".to_string()),
+            ("ticket_load.yaml".to_string(), "created".to_string()),
+        ],
+        "{run}"
+    );
+    // Each imported measure answers what the SQL it stands for answers.
+    for (measure, sql) in [
+        (
+            "ticket_load.open_tickets",
+            "SELECT COUNT(*) FROM support_tickets WHERE status = 'open'",
+        ),
+        (
+            "ticket_load.tickets",
+            "SELECT COUNT(*) FROM support_tickets",
+        ),
+        (
+            "payment_facts.collected_cents",
+            "SELECT SUM(amount_cents) FROM payments WHERE status = 'succeeded'",
+        ),
+        (
+            "invoice_facts.paidInvoices",
+            "SELECT COUNT(*) FROM invoices WHERE status = 'paid'",
+        ),
+    ] {
+        let measured = ok(
+            &client,
+            "sl_query",
+            json!({"connectionId": "warehouse", "measures": [measure]}),
+        )
+        .await;
+        let direct = ok(
+            &client,
+            "sql_execution",
+            json!({"connectionId": "warehouse", "sql": sql}),
+        )
+        .await;
+        assert_eq!(
+            measured["rows"][0][0], direct["rows"][0][0],
+            "{measure}: {measured}"
+        );
+    }
+    // By a dimension of the pasted Cube model, too.
+    let by_method = ok(
+        &client,
+        "sl_query",
+        json!({"connectionId": "warehouse", "measures": ["payment_facts.collected_cents"],
+               "dimensions": ["payment_facts.method"], "orderBy": [{"field": "payment_facts.method"}]}),
+    )
+    .await;
+    let direct = ok(
+        &client,
+        "sql_execution",
+        json!({"connectionId": "warehouse", "sql": "SELECT method, SUM(amount_cents) FROM payments WHERE status = 'succeeded' GROUP BY method ORDER BY method"}),
+    )
+    .await;
+    assert_eq!(by_method["rows"], direct["rows"], "{by_method}");
+
+    // Broken LookML is skipped with where and what, and the note's page is
+    // still written; nothing of the block reaches the model.
+    let broken = ingest(
+        &client,
+        json!({"content": "## Churn view\n\nHow churn is counted.\n\n```lookml\nview: churn {\n  sql_table_name: subscriptions ;;\n  measure: churned { type: count \n```\n", "connectionId": "warehouse"}),
+    )
+    .await;
+    assert_eq!(broken["status"], "done", "{broken}");
+    assert!(ids(&broken, "sl").is_empty(), "{broken}");
+    let skipped = broken["skipped"].to_string();
+    assert!(
+        skipped.contains("the LookML block") && skipped.contains("line"),
+        "{skipped}"
+    );
+    assert!(!root.join("semantic-layer/warehouse/churn.yaml").exists());
+    assert!(!ids(&broken, "wiki").is_empty(), "{broken}");
+
+    // Pasted again, the sources exist: they are left to lore sl import.
+    let again = ingest(
+        &client,
+        json!({"content": note.replace("# Support and payments", "# Support and payments again"), "connectionId": "warehouse"}),
+    )
+    .await;
+    assert!(ids(&again, "sl").is_empty(), "{again}");
+    assert!(
+        again["skipped"]
+            .to_string()
+            .contains("update it with lore sl import --from lookml"),
+        "{again}"
+    );
+
+    // Without a connection the blocks stay in the page, and say why.
+    let global = ingest(
+        &client,
+        json!({"content": note.replace("# Support and payments", "# Support and payments, globally")}),
+    )
+    .await;
+    let skipped = global["skipped"].to_string();
+    assert!(
+        skipped.contains("LookML definitions need connectionId")
+            && skipped.contains("Cube definitions need connectionId"),
+        "{skipped}"
+    );
+    client.cancel().await.unwrap();
+}

@@ -118,6 +118,11 @@ pub struct ConnectionConfig {
     /// Most database sessions Lore keeps open on this connection at once (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_connections: Option<u32>,
+    /// DuckDB only: the most memory DuckDB may use, in MiB (default 1024; DuckDB's own
+    /// default is 80% of the machine's RAM). A query needing more fails with
+    /// `budget_exceeded`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit_mb: Option<u32>,
     /// How `lore scan` profiles this connection.
     #[serde(default)]
     pub scan: ScanConfig,
@@ -160,6 +165,7 @@ impl ConnectionConfig {
             statement_timeout_ms: None,
             schemas: None,
             max_connections: None,
+            memory_limit_mb: None,
             scan: ScanConfig::default(),
         }
     }
@@ -388,6 +394,19 @@ fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {
                 }
             }
         }
+        if let Some(mb) = conn.memory_limit_mb {
+            if conn.driver != Driver::Duckdb {
+                return Err(invalid(format!(
+                    "connection `{id}` ({}): memory_limit_mb is for duckdb connections (a server bounds its own memory)",
+                    conn.driver.as_str()
+                )));
+            }
+            if !(128..=1_048_576).contains(&mb) {
+                return Err(invalid(format!(
+                    "connection `{id}`: memory_limit_mb is {mb}; give 128 (DuckDB needs about 128 MiB per thread) to 1048576"
+                )));
+            }
+        }
         if conn.private_key.is_some() && conn.driver != Driver::Snowflake {
             return Err(invalid(format!(
                 "connection `{id}` ({}): private_key is for snowflake connections only",
@@ -555,6 +574,19 @@ mod tests {
         let conn = &loaded.config.connections["wh"];
         assert_eq!(conn.driver, Driver::Duckdb);
         assert_eq!(conn.path.as_deref(), Some("data/wh.duckdb"));
+        assert_eq!(conn.memory_limit_mb, None);
+        let limited =
+            parse("connections:\n  wh: { driver: duckdb, path: w.duckdb, memory_limit_mb: 512 }\n")
+                .unwrap();
+        assert_eq!(limited.config.connections["wh"].memory_limit_mb, Some(512));
+        let err =
+            parse("connections:\n  wh: { driver: duckdb, path: w.duckdb, memory_limit_mb: 16 }\n")
+                .unwrap_err();
+        assert!(err.to_string().contains("give 128"), "{err}");
+        let err =
+            parse("connections:\n  pg: { driver: postgres, url: env:PG, memory_limit_mb: 512 }\n")
+                .unwrap_err();
+        assert!(err.to_string().contains("for duckdb connections"), "{err}");
         let err = parse("connections:\n  wh: { driver: duckdb }\n").unwrap_err();
         assert!(err.to_string().contains("(duckdb) needs `path`"), "{err}");
         let err =

@@ -280,12 +280,19 @@ impl Connector {
                 timeout,
                 sessions,
             )),
-            Driver::Duckdb => Connector::Duckdb(DuckdbConnector::new(
-                id,
-                project.resolve_path(config.path.as_deref().unwrap_or_default()),
-                timeout,
-                sessions,
-            )),
+            Driver::Duckdb => Connector::Duckdb(
+                DuckdbConnector::new(
+                    id,
+                    project.resolve_path(config.path.as_deref().unwrap_or_default()),
+                    timeout,
+                    sessions,
+                )
+                .with_memory_limit(
+                    config
+                        .memory_limit_mb
+                        .map_or(self::duckdb::DEFAULT_MEMORY_LIMIT_MB, u64::from),
+                ),
+            ),
             Driver::Clickhouse => Connector::Clickhouse(ClickhouseConnector::new(
                 id,
                 url(),

@@ -209,7 +209,8 @@ pub struct MemoryIngest {
     wiki: Arc<Wiki>,
     semantic: Arc<SemanticFiles>,
     catalog: Arc<Catalog>,
-    connections: Vec<String>,
+    /// The project's connections and the dialect of each.
+    connections: BTreeMap<String, lore_semantic::dialect::Dialect>,
     max_bytes: usize,
 }
 
@@ -243,7 +244,12 @@ impl MemoryIngest {
             wiki,
             semantic,
             catalog,
-            connections: project.config.connections.keys().cloned().collect(),
+            connections: project
+                .config
+                .connections
+                .iter()
+                .map(|(id, c)| (id.clone(), crate::semantic::dialect(c.driver)))
+                .collect(),
             max_bytes: project.config.limits.ingest_bytes,
         }
     }
@@ -279,7 +285,7 @@ impl MemoryIngest {
             ));
         }
         if let Some(id) = &request.connection_id
-            && !self.connections.contains(id)
+            && !self.connections.contains_key(id)
         {
             return Err(refuse(format!(
                 "unknown connectionId `{id}`; the connections are {}",
@@ -287,7 +293,11 @@ impl MemoryIngest {
                     "none (omit connectionId for knowledge that is not about a warehouse)"
                         .to_string()
                 } else {
-                    self.connections.join(", ")
+                    self.connections
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 }
             )));
         }
@@ -513,9 +523,24 @@ impl MemoryIngest {
         };
         let mut planned = plan::plan(&note, &cx);
         planned.warnings.splice(0..0, triage_warnings);
-        // MetricFlow blocks go through `lore sl import`'s reader.
-        for (section, yaml) in std::mem::take(&mut planned.metricflow) {
-            import_metricflow(&section, &yaml, scan.as_deref(), &model_files, &mut planned);
+        // MetricFlow, LookML and Cube blocks go through `lore sl
+        // import`'s readers.
+        let dialect = request
+            .connection_id
+            .as_ref()
+            .and_then(|c| self.connections.get(c).copied());
+        for (kind, section, text) in std::mem::take(&mut planned.imports) {
+            if let Some(dialect) = dialect {
+                import_block(
+                    kind,
+                    &section,
+                    &text,
+                    scan.as_deref(),
+                    dialect,
+                    &model_files,
+                    &mut planned,
+                );
+            }
         }
         // Model files must keep the model loading: each is checked with
         // the others, and a file that breaks it is skipped with why.
@@ -847,25 +872,32 @@ impl MemoryIngest {
     }
 }
 
-/// A MetricFlow block as new model files (existing files are left to
-/// `lore sl import`); the importer's approximations become warnings and
-/// what it skipped is listed with why.
-fn import_metricflow(
+/// A MetricFlow, LookML or Cube block as new model files (existing files
+/// are left to `lore sl import`); the importer's approximations become
+/// warnings and what it skipped is listed with why.
+fn import_block(
+    kind: triage::BlockKind,
     section: &str,
-    yaml: &str,
+    text: &str,
     scan: Option<&lore_warehouse::catalog::LoadedSnapshot>,
+    dialect: lore_semantic::dialect::Dialect,
     existing: &[String],
     planned: &mut plan::Plan,
 ) {
-    use crate::semantic::import::{Outcome, metricflow, render};
+    use crate::semantic::import::{Outcome, cube, lookml, metricflow, render};
     let skip = |planned: &mut plan::Plan, reason: String| {
         planned.skipped.push(Skipped {
             section: section.to_string(),
-            what: triage::BlockKind::MetricFlow.as_str().to_string(),
+            what: kind.as_str().to_string(),
             reason,
         });
     };
-    let imported = match metricflow::read_text(yaml, scan) {
+    let imported = match kind {
+        triage::BlockKind::LookMl => lookml::read_text(text, scan, dialect),
+        triage::BlockKind::Cube => cube::read_text(text, scan),
+        _ => metricflow::read_text(text, scan),
+    };
+    let imported = match imported {
         Ok(imported) => imported,
         Err(e) => return skip(planned, e.message),
     };
@@ -873,8 +905,11 @@ fn import_metricflow(
         match item.outcome {
             Outcome::Imported => {}
             Outcome::Approximated => planned.warnings.push(format!(
-                "MetricFlow {} {}: {}",
-                item.kind, item.name, item.detail
+                "{} {} {}: {}",
+                kind.label(),
+                item.kind,
+                item.name,
+                item.detail
             )),
             Outcome::Skipped => skip(
                 planned,
@@ -888,12 +923,13 @@ fn import_metricflow(
             skip(
                 planned,
                 format!(
-                    "semantic-layer file {file} exists already; update it with lore sl import --from metricflow"
+                    "semantic-layer file {file} exists already; update it with lore sl import --from {}",
+                    kind.as_str()
                 ),
             );
             continue;
         }
-        match render(source, "metricflow") {
+        match render(source, kind.as_str()) {
             Ok(content) => {
                 planned
                     .captured

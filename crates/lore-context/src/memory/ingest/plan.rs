@@ -75,8 +75,9 @@ pub struct QueryPlan {
 /// The writes of one run and what they capture.
 #[derive(Debug, Default)]
 pub struct Plan {
-    /// MetricFlow blocks to import (with a connection): section, YAML.
-    pub metricflow: Vec<(String, String)>,
+    /// MetricFlow, LookML and Cube blocks to import (with a connection):
+    /// what the block holds, its section, its text.
+    pub imports: Vec<(BlockKind, String, String)>,
     /// Queries to try as semantic-layer measures (with a connection).
     pub queries: Vec<QueryPlan>,
     /// Pages to create or update.
@@ -433,26 +434,25 @@ pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
                     sql: block.text.clone(),
                 }),
             },
-            BlockKind::MetricFlow => match cx.connection {
+            BlockKind::MetricFlow | BlockKind::Cube | BlockKind::LookMl => match cx.connection {
                 None => plan.skipped.push(Skipped::new(
                     section,
                     block.kind,
-                    "MetricFlow definitions need connectionId (the connection they describe); they stay in the wiki page only",
-                )),
-                Some(_) => plan
-                    .metricflow
-                    .push((section.to_string(), block.text.clone())),
-            },
-            BlockKind::Dbt | BlockKind::Cube | BlockKind::LookMl => {
-                plan.skipped.push(Skipped::new(
-                    section,
-                    block.kind,
                     &format!(
-                        "{} definitions are kept in the wiki page; Lore does not import them into the semantic layer yet",
-                        block.kind.as_str()
+                        "{} definitions need connectionId (the connection they describe); they stay in the wiki page only",
+                        block.kind.label()
                     ),
-                ));
-            }
+                )),
+                Some(_) => {
+                    plan.imports
+                        .push((block.kind, section.to_string(), block.text.clone()))
+                }
+            },
+            BlockKind::Dbt => plan.skipped.push(Skipped::new(
+                section,
+                block.kind,
+                "dbt model YAML without semantic models is kept in the wiki page; its column descriptions are imported with the MetricFlow semantic models that use those models (paste both in one block)",
+            )),
             BlockKind::Other => {}
         }
     }

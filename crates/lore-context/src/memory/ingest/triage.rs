@@ -83,6 +83,19 @@ impl BlockKind {
             BlockKind::Other => "other",
         }
     }
+
+    /// Its name in messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            BlockKind::Sql => "SQL",
+            BlockKind::LoreModel => "Lore semantic-layer",
+            BlockKind::Dbt => "dbt",
+            BlockKind::MetricFlow => "MetricFlow",
+            BlockKind::Cube => "Cube",
+            BlockKind::LookMl => "LookML",
+            BlockKind::Other => "other",
+        }
+    }
 }
 
 /// A fenced code block.
@@ -538,6 +551,12 @@ pub fn classify(lang: &str, text: &str) -> BlockKind {
         "sql" | "postgresql" | "postgres" | "mysql" | "sqlite" | "bigquery" | "snowflake"
         | "duckdb" | "tsql" | "clickhouse" => return BlockKind::Sql,
         "lookml" | "lkml" => return BlockKind::LookMl,
+        // Cube's JavaScript model files: `cube(`orders`, { ... })`.
+        "js" | "javascript" | "ts" | "typescript"
+            if trimmed.contains("cube(") || trimmed.contains("view(") =>
+        {
+            return BlockKind::Cube;
+        }
         _ => {}
     }
     if lang.is_empty() && (trimmed.starts_with("select ") || trimmed.starts_with("with ")) {

@@ -99,64 +99,23 @@ fn cardinality(relationship: &str) -> Option<Cardinality> {
     })
 }
 
-/// Reads a Cube project's YAML cubes as Lore sources.
-/// Reads a Cube project's YAML cubes as Lore sources (the columns the
-/// cubes' SQL reads typed by the latest scan).
+/// Reads a Cube project's cubes (YAML and JavaScript model files) as Lore
+/// sources (the columns the cubes' SQL reads typed by the latest scan).
 pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
-    let files = model_files(project);
     let mut report = ImportReport {
         from: "cube".into(),
         ..ImportReport::default()
     };
     let mut cubes: Vec<Value> = Vec::new();
-    for file in &files {
+    for file in &model_files(project) {
         let name = file.to_string_lossy().to_string();
-        if name.ends_with(".js") || name.ends_with(".ts") {
-            let source = std::fs::read_to_string(file)
-                .map_err(|e| refuse(format!("{}: cannot be read: {e}", file.display())))?;
-            match super::cube_js::read(&source) {
-                Ok(model) => {
-                    cubes.extend(model.cubes);
-                    for view in model.views {
-                        report.push("view", &view, Outcome::Skipped, VIEWS_SKIPPED);
-                    }
-                }
-                Err(why) => report.push(
-                    "file",
-                    &name,
-                    Outcome::Skipped,
-                    format!("{why}; the cubes of this file were not read"),
-                ),
-            }
-            continue;
-        }
-        if !(name.ends_with(".yml") || name.ends_with(".yaml")) {
+        let javascript = name.ends_with(".js") || name.ends_with(".ts");
+        if !(javascript || name.ends_with(".yml") || name.ends_with(".yaml")) {
             continue;
         }
         let source = std::fs::read_to_string(file)
             .map_err(|e| refuse(format!("{}: cannot be read: {e}", file.display())))?;
-        let value: Value = serde_saphyr::from_str(&source)
-            .map_err(|e| refuse(format!("{}: not YAML: {e}", file.display())))?;
-        cubes.extend(
-            value
-                .get("cubes")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-        );
-        for view in value
-            .get("views")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            report.push(
-                "view",
-                text(view, "name").unwrap_or("?"),
-                Outcome::Skipped,
-                VIEWS_SKIPPED,
-            );
-        }
+        read_model(&name, &source, javascript, &mut cubes, &mut report)?;
     }
     if cubes.is_empty() {
         return Err(refuse(format!(
@@ -164,8 +123,89 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
             project.display()
         )));
     }
+    from_cubes(&cubes, report, scan)
+}
+
+/// Reads a Cube model pasted into a note (`memory_ingest`): YAML with
+/// `cubes:`, or JavaScript with `cube(...)` calls.
+pub fn read_text(text: &str, scan: Option<&LoadedSnapshot>) -> Result<Imported, ErrorReport> {
+    let mut report = ImportReport {
+        from: "cube".into(),
+        ..ImportReport::default()
+    };
+    let mut cubes: Vec<Value> = Vec::new();
+    // JavaScript calls `cube(...)` and is no YAML mapping; anything else
+    // is read as YAML (and a YAML error is reported as one).
+    let javascript = !serde_saphyr::from_str::<Value>(text).is_ok_and(|v| v.is_object())
+        && (text.contains("cube(") || text.contains("view("));
+    read_model("the Cube block", text, javascript, &mut cubes, &mut report)?;
+    if cubes.is_empty() {
+        return Err(refuse(
+            "the Cube block has no cubes (a `cubes:` list, or `cube(...)` in JavaScript)".into(),
+        ));
+    }
+    from_cubes(&cubes, report, scan)
+}
+
+/// One model file's cubes; its views are reported as skipped. A
+/// JavaScript file Lore cannot read as data is reported, not fatal; YAML
+/// that does not parse is.
+fn read_model(
+    name: &str,
+    source: &str,
+    javascript: bool,
+    cubes: &mut Vec<Value>,
+    report: &mut ImportReport,
+) -> Result<(), ErrorReport> {
+    if javascript {
+        match super::cube_js::read(source) {
+            Ok(model) => {
+                cubes.extend(model.cubes);
+                for view in model.views {
+                    report.push("view", &view, Outcome::Skipped, VIEWS_SKIPPED);
+                }
+            }
+            Err(why) => report.push(
+                "file",
+                name,
+                Outcome::Skipped,
+                format!("{why}; the cubes of this file were not read"),
+            ),
+        }
+        return Ok(());
+    }
+    let value: Value =
+        serde_saphyr::from_str(source).map_err(|e| refuse(format!("{name}: not YAML: {e}")))?;
+    cubes.extend(
+        value
+            .get("cubes")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default(),
+    );
+    for view in value
+        .get("views")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        report.push(
+            "view",
+            text(view, "name").unwrap_or("?"),
+            Outcome::Skipped,
+            VIEWS_SKIPPED,
+        );
+    }
+    Ok(())
+}
+
+fn from_cubes(
+    cubes: &[Value],
+    mut report: ImportReport,
+    scan: Option<&LoadedSnapshot>,
+) -> Result<Imported, ErrorReport> {
     let mut sources = Vec::new();
-    for cube in &cubes {
+    for cube in cubes {
         let Some(name) = text(cube, "name") else {
             report.push("cube", "?", Outcome::Skipped, "a cube without a name");
             continue;

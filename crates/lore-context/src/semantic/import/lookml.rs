@@ -519,9 +519,49 @@ pub fn read(
             format!("{} holds no .lkml files", project.display()),
         ));
     }
+    from_files(
+        &files,
+        &project.display().to_string(),
+        report,
+        scan,
+        dialect,
+    )
+}
+
+/// Reads LookML pasted into a note (`memory_ingest`): its views and
+/// explores, as one file of a project.
+pub fn read_text(
+    text: &str,
+    scan: Option<&LoadedSnapshot>,
+    dialect: Dialect,
+) -> Result<Imported, ErrorReport> {
+    const ORIGIN: &str = "the LookML block";
+    let report = ImportReport {
+        from: "lookml".into(),
+        ..ImportReport::default()
+    };
+    let items = parse(text, ORIGIN)?;
+    from_files(
+        &[(PathBuf::from(ORIGIN), items)],
+        ORIGIN,
+        report,
+        scan,
+        dialect,
+    )
+}
+
+/// The views and explores of parsed files as sources; `origin` names the
+/// project in messages.
+fn from_files(
+    files: &[(PathBuf, Items)],
+    origin: &str,
+    mut report: ImportReport,
+    scan: Option<&LoadedSnapshot>,
+    dialect: Dialect,
+) -> Result<Imported, ErrorReport> {
     let mut views: Vec<(String, Items, &Path)> = Vec::new();
     let mut explores: Vec<(String, Items)> = Vec::new();
-    for (file, items) in &files {
+    for (file, items) in files {
         for (key, value) in items {
             if let Some((Some(name), items)) = value.block() {
                 match key.as_str() {
@@ -603,7 +643,7 @@ pub fn read(
     if views.is_empty() {
         return Err(ErrorReport::new(
             ErrorCode::InvalidArguments,
-            format!("{} has no views", project.display()),
+            format!("{origin} has no views"),
         ));
     }
     let mut sources: Vec<SourceSpec> = Vec::new();

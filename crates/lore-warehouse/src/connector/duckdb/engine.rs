@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use duckdb::{AccessMode, Config, Connection, InterruptHandle};
 use tokio::sync::Semaphore;
 
-use super::RELEASE_AFTER_IDLE;
 use super::value::{ColumnKind, to_json};
+use super::{DEFAULT_MEMORY_LIMIT_MB, RELEASE_AFTER_IDLE};
 use crate::connector::{Fetched, QueryResult, ResultBudget, RowLimit, ServerInfo};
 use crate::error::WarehouseError;
 
@@ -38,6 +38,8 @@ struct Database {
     state: Mutex<State>,
     /// Idle time after which the file is closed.
     release_after: Duration,
+    /// DuckDB's `memory_limit`, in MiB.
+    memory_limit_mb: u64,
 }
 
 struct State {
@@ -53,6 +55,20 @@ struct State {
 }
 
 impl Database {
+    /// A closed database, opened by the first query.
+    fn new(memory_limit_mb: u64) -> Database {
+        Database {
+            state: Mutex::new(State {
+                root: None,
+                in_use: 0,
+                last_used: Instant::now(),
+                close_scheduled: false,
+            }),
+            release_after: RELEASE_AFTER_IDLE,
+            memory_limit_mb,
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -63,7 +79,7 @@ impl Database {
         let session = match &state.root {
             Some(root) => root.try_clone(),
             None => {
-                let root = open(id, path)?;
+                let root = open(id, path, self.memory_limit_mb)?;
                 let session = root.try_clone();
                 state.root = Some(root);
                 session
@@ -130,19 +146,27 @@ async fn close_when_idle(database: Arc<Database>) {
 }
 
 /// Opens the file read-only, without file or network access, extension
-/// loading, or any setting a query could change afterwards.
-fn open(id: &str, path: &Path) -> Result<Connection, WarehouseError> {
+/// loading, or any setting a query could change afterwards. DuckDB's
+/// memory is bounded by `memory_limit_mb` (its default is 80% of the
+/// machine's RAM) and nothing spills to disk: DuckDB has no temporary
+/// folder, which by default is `<file>.tmp` beside the user's file.
+fn open(id: &str, path: &Path, memory_limit_mb: u64) -> Result<Connection, WarehouseError> {
     if !path.is_file() {
         return Err(WarehouseError::DatabaseMissing {
             id: id.to_string(),
             path: path.to_path_buf(),
         });
     }
+    // No temporary folder (DuckDB's default is `<file>.tmp` beside the
+    // database, where it would spill and keep an owner file); set before
+    // external access is turned off, which forbids changing it.
     let config = Config::default()
-        .access_mode(AccessMode::ReadOnly)
+        .with("temp_directory", "")
+        .and_then(|c| c.access_mode(AccessMode::ReadOnly))
         .and_then(|c| c.enable_external_access(false))
         .and_then(|c| c.enable_autoload_extension(false))
         .and_then(|c| c.with("allow_community_extensions", "false"))
+        .and_then(|c| c.max_memory(&format!("{memory_limit_mb}MiB")))
         .and_then(|c| c.with("lock_configuration", "true"))
         .map_err(upstream)?;
     Connection::open_with_flags(path, config).map_err(|e| {
@@ -173,16 +197,16 @@ impl DuckdbConnector {
             path,
             timeout,
             sessions: Arc::new(Semaphore::new(max_sessions.max(1))),
-            database: Arc::new(Database {
-                state: Mutex::new(State {
-                    root: None,
-                    in_use: 0,
-                    last_used: Instant::now(),
-                    close_scheduled: false,
-                }),
-                release_after: RELEASE_AFTER_IDLE,
-            }),
+            database: Arc::new(Database::new(DEFAULT_MEMORY_LIMIT_MB)),
         }
+    }
+
+    /// Bounds DuckDB's memory to `mb` MiB (default
+    /// [`DEFAULT_MEMORY_LIMIT_MB`]); a query needing more fails with
+    /// `budget_exceeded`.
+    pub fn with_memory_limit(mut self, mb: u64) -> Self {
+        self.database = Arc::new(Database::new(mb));
+        self
     }
 
     /// The statement timeout.
@@ -355,7 +379,11 @@ fn classify(e: duckdb::Error) -> WarehouseError {
         "INTERRUPT" => WarehouseError::Upstream {
             message: "the query was interrupted before it finished".to_string(),
         },
-        "IO" | "Out of Memory" | "FATAL" | "Internal" | "Connection" => {
+        // DuckDB's own text names settings a query cannot change here.
+        "Out of Memory" => WarehouseError::BudgetExceeded {
+            message: "DuckDB needed more memory than the connection's memory_limit_mb, and Lore lets nothing spill to disk beside the file (raise memory_limit_mb in lore.yaml if the machine has room)".to_string(),
+        },
+        "IO" | "FATAL" | "Internal" | "Connection" => {
             WarehouseError::Upstream { message }
         }
         _ => WarehouseError::Query { message },

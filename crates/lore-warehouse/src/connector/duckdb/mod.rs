@@ -11,7 +11,9 @@
 //! and the caller dropping the future both interrupt it through DuckDB's
 //! interrupt handle. Results stream chunk by chunk and stop at the row
 //! cap and byte budget, so a `SELECT *` of a large table reads only what
-//! is returned.
+//! is returned. DuckDB's memory is bounded by the connection's
+//! `memory_limit_mb` (default [`DEFAULT_MEMORY_LIMIT_MB`]) and nothing
+//! spills to disk: a query needing more fails with `budget_exceeded`.
 //!
 //! DuckDB lets one process write a file or many read it, never both: the
 //! file is closed again once no query has run for [`RELEASE_AFTER_IDLE`],
@@ -37,6 +39,11 @@ use std::time::Duration;
 
 /// How long the database file stays open after the last query.
 pub const RELEASE_AFTER_IDLE: Duration = Duration::from_secs(10);
+
+/// DuckDB's memory limit when the connection sets no `memory_limit_mb`
+/// (DuckDB's own default is 80% of the machine's RAM, too much for a
+/// server that runs beside agents and other tools).
+pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;
 
 /// How to get a `lore` binary that speaks DuckDB, for error messages.
 pub const HOW_TO_BUILD: &str = "build one with DuckDB compiled in: `cargo build --release -p lore --features duckdb` in Lore's source tree (see \"DuckDB\" in the README)";

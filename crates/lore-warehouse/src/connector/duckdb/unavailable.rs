@@ -25,6 +25,11 @@ impl DuckdbConnector {
         }
     }
 
+    /// What a build with DuckDB would bound its memory to.
+    pub fn with_memory_limit(self, _mb: u64) -> Self {
+        self
+    }
+
     /// The statement timeout.
     pub fn timeout(&self) -> Duration {
         self.timeout
