@@ -54,6 +54,26 @@
 //!     expr: "sum(amount)"
 //!     cumulative: { grain_to_date: month, period_agg: last }
 //! ```
+//!
+//! A *conversion* measure counts the rows of a conversion measure (orders)
+//! that follow a row of a base measure (visits) of the same entity: each
+//! conversion row is matched to the latest base row of its entity on or
+//! before its day (within `window`, and with equal `constant` columns),
+//! counted once, in that base row's groups (its dimensions and time); the
+//! rate divides by the base measure over the same groups
+//! (`calculation: rate`, the default, or `count`).
+//!
+//! ```yaml
+//! measures:
+//!   - { name: visits, expr: "count(*)" }
+//!   - name: visit_to_order_7d
+//!     conversion:
+//!       base: visits
+//!       conversion: orders.order_count
+//!       entity: customer_id
+//!       window: 7 days
+//!       constant: [{ base: channel, conversion: channel }]
+//! ```
 
 mod cache;
 pub mod expr;
@@ -414,13 +434,130 @@ pub struct NonAdditive {
     pub per: Vec<String>,
 }
 
+/// What a conversion measure answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Calculation {
+    /// The conversions divided by the base measure, as a fraction
+    /// (MetricFlow's `conversion_rate`).
+    #[default]
+    Rate,
+    /// The conversions (MetricFlow's `conversions`).
+    Count,
+}
+
+impl Calculation {
+    /// The name as written in YAML.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Calculation::Rate => "rate",
+            Calculation::Count => "count",
+        }
+    }
+}
+
+/// A column of the base source and one of the conversion source, as
+/// written in YAML: one name for both (`customer_id`), or each side's
+/// (`{ base: customer_id, conversion: buyer_id }`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ColumnPair {
+    /// The same column name on both sides.
+    Same(String),
+    /// Each side's column.
+    Each {
+        /// The base source's column.
+        base: String,
+        /// The conversion source's column.
+        conversion: String,
+    },
+}
+
+impl ColumnPair {
+    /// (the base side's column, the conversion side's).
+    pub fn sides(&self) -> (&str, &str) {
+        match self {
+            ColumnPair::Same(c) => (c, c),
+            ColumnPair::Each { base, conversion } => (base, conversion),
+        }
+    }
+}
+
+/// A conversion measure as written in YAML: the rows of a *conversion*
+/// measure (orders) that follow a row of a *base* measure (visits) of the
+/// same entity (a customer), each conversion row counted once, for the
+/// latest base row at or before its day (within `window` when given, and
+/// with equal `constant` columns); counted in that base row's groups
+/// (its dimensions, its time), and divided by the base measure for a
+/// rate (MetricFlow's conversion metrics).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConversionSpec {
+    /// The base events: a plain measure of this source.
+    pub base: String,
+    /// The conversion events: a plain measure of this source, or
+    /// `source.measure` of another.
+    pub conversion: String,
+    /// The column both sources identify the entity by.
+    pub entity: ColumnPair,
+    /// How long after a base row its conversion may come (`7 days`,
+    /// `1 month`); no limit when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    /// `rate` (default) or `count`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calculation: Option<Calculation>,
+    /// Columns whose values a conversion row must share with its base row.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constant: Vec<ColumnPair>,
+    /// Each side's time column (default: the column with `role: time`,
+    /// else the source's only time column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<ColumnPair>,
+    /// The conversions of a group of base rows none of which converted
+    /// (default: no value, so no rate either).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill_nulls_with: Option<i64>,
+}
+
+/// A validated conversion measure. The measure's own `expr` and `filter`
+/// are its base measure's (with the conversion measure's `filter` added):
+/// the base rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversion {
+    /// The base measure's name (on the measure's own source).
+    pub base: String,
+    /// The index of the conversion measure's source.
+    pub source: usize,
+    /// The conversion measure's name.
+    pub measure: String,
+    /// The conversion measure's aggregate over its source's columns.
+    pub expr: SqlExpr,
+    /// The conversion measure's filter: which rows are conversions.
+    pub filter: Option<SqlExpr>,
+    /// The entity column on the base side and on the conversion side.
+    pub entity: (String, String),
+    /// The time column on each side.
+    pub time: (String, String),
+    /// How long after its base row a conversion may come.
+    pub window: Option<(u32, Granularity)>,
+    /// Rate or count.
+    pub calculation: Calculation,
+    /// Columns (base side, conversion side) that must be equal.
+    pub constant: Vec<(String, String)>,
+    /// The conversions of a group without any.
+    pub fill_nulls_with: Option<i64>,
+}
+
 /// A measure as written in YAML.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MeasureSpec {
     /// Measure name.
     pub name: String,
     /// An aggregate over the source's columns (`sum(amount)`), or an
-    /// expression over other measures of the model (`revenue / orders`).
+    /// expression over other measures of the model (`revenue / orders`);
+    /// left out for a conversion measure.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub expr: String,
     /// Only rows matching this condition count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -434,6 +571,9 @@ pub struct MeasureSpec {
     /// Counts the rows of one day only (semi-additive), when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub non_additive: Option<NonAdditiveSpec>,
+    /// Base rows followed by conversion rows, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversion: Option<ConversionSpec>,
     /// A person's description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -537,6 +677,9 @@ pub struct Measure {
     pub offset: Option<Offset>,
     /// The day whose rows count, for a non-additive measure.
     pub non_additive: Option<NonAdditive>,
+    /// The conversion rows matched to the base rows, for a conversion
+    /// measure.
+    pub conversion: Option<Conversion>,
     /// The description shown to agents.
     pub description: Option<String>,
 }

@@ -287,6 +287,7 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
                 cumulative: None,
                 offset: None,
                 non_additive: None,
+                conversion: None,
                 description: text(measure, "description")
                     .or(text(measure, "title"))
                     .map(str::to_string),

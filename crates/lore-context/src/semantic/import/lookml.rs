@@ -808,6 +808,7 @@ pub fn read(
                         cumulative: None,
                         offset: None,
                         non_additive: None,
+                        conversion: None,
                         description: get_text(body, "description")
                             .or(get_text(body, "label"))
                             .map(str::to_string),

@@ -270,6 +270,7 @@ pub(super) fn derived(
                 filter: placed.filter,
                 cumulative: None,
                 non_additive: None,
+                conversion: None,
                 offset: Some(OffsetSpec {
                     time: Some(time),
                     window,

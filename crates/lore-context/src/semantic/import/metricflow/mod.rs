@@ -727,6 +727,7 @@ fn from_documents(
                         cumulative,
                         offset: None,
                         non_additive,
+                        conversion: None,
                         description,
                         descriptions: None,
                     });
@@ -792,6 +793,7 @@ fn from_documents(
                 cumulative: None,
                 offset: None,
                 non_additive: m.measure_non_additive.get(mname).cloned(),
+                conversion: None,
                 description: description.clone(),
                 descriptions: None,
             });
