@@ -549,6 +549,36 @@ pub struct Conversion {
     pub fill_nulls_with: Option<i64>,
 }
 
+impl Conversion {
+    /// In words, for plans and listings: `conversion of visits.visits to
+    /// orders.orders by customer_id within 7 days` (`base_source` is the
+    /// measure's own source).
+    pub fn describe(&self, base_source: &str, model: &SemanticModel) -> String {
+        let target = model
+            .sources
+            .get(self.source)
+            .map_or("?", |s| s.name.as_str());
+        let (b, v) = &self.entity;
+        let entity = if b == v {
+            b.clone()
+        } else {
+            format!("{b} (= {v})")
+        };
+        let window = match self.window {
+            Some((count, unit)) => format!(
+                " within {count} {}{}",
+                unit.as_str(),
+                if count == 1 { "" } else { "s" }
+            ),
+            None => String::new(),
+        };
+        format!(
+            "conversion of {base_source}.{} to {target}.{} by {entity}{window}",
+            self.base, self.measure
+        )
+    }
+}
+
 /// A measure as written in YAML.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MeasureSpec {

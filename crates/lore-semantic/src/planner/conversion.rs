@@ -239,15 +239,7 @@ impl Renderer<'_> {
             } else {
                 "direct"
             },
-            running: Some(format!(
-                "conversion of {}.{} to {}.{} by {}{}",
-                source.name,
-                c.base,
-                target.name,
-                c.measure,
-                entity_text(c),
-                window_text(c)
-            )),
+            running: Some(c.describe(&source.name, model)),
         };
         let constant = if c.constant.is_empty() {
             String::new()
@@ -269,20 +261,27 @@ impl Renderer<'_> {
             Some(v) => format!("{v}"),
             None => "no value".to_string(),
         };
-        let mut note = format!(
-            "`{}` counts each `{}` row ({}) once, for the latest `{}` row ({}) of the same {}{constant} on or before its day{}, in that row's groups (a group none of whose rows converted has {empty} conversions)",
+        let within = match c.window {
+            Some((count, unit)) => format!(
+                " and within {count} {}{}",
+                unit.as_str(),
+                if count == 1 { "" } else { "s" }
+            ),
+            None => String::new(),
+        };
+        let note = format!(
+            "`{}`: each `{}` row ({}) counts once, for the latest `{}` row ({}) of the same {}{constant} on or before its day{within}, in that row's groups (a group none of whose rows converted has {empty} conversions){}",
             b.output,
             target.name,
             c.measure,
             source.name,
             c.base,
-            entity_text(c),
-            window_text(c),
+            c.entity.0,
+            match c.calculation {
+                Calculation::Rate => "; the rate divides them by the base measure.",
+                Calculation::Count => ".",
+            }
         );
-        note.push_str(match c.calculation {
-            Calculation::Rate => "; the rate divides them by the base measure.",
-            Calculation::Count => ".",
-        });
         Ok(ConversionGroup { ctes, plan, note })
     }
 
@@ -451,27 +450,5 @@ impl Renderer<'_> {
             on.join(" AND ")
         );
         vec![cw, cx]
-    }
-}
-
-/// `customer_id`, or `customer_id (= buyer_id)` when the sides differ.
-fn entity_text(c: &Conversion) -> String {
-    let (b, v) = &c.entity;
-    if b == v {
-        b.clone()
-    } else {
-        format!("{b} (= {v})")
-    }
-}
-
-/// ` within 7 days`, or nothing without a window.
-fn window_text(c: &Conversion) -> String {
-    match c.window {
-        Some((count, unit)) => format!(
-            " within {count} {}{}",
-            unit.as_str(),
-            if count == 1 { "" } else { "s" }
-        ),
-        None => String::new(),
     }
 }
