@@ -91,6 +91,8 @@ const MODEL: &str = r#"
       conversion: { base: visits, conversion: orders.revenue, entity: customer_id, window: 1 week, calculation: count }
     - name: web_orders_after_visit_7d
       conversion: { base: visits, conversion: orders.web_orders, entity: customer_id, window: 7 days, calculation: count }
+    - name: north_orders_after_visit
+      conversion: { base: visits, conversion: orders.north_orders, entity: customer_id, calculation: count }
     - name: north_visit_to_order_7d
       filter: "customers.region = 'north'"
       conversion: { base: visits, conversion: orders.orders, entity: customer_id, window: 7 days }
@@ -118,6 +120,7 @@ const MODEL: &str = r#"
     - { name: orders, expr: "count(*)" }
     - { name: revenue, expr: "sum(amount)" }
     - { name: web_orders, expr: "count(*)", filter: "channel = 'web'" }
+    - { name: north_orders, expr: "count(*)", filter: "customers.region = 'north'" }
 "#;
 
 fn model() -> SemanticModel {
@@ -249,6 +252,14 @@ fn filters_choose_the_visits_and_the_conversion_measures_filter_the_orders() {
             json!({"measures": ["visits.web_orders_after_visit_7d"], "dimensions": ["visits.channel"]})
         ),
         table(&["ads | 1", "store | 1", "web | 2"])
+    );
+    // The conversion measure's filter reads the customer's region: order
+    // 6 (of the south customer 3) no longer counts for visit 4 (store).
+    assert_eq!(
+        rows(
+            json!({"measures": ["visits.north_orders_after_visit"], "dimensions": ["visits.channel"]})
+        ),
+        table(&["ads | 2", "store | 1", "web | 3"])
     );
     // The measure's own filter reads the customer's region: the visits of
     // north customers (five, four of them converted within 7 days: visits
