@@ -8,11 +8,11 @@ use super::{BaseMeasure, DEFAULT_LIMIT, DerivedMeasure, Dim, MeasureId, Resolved
 use crate::error::SemanticError;
 use crate::model::expr::{SqlExpr, is_aggregate};
 use crate::model::{Calculation, Conversion, SemanticModel};
+use crate::query::{MeasureRef, SemanticQuery, parse_granularity};
 
 /// The names a conversion rate's quotient reads its two measures by.
 const CONVERSIONS: &str = "conversions";
 const BASE: &str = "base";
-use crate::query::{MeasureRef, SemanticQuery, parse_granularity};
 
 fn candidates(all: impl Iterator<Item = String>, asked: &str) -> Vec<String> {
     let asked_lower = asked.to_ascii_lowercase();
