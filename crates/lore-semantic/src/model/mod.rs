@@ -76,6 +76,7 @@
 //! ```
 
 mod cache;
+mod conversion;
 pub mod expr;
 mod load;
 mod validate;
@@ -87,6 +88,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use cache::ModelCache;
+pub use conversion::{Calculation, ColumnPair, Conversion, ConversionSpec};
 pub use expr::SqlExpr;
 pub use load::{is_model_file_name, load_dir, load_sources, parse_file};
 
@@ -432,151 +434,6 @@ pub struct NonAdditive {
     pub keep: Keep,
     /// Columns of the source with a last day each.
     pub per: Vec<String>,
-}
-
-/// What a conversion measure answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Calculation {
-    /// The conversions divided by the base measure, as a fraction
-    /// (MetricFlow's `conversion_rate`).
-    #[default]
-    Rate,
-    /// The conversions (MetricFlow's `conversions`).
-    Count,
-}
-
-impl Calculation {
-    /// The name as written in YAML.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Calculation::Rate => "rate",
-            Calculation::Count => "count",
-        }
-    }
-}
-
-/// A column of the base source and one of the conversion source, as
-/// written in YAML: one name for both (`customer_id`), or each side's
-/// (`{ base: customer_id, conversion: buyer_id }`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ColumnPair {
-    /// The same column name on both sides.
-    Same(String),
-    /// Each side's column.
-    Each {
-        /// The base source's column.
-        base: String,
-        /// The conversion source's column.
-        conversion: String,
-    },
-}
-
-impl ColumnPair {
-    /// (the base side's column, the conversion side's).
-    pub fn sides(&self) -> (&str, &str) {
-        match self {
-            ColumnPair::Same(c) => (c, c),
-            ColumnPair::Each { base, conversion } => (base, conversion),
-        }
-    }
-}
-
-/// A conversion measure as written in YAML: the rows of a *conversion*
-/// measure (orders) that follow a row of a *base* measure (visits) of the
-/// same entity (a customer), each conversion row counted once, for the
-/// latest base row at or before its day (within `window` when given, and
-/// with equal `constant` columns); counted in that base row's groups
-/// (its dimensions, its time), and divided by the base measure for a
-/// rate (MetricFlow's conversion metrics).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConversionSpec {
-    /// The base events: a plain measure of this source.
-    pub base: String,
-    /// The conversion events: a plain measure of this source, or
-    /// `source.measure` of another.
-    pub conversion: String,
-    /// The column both sources identify the entity by.
-    pub entity: ColumnPair,
-    /// How long after a base row its conversion may come (`7 days`,
-    /// `1 month`); no limit when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window: Option<String>,
-    /// `rate` (default) or `count`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calculation: Option<Calculation>,
-    /// Columns whose values a conversion row must share with its base row.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub constant: Vec<ColumnPair>,
-    /// Each side's time column (default: the column with `role: time`,
-    /// else the source's only time column).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time: Option<ColumnPair>,
-    /// The conversions of a group of base rows none of which converted
-    /// (default: no value, so no rate either).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fill_nulls_with: Option<i64>,
-}
-
-/// A validated conversion measure. The measure's own `expr` and `filter`
-/// are its base measure's (with the conversion measure's `filter` added):
-/// the base rows.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Conversion {
-    /// The base measure's name (on the measure's own source).
-    pub base: String,
-    /// The index of the conversion measure's source.
-    pub source: usize,
-    /// The conversion measure's name.
-    pub measure: String,
-    /// The conversion measure's aggregate over its source's columns.
-    pub expr: SqlExpr,
-    /// The conversion measure's filter: which rows are conversions.
-    pub filter: Option<SqlExpr>,
-    /// The entity column on the base side and on the conversion side.
-    pub entity: (String, String),
-    /// The time column on each side.
-    pub time: (String, String),
-    /// How long after its base row a conversion may come.
-    pub window: Option<(u32, Granularity)>,
-    /// Rate or count.
-    pub calculation: Calculation,
-    /// Columns (base side, conversion side) that must be equal.
-    pub constant: Vec<(String, String)>,
-    /// The conversions of a group without any.
-    pub fill_nulls_with: Option<i64>,
-}
-
-impl Conversion {
-    /// In words, for plans and listings: `conversion of visits.visits to
-    /// orders.orders by customer_id within 7 days` (`base_source` is the
-    /// measure's own source).
-    pub fn describe(&self, base_source: &str, model: &SemanticModel) -> String {
-        let target = model
-            .sources
-            .get(self.source)
-            .map_or("?", |s| s.name.as_str());
-        let (b, v) = &self.entity;
-        let entity = if b == v {
-            b.clone()
-        } else {
-            format!("{b} (= {v})")
-        };
-        let window = match self.window {
-            Some((count, unit)) => format!(
-                " within {count} {}{}",
-                unit.as_str(),
-                if count == 1 { "" } else { "s" }
-            ),
-            None => String::new(),
-        };
-        format!(
-            "conversion of {base_source}.{} to {target}.{} by {entity}{window}",
-            self.base, self.measure
-        )
-    }
 }
 
 /// A measure as written in YAML.

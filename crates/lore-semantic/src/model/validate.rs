@@ -8,10 +8,9 @@ use lore_core::limits::SqlLimits;
 
 use super::expr::{SqlExpr, is_aggregate};
 use super::{
-    Cardinality, Column, ColumnPair, ColumnType, Conversion, ConversionSpec, Cumulative,
-    CumulativeSpec, Descriptions, Join, Measure, MeasureSpec, NonAdditive, NonAdditiveSpec, Offset,
-    OffsetSpec, Relation, RunningWindow, Segment, SemanticModel, Source, SourceSpec, TimeOffset,
-    parse_span,
+    Cardinality, Column, ColumnType, Cumulative, CumulativeSpec, Descriptions, Join, Measure,
+    NonAdditive, NonAdditiveSpec, Offset, OffsetSpec, Relation, RunningWindow, Segment,
+    SemanticModel, Source, SourceSpec, TimeOffset, parse_span,
 };
 use crate::dialect::Granularity;
 use crate::error::{ModelIssue, SemanticError};
@@ -281,7 +280,7 @@ fn build_source(
             None => None,
             Some(c) => {
                 let field = format!("measures.{}.conversion", m.name);
-                match conversion(c, m, spec, by_name, all, &field) {
+                match super::conversion::validate(c, m, spec, by_name, all, &field) {
                     Ok(found) => Some(found),
                     Err(message) => {
                         issues.add(file, name, Some(field), message);
@@ -605,174 +604,14 @@ fn non_additive(
     })
 }
 
-/// What a conversion measure's base rows are and what it matches them
-/// to: (the base measure's aggregate, its filter, the conversion), or
-/// what is wrong with it. Both measures must be plain aggregates; their
-/// own problems are reported on their own entries.
-fn conversion(
-    c: &ConversionSpec,
-    m: &MeasureSpec,
-    source: &SourceSpec,
-    by_name: &HashMap<String, usize>,
-    all: &[(PathBuf, SourceSpec)],
-    field: &str,
-) -> Result<(SqlExpr, Option<SqlExpr>, Conversion), String> {
-    if !m.expr.trim().is_empty() {
-        return Err(format!(
-            "a conversion measure takes its aggregates from its base and conversion measures: leave out `expr` (`{}`)",
-            m.expr
-        ));
-    }
-    if m.cumulative.is_some() || m.offset.is_some() || m.non_additive.is_some() {
-        return Err(
-            "a conversion measure cannot also be cumulative, offset or non-additive".into(),
-        );
-    }
-    // The plain measures of a source, for messages.
-    let measures_of = |spec: &SourceSpec| {
-        spec.measures
-            .iter()
-            .filter(|x| x.conversion.is_none())
-            .map(|x| x.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let base_name = match c.base.split_once('.') {
-        Some((s, b)) if s == source.name => b,
-        Some(_) => {
-            return Err(format!(
-                "base `{}`: the base measure is a measure of this source (`{}`), whose rows the conversion measure counts in",
-                c.base, source.name
-            ));
-        }
-        None => c.base.as_str(),
-    };
-    let Some(base) = source.measures.iter().find(|x| x.name == base_name) else {
-        return Err(format!(
-            "base: no measure `{base_name}` in `{}` (its measures: {})",
-            source.name,
-            measures_of(source)
-        ));
-    };
-    let (base_expr, base_filter) = plain_measure(base, "base")?;
-    let (conversion_source, measure_name) = match c.conversion.split_once('.') {
-        Some((s, x)) => match by_name.get(s) {
-            Some(&i) => (i, x),
-            None => {
-                return Err(format!(
-                    "conversion `{}`: no source `{s}`; name the conversion measure as source.measure",
-                    c.conversion
-                ));
-            }
-        },
-        None => match by_name.get(&source.name) {
-            Some(&i) => (i, c.conversion.as_str()),
-            None => return Err(format!("no source `{}`", source.name)),
-        },
-    };
-    let target = &all[conversion_source].1;
-    let Some(measure) = target.measures.iter().find(|x| x.name == measure_name) else {
-        return Err(format!(
-            "conversion: no measure `{measure_name}` in `{}` (its measures: {})",
-            target.name,
-            measures_of(target)
-        ));
-    };
-    let (expr, filter) = plain_measure(measure, "conversion")?;
-    let has = |spec: &SourceSpec, column: &str| spec.columns.iter().any(|x| x.name == column);
-    let pair = |p: &ColumnPair, what: &str| -> Result<(String, String), String> {
-        let (b, v) = p.sides();
-        if !has(source, b) {
-            return Err(format!(
-                "{what}: `{b}` is not a column of `{}` (the base side)",
-                source.name
-            ));
-        }
-        if !has(target, v) {
-            return Err(format!(
-                "{what}: `{v}` is not a column of `{}` (the conversion side); name each side's column as {{ base: …, conversion: … }}",
-                target.name
-            ));
-        }
-        Ok((b.to_string(), v.to_string()))
-    };
-    let entity = pair(&c.entity, "entity")?;
-    let mut constant = Vec::new();
-    for p in &c.constant {
-        constant.push(pair(p, "constant")?);
-    }
-    let (base_time, conversion_time) = match &c.time {
-        Some(p) => {
-            let (b, v) = p.sides();
-            (Some(b.to_string()), Some(v.to_string()))
-        }
-        None => (None, None),
-    };
-    let time = (
-        time_column(base_time.as_ref(), source, field)
-            .map_err(|e| format!("time (the base side, `{}`): {e}", source.name))?,
-        time_column(conversion_time.as_ref(), target, field)
-            .map_err(|e| format!("time (the conversion side, `{}`): {e}", target.name))?,
-    );
-    let window = c.window.as_deref().map(parse_span).transpose()?;
-    Ok((
-        base_expr,
-        base_filter,
-        Conversion {
-            base: base.name.clone(),
-            source: conversion_source,
-            measure: measure.name.clone(),
-            expr,
-            filter,
-            entity,
-            time,
-            window,
-            calculation: c.calculation.unwrap_or_default(),
-            constant,
-            fill_nulls_with: c.fill_nulls_with,
-        },
-    ))
-}
-
-/// A base or conversion measure's aggregate and filter: it must be a
-/// plain aggregate of its source's rows.
-fn plain_measure(m: &MeasureSpec, role: &str) -> Result<(SqlExpr, Option<SqlExpr>), String> {
-    let kind = if m.conversion.is_some() {
-        Some("a conversion measure")
-    } else if m.cumulative.is_some() {
-        Some("cumulative")
-    } else if m.offset.is_some() {
-        Some("an offset measure")
-    } else if m.non_additive.is_some() {
-        Some("non-additive")
-    } else {
-        None
-    };
-    if let Some(kind) = kind {
-        return Err(format!(
-            "{role}: `{}` is {kind}; the {role} events are counted by a plain aggregate (sum(x), count(*), …)",
-            m.name
-        ));
-    }
-    let problem = || format!("{role}: `{}` does not parse (see its own entry)", m.name);
-    let expr = SqlExpr::parse(&m.expr, &SqlLimits::default()).map_err(|_| problem())?;
-    if !is_aggregate(&expr) || expr.has_subquery() {
-        return Err(format!(
-            "{role}: `{}` combines other measures; the {role} events are counted by a plain aggregate of its source's rows (sum(x), count(*), …)",
-            m.name
-        ));
-    }
-    let filter = match m.filter.as_deref() {
-        None => None,
-        Some(f) => Some(SqlExpr::parse(f, &SqlLimits::default()).map_err(|_| problem())?),
-    };
-    Ok((expr, filter))
-}
-
 /// The time column a cumulative or offset measure runs along: `time`
 /// when given, else the source's column with `role: time`, else its only
 /// time column.
-fn time_column(named: Option<&String>, source: &SourceSpec, field: &str) -> Result<String, String> {
+pub(super) fn time_column(
+    named: Option<&String>,
+    source: &SourceSpec,
+    field: &str,
+) -> Result<String, String> {
     let times: Vec<&str> = source
         .columns
         .iter()
