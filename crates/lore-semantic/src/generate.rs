@@ -169,6 +169,7 @@ pub fn generate_sources(
                 cumulative: None,
                 offset: None,
                 non_additive: None,
+                conversion: None,
                 description: Some(format!("Number of {} rows", t.name)),
                 descriptions: None,
             }],

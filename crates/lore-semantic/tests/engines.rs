@@ -67,7 +67,7 @@ const MODEL: &str = r#"
 - name: invoices
   table: invoices
   grain: [id]
-  columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: amount_cents, type: number }, { name: amount, type: number, expr: "amount_cents / 100.0" }, { name: status, type: string }, { name: issued_at, type: time }]
+  columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: amount_cents, type: number }, { name: amount, type: number, expr: "amount_cents / 100.0" }, { name: status, type: string }, { name: issued_at, type: time, role: time }, { name: issued_month, type: time, expr: "date_trunc('month', issued_at)" }]
   joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
   measures:
     - { name: revenue, expr: "sum(amount)" }
@@ -92,9 +92,22 @@ const MODEL: &str = r#"
 - name: tickets
   table: tickets
   grain: [id]
-  columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: priority, type: string }, { name: opened_at, type: time }]
+  columns: [{ name: id, type: number }, { name: account_id, type: number }, { name: priority, type: string }, { name: opened_at, type: time, role: time }, { name: opened_month, type: time, expr: "date_trunc('month', opened_at)" }]
   joins: [{ to: accounts, "on": "account_id = accounts.id", relationship: many_to_one }]
-  measures: [{ name: ticket_count, expr: "count(*)" }, { name: tickets_to_date, expr: "count(*)", cumulative: {} }]
+  measures:
+    - { name: ticket_count, expr: "count(*)" }
+    - { name: tickets_to_date, expr: "count(*)", cumulative: {} }
+    - { name: invoiced_after_ticket, conversion: { base: ticket_count, conversion: invoices.invoice_count, entity: account_id, calculation: count } }
+    - { name: ticket_to_invoice_7d, conversion: { base: ticket_count, conversion: invoices.invoice_count, entity: account_id, window: 7 days } }
+    - name: paid_same_month
+      conversion:
+        base: ticket_count
+        conversion: invoices.paid_revenue
+        entity: account_id
+        constant: [{ base: opened_month, conversion: issued_month }]
+        calculation: count
+        fill_nulls_with: 0
+    - { name: high_ticket_to_invoice, filter: "priority = 'high'", conversion: { base: ticket_count, conversion: invoices.invoice_count, entity: account_id } }
 "#;
 
 fn queries() -> Vec<Value> {
@@ -142,6 +155,16 @@ fn queries() -> Vec<Value> {
         json!({"measures": ["invoices.last_day_revenue", "invoices.first_invoice_per_account"], "dimensions": ["accounts.segment"]}),
         json!({"measures": ["invoices.last_day_revenue", "invoices.first_invoice_per_account"],
                "dimensions": [{"field": "invoices.issued_at", "granularity": "year"}, "invoice_lines.product"]}),
+        // Conversion measures: invoices following an account's latest
+        // ticket (ever after, within 7 days, in the same month), by the
+        // ticket's priority, month, account segment, across a fan-out
+        // join, beside another source's measure, and overall.
+        json!({"measures": ["tickets.invoiced_after_ticket", "tickets.ticket_to_invoice_7d", "tickets.paid_same_month", "tickets.high_ticket_to_invoice"],
+               "dimensions": ["tickets.priority"]}),
+        json!({"measures": ["tickets.ticket_to_invoice_7d", "invoices.revenue", "tickets.paid_same_month"],
+               "dimensions": [{"field": "tickets.opened_at", "granularity": "month"}, "accounts.segment"]}),
+        json!({"measures": ["tickets.invoiced_after_ticket", "tickets.high_ticket_to_invoice"], "dimensions": ["invoice_lines.product"]}),
+        json!({"measures": ["tickets.invoiced_after_ticket", "tickets.ticket_to_invoice_7d", "tickets.paid_same_month"]}),
         // `date_trunc('<granularity>', x)` in a model or a query is each
         // engine's own truncation.
         json!({"measures": ["invoices.revenue_since_february", "invoices.revenue"], "dimensions": ["accounts.segment"],

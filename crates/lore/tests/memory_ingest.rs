@@ -709,11 +709,23 @@ async fn metricflow_pasted_into_a_note_is_imported_like_lore_sl_import() {
         [("ticket_facts.yaml".to_string(), "created".to_string())]
     );
     let skipped = run["skipped"].to_string();
-    assert!(
-        skipped.contains("metric reopened_share: conversion metrics"),
-        "{skipped}"
-    );
+    assert!(!skipped.contains("reopened_share"), "{skipped}");
     assert!(!skipped.contains("tickets_7d"), "{skipped}");
+    // The conversion metric matches each ticket to itself (its entity is
+    // the ticket): every ticket with a day converts.
+    let share = ok(
+        &client,
+        "sl_query",
+        json!({"connectionId": "warehouse", "measures": ["ticket_facts.reopened_share"]}),
+    )
+    .await;
+    let dated = ok(
+        &client,
+        "sql_execution",
+        json!({"connectionId": "warehouse", "sql": "SELECT COUNT(date(opened_at)) * 1.0 / COUNT(*) FROM support_tickets"}),
+    )
+    .await;
+    assert_eq!(share["rows"][0][0], dated["rows"][0][0], "{share}");
     // The cumulative metric runs over the model's only time dimension.
     let weekly = ok(
         &client,

@@ -23,7 +23,14 @@ use serde_json::Value;
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/metricflow");
 
 const CUSTOMERS: &str = "customer_id,region,signed_up_at\n1,north,2024-01-02\n2,north,2024-01-15\n3,south,2024-02-01\n4,south,2024-02-20\n5,west,2024-03-01\n";
-const ORDERS: &str = "order_id,customer_id,ordered_at,status,amount\n1,1,2024-01-05,paid,120.0\n2,1,2024-01-20,paid,35.5\n3,2,2024-01-21,refunded,80.0\n4,2,2024-02-03,paid,150.0\n5,3,2024-02-10,paid,20.0\n6,3,2024-02-11,open,99.0\n7,4,2024-02-25,paid,310.0\n8,4,2024-03-02,paid,45.0\n9,1,2024-03-09,open,100.0\n10,3,2024-03-30,paid,60.0\n11,2,2024-02-01,paid,75.0\n12,5,2024-03-04,paid,25.0\n";
+const ORDERS: &str = "order_id,customer_id,ordered_at,status,amount,channel\n1,1,2024-01-05,paid,120.0,web\n2,1,2024-01-20,paid,35.5,web\n3,2,2024-01-21,refunded,80.0,store\n4,2,2024-02-03,paid,150.0,web\n5,3,2024-02-10,paid,20.0,store\n6,3,2024-02-11,open,99.0,web\n7,4,2024-02-25,paid,310.0,web\n8,4,2024-03-02,paid,45.0,store\n9,1,2024-03-09,open,100.0,web\n10,3,2024-03-30,paid,60.0,web\n11,2,2024-02-01,paid,75.0,store\n12,5,2024-03-04,paid,25.0,web\n";
+
+/// Visits, for conversion metrics: customer 1 visits twice before its
+/// first order (the later visit counts), its second order comes 10 days
+/// after its last visit (outside 7 days), customer 3's first orders come
+/// before its first visit, a visit is on the day of an order, and one
+/// visit is of no customer.
+const VISITS: &str = "visit_id,customer_id,visited_at,channel\n1,1,2024-01-02,web\n2,1,2024-01-04,ads\n3,1,2024-01-10,web\n4,2,2024-01-21,web\n5,2,2024-01-30,store\n6,3,2024-02-12,web\n7,4,2024-02-20,web\n8,4,2024-02-28,store\n9,5,2024-03-10,web\n10,1,2024-03-09,web\n11,3,2024-03-25,ads\n12,,2024-03-01,web\n";
 
 const BALANCES: &str = "balance_id,customer_id,snapshot_at,kind,amount\n1,1,2024-01-31,savings,100.0\n2,2,2024-01-31,checking,50.0\n3,1,2024-02-15,savings,120.0\n4,3,2024-02-29,checking,30.0\n5,1,2024-02-29,checking,10.0\n6,2,2024-03-10,savings,70.0\n7,3,2024-03-31,savings,40.0\n8,2,2024-01-15,savings,5.0\n";
 
@@ -46,6 +53,12 @@ fn dbt_project(bin: &Path, dir: &Path) {
     std::fs::write(dir.join("seeds/raw_customers.csv"), CUSTOMERS).unwrap();
     std::fs::write(dir.join("seeds/raw_orders.csv"), ORDERS).unwrap();
     std::fs::write(dir.join("seeds/raw_balances.csv"), BALANCES).unwrap();
+    std::fs::write(dir.join("seeds/raw_visits.csv"), VISITS).unwrap();
+    std::fs::write(
+        dir.join("models/visits.sql"),
+        "select * from {{ ref('raw_visits') }}\n",
+    )
+    .unwrap();
     std::fs::write(
         dir.join("models/balances.sql"),
         "select * from {{ ref('raw_balances') }}\n",
@@ -367,7 +380,8 @@ fn imported_metrics_answer_what_metricflow_answers() {
     let conn = rusqlite::Connection::open(root.join("shop.db")).unwrap();
     conn.execute_batch(
         "CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, region TEXT, signed_up_at TEXT);
-         CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER, ordered_at TEXT, status TEXT, amount REAL);
+         CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER, ordered_at TEXT, status TEXT, amount REAL, channel TEXT);
+         CREATE TABLE visits (visit_id INTEGER PRIMARY KEY, customer_id INTEGER, visited_at TEXT, channel TEXT);
          CREATE TABLE balances (balance_id INTEGER PRIMARY KEY, customer_id INTEGER, snapshot_at TEXT, kind TEXT, amount REAL);",
     )
     .unwrap();
@@ -382,8 +396,17 @@ fn imported_metrics_answer_what_metricflow_answers() {
     for line in ORDERS.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         conn.execute(
-            "INSERT INTO orders VALUES (?1, ?2, ?3, ?4, ?5)",
-            rusqlite::params![f[0], f[1], f[2], f[3], f[4].parse::<f64>().unwrap()],
+            "INSERT INTO orders VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            rusqlite::params![f[0], f[1], f[2], f[3], f[4].parse::<f64>().unwrap(), f[5]],
+        )
+        .unwrap();
+    }
+    for line in VISITS.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let customer: Option<i64> = f[1].parse().ok();
+        conn.execute(
+            "INSERT INTO visits VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![f[0], customer, f[2], f[3]],
         )
         .unwrap();
     }
@@ -414,6 +437,23 @@ fn imported_metrics_answer_what_metricflow_answers() {
                 && i["outcome"] == "imported"),
         "{report:#}"
     );
+    for metric in [
+        "visit_to_order_rate_7d",
+        "visit_orders",
+        "same_channel_rate",
+        "non_ad_visit_to_order_rate",
+    ] {
+        assert!(
+            report["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|i| i["kind"] == "metric"
+                    && i["name"] == metric
+                    && i["outcome"] == "imported"),
+            "{metric}: {report:#}"
+        );
+    }
 
     for (metric, group_by, lore) in [
         (
@@ -642,6 +682,105 @@ fn imported_metrics_answer_what_metricflow_answers() {
                 "balances.snapshot_at:week",
                 "-d",
                 "customers.region",
+            ],
+        ),
+        // Conversion metrics, one per `mf query` (MetricFlow reuses a
+        // source read by two metrics of one query, and its row ids go
+        // with it): within 7 days, ever after (a count), in the same
+        // channel within 14 days (no conversion counting 0), and of the
+        // visits other than ad visits; by day, month, the visit's channel
+        // and its customer's region, and overall. (MetricFlow 0.207
+        // writes SQL DuckDB cannot parse for a count without a group-by.)
+        (
+            "visit_to_order_rate_7d",
+            None,
+            vec!["-m", "visits.visit_to_order_rate_7d"],
+        ),
+        (
+            "visit_to_order_rate_7d",
+            Some("metric_time__day"),
+            vec![
+                "-m",
+                "visits.visit_to_order_rate_7d",
+                "-d",
+                "visits.visited_at:day",
+            ],
+        ),
+        (
+            "visit_to_order_rate_7d",
+            Some("customer__region"),
+            vec![
+                "-m",
+                "visits.visit_to_order_rate_7d",
+                "-d",
+                "customers.region",
+            ],
+        ),
+        (
+            "visit_orders",
+            Some("metric_time__month"),
+            vec!["-m", "visits.visit_orders", "-d", "visits.visited_at:month"],
+        ),
+        (
+            "visit_orders",
+            Some("visit__channel"),
+            vec!["-m", "visits.visit_orders", "-d", "visits.channel"],
+        ),
+        (
+            "same_channel_rate",
+            Some("metric_time__day"),
+            vec![
+                "-m",
+                "visits.same_channel_rate",
+                "-d",
+                "visits.visited_at:day",
+            ],
+        ),
+        (
+            "same_channel_rate",
+            Some("metric_time__month"),
+            vec![
+                "-m",
+                "visits.same_channel_rate",
+                "-d",
+                "visits.visited_at:month",
+            ],
+        ),
+        (
+            "same_channel_rate",
+            Some("visit__channel,customer__region"),
+            vec![
+                "-m",
+                "visits.same_channel_rate",
+                "-d",
+                "visits.channel",
+                "-d",
+                "customers.region",
+            ],
+        ),
+        (
+            "non_ad_visit_to_order_rate",
+            None,
+            vec!["-m", "visits.non_ad_visit_to_order_rate"],
+        ),
+        (
+            "non_ad_visit_to_order_rate",
+            Some("metric_time__day"),
+            vec![
+                "-m",
+                "visits.non_ad_visit_to_order_rate",
+                "-d",
+                "visits.visited_at:day",
+            ],
+        ),
+        (
+            "non_ad_visit_to_order_rate",
+            Some("visit__channel"),
+            vec![
+                "-m",
+                "visits.non_ad_visit_to_order_rate",
+                "-d",
+                "visits.channel",
             ],
         ),
         (

@@ -19,14 +19,19 @@ fn shop() -> (tempfile::TempDir, std::path::PathBuf, rusqlite::Connection) {
     conn.execute_batch(
         "CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, region TEXT NOT NULL, signed_up_at TEXT NOT NULL);
          CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customers(customer_id),
-                              ordered_at TEXT NOT NULL, status TEXT NOT NULL, amount REAL NOT NULL);
+                              ordered_at TEXT NOT NULL, status TEXT NOT NULL, amount REAL NOT NULL, channel TEXT NOT NULL);
          INSERT INTO customers VALUES (1,'north','2024-01-02'),(2,'north','2024-01-15'),(3,'south','2024-02-01'),
                                       (4,'south','2024-02-20'),(5,'west','2024-03-01');
          INSERT INTO orders VALUES
-           (1,1,'2024-01-05','paid',120.0),(2,1,'2024-01-20','paid',35.5),(3,2,'2024-01-21','refunded',80.0),
-           (4,2,'2024-02-03','paid',150.0),(5,3,'2024-02-10','paid',20.0),(6,3,'2024-02-11','open',99.0),
-           (7,4,'2024-02-25','paid',310.0),(8,4,'2024-03-02','paid',45.0),(9,1,'2024-03-09','open',100.0),
-           (10,3,'2024-03-30','paid',60.0),(11,2,'2024-02-01','paid',75.0),(12,5,'2024-03-04','paid',25.0);
+           (1,1,'2024-01-05','paid',120.0,'web'),(2,1,'2024-01-20','paid',35.5,'web'),(3,2,'2024-01-21','refunded',80.0,'store'),
+           (4,2,'2024-02-03','paid',150.0,'web'),(5,3,'2024-02-10','paid',20.0,'store'),(6,3,'2024-02-11','open',99.0,'web'),
+           (7,4,'2024-02-25','paid',310.0,'web'),(8,4,'2024-03-02','paid',45.0,'store'),(9,1,'2024-03-09','open',100.0,'web'),
+           (10,3,'2024-03-30','paid',60.0,'web'),(11,2,'2024-02-01','paid',75.0,'store'),(12,5,'2024-03-04','paid',25.0,'web');
+         CREATE TABLE visits (visit_id INTEGER PRIMARY KEY, customer_id INTEGER, visited_at TEXT NOT NULL, channel TEXT NOT NULL);
+         INSERT INTO visits VALUES (1,1,'2024-01-02','web'),(2,1,'2024-01-04','ads'),(3,1,'2024-01-10','web'),
+           (4,2,'2024-01-21','web'),(5,2,'2024-01-30','store'),(6,3,'2024-02-12','web'),(7,4,'2024-02-20','web'),
+           (8,4,'2024-02-28','store'),(9,5,'2024-03-10','web'),(10,1,'2024-03-09','web'),(11,3,'2024-03-25','ads'),
+           (12,NULL,'2024-03-01','web');
          CREATE TABLE balances (balance_id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, snapshot_at TEXT NOT NULL,
                                 kind TEXT NOT NULL, amount REAL NOT NULL);
          INSERT INTO balances VALUES (1,1,'2024-01-31','savings',100.0),(2,2,'2024-01-31','checking',50.0),
@@ -186,7 +191,15 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
     ] {
         assert_eq!(outcome("metric", metric), "imported", "{metric}");
     }
-    for metric in ["balance", "opening_balance", "savings_balance"] {
+    for metric in [
+        "balance",
+        "opening_balance",
+        "savings_balance",
+        "visit_to_order_rate_7d",
+        "visit_orders",
+        "same_channel_rate",
+        "non_ad_visit_to_order_rate",
+    ] {
         assert_eq!(outcome("metric", metric), "imported", "{metric}");
     }
     // An offset ratio is left out, with the reason.
@@ -347,6 +360,21 @@ fn a_metricflow_project_imports_with_an_honest_report_and_answers_as_its_metrics
                      MIN(date(ordered_at, 'start of month', '+1 month', '-1 day'), (SELECT MAX(date(ordered_at)) FROM orders)) e \
               FROM orders GROUP BY 1)",
         ),
+        // Conversions: each order matched to its customer's latest visit
+        // on or before its day (within 7 days), counted for that visit.
+        (
+            vec![
+                "-m",
+                "visits.visit_to_order_rate_7d",
+                "-d",
+                "visits.channel",
+            ],
+            "WITH m AS (SELECT (SELECT v.visit_id FROM visits v WHERE v.customer_id = o.customer_id                                   AND date(v.visited_at) <= date(o.ordered_at) AND date(v.visited_at) > date(o.ordered_at, '-7 days')                                 ORDER BY v.visited_at DESC, v.visit_id DESC LIMIT 1) AS visit_id FROM orders o),                   c AS (SELECT v.channel, COUNT(*) AS n FROM m JOIN visits v USING (visit_id) GROUP BY 1)              SELECT v.channel, c.n * 1.0 / COUNT(*) FROM visits v LEFT JOIN c ON c.channel = v.channel GROUP BY v.channel",
+        ),
+        (
+            vec!["-m", "visits.visit_orders", "-d", "visits.visited_at:month"],
+            "WITH m AS (SELECT (SELECT v.visit_id FROM visits v WHERE v.customer_id = o.customer_id                                   AND date(v.visited_at) <= date(o.ordered_at)                                 ORDER BY v.visited_at DESC, v.visit_id DESC LIMIT 1) AS visit_id FROM orders o),                   c AS (SELECT strftime('%Y-%m-01', v.visited_at) AS mo, COUNT(*) AS n FROM m JOIN visits v USING (visit_id) GROUP BY 1)              SELECT mo, n FROM (SELECT DISTINCT strftime('%Y-%m-01', visited_at) AS mo FROM visits) LEFT JOIN c USING (mo)",
+        ),
     ] {
         assert_eq!(query(&root, &args), oracle(&conn, sql), "{args:?}");
     }
@@ -376,8 +404,8 @@ fn a_dry_run_writes_nothing_and_bad_input_says_what_to_fix() {
     assert!(report["tx_id"].is_null());
     assert_eq!(
         report["files"].as_array().unwrap().len(),
-        3,
-        "orders, customers, balances"
+        4,
+        "orders, customers, balances, visits"
     );
     assert!(!root.join("semantic-layer/shop/orders.yaml").exists());
     for (args, code) in [

@@ -130,13 +130,22 @@ pub fn semantic_docs(connection: &str, model: &SemanticModel) -> Vec<SearchDoc> 
         });
         for measure in &source.measures {
             let id = format!("{}.{}", source.name, measure.name);
+            // A conversion measure's own expression is its base rows'.
+            let expr = match &measure.conversion {
+                Some(c) => format!(
+                    "{} ({})",
+                    c.describe(&source.name, model),
+                    c.calculation.as_str()
+                ),
+                None => measure.expr.text.clone(),
+            };
             let mut fields = vec![
                 (MatchField::Name, measure.name.clone()),
                 (
                     MatchField::Display,
                     format!("{} {}", source.name, measure.name),
                 ),
-                (MatchField::Expr, measure.expr.text.clone()),
+                (MatchField::Expr, expr.clone()),
             ];
             if let Some(description) = &measure.description {
                 fields.push((MatchField::Description, description.clone()));
@@ -146,7 +155,7 @@ pub fn semantic_docs(connection: &str, model: &SemanticModel) -> Vec<SearchDoc> 
                 connection: Some(connection.to_string()),
                 id,
                 fields,
-                payload: json!({"description": measure.description, "expr": measure.expr.text}),
+                payload: json!({"description": measure.description, "expr": expr}),
             });
         }
         for column in &source.columns {
@@ -342,5 +351,36 @@ mod tests {
         let (summary, snippet) = provenance(DocKind::SlMeasure, MatchField::Name, &measure, &[]);
         assert_eq!(summary.as_deref(), Some("Recognised revenue"));
         assert_eq!(snippet.as_deref(), Some("sum(total_cents) / 100.0"));
+    }
+
+    #[test]
+    fn a_conversion_measure_is_shown_as_what_it_matches() {
+        let model = lore_semantic::model::load_sources(vec![(
+            std::path::PathBuf::from("m.yaml"),
+            r#"
+- name: visits
+  table: visits
+  columns: [{ name: customer_id, type: number }, { name: at, type: time }]
+  measures:
+    - { name: visits, expr: "count(*)" }
+    - { name: visit_to_order, conversion: { base: visits, conversion: orders.orders, entity: customer_id, window: 7 days } }
+- name: orders
+  table: orders
+  columns: [{ name: customer_id, type: number }, { name: at, type: time }]
+  joins: [{ to: visits, "on": "customer_id = visits.customer_id", relationship: many_to_one }]
+  measures: [{ name: orders, expr: "count(*)" }]
+"#
+            .to_string(),
+        )])
+        .unwrap();
+        let docs = semantic_docs("w", &model);
+        let doc = docs
+            .iter()
+            .find(|d| d.id == "visits.visit_to_order")
+            .unwrap();
+        assert_eq!(
+            doc.payload["expr"],
+            "conversion of visits.visits to orders.orders by customer_id within 7 days (rate)"
+        );
     }
 }

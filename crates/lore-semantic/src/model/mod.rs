@@ -54,8 +54,29 @@
 //!     expr: "sum(amount)"
 //!     cumulative: { grain_to_date: month, period_agg: last }
 //! ```
+//!
+//! A *conversion* measure counts the rows of a conversion measure (orders)
+//! that follow a row of a base measure (visits) of the same entity: each
+//! conversion row is matched to the latest base row of its entity on or
+//! before its day (within `window`, and with equal `constant` columns),
+//! counted once, in that base row's groups (its dimensions and time); the
+//! rate divides by the base measure over the same groups
+//! (`calculation: rate`, the default, or `count`).
+//!
+//! ```yaml
+//! measures:
+//!   - { name: visits, expr: "count(*)" }
+//!   - name: visit_to_order_7d
+//!     conversion:
+//!       base: visits
+//!       conversion: orders.order_count
+//!       entity: customer_id
+//!       window: 7 days
+//!       constant: [{ base: channel, conversion: channel }]
+//! ```
 
 mod cache;
+mod conversion;
 pub mod expr;
 mod load;
 mod validate;
@@ -67,6 +88,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use cache::ModelCache;
+pub use conversion::{Calculation, ColumnPair, Conversion, ConversionSpec};
 pub use expr::SqlExpr;
 pub use load::{is_model_file_name, load_dir, load_sources, parse_file};
 
@@ -420,7 +442,9 @@ pub struct MeasureSpec {
     /// Measure name.
     pub name: String,
     /// An aggregate over the source's columns (`sum(amount)`), or an
-    /// expression over other measures of the model (`revenue / orders`).
+    /// expression over other measures of the model (`revenue / orders`);
+    /// left out for a conversion measure.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub expr: String,
     /// Only rows matching this condition count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -434,6 +458,9 @@ pub struct MeasureSpec {
     /// Counts the rows of one day only (semi-additive), when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub non_additive: Option<NonAdditiveSpec>,
+    /// Base rows followed by conversion rows, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversion: Option<ConversionSpec>,
     /// A person's description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -537,6 +564,9 @@ pub struct Measure {
     pub offset: Option<Offset>,
     /// The day whose rows count, for a non-additive measure.
     pub non_additive: Option<NonAdditive>,
+    /// The conversion rows matched to the base rows, for a conversion
+    /// measure.
+    pub conversion: Option<Conversion>,
     /// The description shown to agents.
     pub description: Option<String>,
 }

@@ -275,8 +275,28 @@ fn build_source(
             );
         }
         let field = format!("measures.{}.expr", m.name);
-        let Some(expr) = parse(&m.expr, file, name, field.clone(), issues) else {
-            continue;
+        // A conversion measure's rows are its base measure's.
+        let conversion = match &m.conversion {
+            None => None,
+            Some(c) => {
+                let field = format!("measures.{}.conversion", m.name);
+                match super::conversion::validate(c, m, spec, by_name, all, &field) {
+                    Ok(found) => Some(found),
+                    Err(message) => {
+                        issues.add(file, name, Some(field), message);
+                        continue;
+                    }
+                }
+            }
+        };
+        let expr = match &conversion {
+            Some((base_expr, _, _)) => base_expr.clone(),
+            None => {
+                let Some(expr) = parse(&m.expr, file, name, field.clone(), issues) else {
+                    continue;
+                };
+                expr
+            }
         };
         if expr.has_subquery() {
             issues.add(file, name, Some(field), SUBQUERY_IN_MEASURE.into());
@@ -368,6 +388,30 @@ fn build_source(
             .map_err(|message| issues.add(file, name, Some(field.clone()), message))
             .ok()
         });
+        // A conversion measure's base rows pass its base measure's filter
+        // and its own.
+        let (filter, conversion) = match conversion {
+            None => (filter, None),
+            Some((_, base_filter, conversion)) => {
+                let filter = match (base_filter, filter) {
+                    (Some(a), Some(b)) => SqlExpr::parse(
+                        &format!("({}) AND ({})", a.text, b.text),
+                        &SqlLimits::default(),
+                    )
+                    .map_err(|e| {
+                        issues.add(
+                            file,
+                            name,
+                            Some(format!("measures.{}.filter", m.name)),
+                            e.to_string(),
+                        )
+                    })
+                    .ok(),
+                    (a, b) => a.or(b),
+                };
+                (filter, Some(conversion))
+            }
+        };
         measures.push(Measure {
             name: m.name.clone(),
             expr,
@@ -376,6 +420,7 @@ fn build_source(
             cumulative,
             offset,
             non_additive,
+            conversion,
             description: Descriptions::pick(m.description.as_ref(), m.descriptions.as_ref()),
         });
     }
@@ -562,7 +607,11 @@ fn non_additive(
 /// The time column a cumulative or offset measure runs along: `time`
 /// when given, else the source's column with `role: time`, else its only
 /// time column.
-fn time_column(named: Option<&String>, source: &SourceSpec, field: &str) -> Result<String, String> {
+pub(super) fn time_column(
+    named: Option<&String>,
+    source: &SourceSpec,
+    field: &str,
+) -> Result<String, String> {
     let times: Vec<&str> = source
         .columns
         .iter()

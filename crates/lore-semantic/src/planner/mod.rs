@@ -21,6 +21,7 @@
 //! over the aggregated result (HAVING).
 
 mod clickhouse;
+mod conversion;
 mod days;
 mod last_day;
 pub mod paths;
@@ -34,7 +35,7 @@ use serde::Serialize;
 use crate::dialect::{Dialect, Granularity};
 use crate::error::SemanticError;
 use crate::model::expr::SqlExpr;
-use crate::model::{Cumulative, NonAdditive, Offset, SemanticModel};
+use crate::model::{Conversion, Cumulative, NonAdditive, Offset, SemanticModel};
 use crate::query::SemanticQuery;
 
 use render::render;
@@ -121,6 +122,10 @@ pub(crate) struct BaseMeasure {
     pub offset: Option<Offset>,
     /// The day whose rows count, for a non-additive measure.
     pub non_additive: Option<NonAdditive>,
+    /// For the conversions of a conversion measure: the conversion rows
+    /// matched to this measure's rows (`expr` and `filter` are the base
+    /// measure's, `source` the base source).
+    pub conversion: Option<Conversion>,
     pub visible: bool,
 }
 

@@ -12,7 +12,8 @@ use crate::dialect::Dialect;
 use crate::error::SemanticError;
 use crate::model::SemanticModel;
 
-fn path_text(model: &SemanticModel, tree: &Tree) -> Vec<String> {
+/// The join paths of a tree, one line per leaf (`a -> b -> c`).
+pub(super) fn path_text(model: &SemanticModel, tree: &Tree) -> Vec<String> {
     // One line per leaf: the chain of steps from the root.
     let mut parent: HashMap<usize, usize> = HashMap::new();
     for s in &tree.steps {
@@ -77,8 +78,9 @@ pub(crate) fn render(
                 b.output
             ));
         }
-        // A non-additive measure keeps its own rows: a group of its own.
-        let on_its_own = run.is_some() || b.non_additive.is_some();
+        // A non-additive measure keeps its own rows, a conversion
+        // measure counts other rows: groups of their own.
+        let on_its_own = run.is_some() || b.non_additive.is_some() || b.conversion.is_some();
         let plain_group = if on_its_own {
             None
         } else {
@@ -143,6 +145,15 @@ pub(crate) fn render(
         });
     }
     for (g, (root, members)) in groups.iter().enumerate() {
+        if let [j] = members.as_slice()
+            && r.bases[*j].conversion.is_some()
+        {
+            let group = renderer.conversion_group(r, g, *j, &needed, &dim_cols, &group_by_of)?;
+            ctes.extend(group.ctes);
+            plan.push(group.plan);
+            notes.push(group.note);
+            continue;
+        }
         let run = runs[g].as_ref();
         let mut tree = Tree::build(model, graph, *root, &needed)?;
         // Sources the measures' filters read (to-one from the root) are
@@ -379,7 +390,7 @@ pub(crate) fn render(
         ));
     } else if groups.len() > 1 {
         notes.push(
-            "Each cumulative or offset measure was aggregated on its own and then joined to the other measures on the dimensions.".to_string(),
+            "Each cumulative, offset, non-additive or conversion measure was aggregated on its own and then joined to the other measures on the dimensions.".to_string(),
         );
     }
 

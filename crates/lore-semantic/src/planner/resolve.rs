@@ -6,9 +6,13 @@ use lore_core::limits::SqlLimits;
 
 use super::{BaseMeasure, DEFAULT_LIMIT, DerivedMeasure, Dim, MeasureId, Resolved, RowFilter};
 use crate::error::SemanticError;
-use crate::model::SemanticModel;
 use crate::model::expr::{SqlExpr, is_aggregate};
+use crate::model::{Calculation, Conversion, SemanticModel};
 use crate::query::{MeasureRef, SemanticQuery, parse_granularity};
+
+/// The names a conversion rate's quotient reads its two measures by.
+const CONVERSIONS: &str = "conversions";
+const BASE: &str = "base";
 
 fn candidates(all: impl Iterator<Item = String>, asked: &str) -> Vec<String> {
     let asked_lower = asked.to_ascii_lowercase();
@@ -113,6 +117,9 @@ impl<'a> Resolver<'a> {
             return Err(SemanticError::query("derived measures nest too deeply"));
         }
         let measure = &self.model.sources[si].measures[mi];
+        if let Some(conversion) = &measure.conversion {
+            return self.add_conversion(si, mi, conversion, output, visible);
+        }
         if !measure.derived {
             if let Some(i) = self.bases.iter().position(|b| {
                 b.source == si
@@ -121,6 +128,7 @@ impl<'a> Resolver<'a> {
                     && b.cumulative == measure.cumulative
                     && b.offset == measure.offset
                     && b.non_additive == measure.non_additive
+                    && b.conversion.is_none()
             }) {
                 if visible && !self.bases[i].visible {
                     self.bases[i].visible = true;
@@ -136,6 +144,7 @@ impl<'a> Resolver<'a> {
                 cumulative: measure.cumulative.clone(),
                 offset: measure.offset.clone(),
                 non_additive: measure.non_additive.clone(),
+                conversion: None,
                 visible,
             });
             return Ok(Ok(self.bases.len() - 1));
@@ -214,9 +223,106 @@ impl<'a> Resolver<'a> {
             cumulative: None,
             offset: None,
             non_additive: None,
+            conversion: None,
             visible: true,
         });
         Ok(Ok(self.bases.len() - 1))
+    }
+
+    /// Adds conversion measure (source, index) under `output`: its
+    /// conversions, a group of their own, and for a rate the base
+    /// measure over the same rows (a plain measure of the source) and
+    /// their quotient.
+    fn add_conversion(
+        &mut self,
+        si: usize,
+        mi: usize,
+        conversion: &Conversion,
+        output: String,
+        visible: bool,
+    ) -> Result<MeasureId, SemanticError> {
+        let measure = &self.model.sources[si].measures[mi];
+        let source = &self.model.sources[si].name;
+        let rate = conversion.calculation == Calculation::Rate;
+        let existing = self.bases.iter().position(|b| {
+            b.source == si
+                && b.expr == measure.expr
+                && b.filter == measure.filter
+                && b.conversion.as_ref() == Some(conversion)
+        });
+        let conversions = match existing {
+            Some(i) => i,
+            None => {
+                self.bases.push(BaseMeasure {
+                    output: format!("{source}.{}", measure.name),
+                    source: si,
+                    expr: measure.expr.clone(),
+                    filter: measure.filter.clone(),
+                    cumulative: None,
+                    offset: None,
+                    non_additive: None,
+                    conversion: Some(conversion.clone()),
+                    visible: false,
+                });
+                self.bases.len() - 1
+            }
+        };
+        if !rate {
+            if visible && !self.bases[conversions].visible {
+                self.bases[conversions].visible = true;
+                self.bases[conversions].output = output;
+            }
+            return Ok(Ok(conversions));
+        }
+        // The base rows, aggregated as any measure of the source.
+        let base = match self.bases.iter().position(|b| {
+            b.source == si
+                && b.expr == measure.expr
+                && b.filter == measure.filter
+                && b.cumulative.is_none()
+                && b.offset.is_none()
+                && b.non_additive.is_none()
+                && b.conversion.is_none()
+        }) {
+            Some(i) => i,
+            None => {
+                self.bases.push(BaseMeasure {
+                    output: format!("{source}.{}", conversion.base),
+                    source: si,
+                    expr: measure.expr.clone(),
+                    filter: measure.filter.clone(),
+                    cumulative: None,
+                    offset: None,
+                    non_additive: None,
+                    conversion: None,
+                    visible: false,
+                });
+                self.bases.len() - 1
+            }
+        };
+        if let Some(k) = self.derived.iter().position(|d| {
+            d.refs
+                == [
+                    (CONVERSIONS.to_string(), Ok(conversions)),
+                    (BASE.to_string(), Ok(base)),
+                ]
+        }) {
+            if visible && !self.derived[k].visible {
+                self.derived[k].visible = true;
+                self.derived[k].output = output;
+            }
+            return Ok(Err(k));
+        }
+        self.derived.push(DerivedMeasure {
+            output,
+            expr: SqlExpr::parse(&format!("{CONVERSIONS} / {BASE}"), self.limits)?,
+            refs: vec![
+                (CONVERSIONS.to_string(), Ok(conversions)),
+                (BASE.to_string(), Ok(base)),
+            ],
+            visible,
+        });
+        Ok(Err(self.derived.len() - 1))
     }
 
     /// A requested measure by name or inline aggregate.

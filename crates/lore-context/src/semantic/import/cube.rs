@@ -327,6 +327,7 @@ fn from_cubes(
                 cumulative: None,
                 offset: None,
                 non_additive: None,
+                conversion: None,
                 description: text(measure, "description")
                     .or(text(measure, "title"))
                     .map(str::to_string),

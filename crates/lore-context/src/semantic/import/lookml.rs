@@ -848,6 +848,7 @@ fn from_files(
                         cumulative: None,
                         offset: None,
                         non_additive: None,
+                        conversion: None,
                         description: get_text(body, "description")
                             .or(get_text(body, "label"))
                             .map(str::to_string),

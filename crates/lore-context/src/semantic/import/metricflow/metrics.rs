@@ -1,14 +1,15 @@
 //! MetricFlow metrics as Lore measures: a simple metric's measure with
 //! its filter, a cumulative metric's running window, a derived metric's
 //! expression (its inputs read at an earlier time becoming offset
-//! measures beside it), and a measure's `non_additive_dimension`.
+//! measures beside it), a conversion metric's base and conversion
+//! measures, and a measure's `non_additive_dimension`.
 
 use std::collections::BTreeMap;
 
 use lore_semantic::dialect::Granularity;
 use lore_semantic::model::{
-    CumulativeSpec, Keep, MeasureSpec, NonAdditiveSpec, OffsetSpec, PeriodAgg, RunningWindow,
-    parse_span,
+    Calculation, ColumnPair, ConversionSpec, CumulativeSpec, Keep, MeasureSpec, NonAdditiveSpec,
+    OffsetSpec, PeriodAgg, RunningWindow, parse_span,
 };
 use serde_json::Value;
 
@@ -30,6 +31,10 @@ pub(super) struct Placed {
     pub(super) helpers: Vec<(usize, MeasureSpec)>,
     /// The day whose rows its measure counts (non-additive measures).
     pub(super) non_additive: Option<NonAdditiveSpec>,
+    /// The base and conversion rows it matches (conversion metrics).
+    pub(super) conversion: Option<ConversionSpec>,
+    /// What the report says of it besides its placement.
+    pub(super) detail: Option<String>,
 }
 
 impl Placed {
@@ -44,6 +49,8 @@ impl Placed {
             metric_time: None,
             helpers: Vec::new(),
             non_additive: None,
+            conversion: None,
+            detail: None,
         }
     }
 }
@@ -94,31 +101,12 @@ pub(super) fn simple(
             );
         }
     }
-    // `filter` is one condition or a list of them, all to hold.
-    let filters: Vec<&str> = match metric.get("filter") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(f)) => vec![f.as_str()],
-        Some(Value::Array(all)) => all
-            .iter()
-            .map(|f| f.as_str().ok_or("a filter in the list is not text"))
-            .collect::<Result<_, _>>()?,
-        Some(_) => return Err("filter is neither text nor a list of text".into()),
-    };
     let scope = FilterScope {
         home,
         metric_time: model.measure_time.get(&mname).map(String::as_str),
         cumulative,
     };
-    let filter = match filters.as_slice() {
-        [] => None,
-        [one] => Some(translate_filter(one, &scope, models)?),
-        many => Some(
-            many.iter()
-                .map(|f| translate_filter(f, &scope, models).map(|sql| format!("({sql})")))
-                .collect::<Result<Vec<_>, _>>()?
-                .join(" AND "),
-        ),
-    };
+    let filter = filter_of(metric, &scope, models)?;
     Ok(Some(Placed {
         home,
         expr,
@@ -128,7 +116,37 @@ pub(super) fn simple(
         metric_time: scope.metric_time.map(str::to_string),
         helpers: Vec::new(),
         non_additive: model.measure_non_additive.get(&mname).cloned(),
+        conversion: None,
+        detail: None,
     }))
+}
+
+/// A metric's (or a metric input's) `filter` as SQL over Lore columns:
+/// one condition, or a list of them that must all hold.
+fn filter_of(
+    metric: &Value,
+    scope: &FilterScope<'_>,
+    models: &[Model],
+) -> Result<Option<String>, String> {
+    let filters: Vec<&str> = match metric.get("filter") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(f)) => vec![f.as_str()],
+        Some(Value::Array(all)) => all
+            .iter()
+            .map(|f| f.as_str().ok_or("a filter in the list is not text"))
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("filter is neither text nor a list of text".into()),
+    };
+    Ok(match filters.as_slice() {
+        [] => None,
+        [one] => Some(translate_filter(one, scope, models)?),
+        many => Some(
+            many.iter()
+                .map(|f| translate_filter(f, scope, models).map(|sql| format!("({sql})")))
+                .collect::<Result<Vec<_>, _>>()?
+                .join(" AND "),
+        ),
+    })
 }
 
 /// A measure's `non_additive_dimension` (a time dimension of its model,
@@ -270,6 +288,7 @@ pub(super) fn derived(
                 filter: placed.filter,
                 cumulative: None,
                 non_additive: None,
+                conversion: None,
                 offset: Some(OffsetSpec {
                     time: Some(time),
                     window,
@@ -444,6 +463,232 @@ pub(super) fn cumulative(
         window,
         grain_to_date,
         period_agg,
+    });
+    Ok(Some(placed))
+}
+
+/// One input measure of a conversion metric: its name and its settings
+/// (`{name, filter, fill_nulls_with, join_to_timespine}`) when written as
+/// an object.
+fn input_measure<'a>(params: &'a Value, key: &str) -> Result<(String, Option<&'a Value>), String> {
+    match params.get(key) {
+        Some(Value::String(s)) => Ok((s.trim().to_string(), None)),
+        Some(v) if v.is_object() => Ok((
+            text(v, "name")
+                .ok_or(format!("conversion_type_params.{key} has no name"))?
+                .to_string(),
+            Some(v),
+        )),
+        _ => Err(format!("no conversion_type_params.{key}")),
+    }
+}
+
+/// A conversion metric as a conversion measure on its base measure's
+/// source: the base and conversion measures (named as the measures
+/// themselves), the entity's column on each side, the window, the
+/// calculation, the constant properties' columns, each side's
+/// `agg_time_dimension`, and the conversion measure's `fill_nulls_with`.
+/// The metric's filter and the base measure's filter choose the base
+/// rows, as MetricFlow applies them; the conversion measure's filter is
+/// left out, as MetricFlow leaves it out.
+pub(super) fn conversion(
+    metric: &Value,
+    models: &[Model],
+    measure_home: &BTreeMap<String, usize>,
+) -> Result<Placement, String> {
+    let params = metric
+        .pointer("/type_params/conversion_type_params")
+        .filter(|v| v.is_object())
+        .ok_or("no type_params.conversion_type_params")?;
+    let (base, base_input) = input_measure(params, "base_measure")?;
+    let (converted, conversion_input) = input_measure(params, "conversion_measure")?;
+    let home_of = |m: &str| {
+        measure_home.get(m).copied().ok_or(format!(
+            "measure `{m}` is not a measure of an imported semantic model"
+        ))
+    };
+    let (home, target) = (home_of(&base)?, home_of(&converted)?);
+    let (model, other) = (&models[home], &models[target]);
+    for (m, at) in [(&base, model), (&converted, other)] {
+        if at.measure_non_additive.contains_key(m.as_str()) {
+            return Err(format!(
+                "measure `{m}` is non-additive (non_additive_dimension), which Lore does not match to conversions"
+            ));
+        }
+    }
+    let entity = text(params, "entity").ok_or("no conversion_type_params.entity")?;
+    let column_of = |at: &Model, element: &str, what: &str| -> Result<String, String> {
+        if let Some((column, _)) = at.entities.get(element) {
+            return Ok(column.clone());
+        }
+        if at.dimensions.contains_key(element) {
+            return Ok(element.to_string());
+        }
+        Err(format!(
+            "{what} `{element}` is not an entity or dimension of semantic model {}",
+            at.name
+        ))
+    };
+    let pair = |b: String, c: String| {
+        if b == c {
+            ColumnPair::Same(b)
+        } else {
+            ColumnPair::Each {
+                base: b,
+                conversion: c,
+            }
+        }
+    };
+    let entity_columns = pair(
+        column_of(model, entity, "entity")?,
+        column_of(other, entity, "entity")?,
+    );
+    let mut constant = Vec::new();
+    for p in params
+        .get("constant_properties")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (Some(b), Some(c)) = (text(p, "base_property"), text(p, "conversion_property")) else {
+            return Err("a constant property without base_property and conversion_property".into());
+        };
+        constant.push(pair(
+            column_of(model, b, "constant property")?,
+            column_of(other, c, "constant property")?,
+        ));
+    }
+    let window = match params.get("window").filter(|v| !v.is_null()) {
+        None => None,
+        Some(Value::String(w)) => Some(w.trim().to_string()),
+        Some(v) => match (
+            v.get("count").and_then(Value::as_u64),
+            text(v, "granularity"),
+        ) {
+            (Some(count), Some(unit)) => Some(format!("{count} {unit}")),
+            _ => return Err(format!("window `{v}` is not `<count> <unit>`")),
+        },
+    };
+    if let Some(w) = &window {
+        parse_span(w).map_err(|why| {
+            format!("{why}; Lore's windows are counted in days, weeks, months, quarters or years")
+        })?;
+    }
+    let calculation = match text(params, "calculation")
+        .map(str::to_lowercase)
+        .as_deref()
+    {
+        None | Some("conversion_rate") => Calculation::Rate,
+        Some("conversions") => Calculation::Count,
+        Some(other) => {
+            return Err(format!(
+                "calculation `{other}` is not conversion_rate or conversions"
+            ));
+        }
+    };
+    // Each side runs along its measure's time dimension (MetricFlow's
+    // metric_time for that measure).
+    let mut notes = Vec::new();
+    let time_of = |at: &Model, m: &str| -> Result<String, String> {
+        match at.measure_time.get(m) {
+            Some(t) => Ok(t.clone()),
+            None => match at.time_grains.keys().collect::<Vec<_>>().as_slice() {
+                [only] => Ok((*only).clone()),
+                _ => Err(format!(
+                    "measure `{m}` has no agg_time_dimension (and semantic model {} no defaults.agg_time_dimension), so the time it is matched along is unknown",
+                    at.name
+                )),
+            },
+        }
+    };
+    let times = (time_of(model, &base)?, time_of(other, &converted)?);
+    for (at, time) in [(model, &times.0), (other, &times.1)] {
+        if let Some(grain) = at.time_grains.get(time).filter(|g| *g != "day") {
+            notes.push(format!(
+                "`{}.{time}` is at the {grain} grain, where MetricFlow compares the times; Lore compares days",
+                at.name
+            ));
+        }
+    }
+    let time = if times.0 == times.1 {
+        ColumnPair::Same(times.0.clone())
+    } else {
+        ColumnPair::Each {
+            base: times.0.clone(),
+            conversion: times.1.clone(),
+        }
+    };
+    // The metric's filter and the base measure's choose the base rows.
+    let scope = FilterScope {
+        home,
+        metric_time: Some(times.0.as_str()),
+        cumulative: false,
+    };
+    let base_filter = match base_input {
+        Some(input) => filter_of(input, &scope, models)?,
+        None => None,
+    };
+    let filter = match (filter_of(metric, &scope, models)?, base_filter) {
+        (Some(a), Some(b)) => Some(format!("({a}) AND ({b})")),
+        (a, b) => a.or(b),
+    };
+    for (input, role) in [(base_input, "base"), (conversion_input, "conversion")] {
+        if input
+            .and_then(|i| i.get("join_to_timespine"))
+            .and_then(Value::as_bool)
+            == Some(true)
+        {
+            notes.push(format!(
+                "join_to_timespine on the {role} measure: days without rows are not listed"
+            ));
+        }
+    }
+    let fill_nulls_with = match conversion_input.and_then(|i| i.get("fill_nulls_with")) {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_i64().ok_or(format!(
+            "the conversion measure's fill_nulls_with `{v}` is not a whole number"
+        ))?),
+    };
+    let mut detail = format!(
+        "{} ({converted}) following {} ({base}) of the same {entity}{}{}, as {}",
+        other.name,
+        model.name,
+        window
+            .as_deref()
+            .map(|w| format!(" within {w}"))
+            .unwrap_or_default(),
+        if constant.is_empty() {
+            String::new()
+        } else {
+            " with constant properties".to_string()
+        },
+        match calculation {
+            Calculation::Rate => "a rate",
+            Calculation::Count => "a count",
+        }
+    );
+    if conversion_input.is_some_and(|i| i.get("filter").is_some_and(|f| !f.is_null())) {
+        detail.push_str(
+            "; the conversion measure's filter is not applied, as MetricFlow does not apply it",
+        );
+    }
+    let mut placed = Placed::expression(home, String::new());
+    placed.filter = filter;
+    placed.notes = notes;
+    placed.detail = Some(detail);
+    placed.conversion = Some(ConversionSpec {
+        base,
+        conversion: if target == home {
+            converted
+        } else {
+            format!("{}.{converted}", other.name)
+        },
+        entity: entity_columns,
+        window,
+        calculation: (calculation == Calculation::Count).then_some(Calculation::Count),
+        constant,
+        time: Some(time),
+        fill_nulls_with,
     });
     Ok(Some(placed))
 }

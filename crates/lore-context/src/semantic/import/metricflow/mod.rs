@@ -13,9 +13,13 @@
 //! `grain_to_date`, `period_agg`), and the project's time spine model as
 //! the model's `time_spine` source, a derived metric's input read at an
 //! earlier time (`offset_window`, `offset_to_grain`) as an offset measure
-//! beside it, and a measure's `non_additive_dimension` as a non-additive
-//! measure. What has no Lore equivalent (conversion metrics, offsets of
-//! ratio or derived inputs) is skipped with the reason;
+//! beside it, a measure's `non_additive_dimension` as a non-additive
+//! measure, and a conversion metric as a conversion measure on its base
+//! measure's source (its entity's and constant properties' columns, each
+//! side's `agg_time_dimension`, the window, the calculation, the
+//! conversion measure's `fill_nulls_with`; the metric's filter choosing
+//! the base rows). What has no Lore equivalent (offsets of ratio or
+//! derived inputs) is skipped with the reason;
 //! what only changes edge cases (`fill_nulls_with`, `agg_time_dimension`)
 //! is imported and reported as approximated.
 
@@ -34,7 +38,7 @@ mod filters;
 mod metrics;
 
 use super::{ImportReport, Imported, Outcome, identifiers, scanned_type};
-use metrics::{Placed, Placement, cumulative, derived, non_additive, simple};
+use metrics::{Placed, Placement, conversion, cumulative, derived, non_additive, simple};
 
 fn refuse(message: String) -> ErrorReport {
     ErrorReport::new(ErrorCode::InvalidArguments, message)
@@ -631,6 +635,8 @@ fn from_documents(
         .chain(created.iter())
         .filter_map(|m| text(m, "name").map(|n| (n.to_string(), m)))
         .collect();
+    // Conversion measures placed: (their source, their name).
+    let mut converting: Vec<(usize, String)> = Vec::new();
     // Ratio and derived metrics may name metrics defined after them.
     for _round in 0..4 {
         let mut later = Vec::new();
@@ -685,7 +691,7 @@ fn from_documents(
                     &definitions,
                 ),
                 "cumulative" => cumulative(metric, &models, &measure_home),
-                "conversion" => Err("conversion metrics have no Lore equivalent yet: one counts the base rows an entity follows with a conversion row within a window (each base row matched to a later row of the same entity), while a Lore measure aggregates one source's rows by themselves; compare the two simple metrics instead".into()),
+                "conversion" => conversion(metric, &models, &measure_home),
                 other => Err(format!("metric type `{other}` is not known")),
             };
             match outcome {
@@ -698,8 +704,13 @@ fn from_documents(
                     metric_time: _,
                     helpers,
                     non_additive,
+                    conversion,
+                    detail,
                 })) => {
                     metric_home.insert(name.to_string(), home);
+                    if conversion.is_some() {
+                        converting.push((home, name.to_string()));
+                    }
                     let mut helper_names = Vec::new();
                     for (at, helper) in helpers {
                         helper_names.push(format!("{}.{}", models[at].name, helper.name));
@@ -727,16 +738,24 @@ fn from_documents(
                         cumulative,
                         offset: None,
                         non_additive,
+                        conversion,
                         description,
                         descriptions: None,
                     });
-                    if notes.is_empty() {
+                    if !notes.is_empty() {
+                        let mut why = notes.join("; ");
+                        if let Some(d) = &detail {
+                            why = format!("{d}; {why}");
+                        }
+                        report.push("metric", name, Outcome::Approximated, why);
+                    } else {
+                        let detail = detail.map(|d| format!(": {d}")).unwrap_or_default();
                         report.push(
                             "metric",
                             name,
                             Outcome::Imported,
                             format!(
-                                "{kind} metric → measure {}.{name}{}{}",
+                                "{kind} metric → measure {}.{name}{}{detail}{}",
                                 models[home].name,
                                 running.unwrap_or_default(),
                                 if helper_names.is_empty() {
@@ -750,8 +769,6 @@ fn from_documents(
                                 }
                             ),
                         );
-                    } else {
-                        report.push("metric", name, Outcome::Approximated, notes.join("; "));
                     }
                 }
                 Ok(None) => later.push(metric),
@@ -792,6 +809,7 @@ fn from_documents(
                 cumulative: None,
                 offset: None,
                 non_additive: m.measure_non_additive.get(mname).cloned(),
+                conversion: None,
                 description: description.clone(),
                 descriptions: None,
             });
@@ -803,6 +821,7 @@ fn from_documents(
             );
         }
     }
+    read_raw_measures(&mut models, &converting);
     // The time spine: a source listing every day, which cumulative
     // measures run over (dbt's time spine model with its standard
     // granularity column, or the older `metricflow_time_spine` model).
@@ -865,6 +884,79 @@ fn from_documents(
     Ok(Imported { sources, report })
 }
 
+/// Points each conversion measure at its base and conversion measures as
+/// MetricFlow defines them: a Lore measure of the same name is usually
+/// the measure itself, but where a metric of that name took it (with a
+/// filter, say), the conversion reads a measure of its own,
+/// `<conversion>__base` or `<conversion>__conversion`.
+fn read_raw_measures(models: &mut [Model], converting: &[(usize, String)]) {
+    for (home, name) in converting {
+        let Some(spec) = models[*home]
+            .spec
+            .measures
+            .iter()
+            .find(|m| &m.name == name)
+            .and_then(|m| m.conversion.clone())
+        else {
+            continue;
+        };
+        let target = match spec.conversion.split_once('.') {
+            Some((source, _)) => models.iter().position(|m| m.name == source),
+            None => Some(*home),
+        };
+        let Some(target) = target else { continue };
+        let measure = |named: &str| named.rsplit('.').next().unwrap_or(named).to_string();
+        let mut renamed = spec.clone();
+        for (at, raw, role) in [
+            (*home, measure(&spec.base), "base"),
+            (target, measure(&spec.conversion), "conversion"),
+        ] {
+            let model = &mut models[at];
+            let Some((expr, description)) = model.measures.get(&raw).cloned() else {
+                continue;
+            };
+            let same = model.spec.measures.iter().any(|m| {
+                m.name == raw
+                    && m.expr == expr
+                    && m.filter.is_none()
+                    && m.cumulative.is_none()
+                    && m.offset.is_none()
+                    && m.non_additive.is_none()
+                    && m.conversion.is_none()
+            });
+            if same {
+                continue;
+            }
+            let helper = format!("{name}__{role}");
+            model.spec.measures.retain(|m| m.name != helper);
+            model.spec.measures.push(MeasureSpec {
+                name: helper.clone(),
+                expr,
+                filter: None,
+                cumulative: None,
+                offset: None,
+                non_additive: None,
+                conversion: None,
+                description: description.or(Some(format!("{raw} (the {role} measure of {name})"))),
+                descriptions: None,
+            });
+            match role {
+                "base" => renamed.base = helper,
+                _ if target == *home => renamed.conversion = helper,
+                _ => renamed.conversion = format!("{}.{helper}", model.name),
+            }
+        }
+        if let Some(m) = models[*home]
+            .spec
+            .measures
+            .iter_mut()
+            .find(|m| &m.name == name)
+        {
+            m.conversion = Some(renamed);
+        }
+    }
+}
+
 /// The time spine model MetricFlow read before dbt declared spines in YAML.
 const LEGACY_SPINE: &str = "metricflow_time_spine";
 
@@ -890,7 +982,9 @@ fn has_legacy_spine(project: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lore_semantic::model::{CumulativeSpec, Keep, OffsetSpec, PeriodAgg};
+    use lore_semantic::model::{
+        Calculation, ColumnPair, ConversionSpec, CumulativeSpec, Keep, OffsetSpec, PeriodAgg,
+    };
 
     const PROJECT: &str = r#"
 models:
@@ -1095,6 +1189,175 @@ semantic_models:
             assert_eq!(item.outcome, Outcome::Skipped, "{item:?}");
             assert!(item.detail.contains(why), "{item:?}");
         }
+    }
+
+    #[test]
+    fn conversion_metrics_become_conversion_measures_on_the_base_source() {
+        let project = r#"
+semantic_models:
+  - name: visits
+    model: ref('visits')
+    defaults: { agg_time_dimension: visited_at }
+    entities: [{ name: visit, type: primary, expr: visit_id }, { name: customer, type: foreign, expr: customer_id }]
+    dimensions:
+      - { name: visited_at, type: time, type_params: { time_granularity: day } }
+      - { name: source, type: categorical, expr: utm_source }
+    measures: [{ name: visit_count, expr: 1, agg: sum }, { name: balance, expr: amount, agg: sum, non_additive_dimension: { name: visited_at } }]
+  - name: orders
+    model: ref('orders')
+    defaults: { agg_time_dimension: ordered_at }
+    entities: [{ name: order, type: primary, expr: id }, { name: customer, type: foreign, expr: buyer_id }]
+    dimensions:
+      - { name: ordered_at, type: time, type_params: { time_granularity: day } }
+      - { name: campaign, type: categorical }
+    measures: [{ name: order_count, expr: 1, agg: sum }]
+metrics:
+  - { name: order_count, type: simple, type_params: { measure: order_count }, filter: "{{ Dimension('order__campaign') }} = 'x'" }
+  - name: visit_to_order
+    type: conversion
+    filter: "{{ Dimension('visit__source') }} != 'ads'"
+    type_params:
+      conversion_type_params:
+        entity: customer
+        base_measure: { name: visit_count, filter: "{{ Dimension('visit__source') }} is not null" }
+        conversion_measure: { name: order_count, fill_nulls_with: 0, filter: "{{ Dimension('order__campaign') }} = 'y'" }
+        window: { count: 7, granularity: day }
+        constant_properties: [{ base_property: source, conversion_property: campaign }]
+  - name: visit_orders
+    type: conversion
+    type_params:
+      conversion_type_params: { entity: customer, base_measure: visit_count, conversion_measure: order_count, calculation: CONVERSIONS }
+  - name: filled_daily
+    type: conversion
+    type_params:
+      conversion_type_params: { entity: customer, base_measure: { name: visit_count, join_to_timespine: true }, conversion_measure: order_count }
+  - name: by_visit
+    type: conversion
+    type_params:
+      conversion_type_params: { entity: visit, base_measure: visit_count, conversion_measure: order_count }
+  - name: odd_window
+    type: conversion
+    type_params:
+      conversion_type_params: { entity: customer, base_measure: visit_count, conversion_measure: order_count, window: 2 fortnights }
+  - name: of_balances
+    type: conversion
+    type_params:
+      conversion_type_params: { entity: customer, base_measure: balance, conversion_measure: order_count }
+  - name: odd_property
+    type: conversion
+    type_params:
+      conversion_type_params:
+        entity: customer
+        base_measure: visit_count
+        conversion_measure: order_count
+        constant_properties: [{ base_property: source, conversion_property: coupon }]
+"#;
+        let imported = read_text(project, None).unwrap();
+        let visits = &imported.sources[0];
+        let orders = &imported.sources[1];
+        let measure = |name: &str| {
+            visits
+                .measures
+                .iter()
+                .find(|m| m.name == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("no {name}: {:#?}", visits.measures))
+        };
+        let rate = measure("visit_to_order");
+        assert_eq!(rate.expr, "");
+        // The metric's filter and the base measure's choose the visits.
+        assert_eq!(
+            rate.filter.as_deref(),
+            Some("((utm_source) != 'ads') AND ((utm_source) is not null)")
+        );
+        // `order_count` is a filtered metric's name: the conversion reads
+        // the measure itself, under a name of its own.
+        assert_eq!(
+            rate.conversion,
+            Some(ConversionSpec {
+                base: "visit_count".into(),
+                conversion: "orders.visit_to_order__conversion".into(),
+                entity: ColumnPair::Each {
+                    base: "customer_id".into(),
+                    conversion: "buyer_id".into()
+                },
+                window: Some("7 day".into()),
+                calculation: None,
+                constant: vec![ColumnPair::Each {
+                    base: "source".into(),
+                    conversion: "campaign".into()
+                }],
+                time: Some(ColumnPair::Each {
+                    base: "visited_at".into(),
+                    conversion: "ordered_at".into()
+                }),
+                fill_nulls_with: Some(0),
+            })
+        );
+        let helper = orders
+            .measures
+            .iter()
+            .find(|m| m.name == "visit_to_order__conversion")
+            .unwrap();
+        assert_eq!(
+            (helper.expr.as_str(), helper.filter.as_ref()),
+            ("sum(1)", None)
+        );
+        assert_eq!(
+            measure("visit_orders").conversion.unwrap().calculation,
+            Some(Calculation::Count)
+        );
+        let item = |name: &str| {
+            imported
+                .report
+                .items
+                .iter()
+                .find(|i| i.name == name)
+                .unwrap_or_else(|| panic!("no {name}"))
+        };
+        assert_eq!(item("visit_to_order").outcome, Outcome::Imported);
+        assert!(
+            item("visit_to_order")
+                .detail
+                .contains("filter is not applied"),
+            "{:?}",
+            item("visit_to_order")
+        );
+        assert_eq!(item("filled_daily").outcome, Outcome::Approximated);
+        assert!(item("filled_daily").detail.contains("join_to_timespine"));
+        for (name, why) in [
+            (
+                "by_visit",
+                "`visit` is not an entity or dimension of semantic model orders",
+            ),
+            ("odd_window", "window `2 fortnights`"),
+            ("of_balances", "non-additive"),
+            ("odd_property", "`coupon` is not an entity or dimension"),
+        ] {
+            assert_eq!(item(name).outcome, Outcome::Skipped, "{name}");
+            assert!(item(name).detail.contains(why), "{:?}", item(name));
+        }
+        // What it imports is a model Lore loads.
+        let files: Vec<(std::path::PathBuf, String)> = imported
+            .sources
+            .iter()
+            .map(|s| {
+                (
+                    std::path::PathBuf::from(format!("{}.yaml", s.name)),
+                    serde_saphyr::to_string(s).unwrap(),
+                )
+            })
+            .collect();
+        let model = lore_semantic::model::load_sources(files).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            model
+                .source("visits")
+                .unwrap()
+                .measure("visit_to_order")
+                .unwrap()
+                .conversion
+                .is_some()
+        );
     }
 
     #[test]
