@@ -33,7 +33,7 @@ fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 /// Cube's template references as plain SQL: `{CUBE}.x`, `${CUBE}.x` and
-/// `{CUBE.x}` → `x`; `{name}.x` / `${name}.x` → `name.x`; `{name}` →
+/// `{CUBE.x}` → `x` (and the same with `TABLE`, Cube's older name); `{name}.x` / `${name}.x` → `name.x`; `{name}` →
 /// `name` (a measure or another cube's member).
 pub fn plain_sql(sql: &str) -> String {
     let mut out = String::new();
@@ -47,7 +47,11 @@ pub fn plain_sql(sql: &str) -> String {
         };
         let inner = rest[start + 1..start + end].trim();
         let after = &rest[start + end + 1..];
-        match inner.strip_prefix("CUBE") {
+        // `TABLE` is Cube's older name of `CUBE`, still accepted.
+        match inner
+            .strip_prefix("CUBE")
+            .or_else(|| inner.strip_prefix("TABLE"))
+        {
             Some("") => {
                 // `{CUBE}.x` → `x`
                 rest = after.strip_prefix('.').unwrap_or(after);
@@ -87,6 +91,14 @@ fn model_files(project: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
+const JINJA_SKIPPED: &str = "a Jinja template, which Cube renders with Python each time it loads the model (cube_dbt's `dbt_model(...)`, loops, macros); Lore reads plain YAML: render the template (or write its cubes out) and import again";
+
+/// Whether a YAML model file is a Jinja template (`{% … %}`, `{{ … }}`,
+/// `{# … #}`); Cube's own references use single braces (`{CUBE}`).
+fn is_jinja(source: &str) -> bool {
+    source.contains("{%") || source.contains("{{") || source.contains("{#")
+}
+
 const VIEWS_SKIPPED: &str =
     "Cube views (curated member lists) have no Lore equivalent; the cubes they expose are imported";
 
@@ -107,21 +119,36 @@ pub fn read(project: &Path, scan: Option<&LoadedSnapshot>) -> Result<Imported, E
         ..ImportReport::default()
     };
     let mut cubes: Vec<Value> = Vec::new();
+    let mut templates: Vec<String> = Vec::new();
     for file in &model_files(project) {
         let name = file.to_string_lossy().to_string();
         let javascript = name.ends_with(".js") || name.ends_with(".ts");
-        if !(javascript || name.ends_with(".yml") || name.ends_with(".yaml")) {
+        let yaml = name.ends_with(".yml") || name.ends_with(".yaml");
+        if !(javascript || yaml || name.ends_with(".jinja")) {
             continue;
         }
         let source = std::fs::read_to_string(file)
             .map_err(|e| refuse(format!("{}: cannot be read: {e}", file.display())))?;
+        if !javascript && (name.ends_with(".jinja") || is_jinja(&source)) {
+            report.push("file", &name, Outcome::Skipped, JINJA_SKIPPED);
+            templates.push(name);
+            continue;
+        }
         read_model(&name, &source, javascript, &mut cubes, &mut report)?;
     }
     if cubes.is_empty() {
-        return Err(refuse(format!(
+        let mut message = format!(
             "{} has no cubes (YAML or JavaScript model files) under model/ or schema/",
             project.display()
-        )));
+        );
+        if !templates.is_empty() {
+            message.push_str(&format!(
+                "; Lore reads plain YAML, and {} {} Jinja, which Cube renders with Python each time it loads the model: render the templates (or write their cubes out as YAML) and import again",
+                templates.join(", "),
+                if templates.len() == 1 { "is" } else { "are" }
+            ));
+        }
+        return Err(refuse(message));
     }
     from_cubes(&cubes, report, scan)
 }
@@ -414,7 +441,67 @@ fn from_cubes(
 
 #[cfg(test)]
 mod tests {
-    use super::plain_sql;
+    use super::*;
+
+    #[test]
+    fn jinja_templates_are_reported_and_the_plain_files_imported() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = dir.path().join("model/cubes");
+        std::fs::create_dir_all(&model).unwrap();
+        // As cube_dbt projects write them (Cube's jaffle_shop_cube).
+        let template = "{% set model = dbt_model('orders') %}\n\ncubes:\n  - {{ model.as_cube() }}\n\n    measures:\n      - name: count\n        type: count\n";
+        std::fs::write(model.join("orders.yml.jinja"), template).unwrap();
+        std::fs::write(
+            model.join("all.yml"),
+            "{# cubes:\n  {% for m in dbt_models() %}\n  {% endfor %} #}",
+        )
+        .unwrap();
+        let only_templates = read(dir.path(), None).unwrap_err();
+        assert!(
+            only_templates.message.contains("all.yml, ")
+                && only_templates
+                    .message
+                    .contains("orders.yml.jinja are Jinja")
+                && only_templates.message.contains("render the templates"),
+            "{}",
+            only_templates.message
+        );
+
+        std::fs::write(
+            model.join("payments.yml"),
+            "cubes:\n  - name: payments\n    sql_table: payments\n    measures:\n      - {name: count, type: count}\n",
+        )
+        .unwrap();
+        let imported = read(dir.path(), None).unwrap();
+        assert_eq!(imported.sources.len(), 1);
+        assert_eq!(imported.sources[0].name, "payments");
+        let skipped: Vec<&str> = imported
+            .report
+            .items
+            .iter()
+            .filter(|i| i.outcome == Outcome::Skipped)
+            .map(|i| i.name.as_str())
+            .collect();
+        assert_eq!(skipped.len(), 2, "{skipped:?}");
+        assert!(
+            skipped
+                .iter()
+                .all(|n| n.ends_with("all.yml") || n.ends_with("orders.yml.jinja"))
+        );
+
+        // Broken YAML that is no template is still an error with its line.
+        std::fs::write(
+            model.join("broken.yml"),
+            "cubes:\n  - name: x\n   sql_table: [\n",
+        )
+        .unwrap();
+        let err = read(dir.path(), None).unwrap_err();
+        assert!(
+            err.message.contains("broken.yml: not YAML"),
+            "{}",
+            err.message
+        );
+    }
 
     #[test]
     fn cube_references_become_plain_sql() {
@@ -430,5 +517,12 @@ mod tests {
         );
         assert_eq!(plain_sql("{customers.count}"), "customers.count");
         assert_eq!(plain_sql("amount"), "amount");
+        // Older models (Cube's own Stripe model) write `TABLE` for `CUBE`.
+        assert_eq!(
+            plain_sql("CASE WHEN ${TABLE}.status = 1 THEN 1 END"),
+            "CASE WHEN status = 1 THEN 1 END"
+        );
+        assert_eq!(plain_sql("{TABLE.amount}"), "amount");
+        assert_eq!(plain_sql("{tables}.id"), "tables.id");
     }
 }

@@ -113,6 +113,7 @@ impl ImportReport {
 }
 
 /// The model a reader produced: sources, and the report so far.
+#[derive(Debug)]
 pub struct Imported {
     /// The sources, one file each.
     pub sources: Vec<SourceSpec>,
