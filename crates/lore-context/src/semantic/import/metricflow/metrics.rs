@@ -388,18 +388,7 @@ pub(super) fn cumulative(
             .or_else(|| metric.pointer(&format!("/type_params/{key}")))
             .filter(|v| !v.is_null())
     };
-    let window = match param("window") {
-        None => None,
-        Some(Value::String(w)) => Some(w.trim().to_string()),
-        // The manifest's spelling: {count, granularity}.
-        Some(v) => match (
-            v.get("count").and_then(Value::as_u64),
-            text(v, "granularity"),
-        ) {
-            (Some(count), Some(unit)) => Some(format!("{count} {unit}")),
-            _ => return Err(format!("window `{v}` is not `<count> <unit>`")),
-        },
-    };
+    let window = window_text(param("window"))?;
     if let Some(w) = &window {
         RunningWindow::parse_trailing(w).map_err(|why| {
             format!("{why}; Lore's windows are counted in days, weeks, months, quarters or years")
@@ -558,17 +547,7 @@ pub(super) fn conversion(
             column_of(other, c, "constant property")?,
         ));
     }
-    let window = match params.get("window").filter(|v| !v.is_null()) {
-        None => None,
-        Some(Value::String(w)) => Some(w.trim().to_string()),
-        Some(v) => match (
-            v.get("count").and_then(Value::as_u64),
-            text(v, "granularity"),
-        ) {
-            (Some(count), Some(unit)) => Some(format!("{count} {unit}")),
-            _ => return Err(format!("window `{v}` is not `<count> <unit>`")),
-        },
-    };
+    let window = window_text(params.get("window").filter(|v| !v.is_null()))?;
     if let Some(w) = &window {
         parse_span(w).map_err(|why| {
             format!("{why}; Lore's windows are counted in days, weeks, months, quarters or years")
@@ -691,4 +670,20 @@ pub(super) fn conversion(
         fill_nulls_with,
     });
     Ok(Some(placed))
+}
+
+/// A metric's `window` as `<count> <unit>`: written so in YAML, or the
+/// manifest's `{count, granularity}`.
+fn window_text(window: Option<&Value>) -> Result<Option<String>, String> {
+    match window {
+        None => Ok(None),
+        Some(Value::String(w)) => Ok(Some(w.trim().to_string())),
+        Some(v) => match (
+            v.get("count").and_then(Value::as_u64),
+            text(v, "granularity"),
+        ) {
+            (Some(count), Some(unit)) => Ok(Some(format!("{count} {unit}"))),
+            _ => Err(format!("window `{v}` is not `<count> <unit>`")),
+        },
+    }
 }
