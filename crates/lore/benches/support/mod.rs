@@ -174,6 +174,11 @@ pub fn generate_sqlite(path: &Path, tables: usize, rows: usize) {
 }
 
 /// Runs `lore scan` on the project: wall time and peak RSS in MiB.
+///
+/// The peak is the child's `ru_maxrss`, which Linux starts at the RSS the
+/// bench itself had when it spawned the child (it survives `exec`): a
+/// bench must not hold much memory of its own when it calls this (the
+/// DuckDB bench writes its file in a child process for that reason).
 pub fn timed_scan(root: &Path) -> (Duration, f64) {
     let started = Instant::now();
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_lore"))
