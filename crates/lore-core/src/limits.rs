@@ -37,7 +37,7 @@ pub const DEFAULT_RESULT_BYTES: usize = 512 * 1024;
 pub const DEFAULT_INGEST_BYTES: usize = 1024 * 1024;
 
 /// Default for [`SqlLimits::ingest_pages`]. A long handbook files a few
-/// dozen pages (the test handbook: 30); 200 leaves room for a large
+/// dozen pages (the test handbook: 18); 200 leaves room for a large
 /// glossary while one run stays a transaction of a few megabytes that
 /// commits in well under a second, and a note of thousands of headings
 /// cannot multiply the wiki every later run reads.
