@@ -15,7 +15,10 @@
 //!
 //! The other structured inputs are bounded by their parsers: YAML by
 //! `serde-saphyr`'s budget (64 levels of nesting, a million events), JSON
-//! tool arguments by `serde_json`'s recursion limit (128 levels).
+//! tool arguments by `serde_json`'s recursion limit (128 levels), LookML
+//! and Cube JavaScript model files by their readers' 64 levels. What one
+//! `memory_ingest` run files is bounded by [`SqlLimits::ingest_pages`] and
+//! [`SqlLimits::ingest_items`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -32,6 +35,18 @@ pub const DEFAULT_RESULT_BYTES: usize = 512 * 1024;
 
 /// Default for [`SqlLimits::ingest_bytes`]: a 1 MiB note.
 pub const DEFAULT_INGEST_BYTES: usize = 1024 * 1024;
+
+/// Default for [`SqlLimits::ingest_pages`]. A long handbook files a few
+/// dozen pages (the test handbook: 18); 200 leaves room for a large
+/// glossary while one run stays a transaction of a few megabytes that
+/// commits in well under a second, and a note of thousands of headings
+/// cannot multiply the wiki every later run reads.
+pub const DEFAULT_INGEST_PAGES: usize = 200;
+
+/// Default for [`SqlLimits::ingest_items`]: each measure and model file is
+/// checked by loading the connection's whole model, so 200 keeps a run
+/// within seconds.
+pub const DEFAULT_INGEST_ITEMS: usize = 200;
 
 /// Default for [`SqlLimits::max_depth`], SQLite's own expression-depth
 /// limit: a statement past it would be refused by SQLite anyway.
@@ -74,10 +89,28 @@ pub struct SqlLimits {
     /// bytes. Default 1048576 (1 MiB).
     #[serde(default = "default_ingest_bytes")]
     pub ingest_bytes: usize,
+    /// Most wiki pages one `memory_ingest` run files: the note's first
+    /// sections, then its definitions, up to this many; the rest is
+    /// listed in the run's `skipped`. Default 200.
+    #[serde(default = "default_ingest_pages")]
+    pub ingest_pages: usize,
+    /// Most memory notes and semantic-layer items (model files, sources
+    /// and measures) one `memory_ingest` run adds; the rest is listed in
+    /// the run's `skipped`. Default 200.
+    #[serde(default = "default_ingest_items")]
+    pub ingest_items: usize,
 }
 
 fn default_ingest_bytes() -> usize {
     DEFAULT_INGEST_BYTES
+}
+
+fn default_ingest_pages() -> usize {
+    DEFAULT_INGEST_PAGES
+}
+
+fn default_ingest_items() -> usize {
+    DEFAULT_INGEST_ITEMS
 }
 
 fn default_result_bytes() -> usize {
@@ -114,6 +147,14 @@ impl SqlLimits {
                 self.ingest_bytes
             ));
         }
+        for (name, value) in [
+            ("ingest_pages", self.ingest_pages),
+            ("ingest_items", self.ingest_items),
+        ] {
+            if value == 0 {
+                return Err(format!("limits.{name} must be at least 1; it is 0"));
+            }
+        }
         if self.max_bytes < 1024 {
             return Err(format!(
                 "limits.sql_bytes must be at least 1024; it is {}",
@@ -131,6 +172,8 @@ impl Default for SqlLimits {
             max_depth: DEFAULT_MAX_SQL_DEPTH,
             result_bytes: DEFAULT_RESULT_BYTES,
             ingest_bytes: DEFAULT_INGEST_BYTES,
+            ingest_pages: DEFAULT_INGEST_PAGES,
+            ingest_items: DEFAULT_INGEST_ITEMS,
         }
     }
 }

@@ -451,6 +451,17 @@ pub(crate) mod limits {
     pub const GRAPH_LIMIT_MAX: usize = 1000;
 }
 
+impl EntryKind {
+    /// The most bytes an entry of this kind may hold: a write of more is
+    /// refused (`invalid_request`).
+    pub fn max_content_bytes(self) -> usize {
+        limits::content_bytes(self)
+    }
+}
+
+/// The most characters of an entry's `source`: a write of more is refused.
+pub const MAX_SOURCE_CHARS: usize = limits::SOURCE_CHARS;
+
 /// A page size within bounds (the default when none is asked for).
 pub fn page_size(limit: Option<usize>) -> Result<usize, StoreError> {
     match limit {

@@ -21,6 +21,8 @@ pub struct LlmContext<'a> {
     pub connection: Option<&'a str>,
     /// The connection's scanned tables.
     pub tables: Vec<String>,
+    /// The project's limits (a proposed measure's SQL is measured first).
+    pub limits: &'a lore_core::limits::SqlLimits,
 }
 
 const SYSTEM: &str = "You file a note into a team's knowledge base about its data. \
@@ -87,7 +89,12 @@ fn text_arg<'a>(call: &'a ToolCall, name: &str) -> Result<&'a str, String> {
 
 /// Applies one call to the triage being built: `Ok(answer)` or the
 /// refusal the model is told.
-fn apply(call: &ToolCall, built: &mut Triage, connection: bool) -> Result<String, String> {
+fn apply(
+    call: &ToolCall,
+    built: &mut Triage,
+    connection: bool,
+    limits: &lore_core::limits::SqlLimits,
+) -> Result<String, String> {
     if !call.arguments.is_object() && call.name != "finish" {
         return Err("refused: the arguments are not a JSON object".into());
     }
@@ -163,7 +170,7 @@ fn apply(call: &ToolCall, built: &mut Triage, connection: bool) -> Result<String
         "propose_measure" if connection => {
             let name = text_arg(call, "name")?;
             let sql = text_arg(call, "sql")?;
-            super::measures::propose(sql, name).map_err(|why| format!("refused: {why}"))?;
+            super::measures::propose(sql, name, limits).map_err(|why| format!("refused: {why}"))?;
             built.blocks.push(CodeBlock {
                 label: Some(name.to_string()),
                 lang: "sql".into(),
@@ -237,7 +244,7 @@ pub fn llm_triage(
             break;
         }
         for call in &calls {
-            let answer = match apply(call, &mut built, cx.connection.is_some()) {
+            let answer = match apply(call, &mut built, cx.connection.is_some(), cx.limits) {
                 Ok(answer) => answer,
                 Err(refusal) => {
                     warnings.push(format!("the model's {} call was {refusal}", call.name));

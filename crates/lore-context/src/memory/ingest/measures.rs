@@ -8,6 +8,7 @@
 
 use std::ops::ControlFlow;
 
+use lore_core::limits::{SqlLimits, check_sql, with_stack_budget};
 use sqlparser::ast::{
     Expr, GroupByExpr, SelectItem, SetExpr, Statement, TableFactor, visit_expressions,
 };
@@ -46,8 +47,19 @@ fn snake(text: &str) -> String {
     }
 }
 
-/// The measure `sql` proposes, or why it does not make one.
-pub fn propose(sql: &str, fallback_name: &str) -> Result<MeasureProposal, String> {
+/// The measure `sql` proposes, or why it does not make one. The query is
+/// measured against `limits` before it is parsed, and parsed, walked and
+/// dropped inside the stack budget, as `sql_execution` does.
+pub fn propose(
+    sql: &str,
+    fallback_name: &str,
+    limits: &SqlLimits,
+) -> Result<MeasureProposal, String> {
+    check_sql(sql, &GenericDialect {}, limits).map_err(|e| e.to_string())?;
+    with_stack_budget(|| propose_checked(sql, fallback_name))
+}
+
+fn propose_checked(sql: &str, fallback_name: &str) -> Result<MeasureProposal, String> {
     let statements = Parser::parse_sql(&GenericDialect {}, sql)
         .map_err(|e| format!("the query does not parse: {e}"))?;
     let [Statement::Query(query)] = statements.as_slice() else {
@@ -209,6 +221,7 @@ mod tests {
         let m = propose(
             "SELECT SUM(invoices.total_cents) / 100.0 AS Net_Revenue FROM billing.invoices WHERE invoices.status = 'paid'",
             "ignored",
+            &SqlLimits::default(),
         )
         .unwrap();
         assert_eq!(
@@ -223,6 +236,7 @@ mod tests {
         let unnamed = propose(
             "select count(distinct account_id) from invoices",
             "Active accounts",
+            &SqlLimits::default(),
         )
         .unwrap();
         assert_eq!(unnamed.name, "active_accounts");
@@ -253,9 +267,18 @@ mod tests {
             ("DELETE FROM t", "not a single SELECT"),
             ("SELEC nonsense", "does not parse"),
         ] {
-            let err = propose(sql, "m").unwrap_err();
+            let err = propose(sql, "m", &SqlLimits::default()).unwrap_err();
             assert!(err.contains(why), "{sql}: {err}");
         }
+        // A chain past limits.sql_depth is refused before it is parsed.
+        let chain = vec!["a"; 50_000].join(" + ");
+        let err = propose(
+            &format!("SELECT SUM({chain}) FROM t"),
+            "m",
+            &SqlLimits::default(),
+        )
+        .unwrap_err();
+        assert!(err.contains("limits.sql_depth"), "{err}");
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //! `interrupted` (its process is gone, or it has not reported for
 //! [`STALE_AFTER_SECONDS`]), never left `running`.
 
+pub mod bounds;
+mod filing;
 pub mod llm;
 pub mod measures;
 pub mod plan;
@@ -26,19 +28,20 @@ use lore_core::hash::content_hash;
 use lore_core::time::UtcMillis;
 use lore_core::{ErrorCode, ErrorReport};
 use lore_store::feed::StoreHandle;
-use lore_store::mirror::{FileChange, write_together};
-use lore_store::{IngestRunRecord, KnowledgeStore, NewEntry, TopicWrite, TxId};
+use lore_store::{IngestRunRecord, KnowledgeStore, TxId};
 use lore_warehouse::catalog::Catalog;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::semantic::files::{SemanticFiles, SourceFile};
+use crate::semantic::files::SemanticFiles;
 use crate::wiki::Wiki;
-use crate::wiki::page::{self, PageAddress, Scope};
+use crate::wiki::page;
 
 /// A run that has not reported for this long while its process cannot be
 /// checked is taken to be interrupted.
 pub const STALE_AFTER_SECONDS: i64 = 600;
+
+pub use filing::WRITE_ATTEMPTS;
 
 /// What to remember.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -211,7 +214,11 @@ pub struct MemoryIngest {
     catalog: Arc<Catalog>,
     /// The project's connections and the dialect of each.
     connections: BTreeMap<String, lore_semantic::dialect::Dialect>,
-    max_bytes: usize,
+    /// `limits:` of `lore.yaml`: note size, SQL size and depth, pages and
+    /// items per run.
+    limits: lore_core::limits::SqlLimits,
+    /// `.lore/memory-ingest.lock`, which runs take turns on.
+    turn_lock: std::path::PathBuf,
 }
 
 fn refuse(message: impl Into<String>) -> ErrorReport {
@@ -250,7 +257,8 @@ impl MemoryIngest {
                 .iter()
                 .map(|(id, c)| (id.clone(), crate::semantic::dialect(c.driver)))
                 .collect(),
-            max_bytes: project.config.limits.ingest_bytes,
+            limits: project.config.limits,
+            turn_lock: project.state_dir().join(filing::TURN_LOCK),
         }
     }
 
@@ -262,11 +270,11 @@ impl MemoryIngest {
                 "content is empty: give the markdown to remember (the finding and where it came from)",
             ));
         }
-        if request.content.len() > self.max_bytes {
+        if request.content.len() > self.limits.ingest_bytes {
             return Err(refuse(format!(
                 "content is {} bytes; at most {} are ingested at once (limits.ingest_bytes): split the note",
                 request.content.len(),
-                self.max_bytes
+                self.limits.ingest_bytes
             )));
         }
         if request.content.contains('\0') {
@@ -348,8 +356,12 @@ impl MemoryIngest {
             .spawn(move || {
                 let run_id = record.run_id.clone();
                 let started = record.clone();
+                // Everything a run parses and walks (markdown, YAML, model
+                // files, SQL, the model check) runs inside the stack budget
+                // `sql_execution` and `lore sl import` have; what could
+                // need more is refused before it is parsed.
                 let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    service.execute(record, &request)
+                    lore_core::limits::with_stack_budget(|| service.execute(record, &request))
                 }));
                 if ran.is_err() {
                     // A bug must not leave the run `running`.
@@ -468,186 +480,24 @@ impl MemoryIngest {
         request: &IngestRequest,
     ) -> Result<(RunReport, Option<TxId>), ErrorReport> {
         self.stage(record, "triaging");
-        // What is stored now (after importing edits made on disk).
-        self.wiki.refresh()?;
-        let pages: BTreeMap<String, plan::ExistingPage> = self
-            .wiki
-            .mirror()
-            .entries()?
-            .1
-            .into_iter()
-            .filter_map(|(_, entry)| {
-                let address = PageAddress::from_topic(&entry.topic)?;
-                if address.scope != Scope::Global {
-                    return None;
-                }
-                let (front, body) = page::parse(&entry.content).ok()?;
-                Some((
-                    address.key.clone(),
-                    plan::ExistingPage {
-                        key: address.key,
-                        front,
-                        body,
-                        version: entry.version,
-                    },
-                ))
-            })
-            .collect();
-        let mut tables: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
-        let mut model_files: Vec<String> = Vec::new();
-        let mut scan = None;
-        if let Some(connection) = &request.connection_id {
-            scan = self.catalog.latest(connection).ok().flatten();
-            if let Some(snapshot) = &scan {
-                for table in &snapshot.tables {
-                    tables.insert(
-                        table.name.to_lowercase(),
-                        (
-                            table.name.clone(),
-                            table.columns.iter().map(|c| c.name.clone()).collect(),
-                        ),
-                    );
-                }
+        // The model reads what is stored to file the note; the
+        // deterministic triage needs nothing but the note.
+        let (note, triage_warnings) = match &self.llm {
+            Some(_) => {
+                let seen = self.snapshot(request)?;
+                self.triage(request, &seen.pages, &seen.tables)?
             }
-            model_files = self.semantic.files_of(connection);
-        }
-        let (note, triage_warnings) = self.triage(request, &pages, &tables)?;
-        let source = note_source(&request.content).unwrap_or_else(|| note.title.clone());
-        let cx = plan::Context {
-            run_id: &record.run_id,
-            source: &source,
-            connection: request.connection_id.as_deref(),
-            pages: &pages,
-            tables: &tables,
-            model_files: &model_files,
+            None => (triage::triage(&request.content), Vec::new()),
         };
-        let mut planned = plan::plan(&note, &cx);
-        planned.warnings.splice(0..0, triage_warnings);
-        // MetricFlow, LookML and Cube blocks go through `lore sl
-        // import`'s readers.
-        let dialect = request
-            .connection_id
-            .as_ref()
-            .and_then(|c| self.connections.get(c).copied());
-        for (kind, section, text) in std::mem::take(&mut planned.imports) {
-            if let Some(dialect) = dialect {
-                import_block(
-                    kind,
-                    &section,
-                    &text,
-                    scan.as_deref(),
-                    dialect,
-                    &model_files,
-                    &mut planned,
-                );
-            }
-        }
-        // Model files must keep the model loading: each is checked with
-        // the others, and a file that breaks it is skipped with why.
-        if let Some(connection) = &request.connection_id {
-            let mut kept: Vec<SourceFile> = Vec::new();
-            for model in std::mem::take(&mut planned.models) {
-                let candidate = SourceFile {
-                    file: model.file.clone(),
-                    content: Some(model.content.clone()),
-                    expected_version: Some(0),
-                };
-                let mut trial = kept.clone();
-                trial.push(candidate.clone());
-                match self.semantic.check_model_after(connection, &trial) {
-                    Ok(()) => kept.push(candidate),
-                    Err(problem) => {
-                        planned.captured.sl.retain(|c| c.id != model.file);
-                        planned.skipped.push(Skipped {
-                            section: model.file.clone(),
-                            what: triage::BlockKind::LoreModel.as_str().to_string(),
-                            reason: format!(
-                                "the model would not load with it: {}",
-                                problem.message
-                            ),
-                        });
-                    }
-                }
-            }
-            planned.models = kept
-                .into_iter()
-                .map(|f| plan::ModelPlan {
-                    file: f.file,
-                    content: f.content.unwrap_or_default(),
-                })
-                .collect();
-        }
-        let mut measure_changes: Vec<FileChange> = Vec::new();
-        if let Some(connection) = &request.connection_id {
-            measure_changes = self.measures(connection, &source, &mut planned)?;
-        }
-        self.stage(record, "writing");
-        let report = RunReport {
-            captured: planned.captured.clone(),
-            skipped: planned.skipped.clone(),
-            warnings: planned.warnings.clone(),
-            error: None,
-        };
-        let page_changes: Vec<FileChange> = planned
-            .pages
-            .iter()
-            .map(|p| FileChange {
-                path: PageAddress {
-                    scope: Scope::Global,
-                    key: p.key.clone(),
-                }
-                .path(),
-                content: Some(p.content.clone()),
-                expected_version: Some(p.expected_version),
-            })
-            .collect();
-        let mut model_changes: Vec<FileChange> = match &request.connection_id {
-            Some(connection) => planned
-                .models
-                .iter()
-                .map(|m| FileChange {
-                    path: SemanticFiles::path(connection, &m.file),
-                    content: Some(m.content.clone()),
-                    expected_version: Some(0),
-                })
-                .collect(),
-            None => Vec::new(),
-        };
-        model_changes.extend(measure_changes);
-        let notes: Vec<TopicWrite> = planned
-            .notes
-            .iter()
-            .map(|n| TopicWrite {
-                entry: NewEntry {
-                    topic: n.topic.clone(),
-                    content: n.content.clone(),
-                    tags: n.tags.clone(),
-                    source: Some(n.source.clone()),
-                    ..NewEntry::default()
-                },
-                expected_version: None,
-                remove: false,
-            })
-            .collect();
-        if page_changes.is_empty() && model_changes.is_empty() && notes.is_empty() {
-            return Ok((report, None));
-        }
-        let summary = format!("memory_ingest {}: {}", record.run_id, note.title);
-        let summary: String = summary.chars().take(200).collect();
-        // The wiki's mirror names the store even when no page changes.
-        let mut parts = vec![(self.wiki.mirror(), page_changes)];
-        if !model_changes.is_empty() {
-            parts.push((self.semantic.mirror(), model_changes));
-        }
-        let written = write_together(&record.actor, &summary, parts, notes)?;
-        let mut report = report;
-        // Notes that said nothing new.
-        for (item, written) in report.captured.memory.iter_mut().zip(&written.entries) {
-            if !written.changed {
-                item.action = "unchanged".into();
-            }
-        }
-        Ok((report, written.changed.then_some(written.tx_id)))
+        // One run at a time plans against what is stored and writes it,
+        // in this process and in any other on the project: concurrent
+        // notes defining one term add to its page one after the other
+        // instead of failing on each other's page versions.
+        let _turn = self.take_turn()?;
+        filing::retry_on_conflict(|| {
+            let seen = self.snapshot(request)?;
+            self.plan_and_write(record, request, &note, &triage_warnings, &seen)
+        })
     }
 
     /// The note read by the model when `llm:` is configured (falling back
@@ -677,6 +527,7 @@ impl MemoryIngest {
                         .collect(),
                     connection: request.connection_id.as_deref(),
                     tables: tables.values().map(|(name, _)| name.clone()).collect(),
+                    limits: &self.limits,
                 };
                 llm::llm_triage(chat, setup.max_steps, &request.content, &cx)
                     .map_err(|e| e.to_string())
@@ -696,248 +547,6 @@ impl MemoryIngest {
                     "the LLM triage failed (llm.fallback is false, so nothing was filed): {failure}"
                 ),
             )),
-        }
-    }
-
-    /// The note's aggregate queries as measures on the connection's
-    /// sources: each proposal is kept only if the model still loads with
-    /// it (and with the new model files); the rest are skipped with why.
-    /// Returns the changed files.
-    fn measures(
-        &self,
-        connection: &str,
-        source: &str,
-        planned: &mut plan::Plan,
-    ) -> Result<Vec<FileChange>, ErrorReport> {
-        let queries = std::mem::take(&mut planned.queries);
-        if queries.is_empty() {
-            return Ok(Vec::new());
-        }
-        let versions: BTreeMap<String, i64> = self
-            .semantic
-            .mirror()
-            .entries()?
-            .1
-            .into_iter()
-            .map(|(path, entry)| (path, entry.version))
-            .collect();
-        let files: Vec<(String, String)> = self
-            .semantic
-            .files_of(connection)
-            .into_iter()
-            .filter_map(|f| self.semantic.read(connection, &f).map(|t| (f, t)))
-            .collect();
-        let new_files: Vec<SourceFile> = planned
-            .models
-            .iter()
-            .map(|m| SourceFile {
-                file: m.file.clone(),
-                content: Some(m.content.clone()),
-                expected_version: Some(0),
-            })
-            .collect();
-        let mut edited: BTreeMap<String, String> = BTreeMap::new();
-        let skip = |planned: &mut plan::Plan, section: &str, reason: String| {
-            planned.skipped.push(Skipped {
-                section: section.to_string(),
-                what: triage::BlockKind::Sql.as_str().to_string(),
-                reason,
-            });
-        };
-        for query in queries {
-            let proposal = match measures::propose(&query.sql, &query.section) {
-                Ok(p) => p,
-                Err(why) => {
-                    skip(
-                        planned,
-                        &query.section,
-                        format!("kept in the wiki page, not made a measure: {why}"),
-                    );
-                    continue;
-                }
-            };
-            let mut owner: Option<(String, lore_semantic::model::SourceSpec)> = None;
-            for (file, text) in &files {
-                let current = edited.get(file).unwrap_or(text);
-                let specs = lore_semantic::model::parse_file(std::path::Path::new(file), current)
-                    .unwrap_or_default();
-                if let Some(spec) = specs.into_iter().find(|s| {
-                    s.table
-                        .as_deref()
-                        .is_some_and(|t| measures::same_table(t, &proposal.table))
-                }) {
-                    owner = Some((file.clone(), spec));
-                    break;
-                }
-            }
-            let Some((file, spec)) = owner else {
-                skip(
-                    planned,
-                    &query.section,
-                    format!(
-                        "no semantic-layer source of {connection} reads table {} (lore sl generate makes one)",
-                        proposal.table
-                    ),
-                );
-                continue;
-            };
-            let id = format!("{file}#{}", proposal.name);
-            if let Some(existing) = spec.measures.iter().find(|m| m.name == proposal.name) {
-                let same = triage::squash(&existing.expr)
-                    .eq_ignore_ascii_case(&triage::squash(&proposal.expr))
-                    && existing
-                        .filter
-                        .as_deref()
-                        .map(triage::squash)
-                        .map(|f| f.to_lowercase())
-                        == proposal
-                            .filter
-                            .as_deref()
-                            .map(triage::squash)
-                            .map(|f| f.to_lowercase());
-                if same {
-                    planned
-                        .captured
-                        .sl
-                        .push(CapturedItem::unchanged(&id, "measure"));
-                } else {
-                    planned.warnings.push(format!(
-                        "measure `{}` of source {} is `{}`{}; the note ({source}) says `{}`{} — the model was left as it is",
-                        proposal.name,
-                        spec.name,
-                        existing.expr,
-                        existing.filter.as_deref().map(|f| format!(" where {f}")).unwrap_or_default(),
-                        proposal.expr,
-                        proposal.filter.as_deref().map(|f| format!(" where {f}")).unwrap_or_default(),
-                    ));
-                    skip(
-                        planned,
-                        &query.section,
-                        format!(
-                            "source {} already has a different measure `{}`",
-                            spec.name, proposal.name
-                        ),
-                    );
-                }
-                continue;
-            }
-            let current = edited
-                .get(&file)
-                .cloned()
-                .or_else(|| {
-                    files
-                        .iter()
-                        .find(|(f, _)| *f == file)
-                        .map(|(_, t)| t.clone())
-                })
-                .unwrap_or_default();
-            let text = measures::add_measure(&current, &proposal, &format!("From {source}"));
-            let mut trial = new_files.clone();
-            for (f, t) in edited.iter().chain(std::iter::once((&file, &text))) {
-                trial.push(SourceFile {
-                    file: f.clone(),
-                    content: Some(t.clone()),
-                    expected_version: None,
-                });
-            }
-            match self.semantic.check_model_after(connection, &trial) {
-                Ok(()) => {
-                    edited.insert(file.clone(), text);
-                    planned
-                        .captured
-                        .sl
-                        .push(CapturedItem::new(&id, "measure", "created"));
-                }
-                Err(problem) => skip(
-                    planned,
-                    &query.section,
-                    format!(
-                        "measure `{}` on source {} would not load: {}",
-                        proposal.name, spec.name, problem.message
-                    ),
-                ),
-            }
-        }
-        Ok(edited
-            .into_iter()
-            .map(|(file, text)| {
-                let path = SemanticFiles::path(connection, &file);
-                FileChange {
-                    expected_version: versions.get(&path).copied(),
-                    path,
-                    content: Some(text),
-                }
-            })
-            .collect())
-    }
-}
-
-/// A MetricFlow, LookML or Cube block as new model files (existing files
-/// are left to `lore sl import`); the importer's approximations become
-/// warnings and what it skipped is listed with why.
-fn import_block(
-    kind: triage::BlockKind,
-    section: &str,
-    text: &str,
-    scan: Option<&lore_warehouse::catalog::LoadedSnapshot>,
-    dialect: lore_semantic::dialect::Dialect,
-    existing: &[String],
-    planned: &mut plan::Plan,
-) {
-    use crate::semantic::import::{Outcome, cube, lookml, metricflow, render};
-    let skip = |planned: &mut plan::Plan, reason: String| {
-        planned.skipped.push(Skipped {
-            section: section.to_string(),
-            what: kind.as_str().to_string(),
-            reason,
-        });
-    };
-    let imported = match kind {
-        triage::BlockKind::LookMl => lookml::read_text(text, scan, dialect),
-        triage::BlockKind::Cube => cube::read_text(text, scan),
-        _ => metricflow::read_text(text, scan),
-    };
-    let imported = match imported {
-        Ok(imported) => imported,
-        Err(e) => return skip(planned, e.message),
-    };
-    for item in &imported.report.items {
-        match item.outcome {
-            Outcome::Imported => {}
-            Outcome::Approximated => planned.warnings.push(format!(
-                "{} {} {}: {}",
-                kind.label(),
-                item.kind,
-                item.name,
-                item.detail
-            )),
-            Outcome::Skipped => skip(
-                planned,
-                format!("{} {}: {}", item.kind, item.name, item.detail),
-            ),
-        }
-    }
-    for source in &imported.sources {
-        let file = format!("{}.yaml", source.name);
-        if existing.contains(&file) {
-            skip(
-                planned,
-                format!(
-                    "semantic-layer file {file} exists already; update it with lore sl import --from {}",
-                    kind.as_str()
-                ),
-            );
-            continue;
-        }
-        match render(source, kind.as_str()) {
-            Ok(content) => {
-                planned
-                    .captured
-                    .sl
-                    .push(CapturedItem::new(&file, "source", "created"));
-                planned.models.push(plan::ModelPlan { file, content });
-            }
-            Err(e) => skip(planned, e.message),
         }
     }
 }

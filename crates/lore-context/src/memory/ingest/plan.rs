@@ -13,6 +13,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use lore_core::limits::SqlLimits;
+
+use super::bounds;
 use super::triage::{BlockKind, Triage, squash};
 use super::{Captured, CapturedItem, Skipped, Xref};
 use crate::wiki::page::{self, FrontMatter};
@@ -92,6 +95,9 @@ pub struct Plan {
     pub skipped: Vec<Skipped>,
     /// Contradictions and other things to look at.
     pub warnings: Vec<String>,
+    /// Semantic-layer items (sources and measures) the run may still add
+    /// (`limits.ingest_items`, less its notes and the model files above).
+    pub items_left: usize,
 }
 
 /// What the planner may look at.
@@ -110,6 +116,9 @@ pub struct Context<'a> {
     pub tables: &'a BTreeMap<String, (String, Vec<String>)>,
     /// Existing model file names of the connection.
     pub model_files: &'a [String],
+    /// The project's limits: what a block may be to be read, how many
+    /// pages and items one run files.
+    pub limits: &'a SqlLimits,
 }
 
 /// Up to 300 characters of one line: a page's summary.
@@ -193,14 +202,19 @@ fn paragraphs_of(body: &str) -> Vec<String> {
         .collect()
 }
 
-/// Plans the writes for `triage`.
+/// Plans the writes for `triage`, within the run's limits.
 pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
-    let mut plan = Plan::default();
+    let selection = bounds::select(triage, cx.limits);
+    let mut plan = Plan {
+        skipped: selection.skipped,
+        items_left: selection.items_left,
+        ..Plan::default()
+    };
     let mut planned: BTreeMap<String, PagePlan> = BTreeMap::new();
 
     // Glossary pages first: section pages link to them.
     let mut glossary_keys: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for definition in &triage.definitions {
+    for definition in selection.definitions {
         let key = key_for(&definition.term, "glossary/", cx.pages);
         glossary_keys
             .entry(definition.section)
@@ -280,7 +294,7 @@ pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
     }
 
     // A page per section.
-    for (index, section) in triage.sections.iter().enumerate() {
+    for (index, section) in triage.sections.iter().enumerate().take(selection.sections) {
         let key = key_for(&section.heading, "", cx.pages);
         let refs = glossary_keys.get(&index).cloned().unwrap_or_default();
         match cx.pages.get(&key) {
@@ -363,20 +377,54 @@ pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
         }
     }
     plan.pages = planned.into_values().collect();
+    keep_within_store_limits(&mut plan);
 
     // Notes to remember.
-    for callout in &triage.callouts {
+    for callout in selection.callouts {
         let heading = triage
             .sections
             .get(callout.section)
             .map_or(triage.title.as_str(), |s| s.heading.as_str());
+        let note_limit = lore_store::EntryKind::Note.max_content_bytes();
+        if callout.text.len() > note_limit {
+            plan.skipped.push(Skipped {
+                section: heading.to_string(),
+                what: callout.label.clone(),
+                reason: format!(
+                    "the note is {} bytes, over the store's limit of {note_limit} bytes per memory note; it stays in the wiki page only",
+                    callout.text.len()
+                ),
+            });
+            continue;
+        }
         let topic = format!("{}: {}", heading, callout.label);
         let topic: String = topic.chars().take(200).collect();
+        // Two notes of one label in one section are one entry (the store
+        // takes a topic once per write).
+        if let Some(same) = plan.notes.iter_mut().find(|n| n.topic == topic) {
+            if same.content.len() + callout.text.len() + 2 <= note_limit {
+                same.content = format!("{}\n\n{}", same.content, callout.text);
+            } else {
+                plan.skipped.push(Skipped {
+                    section: heading.to_string(),
+                    what: callout.label.clone(),
+                    reason: format!(
+                        "the section's {} notes together are over the store's limit of {note_limit} bytes per memory note; this one stays in the wiki page only",
+                        callout.label
+                    ),
+                });
+            }
+            continue;
+        }
         plan.notes.push(NotePlan {
             topic: topic.clone(),
             content: callout.text.clone(),
             tags: vec![callout.label.clone(), "ingested".into()],
-            source: cx.source.to_string(),
+            source: cx
+                .source
+                .chars()
+                .take(lore_store::MAX_SOURCE_CHARS)
+                .collect(),
         });
         plan.captured
             .memory
@@ -387,17 +435,39 @@ pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
     let text = triage
         .sections
         .iter()
+        .take(selection.sections)
         .map(|s| s.body.as_str())
         .collect::<Vec<_>>()
         .join("\n");
     plan.captured.xrefs = xrefs(&text, cx.tables);
 
-    // Code blocks.
-    for block in &triage.blocks {
+    // Code blocks: each measured before anything parses it; at most as
+    // many read as the run may still add items.
+    let mut unread: Option<(String, usize)> = None;
+    let mut reads = 0;
+    for block in selection.blocks {
         let section = triage
             .sections
             .get(block.section)
             .map_or(triage.title.as_str(), |s| s.heading.as_str());
+        if let Some(why) = bounds::block_limit(block, cx.limits) {
+            plan.skipped.push(Skipped::new(section, block.kind, &why));
+            continue;
+        }
+        let read = cx.connection.is_some()
+            && matches!(
+                block.kind,
+                BlockKind::LoreModel
+                    | BlockKind::Sql
+                    | BlockKind::MetricFlow
+                    | BlockKind::Cube
+                    | BlockKind::LookMl
+            );
+        if read && reads >= selection.items_left {
+            unread.get_or_insert((section.to_string(), 0)).1 += 1;
+            continue;
+        }
+        reads += usize::from(read);
         match block.kind {
             BlockKind::LoreModel => match cx.connection {
                 None => plan.skipped.push(Skipped::new(
@@ -414,7 +484,14 @@ pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
                             block.kind,
                             &format!("semantic-layer file {file} exists already; edit it (sl_read_source shows it) rather than replacing it from a note"),
                         ));
+                    } else if model_items(&file, &block.text) > plan.items_left {
+                        plan.skipped.push(Skipped::new(
+                            section,
+                            block.kind,
+                            &format!("{file} ({} items: its sources and measures) was not filed: limits.ingest_items in lore.yaml allows {} per memory_ingest run and {} are left; split the note, or raise limits.ingest_items", model_items(&file, &block.text), cx.limits.ingest_items, plan.items_left),
+                        ));
                     } else {
+                        plan.items_left -= model_items(&file, &block.text);
                         plan.models.push(ModelPlan {
                             file: file.clone(),
                             content: block.text.clone(),
@@ -456,7 +533,49 @@ pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
             BlockKind::Other => {}
         }
     }
+    if let Some((section, count)) = unread {
+        plan.skipped.push(bounds::left_out(
+            &section,
+            "block",
+            count,
+            "limits.ingest_items",
+            cx.limits.ingest_items,
+        ));
+    }
     plan
+}
+
+/// Leaves out the pages and notes the store would refuse (a page over
+/// its size limit, a note over its own), each listed in `skipped` with
+/// the limit, so that the rest of the note is filed.
+fn keep_within_store_limits(plan: &mut Plan) {
+    use lore_store::EntryKind;
+    let page_limit = EntryKind::Wiki.max_content_bytes();
+    let (kept, too_big): (Vec<PagePlan>, Vec<PagePlan>) = std::mem::take(&mut plan.pages)
+        .into_iter()
+        .partition(|p| p.content.len() <= page_limit);
+    plan.pages = kept;
+    for page in too_big {
+        plan.captured.wiki.retain(|c| c.id != page.key);
+        plan.skipped.push(Skipped {
+            section: page.key.clone(),
+            what: "page".into(),
+            reason: format!(
+                "the page would be {} bytes, over the store's limit of {page_limit} bytes per wiki page; split the section (or the page it adds to) into smaller ones",
+                page.content.len()
+            ),
+        });
+    }
+}
+
+/// The items a model file adds: each source and each of its measures (a
+/// file that does not parse counts one; the model check refuses it).
+fn model_items(file: &str, text: &str) -> usize {
+    lore_semantic::model::parse_file(std::path::Path::new(file), text)
+        .map_or(1, |sources| {
+            sources.iter().map(|s| 1 + s.measures.len()).sum()
+        })
+        .max(1)
 }
 
 fn model_name(text: &str) -> Option<String> {
@@ -516,8 +635,11 @@ mod tests {
             pages,
             tables,
             model_files: &[],
+            limits: &LIMITS,
         }
     }
+
+    static LIMITS: std::sync::LazyLock<SqlLimits> = std::sync::LazyLock::new(SqlLimits::default);
 
     fn existing(plan: &Plan) -> BTreeMap<String, ExistingPage> {
         plan.pages
@@ -602,6 +724,70 @@ mod tests {
             "{body}"
         );
         assert!(body.contains("Partial refunds count too."));
+    }
+
+    #[test]
+    fn a_run_files_at_most_its_pages_and_notes_and_says_what_it_left_out() {
+        let note: String = (0..300)
+            .map(|i| format!("## Heading {i}\n\n**Term {i}** is the thing number {i}.\n\nNote: remember {i}.\n\n"))
+            .collect();
+        let tables = BTreeMap::new();
+        let none = BTreeMap::new();
+        let limits = SqlLimits {
+            ingest_pages: 150,
+            ingest_items: 20,
+            ..SqlLimits::default()
+        };
+        let cx = Context {
+            limits: &limits,
+            ..context(&none, &tables)
+        };
+        let planned = plan(&triage(&note), &cx);
+        // Sections come first: 150 section pages, no room for glossary pages.
+        assert_eq!(planned.pages.len(), 150);
+        assert!(
+            planned
+                .pages
+                .iter()
+                .all(|p| !p.key.starts_with("glossary/"))
+        );
+        assert_eq!(planned.notes.len(), 20);
+        let skipped: Vec<(&str, &str)> = planned
+            .skipped
+            .iter()
+            .map(|s| (s.what.as_str(), s.section.as_str()))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                ("section", "Heading 150"),
+                ("definition", "Heading 0"),
+                ("note", "Heading 20")
+            ]
+        );
+        assert!(planned.skipped[0].reason.starts_with("150 sections from here on were not filed: limits.ingest_pages in lore.yaml allows 150"), "{:?}", planned.skipped[0]);
+        assert!(planned.skipped[1].reason.contains("300 definitions"));
+        assert!(
+            planned.skipped[2].reason.contains("280 notes")
+                && planned.skipped[2].reason.contains("limits.ingest_items")
+        );
+        // With room left, definitions of the filed sections get pages.
+        let roomy = SqlLimits {
+            ingest_pages: 310,
+            ..SqlLimits::default()
+        };
+        let cx = Context {
+            limits: &roomy,
+            ..context(&none, &tables)
+        };
+        let planned = plan(&triage(&note), &cx);
+        assert_eq!(planned.pages.len(), 310);
+        assert_eq!(planned.skipped[0].what, "definition");
+        assert!(
+            planned.skipped[0].reason.starts_with("290 definitions"),
+            "{:?}",
+            planned.skipped
+        );
     }
 
     #[test]

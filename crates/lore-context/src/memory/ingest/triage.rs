@@ -262,11 +262,12 @@ pub fn triage(markdown: &str) -> Triage {
             paragraphs: Vec::new(),
         });
     }
+    // The ranges are in order: a binary search keeps a note of many
+    // sections and paragraphs linear enough.
     let section_of = |offset: usize| -> usize {
         ranges
-            .iter()
-            .rposition(|(_, start, _)| *start <= offset)
-            .unwrap_or(0)
+            .partition_point(|(_, start, _)| *start <= offset)
+            .saturating_sub(1)
     };
 
     // One walk for paragraphs, definitions, notes, tables and code.

@@ -161,15 +161,25 @@ pub fn read_text(text: &str, scan: Option<&LoadedSnapshot>) -> Result<Imported, 
         ..ImportReport::default()
     };
     let mut cubes: Vec<Value> = Vec::new();
-    // JavaScript calls `cube(...)` and is no YAML mapping; anything else
-    // is read as YAML (and a YAML error is reported as one).
-    let javascript = !serde_saphyr::from_str::<Value>(text).is_ok_and(|v| v.is_object())
-        && (text.contains("cube(") || text.contains("view("));
+    // JavaScript calls `cube(...)` and is no YAML model (some JavaScript,
+    // `cube(`x`, {sql: …})`, parses as a YAML mapping without `cubes:`);
+    // anything else is read as YAML (and a YAML error is reported as one).
+    let yaml_model = serde_saphyr::from_str::<Value>(text)
+        .is_ok_and(|v| v.get("cubes").is_some() || v.get("views").is_some());
+    let javascript = !yaml_model && (text.contains("cube(") || text.contains("view("));
     read_model("the Cube block", text, javascript, &mut cubes, &mut report)?;
     if cubes.is_empty() {
-        return Err(refuse(
-            "the Cube block has no cubes (a `cubes:` list, or `cube(...)` in JavaScript)".into(),
-        ));
+        // JavaScript the reader could not read says why.
+        let unread = report
+            .items
+            .iter()
+            .find(|i| i.kind == "file" && i.outcome == Outcome::Skipped);
+        return Err(refuse(match unread {
+            Some(item) => format!("the Cube block: {}", item.detail),
+            None => {
+                "the Cube block has no cubes (a `cubes:` list, or `cube(...)` in JavaScript)".into()
+            }
+        }));
     }
     from_cubes(&cubes, report, scan)
 }

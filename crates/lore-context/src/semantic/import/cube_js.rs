@@ -26,6 +26,7 @@ pub fn read(text: &str) -> Result<JsModel, String> {
     let mut p = Reader {
         chars: text.chars().collect(),
         at: 0,
+        depth: 0,
     };
     let mut model = JsModel::default();
     while p.at < p.chars.len() {
@@ -72,6 +73,8 @@ pub fn read(text: &str) -> Result<JsModel, String> {
 struct Reader {
     chars: Vec<char>,
     at: usize,
+    /// Values open at `at`: the reader recurses once per value.
+    depth: usize,
 }
 
 impl Reader {
@@ -128,7 +131,19 @@ impl Reader {
         self.chars[start..self.at].iter().collect()
     }
 
+    /// One value; refused past the nesting limit (objects, lists and
+    /// arrow functions each open one level).
     fn value(&mut self) -> Result<Value, String> {
+        if self.depth >= super::nesting::MAX_NESTING_DEPTH {
+            return Err(self.error(&super::nesting::too_deep("objects, lists and functions")));
+        }
+        self.depth += 1;
+        let value = self.value_here();
+        self.depth -= 1;
+        value
+    }
+
+    fn value_here(&mut self) -> Result<Value, String> {
         self.skip_space();
         let Some(c) = self.peek() else {
             return Err(self.error("the file ends where a value was expected"));
@@ -483,5 +498,22 @@ mod tests {
             err.starts_with("line 2:") && err.contains("not closed"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn values_nested_past_the_limit_are_refused_on_a_small_stack() {
+        for body in [
+            format!("{}1{}", "{a:".repeat(20_000), "}".repeat(20_000)),
+            format!("{}1{}", "[".repeat(20_000), "]".repeat(20_000)),
+            format!("{{a: {}1}}", "x => ".repeat(20_000)),
+        ] {
+            let file = format!("cube(`deep`, {body})");
+            let handle = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || read(&file).map(|_| ()))
+                .unwrap();
+            let err = handle.join().unwrap().unwrap_err();
+            assert!(err.contains("nesting depth limit"), "{err}");
+        }
     }
 }

@@ -74,6 +74,8 @@ struct Parser<'a> {
     text: &'a str,
     at: usize,
     file: String,
+    /// Blocks open at `at`: the parser recurses once per block.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -165,6 +167,18 @@ impl Parser<'_> {
         }
     }
 
+    /// A block's items, at its `{`; refused past the nesting limit.
+    fn block(&mut self) -> Result<Items, ErrorReport> {
+        if self.depth >= super::nesting::MAX_NESTING_DEPTH {
+            return Err(self.error(&super::nesting::too_deep("blocks")));
+        }
+        self.at += 1;
+        self.depth += 1;
+        let items = self.items(false);
+        self.depth -= 1;
+        items
+    }
+
     fn value(&mut self, key: &str) -> Result<Lkml, ErrorReport> {
         if key.starts_with("sql") || key == "html" || key == "expression" {
             // SQL runs to `;;`.
@@ -177,10 +191,7 @@ impl Parser<'_> {
             return Ok(Lkml::Text(rest[..end].trim().to_string()));
         }
         match self.peek() {
-            Some('{') => {
-                self.at += 1;
-                Ok(Lkml::Block(None, self.items(false)?))
-            }
+            Some('{') => Ok(Lkml::Block(None, self.block()?)),
             Some('[') => {
                 self.at += 1;
                 let mut list = Vec::new();
@@ -232,8 +243,7 @@ impl Parser<'_> {
                     .word()
                     .ok_or_else(|| self.error(&format!("expected a value for `{key}`")))?;
                 if self.peek() == Some('{') {
-                    self.at += 1;
-                    return Ok(Lkml::Block(Some(word), self.items(false)?));
+                    return Ok(Lkml::Block(Some(word), self.block()?));
                 }
                 Ok(Lkml::Text(word))
             }
@@ -248,6 +258,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<(String, Lkml)>, ErrorReport>
         text,
         at: 0,
         file: file.to_string(),
+        depth: 0,
     }
     .items(true)
 }
@@ -1377,5 +1388,27 @@ mod tests {
         );
         assert_eq!(filter_sql("is_large", "yes"), Some("is_large".into()));
         assert_eq!(filter_sql("created", "\"7 days ago\""), None);
+    }
+
+    #[test]
+    fn blocks_nested_past_the_limit_are_refused_on_a_small_stack() {
+        let deep = format!(
+            "view: v {{\n{}{}}}\n",
+            "dimension: d {\n".repeat(20_000),
+            "}\n".repeat(20_000)
+        );
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || parse(&deep, "deep.view.lkml").map(|_| ()))
+            .unwrap();
+        let err = handle.join().unwrap().unwrap_err();
+        assert!(
+            err.message.starts_with("deep.view.lkml, line 65:")
+                && err.message.contains("nesting depth limit"),
+            "{}",
+            err.message
+        );
+        let within = format!("view: v {{{}{}}}", "a: b {".repeat(60), "}".repeat(60));
+        assert!(parse(&within, "ok.view.lkml").is_ok());
     }
 }

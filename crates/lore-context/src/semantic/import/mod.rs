@@ -15,6 +15,7 @@ pub mod cube;
 pub mod cube_js;
 pub mod lookml;
 pub mod metricflow;
+pub mod nesting;
 
 use std::collections::BTreeMap;
 
@@ -132,11 +133,22 @@ pub(crate) fn identifiers(expr: &str) -> Vec<String> {
 }
 
 /// Every name an SQL expression uses, with its qualifiers
-/// (`["customers", "id"]`).
+/// (`["customers", "id"]`). An expression past the default
+/// [`SqlLimits`](lore_core::limits::SqlLimits) names nothing here: the
+/// model check refuses it, naming the limit.
 pub(crate) fn qualified(expr: &str) -> Vec<Vec<String>> {
-    use sqlparser::ast::{Expr, visit_expressions};
+    use lore_core::limits::{SqlLimits, check_sql, with_stack_budget};
     let dialect = sqlparser::dialect::GenericDialect {};
-    let Ok(parsed) = sqlparser::parser::Parser::new(&dialect)
+    if check_sql(expr, &dialect, &SqlLimits::default()).is_err() {
+        return Vec::new();
+    }
+    // The tree is parsed, walked and dropped inside the stack budget.
+    with_stack_budget(|| names_in(expr, &dialect))
+}
+
+fn names_in(expr: &str, dialect: &sqlparser::dialect::GenericDialect) -> Vec<Vec<String>> {
+    use sqlparser::ast::{Expr, visit_expressions};
+    let Ok(parsed) = sqlparser::parser::Parser::new(dialect)
         .try_with_sql(expr)
         .and_then(|mut p| p.parse_expr())
     else {
