@@ -4,8 +4,11 @@
 //! index instead of two.
 //!
 //! The index holds the current state only, so it answers queries of the
-//! current state (no `as_of_tx_id`); a read of the past keeps the store's
-//! own versioned full-text search. Pages stay stable while others write:
+//! current state: without `as_of_tx_id`, or with the transaction the index
+//! reflects (so a read as of the head and a read of now are one read); a
+//! read of the past keeps the store's own versioned full-text search. It
+//! holds every kind of entry the store does (notes, documents, wiki
+//! pages, semantic-layer files). Pages stay stable while others write:
 //! the first page pins the transaction the index reflected and keeps the
 //! ranking (the matching entry ids, best first) in memory under its
 //! cursor; later pages read that ranking and the entries as of that
@@ -22,7 +25,7 @@ use lore_core::{ErrorCode, ErrorReport};
 use lore_search::{DocKind, SearchQuery};
 use lore_store::{Entry, EntryFilter, KnowledgeStore, Page, TxId};
 
-use crate::discover::{Discover, STORE_GROUP};
+use crate::discover::{Discover, STORE_GROUP, parse_store_stamp};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -54,8 +57,9 @@ impl MemorySearch {
     }
 
     /// Answers `input` when it is a text query of the current state (or
-    /// the next page of one); `None` when the store should answer (no
-    /// text, a read of the past, a store cursor). Blocking.
+    /// of the transaction the index reflects, or the next page of one);
+    /// `None` when the store should answer (no text, a read of the past,
+    /// a store cursor). Blocking.
     pub fn query(
         &self,
         store: &dyn KnowledgeStore,
@@ -73,7 +77,7 @@ impl MemorySearch {
             .cursor
             .as_deref()
             .is_some_and(|c| PageCursor::is_kind(c, CURSOR_KIND));
-        if !ours && (input.cursor.is_some() || input.as_of_tx_id.is_some()) {
+        if !ours && input.cursor.is_some() {
             return Ok(None);
         }
         // Checked as the store checks its own queries.
@@ -87,7 +91,12 @@ impl MemorySearch {
         let fingerprint = fingerprint(text, &filter);
         let (as_of, offset, ranking) = match input.cursor.as_deref() {
             None => {
-                let (as_of, ranking) = self.rank(text)?;
+                let index = self.discover.refresh()?;
+                let as_of = indexed_at(&index)?;
+                if input.as_of_tx_id.is_some_and(|tx| tx != as_of) {
+                    return Ok(None);
+                }
+                let ranking = rank(&index, text)?;
                 (as_of, 0, self.keep(fingerprint, as_of, ranking))
             }
             Some(cursor) => {
@@ -131,37 +140,6 @@ impl MemorySearch {
         }))
     }
 
-    /// The entries matching `text` now, best first, with the transaction
-    /// the index reflects.
-    fn rank(&self, text: &str) -> Result<(TxId, Vec<String>), ErrorReport> {
-        let index = self.discover.refresh()?;
-        let as_of: TxId = index
-            .stamp(STORE_GROUP)
-            .map_err(|e| ErrorReport::new(ErrorCode::Internal, e.to_string()))?
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let hits = index
-            .search(&SearchQuery {
-                text: text.to_string(),
-                kinds: vec![DocKind::Entry, DocKind::Wiki],
-                connection: None,
-                limit: RANK_MAX,
-            })
-            .map_err(|e| ErrorReport::new(ErrorCode::Internal, e.to_string()))?;
-        let ids = hits
-            .into_iter()
-            .filter_map(|hit| match hit.kind {
-                DocKind::Entry => Some(hit.id),
-                _ => hit
-                    .payload
-                    .get("entryId")
-                    .and_then(|v| v.as_str())
-                    .map(String::from),
-            })
-            .collect();
-        Ok((as_of, ids))
-    }
-
     /// The ranking a cursor continues: kept, or recomputed when the index
     /// still reflects its transaction.
     fn ranking(
@@ -180,13 +158,14 @@ impl MemorySearch {
         if let Some(ranking) = kept {
             return Ok(ranking);
         }
-        let (now, ranking) = self.rank(text)?;
+        let index = self.discover.refresh()?;
+        let now = indexed_at(&index)?;
         if now != as_of {
             return Err(invalid(format!(
                 "this cursor has expired: the memory changed since its first page (transaction {as_of}, now {now}) and its ranking is no longer kept; run the query again without cursor"
             )));
         }
-        Ok(self.keep(fingerprint, as_of, ranking))
+        Ok(self.keep(fingerprint, as_of, rank(&index, text)?))
     }
 
     fn keep(&self, fingerprint: u64, as_of: TxId, ranking: Vec<String>) -> Arc<Vec<String>> {
@@ -199,6 +178,38 @@ impl MemorySearch {
         kept.push_back((fingerprint, as_of, Arc::clone(&ranking)));
         ranking
     }
+}
+
+/// The transaction the index's store group reflects.
+fn indexed_at(index: &lore_search::SearchIndex) -> Result<TxId, ErrorReport> {
+    Ok(index
+        .stamp(STORE_GROUP)
+        .map_err(|e| ErrorReport::new(ErrorCode::Internal, e.to_string()))?
+        .and_then(|s| parse_store_stamp(&s))
+        .unwrap_or(0))
+}
+
+/// The entries matching `text` in the index, best first.
+fn rank(index: &lore_search::SearchIndex, text: &str) -> Result<Vec<String>, ErrorReport> {
+    let hits = index
+        .search(&SearchQuery {
+            text: text.to_string(),
+            kinds: vec![DocKind::Entry, DocKind::Wiki],
+            connection: None,
+            limit: RANK_MAX,
+        })
+        .map_err(|e| ErrorReport::new(ErrorCode::Internal, e.to_string()))?;
+    Ok(hits
+        .into_iter()
+        .filter_map(|hit| match hit.kind {
+            DocKind::Entry => Some(hit.id),
+            _ => hit
+                .payload
+                .get("entryId")
+                .and_then(|v| v.as_str())
+                .map(String::from),
+        })
+        .collect())
 }
 
 /// What a cursor is bound to: the text and the other filters.
