@@ -114,24 +114,6 @@ async fn status(url: &str, token: Option<&str>, run_id: &str) -> Value {
     tool(url, token, "memory_ingest_status", json!({"runId": run_id})).await
 }
 
-/// Polls `memory_ingest_status` until `until` holds (10 s at most).
-async fn wait_for_run(
-    url: &str,
-    token: Option<&str>,
-    run_id: &str,
-    until: impl Fn(&Value) -> bool,
-) -> Value {
-    let mut last = Value::Null;
-    for _ in 0..200 {
-        last = status(url, token, run_id).await;
-        if until(&last) {
-            return last;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("run {run_id} never got there: {last}");
-}
-
 /// Polls `tasks/get` until the task is no longer working (15 s at most).
 async fn wait_for_task(url: &str, token: Option<&str>, task_id: &str) -> Value {
     let mut last = Value::Null;

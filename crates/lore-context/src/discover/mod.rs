@@ -41,30 +41,9 @@ pub use data::{
     discover_data,
 };
 
-/// The index group of the knowledge store's entries (wiki pages, notes,
-/// documents, semantic-layer files); its stamp ([`store_stamp`]) is the
-/// transaction it reflects.
+/// The index group of the knowledge store's entries (wiki pages, notes);
+/// its stamp is the transaction it reflects.
 pub const STORE_GROUP: &str = "store";
-
-/// The documents the store group holds, as its stamp names them: a group
-/// an earlier Lore wrote (its stamp a bare transaction id, without the
-/// semantic-layer files) reads as not indexed, so it is rebuilt.
-const STORE_DOCS: &str = "d2";
-
-/// The store group's stamp when it reflects transaction `tx_id`.
-pub fn store_stamp(tx_id: TxId) -> String {
-    format!("{STORE_DOCS}:{tx_id}")
-}
-
-/// The transaction a store group's stamp says it reflects; `None` for a
-/// group of other documents.
-pub fn parse_store_stamp(stamp: &str) -> Option<TxId> {
-    stamp
-        .strip_prefix(STORE_DOCS)?
-        .strip_prefix(':')?
-        .parse()
-        .ok()
-}
 
 /// How many transactions behind the store group may be and still be
 /// caught up one change at a time (beyond, it is rebuilt).
@@ -407,7 +386,7 @@ impl Discover {
     ) -> Result<(), ErrorReport> {
         let store = wiki.store()?;
         let head = store.head().map_err(|e| e.report())?;
-        let indexed: Option<TxId> = stamps.get(STORE_GROUP).and_then(|s| parse_store_stamp(s));
+        let indexed: Option<TxId> = stamps.get(STORE_GROUP).and_then(|s| s.parse().ok());
         match indexed {
             Some(at) if at == head => Ok(()),
             Some(at) if at < head && head - at <= INCREMENTAL_MAX => {
@@ -436,14 +415,14 @@ impl Discover {
                     }
                 }
                 index
-                    .update_group(STORE_GROUP, &store_stamp(last), &removed, &docs)
+                    .update_group(STORE_GROUP, &last.to_string(), &removed, &docs)
                     .map_err(internal)
             }
             _ => {
                 let (at, entries) = store.entries_at(None, None).map_err(|e| e.report())?;
                 let docs: Vec<SearchDoc> = entries.iter().filter_map(entry_doc).collect();
                 index
-                    .replace_group(STORE_GROUP, &store_stamp(at), &docs)
+                    .replace_group(STORE_GROUP, &at.to_string(), &docs)
                     .map_err(internal)
             }
         }

@@ -58,20 +58,16 @@ pub fn page_doc(page: &Page) -> Option<SearchDoc> {
 }
 
 /// The search document of a knowledge entry: a wiki page's (see
-/// [`page_doc`]), else kind `entry` with id `e-…` (memory notes,
-/// documents and semantic-layer files: the memory's `query` finds every
-/// entry the store holds; no discover lane reads kind `entry`, so a
-/// semantic-layer file is not found twice there).
+/// [`page_doc`]) or a memory note's (kind `entry`, id `e-…`); none for a
+/// semantic-layer file (the semantic-layer lane indexes the model itself).
 pub fn entry_doc(entry: &Entry) -> Option<SearchDoc> {
-    let body = match entry.kind {
+    match entry.kind {
         lore_store::EntryKind::Wiki => {
             return Page::from_entry(entry.clone()).and_then(|p| page_doc(&p));
         }
-        // A model file's text is read from the store; the index keeps
-        // only what ranks it.
-        lore_store::EntryKind::Model => None,
-        lore_store::EntryKind::Note | lore_store::EntryKind::Document => Some(&entry.content),
-    };
+        lore_store::EntryKind::Model => return None,
+        lore_store::EntryKind::Note | lore_store::EntryKind::Document => {}
+    }
     let mut fields = vec![(MatchField::Name, entry.topic.clone())];
     if !entry.tags.is_empty() {
         fields.push((MatchField::Display, entry.tags.join(" ; ")));
@@ -82,9 +78,6 @@ pub fn entry_doc(entry: &Entry) -> Option<SearchDoc> {
         connection: None,
         id: entry.id.clone(),
         fields,
-        payload: match body {
-            Some(body) => json!({"topic": entry.topic, "summary": entry.topic, "body": body}),
-            None => json!({"topic": entry.topic, "summary": entry.topic}),
-        },
+        payload: json!({"topic": entry.topic, "summary": entry.topic, "body": entry.content}),
     })
 }
