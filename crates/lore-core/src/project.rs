@@ -220,6 +220,47 @@ pub fn init_project(root: &Path, config_text: &str) -> Result<InitReport, Projec
     Ok(report)
 }
 
+/// The start of the name of [`write_atomically`]'s temporary files.
+const TEMP_PREFIX: &str = ".lore-";
+
+/// The end of the name of [`write_atomically`]'s temporary files.
+const TEMP_SUFFIX: &str = ".tmp";
+
+/// Whether a file name is one of [`write_atomically`]'s temporary files
+/// (`.lore-*.tmp`), which a process killed mid-write leaves behind.
+pub fn is_temp_file_name(name: &str) -> bool {
+    name.len() > TEMP_PREFIX.len() + TEMP_SUFFIX.len()
+        && name.starts_with(TEMP_PREFIX)
+        && name.ends_with(TEMP_SUFFIX)
+}
+
+/// Removes the temporary files of [`write_atomically`] directly in `dir`
+/// (not below) last changed at least `older_than` ago: a write in
+/// progress changes its file as it goes, so only files a killed process
+/// left are old. Returns the files removed.
+pub fn remove_stale_temp_files(dir: &Path, older_than: std::time::Duration) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let stale = entry
+            .metadata()
+            .ok()
+            .filter(|meta| meta.file_type().is_file())
+            .and_then(|meta| meta.modified().ok())
+            .and_then(|at| at.elapsed().ok())
+            .is_some_and(|age| age >= older_than);
+        if stale
+            && entry.file_name().to_str().is_some_and(is_temp_file_name)
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
+            removed.push(entry.path());
+        }
+    }
+    removed
+}
+
 /// Writes `contents` to `path` through a temporary file and a rename, so a
 /// reader never sees a half-written file.
 pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), ProjectError> {
@@ -237,8 +278,8 @@ pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), P
     // see the old or the new file whole, and two writers never share a
     // temporary file. Dropped on failure, it removes itself.
     let mut file = tempfile::Builder::new()
-        .prefix(".lore-")
-        .suffix(".tmp")
+        .prefix(TEMP_PREFIX)
+        .suffix(TEMP_SUFFIX)
         .tempfile_in(parent)
         .map_err(write_err)?;
     file.write_all(contents.as_ref()).map_err(write_err)?;
@@ -249,6 +290,35 @@ pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), P
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_lores_own_old_temporary_files_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for name in [".lore-abc.tmp", "notes.tmp", ".lore-keep.md", ".lore-.tmp"] {
+            let file = std::fs::File::create(dir.path().join(name)).unwrap();
+            file.set_modified(old).unwrap();
+        }
+        std::fs::write(dir.path().join(".lore-fresh.tmp"), "being written").unwrap();
+        std::fs::create_dir(dir.path().join(".lore-dir.tmp")).unwrap();
+        let removed = remove_stale_temp_files(dir.path(), std::time::Duration::from_secs(60));
+        assert_eq!(removed, vec![dir.path().join(".lore-abc.tmp")]);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ".lore-.tmp",
+                ".lore-dir.tmp",
+                ".lore-fresh.tmp",
+                ".lore-keep.md",
+                "notes.tmp"
+            ]
+        );
+    }
 
     #[test]
     fn init_writes_the_layout_and_a_loadable_config() {

@@ -118,6 +118,7 @@ impl LoreServer {
             project,
             Some(Arc::clone(&memory.store)),
         ));
+        remove_temp_files(project, &wiki, &model_files);
         let ingest = Arc::new(lore_context::memory::ingest::MemoryIngest::new(
             project,
             Arc::clone(&memory.store),
@@ -176,7 +177,10 @@ impl LoreServer {
             Arc::clone(&discover),
         )));
         let feed = Arc::clone(&memory.feed);
-        let tasks = Arc::new(crate::tasks::Tasks::new(Some(Arc::clone(&memory.store))));
+        let tasks = Arc::new(
+            crate::tasks::Tasks::new(Some(Arc::clone(&memory.store)))
+                .with_ingest(Arc::clone(&warm_up.ingest)),
+        );
         // Resources, subscriptions and prompts come with the memory toolset.
         let memory = if toolsets.contains(&Toolset::Memory) {
             memory.register_tools(&mut registry);
@@ -235,6 +239,38 @@ impl LoreServer {
     /// the grace period is over).
     pub fn call_cut_off(&self) -> CancellationToken {
         self.cut_off.clone()
+    }
+}
+
+/// How old a temporary file beside Lore's state or config must be to be
+/// taken as left by a killed process (no lock covers those writes; a
+/// write in progress keeps its file fresh).
+const STALE_TEMP_FILE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the temporary files (`.lore-*.tmp`) a process killed while
+/// writing left behind: in the wiki and the semantic layer under their
+/// mirrors' locks, beside `lore.yaml` and in `.lore/` once stale.
+fn remove_temp_files(
+    project: &Project,
+    wiki: &lore_context::wiki::Wiki,
+    model_files: &lore_context::semantic::files::SemanticFiles,
+) {
+    let mut removed = Vec::new();
+    for mirror in [wiki.mirror(), model_files.mirror()] {
+        match mirror.remove_temp_files() {
+            Ok(paths) => removed.extend(paths),
+            Err(e) => tracing::warn!("temporary files not cleaned up: {}", e.message),
+        }
+    }
+    for dir in [project.root.clone(), project.state_dir()] {
+        removed.extend(
+            lore_core::project::remove_stale_temp_files(&dir, STALE_TEMP_FILE)
+                .into_iter()
+                .map(|p| p.display().to_string()),
+        );
+    }
+    if !removed.is_empty() {
+        tracing::info!(files = ?removed, "removed temporary files an interrupted write left");
     }
 }
 
@@ -358,6 +394,7 @@ impl ServerHandler for LoreServer {
                     request.name.to_string(),
                     request.arguments,
                     crate::toolkit::ToolContext::from_request(&context).without_progress(),
+                    crate::tasks::caller_of_request(&context),
                 );
                 self.telemetry.record_call(&CallRecord {
                     tool: tool.unwrap_or("unknown"),
@@ -525,10 +562,11 @@ impl ServerHandler for LoreServer {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
+        let caller = crate::tasks::caller_of_request(&context);
         self.tasks
-            .get(&request.task_id)
+            .get(&request.task_id, &caller)
             .await
             .map(GetTaskResult::new)
     }
@@ -536,20 +574,22 @@ impl ServerHandler for LoreServer {
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         // Lore's tasks never ask for input; unknown keys are ignored.
+        let caller = crate::tasks::caller_of_request(&context);
         self.tasks
-            .update(&request.task_id, request.input_responses)
+            .update(&request.task_id, request.input_responses, &caller)
             .await
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.tasks.cancel(&request.task_id).await
+        let caller = crate::tasks::caller_of_request(&context);
+        self.tasks.cancel(&request.task_id, &caller).await
     }
 
     fn accepted_subscription_filter(

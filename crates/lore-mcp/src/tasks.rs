@@ -15,14 +15,30 @@
 //! answers from the record or asks the owner to stop; a working task whose
 //! record went quiet for [`OWNER_GONE`] lost its server and reads as
 //! failed.
+//!
+//! A task belongs to its caller ([`caller_of_request`]: the token, else
+//! the session, else the client): to anyone else `tasks/get`, `tasks/update`
+//! and `tasks/cancel` answer as for a task that does not exist.
+//!
+//! A task's end says what its work did. `tasks/cancel` stops a
+//! `memory_ingest` run that has not begun writing (it writes nothing; the
+//! task ends `cancelled`); a run already writing, and the other task tools
+//! (which cannot stop half-way), run to their end and the task completes
+//! with their answer.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use lore_context::memory::ingest::MemoryIngest;
+use lore_context::memory::ingest::run::CancelOutcome;
+use lore_core::{ErrorCode, ErrorReport};
 use lore_store::TaskRecord;
 use lore_store::feed::StoreHandle;
 use rmcp::ErrorData as McpError;
+use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, DetailedTask, JsonObject, Task, TaskPayload, TaskStatus};
+use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 
 use crate::toolkit::{ToolContext, ToolRegistry};
@@ -42,6 +58,11 @@ pub struct Tasks {
     shared: Option<Arc<StoreHandle>>,
     /// This server, as task records name it.
     owner: String,
+    /// Who started each of this server's tasks.
+    callers: Mutex<HashMap<String, String>>,
+    /// The ingest service whose runs `memory_ingest` tasks follow (to
+    /// cancel them).
+    ingest: Option<Arc<MemoryIngest>>,
 }
 
 impl Default for Tasks {
@@ -62,39 +83,71 @@ impl Tasks {
             manager: Arc::new(TaskManager::new()),
             shared: store.filter(|s| s.is_server()),
             owner: format!("{host}:{}", std::process::id()),
+            callers: Mutex::default(),
+            ingest: None,
         }
     }
 
-    /// Starts `tool` as a task (see [`spawn`]), recorded in the shared
-    /// store for the other servers.
+    /// The same, cancelling `memory_ingest` tasks' runs through `ingest`.
+    pub fn with_ingest(mut self, ingest: Arc<MemoryIngest>) -> Tasks {
+        self.ingest = Some(ingest);
+        self
+    }
+
+    fn callers(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.callers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Starts `tool` as a task of `caller` (see [`spawn`]), recorded in
+    /// the shared store for the other servers.
     pub fn spawn(
         &self,
         registry: Arc<ToolRegistry>,
         tool: String,
         arguments: Option<JsonObject>,
         ctx: ToolContext,
+        caller: String,
     ) -> Task {
-        let task = spawn(&self.manager, registry, tool, arguments, ctx);
+        let ingest = self.ingest.clone();
+        let task = spawn(&self.manager, registry, tool, arguments, ctx, ingest);
+        {
+            let mut callers = self.callers();
+            // Tasks the manager forgot (expired) are forgotten here too.
+            callers.retain(|id, _| self.manager.get_task(id).is_ok());
+            callers.insert(task.task_id.clone(), caller.clone());
+        }
         if let Some(store) = &self.shared {
             tokio::spawn(mirror(
                 Arc::clone(&self.manager),
                 Arc::clone(store),
                 task.task_id.clone(),
                 self.owner.clone(),
+                caller,
             ));
         }
         task
     }
 
-    /// `tasks/get`: this server's task, else another server's record.
-    pub async fn get(&self, task_id: &str) -> Result<DetailedTask, McpError> {
-        let unknown = match self.manager.get_task(task_id) {
-            Ok(task) => return Ok(task),
-            Err(unknown) => unknown,
-        };
-        match self.record(task_id).await {
+    /// Whether this server runs task `task_id` for someone other than
+    /// `caller` (then it is answered as unknown).
+    fn foreign(&self, task_id: &str, caller: &str) -> bool {
+        self.callers()
+            .get(task_id)
+            .is_some_and(|owner| owner != caller)
+    }
+
+    /// `tasks/get`: this server's task, else another server's record;
+    /// unknown to anyone but its caller.
+    pub async fn get(&self, task_id: &str, caller: &str) -> Result<DetailedTask, McpError> {
+        if self.foreign(task_id, caller) {
+            return Err(unknown_task(task_id));
+        }
+        if let Ok(task) = self.manager.get_task(task_id) {
+            return Ok(task);
+        }
+        match self.record(task_id, caller).await {
             Some(record) => Ok(as_seen_elsewhere(record)),
-            None => Err(unknown),
+            None => Err(unknown_task(task_id)),
         }
     }
 
@@ -104,12 +157,16 @@ impl Tasks {
         &self,
         task_id: &str,
         input_responses: impl IntoIterator<Item = (String, serde_json::Value)>,
+        caller: &str,
     ) -> Result<(), McpError> {
+        if self.foreign(task_id, caller) {
+            return Err(unknown_task(task_id));
+        }
         match self.manager.update_task(task_id, input_responses) {
             Ok(()) => Ok(()),
-            Err(unknown) => match self.record(task_id).await {
+            Err(_) => match self.record(task_id, caller).await {
                 Some(_) => Ok(()),
-                None => Err(unknown),
+                None => Err(unknown_task(task_id)),
             },
         }
     }
@@ -117,39 +174,90 @@ impl Tasks {
     /// `tasks/cancel`: this server's task is told at once; another
     /// server's is asked through the store (its server stops it within
     /// [`MIRROR_EVERY`]).
-    pub async fn cancel(&self, task_id: &str) -> Result<(), McpError> {
-        let unknown = match self.manager.cancel_task(task_id) {
-            Ok(()) => return Ok(()),
-            Err(unknown) => unknown,
-        };
+    pub async fn cancel(&self, task_id: &str, caller: &str) -> Result<(), McpError> {
+        if self.foreign(task_id, caller) {
+            return Err(unknown_task(task_id));
+        }
+        if self.manager.cancel_task(task_id).is_ok() {
+            return Ok(());
+        }
         let Some(store) = &self.shared else {
-            return Err(unknown);
+            return Err(unknown_task(task_id));
         };
+        if self.record(task_id, caller).await.is_none() {
+            return Err(unknown_task(task_id));
+        }
         let id = task_id.to_string();
         match store.run(move |s| s.request_task_cancel(&id)).await {
             Ok(true) => Ok(()),
-            Ok(false) => Err(unknown),
+            Ok(false) => Err(unknown_task(task_id)),
             Err(report) => Err(McpError::internal_error(report.message, None)),
         }
     }
 
-    async fn record(&self, task_id: &str) -> Option<TaskRecord> {
+    /// Another server's record of task `task_id`, when `caller` started
+    /// it.
+    async fn record(&self, task_id: &str, caller: &str) -> Option<TaskRecord> {
         let store = self.shared.as_ref()?;
         let id = task_id.to_string();
-        store.run(move |s| s.task(&id)).await.ok().flatten()
+        let record = store.run(move |s| s.task(&id)).await.ok().flatten()?;
+        (record.caller == caller).then_some(record)
     }
+}
+
+/// Who a request comes from, as tasks are owned: the token's name (HTTP
+/// with tokens), else the HTTP session, else the client's name; `stdio`
+/// for the one client of a stdio server.
+pub fn caller_of_request(context: &RequestContext<RoleServer>) -> String {
+    let Some((caller, _)) = crate::transport::caller_of(&context.extensions) else {
+        return "stdio".to_string();
+    };
+    if &*caller.name != "local" {
+        return format!("token:{}", caller.name);
+    }
+    let session = context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|v| v.to_str().ok());
+    if let Some(session) = session {
+        return format!("session:{session}");
+    }
+    match context.client_info() {
+        Some(info) => format!("client:{}", info.name),
+        None => "anonymous".to_string(),
+    }
+}
+
+/// The answer to a task that does not exist, or is someone else's: the
+/// same, so a caller cannot tell the two apart.
+fn unknown_task(task_id: &str) -> McpError {
+    let report = ErrorReport::new(
+        ErrorCode::NotFound,
+        format!("no task `{task_id}` of yours: give the taskId your tools/call answered"),
+    );
+    McpError::invalid_params(
+        format!("unknown task: {task_id}"),
+        serde_json::to_value(report).ok(),
+    )
 }
 
 /// Keeps task `id`'s record in `store` current until it ends, and passes
 /// on a cancellation another server asked for.
-async fn mirror(manager: Arc<TaskManager>, store: Arc<StoreHandle>, id: String, owner: String) {
+async fn mirror(
+    manager: Arc<TaskManager>,
+    store: Arc<StoreHandle>,
+    id: String,
+    owner: String,
+    caller: String,
+) {
     let mut cancel_passed_on = false;
     loop {
         let Ok(task) = manager.get_task(&id) else {
             return;
         };
         let ended = task.status().is_terminal();
-        let record = record_of(&task, &owner);
+        let record = record_of(&task, &owner, &caller);
         match store.run(move |s| s.save_task(&record)).await {
             Ok(true) if !cancel_passed_on && !ended => {
                 let _ = manager.cancel_task(&id);
@@ -167,8 +275,8 @@ async fn mirror(manager: Arc<TaskManager>, store: Arc<StoreHandle>, id: String, 
     }
 }
 
-/// `task` as its record in the store.
-fn record_of(task: &DetailedTask, owner: &str) -> TaskRecord {
+/// `task` (of `caller`) as its record in the store.
+fn record_of(task: &DetailedTask, owner: &str, caller: &str) -> TaskRecord {
     let now = lore_core::time::UtcMillis::now();
     let status = serde_json::to_value(task.status())
         .ok()
@@ -177,6 +285,7 @@ fn record_of(task: &DetailedTask, owner: &str) -> TaskRecord {
     TaskRecord {
         task_id: task.task.task_id.clone(),
         owner: owner.to_string(),
+        caller: caller.to_string(),
         status,
         detail: serde_json::to_value(task).unwrap_or_default(),
         cancel_requested: false,
@@ -236,13 +345,16 @@ pub fn runs_as_task(tool: &str) -> bool {
 }
 
 /// Starts `tool` as a task of `tasks`: its seed state, for the
-/// `CreateTaskResult`.
+/// `CreateTaskResult`. A `memory_ingest` task follows its run (which
+/// `ingest` cancels); the other tools cannot stop half-way, so a cancel
+/// lets them finish and the task completes with their answer.
 fn spawn(
     tasks: &TaskManager,
     registry: Arc<ToolRegistry>,
     tool: String,
     arguments: Option<JsonObject>,
     ctx: ToolContext,
+    ingest: Option<Arc<MemoryIngest>>,
 ) -> Task {
     let options = TaskOptions::new()
         .with_ttl_ms(TASK_TTL_MS)
@@ -250,31 +362,40 @@ fn spawn(
         .with_status_message(format!("{tool}: started"));
     tasks.spawn(options, move |task| {
         Box::pin(async move {
-            let work = async {
-                let answer = registry
-                    .call_with(&tool, arguments, ctx.clone())
-                    .await
-                    .map_err(TaskExit::Error)?;
-                if tool != "memory_ingest" || answer.is_error == Some(true) {
-                    return Ok(answer);
+            let work = registry.call_with(&tool, arguments, ctx.clone());
+            tokio::pin!(work);
+            // Starting a run is quick: a cancel during it is for the run.
+            let answer = if tool == "memory_ingest" {
+                work.await
+            } else {
+                tokio::select! {
+                    answer = &mut work => answer,
+                    () = task.cancelled() => {
+                        task.set_status_message(format!(
+                            "{tool}: cannot stop half-way, so it runs to its end"
+                        ));
+                        work.await
+                    }
                 }
-                follow_run(&registry, &answer, &ctx, &task).await
-            };
-            tokio::select! {
-                answer = work => answer,
-                () = task.cancelled() => Err(TaskExit::Cancelled),
             }
+            .map_err(TaskExit::Error)?;
+            if tool != "memory_ingest" || answer.is_error == Some(true) {
+                return Ok(answer);
+            }
+            follow_run(&registry, &answer, &ctx, &task, ingest.as_deref()).await
         })
     })
 }
 
 /// Polls `memory_ingest_status` for the run `started` names until it is
-/// no longer running: its last answer.
+/// no longer running: its last answer, or `Cancelled` when the run was
+/// cancelled before it wrote. A cancel of the task cancels the run.
 async fn follow_run(
     registry: &ToolRegistry,
     started: &CallToolResult,
     ctx: &ToolContext,
     task: &rmcp::task_manager::TaskContext,
+    ingest: Option<&MemoryIngest>,
 ) -> Result<CallToolResult, TaskExit> {
     let run_id = started
         .structured_content
@@ -283,7 +404,9 @@ async fn follow_run(
         .cloned()
         .unwrap_or_default();
     let mut arguments = JsonObject::new();
-    arguments.insert("runId".into(), run_id);
+    arguments.insert("runId".into(), run_id.clone());
+    let run_id = run_id.as_str().unwrap_or_default().to_string();
+    let mut cancel_asked = false;
     loop {
         let status = registry
             .call_with("memory_ingest_status", Some(arguments.clone()), ctx.clone())
@@ -291,16 +414,33 @@ async fn follow_run(
             .map_err(TaskExit::Error)?;
         let state = status.structured_content.clone().unwrap_or_default();
         if status.is_error == Some(true) || state["status"] != "running" {
+            if state["status"] == "cancelled" {
+                task.set_status_message(format!(
+                    "memory_ingest: run {run_id} was cancelled before it wrote anything"
+                ));
+                return Err(TaskExit::Cancelled);
+            }
             task.set_status_message(format!(
                 "memory_ingest: {}",
                 state["status"].as_str().unwrap_or("ended")
             ));
             return Ok(status);
         }
-        if let Some(stage) = state["stage"].as_str() {
+        if !cancel_asked && let Some(stage) = state["stage"].as_str() {
             task.set_status_message(format!("memory_ingest: {stage}"));
         }
-        tokio::time::sleep(RUN_POLL).await;
+        tokio::select! {
+            () = tokio::time::sleep(RUN_POLL) => {}
+            () = task.cancelled(), if !cancel_asked => {
+                cancel_asked = true;
+                task.set_status_message(match ingest.and_then(|i| i.cancel(&run_id)) {
+                    Some(CancelOutcome::Stopped) => {
+                        "memory_ingest: cancelling (the run stops before it writes)"
+                    }
+                    _ => "memory_ingest: too late to cancel (the run is writing), so it runs to its end",
+                });
+            }
+        }
     }
 }
 
@@ -314,7 +454,7 @@ mod tests {
             Task::new("t-1", TaskStatus::Working, now.clone(), now),
             TaskPayload::Working,
         );
-        let mut record = record_of(&task, "host-a:7");
+        let mut record = record_of(&task, "host-a:7", "token:alice");
         record.updated_at = updated_at;
         record
     }
@@ -344,7 +484,7 @@ mod tests {
         let mut result = JsonObject::new();
         result.insert("isError".into(), false.into());
         let done = DetailedTask::new(task, TaskPayload::Completed { result });
-        let record = record_of(&done, "host-b:9");
+        let record = record_of(&done, "host-b:9", "token:alice");
         assert_eq!(record.status, "completed");
         assert!(record.expires_at.as_deref() > Some(record.updated_at.as_str()));
         let read = as_seen_elsewhere(record);

@@ -167,6 +167,17 @@ pub trait KnowledgeStore: Send + Sync {
     /// Lists transactions.
     fn history(&self, query: &HistoryQuery) -> Result<Page<HistoryItem>, StoreError>;
 
+    /// The newest transaction whose summary starts with `prefix` (a
+    /// writer's stamp, such as a `memory_ingest` run's id, written in the
+    /// same commit as its changes), `None` when no transaction has it.
+    /// Reads the whole log when none matches: for recovering the rare
+    /// run whose process died, not for every request.
+    fn transaction_stamped(&self, prefix: &str) -> Result<Option<TxId>, StoreError>;
+
+    /// The first transaction that reverted `tx_id` (an undo of it), `None`
+    /// while none has.
+    fn reverted_by(&self, tx_id: TxId) -> Result<Option<TxId>, StoreError>;
+
     /// What each transaction after `after` changed, oldest first: the
     /// change feed behind subscriptions.
     fn changes_since(&self, after: TxId, limit: usize) -> Result<Vec<TxChanges>, StoreError>;

@@ -600,6 +600,44 @@ impl FileMirror {
         Ok(())
     }
 
+    /// Removes, under the mirror's lock (so no write of its files is in
+    /// progress), the temporary files a process killed while writing one
+    /// of its files left in its folder (`.lore-*.tmp`, at any depth).
+    /// Returns their paths relative to the project. Blocking.
+    pub fn remove_temp_files(&self) -> Result<Vec<String>, ErrorReport> {
+        let folder = self.format.folder();
+        let base = self.root.join(folder);
+        if !base.is_dir() {
+            return Ok(Vec::new());
+        }
+        let _lock = self.lock()?;
+        let mut removed = Vec::new();
+        let mut pending = vec![(base, folder.to_string())];
+        while let Some((dir, prefix)) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else { continue };
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let relative = format!("{prefix}/{name}");
+                // Symbolic links are never followed nor removed.
+                if kind.is_dir() {
+                    pending.push((entry.path(), relative));
+                } else if kind.is_file()
+                    && lore_core::project::is_temp_file_name(name)
+                    && std::fs::remove_file(entry.path()).is_ok()
+                {
+                    removed.push(relative);
+                }
+            }
+        }
+        Ok(removed)
+    }
+
     /// Takes the mirror's file lock (released when dropped).
     pub fn lock(&self) -> Result<File, ErrorReport> {
         if let Some(parent) = self.lock_path.parent() {

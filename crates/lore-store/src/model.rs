@@ -642,6 +642,10 @@ pub struct TaskRecord {
     pub task_id: String,
     /// The server running it (host and process), for messages.
     pub owner: String,
+    /// Who started it (`token:<name>`, `session:<id>`, …): no one else
+    /// sees or cancels it.
+    #[serde(default)]
+    pub caller: String,
     /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
     pub status: String,
     /// The task as `tasks/get` answers it (JSON).

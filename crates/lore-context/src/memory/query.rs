@@ -4,8 +4,14 @@
 //! index instead of two.
 //!
 //! The index holds the current state only, so it answers queries of the
-//! current state (no `as_of_tx_id`); a read of the past keeps the store's
-//! own versioned full-text search. Pages stay stable while others write:
+//! current state: without `as_of_tx_id`, or with the transaction the index
+//! reflects (so a read as of the head and a read of now are one read); a
+//! read of the past keeps the store's own versioned full-text search. The
+//! index leaves semantic-layer files out (their text would skew the
+//! ranking of every other search), so they are matched by the store's
+//! search as of the same transaction and merged rank by rank: the
+//! memory's `query` finds every kind of entry, now as in the past. Pages
+//! stay stable while others write:
 //! the first page pins the transaction the index reflected and keeps the
 //! ranking (the matching entry ids, best first) in memory under its
 //! cursor; later pages read that ranking and the entries as of that
@@ -54,8 +60,9 @@ impl MemorySearch {
     }
 
     /// Answers `input` when it is a text query of the current state (or
-    /// the next page of one); `None` when the store should answer (no
-    /// text, a read of the past, a store cursor). Blocking.
+    /// of the transaction the index reflects, or the next page of one);
+    /// `None` when the store should answer (no text, a read of the past,
+    /// a store cursor). Blocking.
     pub fn query(
         &self,
         store: &dyn KnowledgeStore,
@@ -73,7 +80,7 @@ impl MemorySearch {
             .cursor
             .as_deref()
             .is_some_and(|c| PageCursor::is_kind(c, CURSOR_KIND));
-        if !ours && (input.cursor.is_some() || input.as_of_tx_id.is_some()) {
+        if !ours && input.cursor.is_some() {
             return Ok(None);
         }
         // Checked as the store checks its own queries.
@@ -87,7 +94,12 @@ impl MemorySearch {
         let fingerprint = fingerprint(text, &filter);
         let (as_of, offset, ranking) = match input.cursor.as_deref() {
             None => {
-                let (as_of, ranking) = self.rank(text)?;
+                let index = self.discover.refresh()?;
+                let as_of = indexed_at(&index)?;
+                if input.as_of_tx_id.is_some_and(|tx| tx != as_of) {
+                    return Ok(None);
+                }
+                let ranking = rank(&index, store, text, as_of)?;
                 (as_of, 0, self.keep(fingerprint, as_of, ranking))
             }
             Some(cursor) => {
@@ -98,7 +110,11 @@ impl MemorySearch {
                         input.as_of_tx_id.unwrap_or_default()
                     )));
                 }
-                (as_of, offset, self.ranking(fingerprint, as_of, text)?)
+                (
+                    as_of,
+                    offset,
+                    self.ranking(store, fingerprint, as_of, text)?,
+                )
             }
         };
         // One read for the whole ranking, put back in rank order.
@@ -131,41 +147,11 @@ impl MemorySearch {
         }))
     }
 
-    /// The entries matching `text` now, best first, with the transaction
-    /// the index reflects.
-    fn rank(&self, text: &str) -> Result<(TxId, Vec<String>), ErrorReport> {
-        let index = self.discover.refresh()?;
-        let as_of: TxId = index
-            .stamp(STORE_GROUP)
-            .map_err(|e| ErrorReport::new(ErrorCode::Internal, e.to_string()))?
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let hits = index
-            .search(&SearchQuery {
-                text: text.to_string(),
-                kinds: vec![DocKind::Entry, DocKind::Wiki],
-                connection: None,
-                limit: RANK_MAX,
-            })
-            .map_err(|e| ErrorReport::new(ErrorCode::Internal, e.to_string()))?;
-        let ids = hits
-            .into_iter()
-            .filter_map(|hit| match hit.kind {
-                DocKind::Entry => Some(hit.id),
-                _ => hit
-                    .payload
-                    .get("entryId")
-                    .and_then(|v| v.as_str())
-                    .map(String::from),
-            })
-            .collect();
-        Ok((as_of, ids))
-    }
-
     /// The ranking a cursor continues: kept, or recomputed when the index
     /// still reflects its transaction.
     fn ranking(
         &self,
+        store: &dyn KnowledgeStore,
         fingerprint: u64,
         as_of: TxId,
         text: &str,
@@ -180,13 +166,14 @@ impl MemorySearch {
         if let Some(ranking) = kept {
             return Ok(ranking);
         }
-        let (now, ranking) = self.rank(text)?;
+        let index = self.discover.refresh()?;
+        let now = indexed_at(&index)?;
         if now != as_of {
             return Err(invalid(format!(
                 "this cursor has expired: the memory changed since its first page (transaction {as_of}, now {now}) and its ranking is no longer kept; run the query again without cursor"
             )));
         }
-        Ok(self.keep(fingerprint, as_of, ranking))
+        Ok(self.keep(fingerprint, as_of, rank(&index, store, text, as_of)?))
     }
 
     fn keep(&self, fingerprint: u64, as_of: TxId, ranking: Vec<String>) -> Arc<Vec<String>> {
@@ -199,6 +186,94 @@ impl MemorySearch {
         kept.push_back((fingerprint, as_of, Arc::clone(&ranking)));
         ranking
     }
+}
+
+/// The transaction the index's store group reflects.
+fn indexed_at(index: &lore_search::SearchIndex) -> Result<TxId, ErrorReport> {
+    Ok(index
+        .stamp(STORE_GROUP)
+        .map_err(|e| ErrorReport::new(ErrorCode::Internal, e.to_string()))?
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0))
+}
+
+/// The entries matching `text` as of `as_of` (the transaction the index
+/// reflects), best first: the index's ranking and the store's ranking of
+/// semantic-layer files, taken in turn.
+fn rank(
+    index: &lore_search::SearchIndex,
+    store: &dyn KnowledgeStore,
+    text: &str,
+    as_of: TxId,
+) -> Result<Vec<String>, ErrorReport> {
+    let indexed = rank_indexed(index, text)?;
+    let models = rank_models(store, text, as_of)?;
+    let mut merged = Vec::with_capacity(indexed.len() + models.len());
+    let (mut indexed, mut models) = (indexed.into_iter(), models.into_iter());
+    loop {
+        match (indexed.next(), models.next()) {
+            (None, None) => break,
+            (a, b) => merged.extend(a.into_iter().chain(b)),
+        }
+    }
+    merged.truncate(RANK_MAX);
+    Ok(merged)
+}
+
+/// The semantic-layer files matching `text` as of `as_of`, best first
+/// (the store's own search; the index does not hold them).
+fn rank_models(
+    store: &dyn KnowledgeStore,
+    text: &str,
+    as_of: TxId,
+) -> Result<Vec<String>, ErrorReport> {
+    let mut ids = Vec::new();
+    let mut cursor = None;
+    while ids.len() < RANK_MAX {
+        let page = match store.query(&lore_store::EntryQuery {
+            text: Some(text.to_string()),
+            kind: Some(lore_store::EntryKind::Model),
+            limit: Some(200),
+            cursor,
+            as_of_tx_id: Some(as_of),
+            ..Default::default()
+        }) {
+            Ok(page) => page,
+            // No word the store searches by (only punctuation): nothing
+            // to match, as the index finds nothing either.
+            Err(lore_store::StoreError::Invalid(_)) if ids.is_empty() => return Ok(ids),
+            Err(e) => return Err(e.report()),
+        };
+        ids.extend(page.items.into_iter().map(|e| e.id));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    Ok(ids)
+}
+
+/// The entries matching `text` in the index, best first.
+fn rank_indexed(index: &lore_search::SearchIndex, text: &str) -> Result<Vec<String>, ErrorReport> {
+    let hits = index
+        .search(&SearchQuery {
+            text: text.to_string(),
+            kinds: vec![DocKind::Entry, DocKind::Wiki],
+            connection: None,
+            limit: RANK_MAX,
+        })
+        .map_err(|e| ErrorReport::new(ErrorCode::Internal, e.to_string()))?;
+    Ok(hits
+        .into_iter()
+        .filter_map(|hit| match hit.kind {
+            DocKind::Entry => Some(hit.id),
+            _ => hit
+                .payload
+                .get("entryId")
+                .and_then(|v| v.as_str())
+                .map(String::from),
+        })
+        .collect())
 }
 
 /// What a cursor is bound to: the text and the other filters.

@@ -343,6 +343,14 @@ impl KnowledgeStore for PostgresStore {
         self.sessions.with(|s| read::changes_since(s, after, limit))
     }
 
+    fn transaction_stamped(&self, prefix: &str) -> Result<Option<TxId>, StoreError> {
+        self.sessions.with(|s| read::transaction_stamped(s, prefix))
+    }
+
+    fn reverted_by(&self, tx_id: TxId) -> Result<Option<TxId>, StoreError> {
+        self.sessions.with(|s| read::reverted_by(s, tx_id))
+    }
+
     fn check(&self) -> Result<StoreHealth, StoreError> {
         self.sessions.with(read::check)
     }

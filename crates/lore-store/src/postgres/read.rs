@@ -466,6 +466,36 @@ pub(super) fn history(
     })
 }
 
+/// See [`crate::KnowledgeStore::transaction_stamped`].
+pub(super) fn transaction_stamped(
+    session: &mut Session,
+    prefix: &str,
+) -> Result<Option<TxId>, StoreError> {
+    if prefix.is_empty() {
+        return Err(StoreError::Invalid("a stamp must not be empty".into()));
+    }
+    session
+        .query_opt(
+            "SELECT tx_id FROM transactions WHERE starts_with(summary, $1)
+             ORDER BY tx_id DESC LIMIT 1",
+            &[&prefix],
+        )?
+        .map(|row| get(&row, 0))
+        .transpose()
+}
+
+/// See [`crate::KnowledgeStore::reverted_by`].
+pub(super) fn reverted_by(session: &mut Session, tx_id: TxId) -> Result<Option<TxId>, StoreError> {
+    session
+        .query_opt(
+            "SELECT min(tx_id) FROM transactions WHERE reverts_tx_id = $1",
+            &[&tx_id],
+        )?
+        .map(|row| get::<Option<TxId>>(&row, 0))
+        .transpose()
+        .map(Option::flatten)
+}
+
 /// The version of `id` that transaction `tx_id` wrote, as JSON.
 fn version_written(
     session: &mut Session,

@@ -309,6 +309,14 @@ impl KnowledgeStore for SqliteStore {
         self.with_reader(|conn| read::changes_since(conn, after, limit))
     }
 
+    fn transaction_stamped(&self, prefix: &str) -> Result<Option<TxId>, StoreError> {
+        self.with_reader(|conn| read::transaction_stamped(conn, prefix))
+    }
+
+    fn reverted_by(&self, tx_id: TxId) -> Result<Option<TxId>, StoreError> {
+        self.with_reader(|conn| read::reverted_by(conn, tx_id))
+    }
+
     fn check(&self) -> Result<StoreHealth, StoreError> {
         self.with_reader(read::check)
     }

@@ -445,6 +445,31 @@ pub(crate) fn history(
     })
 }
 
+/// See [`crate::KnowledgeStore::transaction_stamped`]. `substr`, not
+/// `LIKE`: a stamp's `_` is no wildcard.
+pub(crate) fn transaction_stamped(
+    conn: &Connection,
+    prefix: &str,
+) -> Result<Option<TxId>, StoreError> {
+    if prefix.is_empty() {
+        return Err(StoreError::Invalid("a stamp must not be empty".into()));
+    }
+    Ok(conn
+        .prepare_cached(
+            "SELECT tx_id FROM transactions WHERE substr(summary, 1, length(?1)) = ?1
+             ORDER BY tx_id DESC LIMIT 1",
+        )?
+        .query_row([prefix], |row| row.get(0))
+        .optional()?)
+}
+
+/// See [`crate::KnowledgeStore::reverted_by`].
+pub(crate) fn reverted_by(conn: &Connection, tx_id: TxId) -> Result<Option<TxId>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT min(tx_id) FROM transactions WHERE reverts_tx_id = ?1")?
+        .query_row([tx_id], |row| row.get(0))?)
+}
+
 /// The version of `id` that transaction `tx_id` wrote, as JSON.
 fn version_written(
     conn: &Connection,

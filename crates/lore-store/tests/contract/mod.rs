@@ -1135,6 +1135,55 @@ pub fn feedback_names_a_recorded_search_and_one_of_its_results_outside_history(
     assert_eq!(store.head().unwrap(), head);
 }
 
+/// Part of the contract.
+pub fn a_stamped_transaction_and_the_undo_of_a_transaction_are_found(store: &dyn KnowledgeStore) {
+    // A stamp is a summary's start, matched literally (`_` is no
+    // wildcard), the newest first.
+    assert_eq!(
+        store.transaction_stamped("memory_ingest run-1:").unwrap(),
+        None
+    );
+    let first = store
+        .put_many(
+            "test",
+            "memory_ingest run-1: Handbook",
+            vec![model_file("semantic-layer/wh/a.yaml", "a: 1")],
+        )
+        .unwrap();
+    store
+        .put_many(
+            "test",
+            "memory_ingest run-10: Other",
+            vec![model_file("semantic-layer/wh/b.yaml", "b: 1")],
+        )
+        .unwrap();
+    assert_eq!(
+        store.transaction_stamped("memory_ingest run-1:").unwrap(),
+        Some(first.tx_id)
+    );
+    assert_eq!(
+        store.transaction_stamped("memoryXingest run-1:").unwrap(),
+        None
+    );
+    assert_eq!(
+        store.transaction_stamped("memory_ingest run-2:").unwrap(),
+        None
+    );
+    assert_eq!(
+        code(store.transaction_stamped("").unwrap_err()),
+        "invalid_request"
+    );
+
+    // Undone: the undo names it; undoing the undo is the undo's own.
+    assert_eq!(store.reverted_by(first.tx_id).unwrap(), None);
+    let undo = store.undo("test", first.tx_id, false).unwrap();
+    assert_eq!(store.reverted_by(first.tx_id).unwrap(), Some(undo.tx_id));
+    let redo = store.undo("test", undo.tx_id, false).unwrap();
+    assert_eq!(store.reverted_by(undo.tx_id).unwrap(), Some(redo.tx_id));
+    assert_eq!(store.reverted_by(first.tx_id).unwrap(), Some(undo.tx_id));
+    assert_eq!(store.reverted_by(999).unwrap(), None);
+}
+
 pub fn ingest_runs_are_kept_by_id_outside_history(store: &dyn KnowledgeStore) {
     let head = store.head().unwrap();
     let mut run = IngestRunRecord {
@@ -1182,6 +1231,7 @@ pub fn task_records_carry_a_cancellation_no_save_clears_and_expire(store: &dyn K
     let mut task = TaskRecord {
         task_id: "task-1".into(),
         owner: "host-a:42".into(),
+        caller: "token:alice".into(),
         status: "working".into(),
         detail: serde_json::json!({"taskId": "task-1", "status": "working", "statusMessage": "started"}),
         cancel_requested: false,
@@ -1266,6 +1316,7 @@ macro_rules! contract_suite {
             mirrored_kinds_hold_files_larger_than_a_note,
             relate_many_adds_and_removes_in_one_transaction_and_is_idempotent,
             feedback_names_a_recorded_search_and_one_of_its_results_outside_history,
+            a_stamped_transaction_and_the_undo_of_a_transaction_are_found,
             ingest_runs_are_kept_by_id_outside_history,
             task_records_carry_a_cancellation_no_save_clears_and_expire,
         );

@@ -12,7 +12,7 @@ use lore_store::{IngestRunRecord, NewEntry, TopicWrite, TxId};
 
 use super::{
     CapturedItem, IngestRequest, MemoryIngest, RunReport, Skipped, bounds, measures, note_source,
-    plan, triage,
+    plan, run, triage,
 };
 use crate::semantic::files::{SemanticFiles, SourceFile};
 use crate::wiki::page::{self, PageAddress, Scope};
@@ -142,7 +142,6 @@ impl MemoryIngest {
             self.plan_models(connection, seen, &mut planned);
             measure_changes = self.measures(connection, &source, &mut planned)?;
         }
-        self.stage(record, "writing");
         let mut report = RunReport {
             captured: planned.captured.clone(),
             skipped: planned.skipped.clone(),
@@ -150,6 +149,13 @@ impl MemoryIngest {
             error: None,
         };
         bounds::bound_report(&mut report);
+        // From here the run writes: a cancellation comes too late, and a
+        // run whose process dies is settled from the log with this report.
+        if !run::gates().enter_writing(&record.run_id) {
+            return Err(ErrorReport::new(ErrorCode::Unavailable, "the run was cancelled"));
+        }
+        record.report = serde_json::to_value(&report).unwrap_or_default();
+        self.stage(record, "writing");
         self.write_planned(
             record,
             request,
@@ -263,7 +269,7 @@ impl MemoryIngest {
         if page_changes.is_empty() && model_changes.is_empty() && notes.is_empty() {
             return Ok((report, None));
         }
-        let summary = format!("memory_ingest {}: {title}", record.run_id);
+        let summary = format!("{} {title}", run::stamp(&record.run_id));
         let summary: String = summary.chars().take(200).collect();
         // The wiki's mirror names the store even when no page changes.
         let mut parts = vec![(self.wiki.mirror(), page_changes)];

@@ -8,16 +8,19 @@
 //!
 //! A run is recorded in the store (`KnowledgeStore::save_ingest_run`)
 //! from the moment it is accepted: `running` through the stages
-//! `queued → triaging → writing`, then `done` or `error` with the reason.
-//! A run whose process died is reported `error` with the code
-//! `interrupted` (its process is gone, or it has not reported for
-//! [`STALE_AFTER_SECONDS`]), never left `running`.
+//! `queued → triaging → writing`, then `done`, `cancelled` (a cancel that
+//! came before it began writing: nothing written) or `error` with the
+//! reason; a done run whose transaction was undone reads `undone`. A run
+//! whose process died is settled from the transaction log ([`run`]):
+//! `done` when its transaction committed, else `error` with the code
+//! `interrupted` — never left `running`.
 
 pub mod bounds;
 mod filing;
 pub mod llm;
 pub mod measures;
 pub mod plan;
+pub mod run;
 pub mod triage;
 
 use std::collections::BTreeMap;
@@ -153,11 +156,12 @@ pub struct RunReport {
 pub struct IngestStatus {
     /// The run.
     pub run_id: String,
-    /// `running`, `done` or `error`.
+    /// `running`; then `done`, `undone` (its transaction was taken back:
+    /// `undoneByTxId`), `cancelled` (before it wrote anything) or `error`.
     pub status: String,
-    /// `queued`, `triaging`, `writing`, `done` or `error`.
+    /// `queued`, `triaging`, `writing`, `done`, `cancelled` or `error`.
     pub stage: String,
-    /// True once the run ended (done or error).
+    /// True once the run ended.
     pub done: bool,
     /// What it wrote.
     pub captured: Captured,
@@ -171,6 +175,10 @@ pub struct IngestStatus {
     /// The transaction holding its writes (`undo` takes it back); null
     /// when it wrote nothing.
     pub tx_id: Option<TxId>,
+    /// The transaction that took the run's writes back (an undo of
+    /// `txId`), while they stand undone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undone_by_tx_id: Option<TxId>,
     /// When it started.
     pub started_at: String,
     /// When it ended.
@@ -178,18 +186,22 @@ pub struct IngestStatus {
 }
 
 impl IngestStatus {
-    fn of(record: IngestRunRecord) -> IngestStatus {
+    fn of(record: IngestRunRecord, undone_by_tx_id: Option<TxId>) -> IngestStatus {
         let report: RunReport = serde_json::from_value(record.report).unwrap_or_default();
         IngestStatus {
             done: record.status != "running",
             run_id: record.run_id,
-            status: record.status,
+            status: match undone_by_tx_id {
+                Some(_) => "undone".to_string(),
+                None => record.status,
+            },
             stage: record.stage,
             captured: report.captured,
             skipped: report.skipped,
             warnings: report.warnings,
             error: report.error,
             tx_id: record.tx_id,
+            undone_by_tx_id,
             started_at: record.started_at,
             finished_at: record.finished_at,
         }
@@ -320,7 +332,8 @@ impl MemoryIngest {
         self.open()?.save_ingest_run(record).map_err(|e| e.report())
     }
 
-    /// Records a new run (queued) and returns it.
+    /// Records a new run (queued), open in this process's gates, and
+    /// returns it.
     fn accept(&self, request: &IngestRequest, actor: &str) -> Result<IngestRunRecord, ErrorReport> {
         self.check(request)?;
         let now = UtcMillis::now();
@@ -338,7 +351,13 @@ impl MemoryIngest {
             tx_id: None,
             report: serde_json::to_value(RunReport::default()).unwrap_or_default(),
         };
-        self.save(&record)?;
+        // Open before the record exists, so no one sees it running here
+        // without this process knowing it.
+        run::gates().open(&record.run_id);
+        if let Err(e) = self.save(&record) {
+            run::gates().close(&record.run_id);
+            return Err(e);
+        }
         Ok(record)
     }
 
@@ -381,8 +400,10 @@ impl MemoryIngest {
                     .unwrap_or_default();
                     let _ = service.save(&failed);
                 }
+                run::gates().close(&run_id);
             })
             .map_err(|e| {
+                run::gates().close(&run_id);
                 ErrorReport::new(ErrorCode::Internal, format!("cannot start the run: {e}"))
             })?;
         Ok(run_id)
@@ -398,42 +419,34 @@ impl MemoryIngest {
                 format!("no memory_ingest run `{run_id}`: give the runId memory_ingest answered"),
             ));
         };
-        let record = self.settle(record)?;
-        Ok(IngestStatus::of(record))
+        let record = run::settle(store.as_ref(), record).map_err(|e| e.report())?;
+        let undone = match (record.status.as_str(), record.tx_id) {
+            ("done", Some(tx)) => run::undone_by(store.as_ref(), tx).map_err(|e| e.report())?,
+            _ => None,
+        };
+        Ok(IngestStatus::of(record, undone))
     }
 
-    /// Marks every run whose process died as interrupted (a server calls
-    /// it when it starts). Returns how many.
+    /// Cancels a run of this process that has not begun writing (it then
+    /// writes nothing and ends `cancelled`); a run already writing runs
+    /// to its end. `None` when the run does not run in this process.
+    pub fn cancel(&self, run_id: &str) -> Option<run::CancelOutcome> {
+        run::gates().cancel(run_id)
+    }
+
+    /// Settles every run whose process died from the transaction log
+    /// (a server calls it when it starts). Returns how many.
     pub fn sweep(&self) -> Result<usize, ErrorReport> {
-        let running = self.open()?.running_ingest_runs().map_err(|e| e.report())?;
+        let store = self.open()?;
+        let running = store.running_ingest_runs().map_err(|e| e.report())?;
         let mut swept = 0;
         for record in running {
-            if self.settle(record)?.status != "running" {
+            let settled = run::settle(store.as_ref(), record).map_err(|e| e.report())?;
+            if settled.status != "running" {
                 swept += 1;
             }
         }
         Ok(swept)
-    }
-
-    fn settle(&self, mut record: IngestRunRecord) -> Result<IngestRunRecord, ErrorReport> {
-        if record.status != "running" || !abandoned(&record) {
-            return Ok(record);
-        }
-        let mut report: RunReport =
-            serde_json::from_value(record.report.clone()).unwrap_or_default();
-        report.error = Some(RunError {
-            code: "interrupted".into(),
-            message: format!(
-                "the run stopped at stage {} when its process (pid {}) ended; nothing it had not committed was kept — ingest the note again",
-                record.stage, record.pid
-            ),
-        });
-        record.status = "error".into();
-        record.stage = "error".into();
-        record.finished_at = Some(UtcMillis::now().to_iso());
-        record.report = serde_json::to_value(&report).unwrap_or_default();
-        self.save(&record)?;
-        Ok(record)
     }
 
     /// Moves a run to `stage` (and reports that it is alive).
@@ -451,10 +464,26 @@ impl MemoryIngest {
             serde_json::from_value(record.report.clone()).unwrap_or_default();
         match outcome {
             Ok((done, tx)) => {
+                // Fault injection for the crash tests (debug builds only):
+                // the process ends as `kill -9` ends it, right after the
+                // run's transaction committed and before its record ends.
+                #[cfg(debug_assertions)]
+                if tx.is_some() && std::env::var_os("LORE_TEST_KILL_AFTER_COMMIT").is_some() {
+                    std::process::abort();
+                }
                 report = done;
                 record.status = "done".into();
                 record.stage = "done".into();
                 record.tx_id = tx;
+            }
+            Err(_) if run::gates().was_cancelled(&record.run_id) => {
+                report.error = Some(RunError {
+                    code: "cancelled".into(),
+                    message: "the run was cancelled before it began writing: nothing was written"
+                        .into(),
+                });
+                record.status = "cancelled".into();
+                record.stage = "cancelled".into();
             }
             Err(error) => {
                 report.error = Some(RunError {
@@ -563,8 +592,14 @@ pub fn run_transaction(
             "no memory_ingest run `{run_id}`"
         )));
     };
+    let record = run::settle(store, record)?;
     match (record.status.as_str(), record.tx_id) {
-        (_, Some(tx)) => Ok(tx),
+        (_, Some(tx)) => match run::undone_by(store, tx)? {
+            Some(undo) => Err(lore_store::StoreError::Invalid(format!(
+                "run `{run_id}` was already undone by transaction {undo}; undo transaction {undo} to put it back"
+            ))),
+            None => Ok(tx),
+        },
         ("running", None) => Err(lore_store::StoreError::Invalid(format!(
             "run `{run_id}` is still running; undo it once memory_ingest_status says done"
         ))),
@@ -586,24 +621,6 @@ fn note_source(content: &str) -> Option<String> {
         .and_then(|s| s.as_str())
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
-}
-
-/// Whether a running run's process is gone: on Linux its pid is not alive
-/// (or is another program); elsewhere it has not reported for
-/// [`STALE_AFTER_SECONDS`].
-fn abandoned(record: &IngestRunRecord) -> bool {
-    if record.pid == std::process::id() {
-        return false;
-    }
-    let stale = UtcMillis::parse_iso(&record.heartbeat_at)
-        .is_none_or(|at| at.seconds_ago() > STALE_AFTER_SECONDS);
-    if cfg!(target_os = "linux") {
-        let alive = std::fs::read_to_string(format!("/proc/{}/cmdline", record.pid))
-            .is_ok_and(|cmd| cmd.contains("lore"));
-        !alive || stale
-    } else {
-        stale
-    }
 }
 
 fn rand_suffix() -> u16 {
