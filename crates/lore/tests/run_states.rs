@@ -154,14 +154,18 @@ fn touch_old(path: &Path) {
 async fn a_run_whose_server_died_after_its_commit_is_done_and_undone_by_run() {
     let (_dir, root) = empty_project();
     let mut server = start(&root, &[("LORE_TEST_KILL_AFTER_COMMIT", "1")]);
-    let started = tool(
-        &server.url,
-        None,
-        "memory_ingest",
-        json!({"content": "# Churn\n\n**Churned account** is an account whose last subscription ended."}),
-    )
-    .await;
-    let run_id = started["runId"].as_str().unwrap().to_string();
+    // The server may end before it answers: the run id is then read
+    // from the log after the restart.
+    let url = server.url.clone();
+    let started = tokio::spawn(async move {
+        tool(
+            &url,
+            None,
+            "memory_ingest",
+            json!({"content": "# Churn\n\n**Churned account** is an account whose last subscription ended."}),
+        )
+        .await
+    });
     // The server ends right after the run's transaction committed.
     let mut ended = None;
     for _ in 0..200 {
@@ -169,7 +173,7 @@ async fn a_run_whose_server_died_after_its_commit_is_done_and_undone_by_run() {
         if ended.is_some() {
             break;
         }
-        std::thread::sleep(Duration::from_millis(50));
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(
         ended.is_some_and(|s| !s.success()),
@@ -186,7 +190,18 @@ async fn a_run_whose_server_died_after_its_commit_is_done_and_undone_by_run() {
     touch_old(&root.join(".lore/.lore-old.tmp"));
     std::fs::write(root.join(".lore/.lore-being-written.tmp"), "").unwrap();
 
+    let answered = started.await.ok().map(|a| a["runId"].clone());
     let server = start(&root, &[]);
+    let stamped = ingest_transactions(&server.url).await;
+    assert_eq!(stamped.len(), 1, "{stamped:?}");
+    let run_id = stamped[0]["summary"].as_str().unwrap()["memory_ingest ".len()..]
+        .split(':')
+        .next()
+        .unwrap()
+        .to_string();
+    if let Some(answered) = answered {
+        assert_eq!(answered, run_id.as_str());
+    }
     assert!(!root.join("wiki/.lore-AbC123.tmp").exists());
     assert!(!root.join("wiki/global/.lore-x.tmp").exists());
     assert!(!root.join(".lore/.lore-old.tmp").exists());

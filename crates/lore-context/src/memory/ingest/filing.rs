@@ -152,7 +152,10 @@ impl MemoryIngest {
         // From here the run writes: a cancellation comes too late, and a
         // run whose process dies is settled from the log with this report.
         if !run::gates().enter_writing(&record.run_id) {
-            return Err(ErrorReport::new(ErrorCode::Unavailable, "the run was cancelled"));
+            return Err(ErrorReport::new(
+                ErrorCode::Unavailable,
+                "the run was cancelled before it began writing",
+            ));
         }
         record.report = serde_json::to_value(&report).unwrap_or_default();
         self.stage(record, "writing");
