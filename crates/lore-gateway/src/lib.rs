@@ -411,6 +411,7 @@ impl Gateway {
             roots: self.roots.iter().map(|r| r.path.clone()).collect(),
             dir: self.config.backups.dir.as_deref(),
             keep: self.config.backups.keep,
+            restore_max_bytes: self.config.backups.restore_max_bytes,
         }
     }
 
@@ -423,13 +424,18 @@ impl Gateway {
             _ => None,
         };
         let index_dir = self.state.join("index");
-        let lock = || -> Result<Option<Box<dyn std::any::Any>>, ErrorReport> {
+        let lock = || -> Result<Option<backup::HeldIndex>, ErrorReport> {
             if !index_dir.join("meta.json").exists() {
                 return Ok(None);
             }
             let index = self.open_index()?;
             let writer = index.writer()?;
-            Ok(Some(Box::new(writer)))
+            // Read under the writer lock: no commit changes them meanwhile.
+            let live_files = index.live_files(&index_dir)?;
+            Ok(Some(backup::HeldIndex {
+                lock: Box::new(writer),
+                live_files,
+            }))
         };
         backup::create(&self.backup_place(), store.as_deref(), &lock, destination)
     }
@@ -441,12 +447,13 @@ impl Gateway {
 
     /// `lore backup restore`: checks the whole archive, then replaces the
     /// store and the gateway's state (a project with data only with
-    /// `force`, keeping it under `.lore/replaced/`). Stop servers using
-    /// the project first. Blocking.
+    /// `force`, keeping it under `.lore/replaced/`; another project's
+    /// archive only with `foreign`). Refused while a server serves the
+    /// project. Blocking.
     pub fn restore(
         &self,
         archive: &std::path::Path,
-        force: bool,
+        options: backup::RestoreOptions,
     ) -> Result<backup::Restored, ErrorReport> {
         // A backup holds the store as an SQLite file: it restores into the
         // embedded store, never over a database other servers share.
@@ -461,7 +468,7 @@ impl Gateway {
         }
         // This process lets go of the index it may hold.
         *self.index.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        backup::restore(&self.backup_place(), archive, force)
+        backup::restore(&self.backup_place(), archive, options)
     }
 
     /// `km-coverage-summary`: what the index holds, what was left out or
