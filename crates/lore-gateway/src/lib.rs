@@ -55,6 +55,8 @@ pub struct Gateway {
     /// The project's store file (what a backup restores).
     store_path: PathBuf,
     config: GatewayConfig,
+    /// `limits.result_bytes`: what a recipe's outputs may take.
+    result_bytes: usize,
     roots: Vec<Root>,
     index: Mutex<Option<Arc<index::GatewayIndex>>>,
     store: Option<Arc<StoreHandle>>,
@@ -128,6 +130,7 @@ impl Gateway {
             state: ingest::state_dir(&project.state_dir()),
             store_path: project.store_path(),
             config: project.config.gateway.clone(),
+            result_bytes: project.config.limits.result_bytes,
             roots: ingest::resolve_roots(&project.root, &project.config.gateway),
             index: Mutex::new(None),
             store: None,
@@ -438,6 +441,12 @@ impl Gateway {
             }))
         };
         backup::create(&self.backup_place(), store.as_deref(), &lock, destination)
+    }
+
+    /// `limits.result_bytes`: the most bytes of JSON a recipe's outputs
+    /// may take.
+    pub fn result_bytes(&self) -> usize {
+        self.result_bytes
     }
 
     /// `lore backup list`: this project's archives, newest first.
