@@ -10,6 +10,8 @@
 //!   (`env:VAR`, `file:PATH`).
 //! - [`project`]: where a project lives on disk, how a command finds it, and
 //!   the layout `lore init` writes.
+//! - [`hold`]: the lock every process serving a project holds, which a
+//!   restore takes exclusively.
 //! - [`limits`]: how large and deep a SQL text may be, measured without
 //!   recursion before anything parses it, and the stack budget of the code
 //!   that walks SQL trees.
@@ -24,6 +26,7 @@ pub mod config;
 pub mod cursor;
 pub mod error;
 pub mod hash;
+pub mod hold;
 pub mod limits;
 pub mod project;
 pub mod time;

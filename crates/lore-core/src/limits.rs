@@ -33,6 +33,10 @@ pub const DEFAULT_MAX_SQL_BYTES: usize = 1024 * 1024;
 /// well inside the 1 MB message limit common MCP clients have.
 pub const DEFAULT_RESULT_BYTES: usize = 512 * 1024;
 
+/// Default for [`SqlLimits::message_bytes`]: one MCP tool result as sent
+/// stays within the 1 MB (decimal) several MCP clients accept.
+pub const DEFAULT_MESSAGE_BYTES: usize = 1_000_000;
+
 /// Default for [`SqlLimits::ingest_bytes`]: a 1 MiB note.
 pub const DEFAULT_INGEST_BYTES: usize = 1024 * 1024;
 
@@ -79,12 +83,22 @@ pub struct SqlLimits {
     /// Default 1000 (SQLite's own limit).
     #[serde(default = "default_max_depth", rename = "sql_depth")]
     pub max_depth: usize,
-    /// Most bytes of JSON in one query result's rows (`sql_execution`,
-    /// `sl_query`, `lore sql`): rows stop there with `truncated: true` and
-    /// the reason, and a single value over an eighth of it is cut with a
-    /// marker. Default 524288 (512 KiB).
+    /// Most bytes of JSON in one answer: a query result's rows
+    /// (`sql_execution`, `sl_query`, `lore sql`: rows stop there with
+    /// `truncated: true` and the reason, and a single value over an eighth
+    /// of it is cut with a marker), a recipe's outputs (templates that
+    /// would write more stop with `budget_exceeded` before they are
+    /// filled in), any MCP tool's `structuredContent`. Default 524288
+    /// (512 KiB).
     #[serde(default = "default_result_bytes")]
     pub result_bytes: usize,
+    /// Most bytes of one MCP tool result as sent: its text content and
+    /// `structuredContent` together, with the JSON-RPC message around
+    /// them. Answers that list rows or results keep the first ones that
+    /// fit and say so; others over it are `budget_exceeded`. Default
+    /// 1000000 (1 MB, what several MCP clients accept).
+    #[serde(default = "default_message_bytes")]
+    pub message_bytes: usize,
     /// Largest note `memory_ingest` (and `lore memory ingest`) accepts, in
     /// bytes. Default 1048576 (1 MiB).
     #[serde(default = "default_ingest_bytes")]
@@ -117,6 +131,10 @@ fn default_result_bytes() -> usize {
     DEFAULT_RESULT_BYTES
 }
 
+fn default_message_bytes() -> usize {
+    DEFAULT_MESSAGE_BYTES
+}
+
 fn default_max_bytes() -> usize {
     DEFAULT_MAX_SQL_BYTES
 }
@@ -139,6 +157,12 @@ impl SqlLimits {
             return Err(format!(
                 "limits.result_bytes must be at least 4096; it is {}",
                 self.result_bytes
+            ));
+        }
+        if self.message_bytes < 16384 {
+            return Err(format!(
+                "limits.message_bytes must be at least 16384; it is {}",
+                self.message_bytes
             ));
         }
         if self.ingest_bytes < 1024 {
@@ -171,6 +195,7 @@ impl Default for SqlLimits {
             max_bytes: DEFAULT_MAX_SQL_BYTES,
             max_depth: DEFAULT_MAX_SQL_DEPTH,
             result_bytes: DEFAULT_RESULT_BYTES,
+            message_bytes: DEFAULT_MESSAGE_BYTES,
             ingest_bytes: DEFAULT_INGEST_BYTES,
             ingest_pages: DEFAULT_INGEST_PAGES,
             ingest_items: DEFAULT_INGEST_ITEMS,

@@ -200,6 +200,43 @@ impl GatewayIndex {
         })
     }
 
+    /// The files the index's last commit uses, relative to its folder
+    /// `dir`: `meta.json`, the `FORMAT` and `INSTANCE` markers, and each
+    /// segment's files (its delete file of the committed opstamp only).
+    /// Segments a merge replaced but garbage collection has not removed
+    /// yet, temporary files and anything else in the folder are not the
+    /// index, and a backup leaves them out.
+    pub fn live_files(
+        &self,
+        dir: &Path,
+    ) -> Result<std::collections::BTreeSet<String>, ErrorReport> {
+        let mut live: std::collections::BTreeSet<String> = ["meta.json", "FORMAT", "INSTANCE"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        let segments = self.index.searchable_segment_metas().map_err(internal)?;
+        let names: Vec<String> = std::fs::read_dir(dir)
+            .map_err(internal)?
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| e.file_name().to_str().map(String::from))
+            .collect();
+        for segment in &segments {
+            let prefix = format!("{}.", segment.id().uuid_string());
+            let deletes = segment
+                .delete_opstamp()
+                .map(|_| segment.relative_path(tantivy::index::SegmentComponent::Delete));
+            for name in names.iter().filter(|n| n.starts_with(&prefix)) {
+                let stale_deletes =
+                    name.ends_with(".del") && deletes.as_deref() != Some(Path::new(name.as_str()));
+                if !stale_deletes && !name.ends_with(".temp") {
+                    live.insert(name.clone());
+                }
+            }
+        }
+        Ok(live)
+    }
+
     /// A writer (one at a time per index; another process writing is a
     /// `conflict` saying an ingest is running).
     pub fn writer(&self) -> Result<IndexWriter, ErrorReport> {

@@ -55,6 +55,8 @@ pub struct Gateway {
     /// The project's store file (what a backup restores).
     store_path: PathBuf,
     config: GatewayConfig,
+    /// `limits.result_bytes`: what a recipe's outputs may take.
+    result_bytes: usize,
     roots: Vec<Root>,
     index: Mutex<Option<Arc<index::GatewayIndex>>>,
     store: Option<Arc<StoreHandle>>,
@@ -128,6 +130,7 @@ impl Gateway {
             state: ingest::state_dir(&project.state_dir()),
             store_path: project.store_path(),
             config: project.config.gateway.clone(),
+            result_bytes: project.config.limits.result_bytes,
             roots: ingest::resolve_roots(&project.root, &project.config.gateway),
             index: Mutex::new(None),
             store: None,
@@ -411,6 +414,7 @@ impl Gateway {
             roots: self.roots.iter().map(|r| r.path.clone()).collect(),
             dir: self.config.backups.dir.as_deref(),
             keep: self.config.backups.keep,
+            restore_max_bytes: self.config.backups.restore_max_bytes,
         }
     }
 
@@ -423,15 +427,26 @@ impl Gateway {
             _ => None,
         };
         let index_dir = self.state.join("index");
-        let lock = || -> Result<Option<Box<dyn std::any::Any>>, ErrorReport> {
+        let lock = || -> Result<Option<backup::HeldIndex>, ErrorReport> {
             if !index_dir.join("meta.json").exists() {
                 return Ok(None);
             }
             let index = self.open_index()?;
             let writer = index.writer()?;
-            Ok(Some(Box::new(writer)))
+            // Read under the writer lock: no commit changes them meanwhile.
+            let live_files = index.live_files(&index_dir)?;
+            Ok(Some(backup::HeldIndex {
+                lock: Box::new(writer),
+                live_files,
+            }))
         };
         backup::create(&self.backup_place(), store.as_deref(), &lock, destination)
+    }
+
+    /// `limits.result_bytes`: the most bytes of JSON a recipe's outputs
+    /// may take.
+    pub fn result_bytes(&self) -> usize {
+        self.result_bytes
     }
 
     /// `lore backup list`: this project's archives, newest first.
@@ -441,12 +456,13 @@ impl Gateway {
 
     /// `lore backup restore`: checks the whole archive, then replaces the
     /// store and the gateway's state (a project with data only with
-    /// `force`, keeping it under `.lore/replaced/`). Stop servers using
-    /// the project first. Blocking.
+    /// `force`, keeping it under `.lore/replaced/`; another project's
+    /// archive only with `foreign`). Refused while a server serves the
+    /// project. Blocking.
     pub fn restore(
         &self,
         archive: &std::path::Path,
-        force: bool,
+        options: backup::RestoreOptions,
     ) -> Result<backup::Restored, ErrorReport> {
         // A backup holds the store as an SQLite file: it restores into the
         // embedded store, never over a database other servers share.
@@ -461,7 +477,7 @@ impl Gateway {
         }
         // This process lets go of the index it may hold.
         *self.index.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        backup::restore(&self.backup_place(), archive, force)
+        backup::restore(&self.backup_place(), archive, options)
     }
 
     /// `km-coverage-summary`: what the index holds, what was left out or

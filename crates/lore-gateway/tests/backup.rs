@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use lore_core::ErrorCode;
 use lore_core::project::Project;
 use lore_gateway::Gateway;
+use lore_gateway::backup::RestoreOptions;
 use lore_gateway::ingest::IngestRequest;
 use lore_gateway::search::SearchRequest;
 use lore_store::feed::StoreHandle;
@@ -41,6 +42,27 @@ fn project(base: &Path, name: &str, keep: u32) -> PathBuf {
 fn gateway(root: &Path) -> Gateway {
     let project = Project::load(root).unwrap();
     Gateway::for_project(&project).with_store(Arc::new(StoreHandle::sqlite(project.store_path())))
+}
+
+fn forced() -> RestoreOptions {
+    RestoreOptions {
+        force: true,
+        foreign: false,
+    }
+}
+
+/// Nothing of a refused restore is left in `.lore/` (the serving lock,
+/// which servers share, stays).
+fn assert_no_leftovers(root: &Path) {
+    let leftovers: Vec<_> = std::fs::read_dir(root.join(".lore"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name())
+                .filter(|n| n != "serving.lock")
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 fn note(i: usize) -> NewEntry {
@@ -113,7 +135,28 @@ fn a_backup_taken_while_writes_go_on_restores_to_a_consistent_store_and_index() 
     // Restored into a new project: the store as of the snapshot, whole.
     let fresh_root = project(base.path(), "fresh", 7);
     let fresh = gateway(&fresh_root);
-    let restored = fresh.restore(Path::new(&backup.archive), false).unwrap();
+    // Another project's archive is refused unless foreign, even forced.
+    let refused = fresh
+        .restore(
+            Path::new(&backup.archive),
+            RestoreOptions {
+                force: true,
+                foreign: false,
+            },
+        )
+        .unwrap_err();
+    assert_eq!(refused.code, ErrorCode::Conflict, "{}", refused.message);
+    assert!(refused.message.contains("--foreign"), "{}", refused.message);
+    assert!(!fresh_root.join(".lore/store.db").exists());
+    let restored = fresh
+        .restore(
+            Path::new(&backup.archive),
+            RestoreOptions {
+                foreign: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
     assert!(restored.previous_saved_to.is_none());
     let store = SqliteStore::open(&fresh_root.join(".lore/store.db"), Default::default()).unwrap();
     let health = store.check().unwrap();
@@ -171,7 +214,11 @@ fn damaged_archives_are_refused_before_anything_changes() {
     let text = base.path().join("notes.zip");
     std::fs::write(&text, "not an archive").unwrap();
     for bad in [&truncated, &flipped, &text] {
-        let refused = target.restore(bad, true).unwrap_err();
+        let options = RestoreOptions {
+            force: true,
+            foreign: true,
+        };
+        let refused = target.restore(bad, options).unwrap_err();
         assert_eq!(
             refused.code,
             ErrorCode::InvalidArguments,
@@ -181,16 +228,13 @@ fn damaged_archives_are_refused_before_anything_changes() {
         assert!(refused.message.contains("damaged"), "{}", refused.message);
     }
     let missing = target
-        .restore(&base.path().join("nowhere.zip"), false)
+        .restore(&base.path().join("nowhere.zip"), RestoreOptions::default())
         .unwrap_err();
     assert_eq!(missing.code, ErrorCode::NotFound);
     // Nothing was written into the project.
     assert!(!target_root.join(".lore/store.db").exists());
     assert!(!target_root.join(".lore/gateway").exists());
-    let leftovers: Vec<_> = std::fs::read_dir(target_root.join(".lore"))
-        .map(|d| d.flatten().map(|e| e.file_name()).collect())
-        .unwrap_or_default();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert_no_leftovers(&target_root);
 }
 
 #[test]
@@ -206,7 +250,9 @@ fn a_project_with_data_is_replaced_only_when_forced_and_its_data_is_kept() {
     live.ingest(&IngestRequest::default(), &mut |_, _| {})
         .unwrap();
 
-    let refused = gateway(&root).restore(&archive, false).unwrap_err();
+    let refused = gateway(&root)
+        .restore(&archive, RestoreOptions::default())
+        .unwrap_err();
     assert_eq!(refused.code, ErrorCode::Conflict);
     assert!(refused.message.contains("--force"), "{}", refused.message);
     let later = || {
@@ -222,7 +268,7 @@ fn a_project_with_data_is_replaced_only_when_forced_and_its_data_is_kept() {
     };
     assert!(later(), "the refused restore changed nothing");
 
-    let restored = gateway(&root).restore(&archive, true).unwrap();
+    let restored = gateway(&root).restore(&archive, forced()).unwrap();
     let kept = PathBuf::from(
         restored
             .previous_saved_to
@@ -263,4 +309,287 @@ fn old_archives_go_beyond_the_kept_number_and_folders_inside_what_is_archived_ar
         assert_eq!(refused.code, ErrorCode::Forbidden, "{}", inside.display());
     }
     assert!(!root.join("repo/backups").exists());
+}
+
+/// One entry of a hand-made archive.
+enum Entry<'a> {
+    File(&'a str, Vec<u8>),
+    Link(&'a str, &'a str),
+}
+
+/// A manifest line for `bytes` at `path`.
+fn listed(path: &str, bytes: &[u8]) -> serde_json::Value {
+    use sha2::{Digest, Sha256};
+    let sha: String = Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    serde_json::json!({"path": path, "bytes": bytes.len(), "sha256": sha})
+}
+
+/// Writes an archive of `project` holding `files` (the manifest's list)
+/// and `entries`, as a hostile or broken writer would.
+fn craft(path: &Path, project: &str, files: Vec<serde_json::Value>, entries: &[Entry]) {
+    use std::io::Write;
+    let manifest = serde_json::json!({
+        "format": "lore-backup-1",
+        "created_at": "2025-01-01T00:00:00Z",
+        "lore_version": "0.1.0",
+        "project": project,
+        "store_head_tx": null,
+        "index_run_id": null,
+        "files": files,
+    });
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    zip.start_file("manifest.json", options).unwrap();
+    zip.write_all(manifest.to_string().as_bytes()).unwrap();
+    for entry in entries {
+        match entry {
+            Entry::File(name, bytes) => {
+                zip.start_file(*name, options).unwrap();
+                zip.write_all(bytes).unwrap();
+            }
+            Entry::Link(name, target) => zip.add_symlink(*name, *target, options).unwrap(),
+        }
+    }
+    zip.finish().unwrap();
+}
+
+/// Rewrites the uncompressed size an archive's headers give `name`: the
+/// archive's own directory lying along with the manifest.
+fn lie_about_size(path: &Path, name: &str, bytes: u32) {
+    let mut data = std::fs::read(path).unwrap();
+    let needle = name.as_bytes();
+    let at: Vec<usize> = (0..data.len() - needle.len())
+        .filter(|&i| &data[i..i + needle.len()] == needle)
+        .collect();
+    for i in at {
+        // Local header: the name starts 30 bytes in, the size at 22;
+        // central directory: 46 and 24.
+        for (header, offset, signature) in [(30, 22, 0x04034b50u32), (46, 24, 0x02014b50)] {
+            if i >= header && data[i - header..i - header + 4] == signature.to_le_bytes() {
+                let size = i - header + offset;
+                data[size..size + 4].copy_from_slice(&bytes.to_le_bytes());
+            }
+        }
+    }
+    std::fs::write(path, data).unwrap();
+}
+
+#[test]
+fn a_restore_is_refused_while_a_server_holds_the_project() {
+    let base = tempfile::tempdir().unwrap();
+    let root = project(base.path(), "live", 7);
+    let live = gateway(&root);
+    live.ingest(&IngestRequest::default(), &mut |_, _| {})
+        .unwrap();
+    let archive = PathBuf::from(live.backup(None).unwrap().archive);
+    let server = lore_core::hold::ProjectHold::serving(&root.join(".lore")).unwrap();
+    let refused = gateway(&root).restore(&archive, forced()).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::Conflict, "{}", refused.message);
+    assert!(
+        refused.message.contains("lore mcp stop"),
+        "{}",
+        refused.message
+    );
+    assert!(
+        !root.join(".lore/replaced").exists(),
+        "nothing was replaced"
+    );
+    drop(server);
+    gateway(&root).restore(&archive, forced()).unwrap();
+}
+
+#[test]
+fn archives_that_would_unpack_past_the_cap_are_refused_before_anything_is_written() {
+    let base = tempfile::tempdir().unwrap();
+    let root = project(base.path(), "target", 7);
+    let target = gateway(&root);
+
+    // A manifest that honestly lists 1.5 GiB: refused from the sizes it
+    // declares, before a byte is unpacked.
+    let huge = base.path().join("huge.zip");
+    let mut line = listed("gateway/index/bulk.bin", b"x");
+    line["bytes"] = serde_json::json!(3u64 << 29);
+    craft(
+        &huge,
+        "target",
+        vec![line],
+        &[Entry::File("gateway/index/bulk.bin", b"x".to_vec())],
+    );
+    let refused = target.restore(&huge, forced()).unwrap_err();
+    assert_eq!(
+        refused.code,
+        ErrorCode::BudgetExceeded,
+        "{}",
+        refused.message
+    );
+    assert!(
+        refused
+            .message
+            .contains("gateway.backups.restore_max_bytes"),
+        "{}",
+        refused.message
+    );
+    assert!(!root.join(".lore/gateway").exists());
+    assert_no_leftovers(&root);
+
+    // A manifest (and the archive's own directory) that understate what
+    // an entry unpacks to: reading stops at the first byte past it.
+    let lying = base.path().join("lying.zip");
+    craft(
+        &lying,
+        "target",
+        vec![listed("gateway/index/bulk.bin", &[0u8; 10])],
+        &[Entry::File("gateway/index/bulk.bin", vec![0u8; 4 << 20])],
+    );
+    lie_about_size(&lying, "gateway/index/bulk.bin", 10);
+    let refused = target.restore(&lying, forced()).unwrap_err();
+    assert_eq!(
+        refused.code,
+        ErrorCode::InvalidArguments,
+        "{}",
+        refused.message
+    );
+    assert!(refused.message.contains("damaged"), "{}", refused.message);
+    assert!(!root.join(".lore/gateway").exists());
+    assert_no_leftovers(&root);
+
+    // A configured cap below a genuine archive's size.
+    let live_root = project(base.path(), "capped", 7);
+    let yaml = std::fs::read_to_string(live_root.join("lore.yaml")).unwrap();
+    std::fs::write(
+        live_root.join("lore.yaml"),
+        yaml.replace(
+            "    keep: 7\n",
+            "    keep: 7\n    restore_max_bytes: 4096\n",
+        ),
+    )
+    .unwrap();
+    let live = gateway(&live_root);
+    live.ingest(&IngestRequest::default(), &mut |_, _| {})
+        .unwrap();
+    let archive = PathBuf::from(live.backup(None).unwrap().archive);
+    let refused = gateway(&live_root).restore(&archive, forced()).unwrap_err();
+    assert_eq!(
+        refused.code,
+        ErrorCode::BudgetExceeded,
+        "{}",
+        refused.message
+    );
+    assert!(refused.message.contains("4096"), "{}", refused.message);
+    assert!(!live_root.join(".lore/replaced").exists());
+}
+
+#[test]
+fn links_and_files_beneath_files_are_refused_without_the_machines_paths() {
+    let base = tempfile::tempdir().unwrap();
+    let root = project(base.path(), "target", 7);
+    let target = gateway(&root);
+    let outside = tempfile::tempdir().unwrap();
+    let outside_path = outside.path().to_str().unwrap().to_string();
+
+    // A link where the index goes, and a file beneath it.
+    let linked = base.path().join("linked.zip");
+    craft(
+        &linked,
+        "target",
+        vec![
+            listed("gateway/index", outside_path.as_bytes()),
+            listed("gateway/index/meta.json", b"{}"),
+        ],
+        &[
+            Entry::Link("gateway/index", &outside_path),
+            Entry::File("gateway/index/meta.json", b"{}".to_vec()),
+        ],
+    );
+    // A link alone.
+    let link_only = base.path().join("link-only.zip");
+    craft(
+        &link_only,
+        "target",
+        vec![listed("gateway/runs.jsonl", outside_path.as_bytes())],
+        &[Entry::Link("gateway/runs.jsonl", &outside_path)],
+    );
+    for (archive, says) in [(&linked, "as the folder of"), (&link_only, "link")] {
+        let refused = target.restore(archive, forced()).unwrap_err();
+        assert_eq!(
+            refused.code,
+            ErrorCode::InvalidArguments,
+            "{}",
+            refused.message
+        );
+        assert!(refused.message.contains(says), "{}", refused.message);
+        assert!(
+            !refused.message.contains(base.path().to_str().unwrap())
+                && !refused.message.contains(&outside_path),
+            "no path of the machine's: {}",
+            refused.message
+        );
+        assert_eq!(
+            std::fs::read_dir(outside.path()).unwrap().count(),
+            0,
+            "nothing was written through the link"
+        );
+        assert!(!root.join(".lore/gateway").exists());
+        assert_no_leftovers(&root);
+    }
+}
+
+#[test]
+fn a_backup_holds_the_index_files_of_its_last_commit_only() {
+    let base = tempfile::tempdir().unwrap();
+    let root = project(base.path(), "live", 7);
+    let live = gateway(&root);
+    live.ingest(&IngestRequest::default(), &mut |_, _| {})
+        .unwrap();
+    // What an interrupted write or an old segment leaves in the folder.
+    let index = root.join(".lore/gateway/index");
+    std::fs::write(
+        index.join("0123456789abcdef0123456789abcdef.idx"),
+        vec![7u8; 1 << 20],
+    )
+    .unwrap();
+    std::fs::write(index.join(".lore-a1b2c3.tmp"), vec![7u8; 1 << 20]).unwrap();
+    std::fs::write(index.join("stray.bin"), vec![7u8; 1 << 20]).unwrap();
+
+    let first = live.backup(None).unwrap();
+    let second = live.backup(None).unwrap();
+    let paths: Vec<&str> = first
+        .manifest
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    assert!(paths.contains(&"gateway/index/meta.json"), "{paths:?}");
+    assert!(
+        paths
+            .iter()
+            .any(|p| p.starts_with("gateway/index/") && p.ends_with(".idx")),
+        "{paths:?}"
+    );
+    for stray in [
+        "0123456789abcdef0123456789abcdef.idx",
+        ".lore-a1b2c3.tmp",
+        "stray.bin",
+    ] {
+        assert!(
+            !paths.contains(&format!("gateway/index/{stray}").as_str()),
+            "{stray} is not the index: {paths:?}"
+        );
+    }
+    assert_eq!(first.manifest.store_head_tx, second.manifest.store_head_tx);
+    assert_eq!(
+        first.manifest.files, second.manifest.files,
+        "the same files"
+    );
+    assert!(
+        first.bytes.abs_diff(second.bytes) < 64,
+        "{} vs {} bytes",
+        first.bytes,
+        second.bytes
+    );
+    assert!(first.bytes < 1 << 20, "{} bytes", first.bytes);
 }

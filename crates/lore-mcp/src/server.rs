@@ -108,6 +108,7 @@ impl LoreServer {
         let warehouses = Arc::new(Warehouses::for_project(project));
         let catalog = Arc::new(Catalog::new(&project.root));
         let mut registry = ToolRegistry::new();
+        registry.set_answer_budget(crate::toolkit::AnswerBudget::of(&project.config.limits));
         let models = Arc::new(ModelCache::new(&project.semantic_layer_dir()));
         let mut memory = MemoryService::new(lore_store::feed::StoreHandle::for_project(project));
         let wiki = Arc::new(lore_context::wiki::Wiki::for_project(

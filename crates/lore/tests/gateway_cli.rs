@@ -526,6 +526,81 @@ fn a_backup_is_created_listed_and_restored_from_the_terminal() {
     assert!(stderr(&damaged).contains("damaged"), "{}", stderr(&damaged));
 }
 
+/// Stops the background server even when an assertion fails.
+struct StopOnDrop<'a>(&'a std::path::Path);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = lore_in(self.0, &["mcp", "stop"]);
+    }
+}
+
+#[test]
+fn a_restore_is_refused_while_a_server_serves_the_project() {
+    let repo = initialised_repository();
+    let root = repo.path();
+    ingest_here(root);
+    let backups = tempfile::tempdir().unwrap();
+    let dest = backups.path().to_str().unwrap();
+    let created = lore_in(root, &["backup", "create", "--dest", dest, "--json"]);
+    assert!(created.status.success(), "{}", stderr(&created));
+    let created: serde_json::Value = serde_json::from_slice(&created.stdout).unwrap();
+    let archive = created["archive"].as_str().unwrap().to_string();
+    let store = root.join(".lore/store.db");
+    let before = std::fs::metadata(&store).unwrap().modified().unwrap();
+
+    // A foreground `lore mcp serve` (no record, the lock alone).
+    let server = common::spawn_http_server({
+        let mut command = lore();
+        command
+            .arg("--project-dir")
+            .arg(root)
+            .args(["mcp", "serve", "--port", "0"]);
+        command
+    });
+    let refused = lore_in(root, &["backup", "restore", &archive, "--force"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("lore mcp stop") && stderr(&refused).contains("[conflict]"),
+        "{}",
+        stderr(&refused)
+    );
+    drop(server);
+
+    // A background `lore mcp start`.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let _stop = StopOnDrop(root);
+    let started = lore_in(root, &["mcp", "start", "--port", &port]);
+    assert!(started.status.success(), "{}", stderr(&started));
+    let refused = lore_in(root, &["backup", "restore", &archive, "--force"]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("lore mcp stop") && stderr(&refused).contains("[conflict]"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(
+        !root.join(".lore/replaced").exists(),
+        "nothing was replaced"
+    );
+    assert_eq!(
+        std::fs::metadata(&store).unwrap().modified().unwrap(),
+        before,
+        "the store the server holds is the same file"
+    );
+
+    // Once stopped, the restore goes through.
+    let stopped = lore_in(root, &["mcp", "stop"]);
+    assert!(stopped.status.success(), "{}", stderr(&stopped));
+    let restored = lore_in(root, &["backup", "restore", &archive, "--force"]);
+    assert!(restored.status.success(), "{}", stderr(&restored));
+}
+
 #[test]
 fn recipes_are_listed_shown_and_run_from_the_terminal() {
     let repo = initialised_repository();

@@ -737,3 +737,46 @@ async fn a_projects_own_recipes_fail_with_the_step_that_failed() {
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_recipe_whose_outputs_would_be_huge_stops_with_budget_exceeded() {
+    let dir = code_project();
+    let recipes = dir.path().join("recipes");
+    std::fs::create_dir_all(&recipes).unwrap();
+    std::fs::write(
+        recipes.join("echo.yaml"),
+        format!(
+            "variables: {{q: x}}\nsteps:\n  - {{id: ingest, tool: km-ingest-trigger}}\noutputs:\n  echoed: '{}'\n",
+            "${vars.q}".repeat(1000)
+        ),
+    )
+    .unwrap();
+    let client = stdio_client(dir.path()).await;
+    let started = std::time::Instant::now();
+    let answer = call(
+        &client,
+        "km-recipe-run",
+        json!({"recipe": "echo", "vars": {"q": "q".repeat(1 << 20)}}),
+    )
+    .await
+    .unwrap();
+    let error = error_of(&answer);
+    assert_eq!(error["code"], "budget_exceeded", "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("output `echoed`") && message.contains("limits.result_bytes"),
+        "{message}"
+    );
+    let size = serde_json::to_string(&answer).unwrap().len();
+    assert!(size < 64 * 1024, "{size} bytes");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    // A small value fills the same outputs in.
+    let answer = ok(
+        &client,
+        "km-recipe-run",
+        json!({"recipe": "echo", "vars": {"q": "ab"}}),
+    )
+    .await;
+    assert_eq!(answer["outputs"]["echoed"], "ab".repeat(1000));
+    client.cancel().await.unwrap();
+}

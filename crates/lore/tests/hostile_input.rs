@@ -335,3 +335,105 @@ async fn results_stay_within_their_byte_budget() {
     ok(&client, "connection_list", json!({})).await;
     client.cancel().await.unwrap();
 }
+
+/// One JSON-RPC request to `url` as a client sends it; the session id the
+/// server gave and the raw messages of its answer (event-stream `data:`
+/// lines, or the body itself).
+async fn post_raw(
+    http: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    body: Value,
+) -> (Option<String>, Vec<String>) {
+    let mut request = http
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request.header("Mcp-Session-Id", session);
+    }
+    let response = request.send().await.unwrap();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_string());
+    let text = response.text().await.unwrap();
+    let messages = if text.trim_start().starts_with('{') {
+        vec![text]
+    } else {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    (session, messages)
+}
+
+#[tokio::test]
+async fn a_wide_result_fits_one_megabyte_on_the_wire_and_says_it_was_cut() {
+    let (_dir, root) = demo_project();
+    let mut command = lore();
+    command
+        .arg("--project-dir")
+        .arg(&root)
+        .args(["mcp", "serve", "--port", "0"]);
+    let server = spawn_http_server(command);
+    let http = reqwest::Client::new();
+    let (session, _) = post_raw(
+        &http,
+        &server.url,
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "wire", "version": "1"}}}),
+    )
+    .await;
+    let session = session.expect("a session id");
+    post_raw(
+        &http,
+        &server.url,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    // 10,000 wide rows of text: the text copy escapes every quote, so it
+    // is larger than the structured answer.
+    let (_, messages) = post_raw(
+        &http,
+        &server.url,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "sql_execution",
+            "arguments": {"connectionId": "warehouse", "maxRows": 10000,
+                "sql": "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10000) SELECT i, printf('%.150c', 'x') AS a, printf('%.150c', 'y') AS b, printf('%.20c', '\"') AS q FROM c"}}}),
+    )
+    .await;
+    let answer = messages
+        .iter()
+        .find(|m| m.contains("\"id\":2"))
+        .expect("the call's answer");
+    assert!(
+        answer.len() <= 1_000_000,
+        "{} bytes on the wire",
+        answer.len()
+    );
+    let answer: Value = serde_json::from_str(answer).unwrap();
+    let result = &answer["result"];
+    assert_ne!(result["isError"], true, "{result}");
+    let out = &result["structuredContent"];
+    assert_eq!(out["truncated"], true);
+    let rows = out["rows"].as_array().unwrap().len();
+    assert!(rows > 500 && rows < 10_000, "{rows} rows");
+    assert_eq!(out["rowCount"], rows);
+    let notice = out["notice"].as_str().unwrap();
+    assert!(
+        notice.contains("limits.message_bytes") && notice.contains("ORDER BY"),
+        "{notice}"
+    );
+    // The text copy is the same answer, cut the same way.
+    let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text["rows"].as_array().unwrap().len(), rows);
+}

@@ -50,6 +50,11 @@ pub struct BackupsConfig {
     /// Archives kept (the newest; default 7, at least 1).
     #[serde(default = "default_backups_keep")]
     pub keep: u32,
+    /// The most bytes a restore may unpack (the sizes its manifest
+    /// declares, and what it really unpacks). Default: four times the
+    /// store and gateway index the project has, at least 1 GiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore_max_bytes: Option<u64>,
 }
 
 fn default_backups_keep() -> u32 {
@@ -61,6 +66,7 @@ impl Default for BackupsConfig {
         BackupsConfig {
             dir: None,
             keep: default_backups_keep(),
+            restore_max_bytes: None,
         }
     }
 }

@@ -329,6 +329,63 @@ pub enum Unresolved {
     Keep,
 }
 
+/// The most bytes templates may write into one step's parameters or one
+/// check's operand: the largest request body an agent could send itself
+/// (4 MiB).
+pub const PARAMS_MAX_BYTES: usize = 4 << 20;
+
+/// Why templates were not filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateError {
+    /// An expression names nothing (yet), or a text does not parse.
+    Unresolved(String),
+    /// Filled in, the value would be over `limit` bytes; nothing was built.
+    OverBudget {
+        /// The budget, in bytes of JSON.
+        limit: usize,
+    },
+}
+
+impl std::fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TemplateError::Unresolved(why) => f.write_str(why),
+            TemplateError::OverBudget { limit } => write!(
+                f,
+                "filled in, its templates would write over {limit} bytes, so nothing was built; refer to smaller values, or to each value fewer times"
+            ),
+        }
+    }
+}
+
+impl From<TemplateError> for String {
+    fn from(e: TemplateError) -> String {
+        e.to_string()
+    }
+}
+
+/// Counts bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The bytes of `value` as compact JSON, counted without building it.
+pub fn json_bytes(value: &Value) -> usize {
+    let mut counter = Counter(0);
+    // Writing a `Value` to a counter cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
 impl Scope {
     fn value_of(&self, e: &Expression) -> Result<Value, String> {
         let (map, what) = match e.root {
@@ -345,11 +402,83 @@ impl Scope {
             .map_err(|why| format!("`${{{}}}` found nothing: {why}", e.text))
     }
 
-    /// `value` with its templates filled in. A text that is one template
-    /// alone becomes the value itself (a number stays a number, an object
-    /// an object); templates inside longer text are written in (text as
-    /// is, anything else as JSON).
-    pub fn resolve(&self, value: &Value, mode: Unresolved) -> Result<Value, String> {
+    /// `value` with its templates filled in, when that takes at most
+    /// `limit` bytes of JSON: the size is worked out first (stopping as
+    /// soon as it is over), so a template that repeats a large value a
+    /// thousand times is refused before anything is built. A text that is
+    /// one template alone becomes the value itself (a number stays a
+    /// number, an object an object); templates inside longer text are
+    /// written in (text as is, anything else as JSON).
+    pub fn resolve(
+        &self,
+        value: &Value,
+        mode: Unresolved,
+        limit: usize,
+    ) -> Result<Value, TemplateError> {
+        let mut bytes = 0;
+        self.count(value, limit, &mut bytes);
+        if bytes > limit {
+            return Err(TemplateError::OverBudget { limit });
+        }
+        self.fill(value, mode).map_err(TemplateError::Unresolved)
+    }
+
+    /// Adds to `bytes` about what `value` takes filled in (text by its
+    /// length, other values as JSON; what cannot be resolved yet as
+    /// written), stopping once past `limit`.
+    fn count(&self, value: &Value, limit: usize, bytes: &mut usize) {
+        if *bytes > limit {
+            return;
+        }
+        match value {
+            Value::String(text) if text.contains("${") => {
+                let Ok(parts) = pieces(text) else {
+                    *bytes += text.len();
+                    return;
+                };
+                if let [Piece::Expression(e)] = parts.as_slice() {
+                    *bytes += match self.value_of(e) {
+                        Ok(v) => json_bytes(&v),
+                        Err(_) => text.len(),
+                    };
+                    return;
+                }
+                *bytes += 2;
+                for part in parts {
+                    *bytes += match part {
+                        Piece::Text(t) => t.len(),
+                        Piece::Expression(e) => match self.value_of(&e) {
+                            Ok(Value::String(s)) => s.len(),
+                            Ok(other) => json_bytes(&other),
+                            Err(_) => e.text.len() + 3,
+                        },
+                    };
+                    if *bytes > limit {
+                        return;
+                    }
+                }
+            }
+            Value::Array(items) => {
+                *bytes += 2;
+                for item in items {
+                    *bytes += 1;
+                    self.count(item, limit, bytes);
+                }
+            }
+            Value::Object(map) => {
+                *bytes += 2;
+                for (key, item) in map {
+                    *bytes += key.len() + 4;
+                    self.count(item, limit, bytes);
+                }
+            }
+            other => *bytes += json_bytes(other),
+        }
+    }
+
+    /// `value` with its templates filled in, however large (see
+    /// [`Scope::resolve`], which measures first).
+    fn fill(&self, value: &Value, mode: Unresolved) -> Result<Value, String> {
         Ok(match value {
             Value::String(text) if text.contains("${") => {
                 let parts = pieces(text)?;
@@ -379,12 +508,12 @@ impl Scope {
             Value::Array(items) => Value::Array(
                 items
                     .iter()
-                    .map(|v| self.resolve(v, mode))
+                    .map(|v| self.fill(v, mode))
                     .collect::<Result<_, _>>()?,
             ),
             Value::Object(map) => Value::Object(
                 map.iter()
-                    .map(|(k, v)| Ok((k.clone(), self.resolve(v, mode)?)))
+                    .map(|(k, v)| Ok((k.clone(), self.fill(v, mode)?)))
                     .collect::<Result<_, String>>()?,
             ),
             other => other.clone(),
@@ -437,7 +566,7 @@ impl Condition {
         } else {
             format!("`{}`", self.path)
         };
-        let resolve = |v: &Value| scope.resolve(v, Unresolved::Fail);
+        let resolve = |v: &Value| scope.resolve(v, Unresolved::Fail, PARAMS_MAX_BYTES);
         match &self.test {
             Test::Exists(wanted) => {
                 let exists = found.as_ref().is_ok_and(|v| !v.is_null());
@@ -517,7 +646,13 @@ impl Condition {
         } else {
             &self.path.text
         };
-        let operand = |v: &Value| short(&scope.resolve(v, Unresolved::Keep).unwrap_or(v.clone()));
+        let operand = |v: &Value| {
+            short(
+                &scope
+                    .resolve(v, Unresolved::Keep, PARAMS_MAX_BYTES)
+                    .unwrap_or(v.clone()),
+            )
+        };
         match &self.test {
             Test::Equals(v) => format!("{path} equals {}", operand(v)),
             Test::NotEquals(v) => format!("{path} not_equals {}", operand(v)),
@@ -621,6 +756,7 @@ mod tests {
                     "same": "${ steps.search.results.0.file }"
                 }),
                 Unresolved::Fail,
+                PARAMS_MAX_BYTES,
             )
             .unwrap();
         assert_eq!(
@@ -628,15 +764,48 @@ mod tests {
             json!({"limit": 3, "query": "tests of api (3)", "file": "a.py", "same": "a.py"})
         );
         let err = scope
-            .resolve(&json!("${steps.search.results[2].file}"), Unresolved::Fail)
-            .unwrap_err();
+            .resolve(
+                &json!("${steps.search.results[2].file}"),
+                Unresolved::Fail,
+                PARAMS_MAX_BYTES,
+            )
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("has 1 item, no [2]"), "{err}");
         let kept = scope
-            .resolve(&json!("${captures.archive}"), Unresolved::Keep)
+            .resolve(
+                &json!("${captures.archive}"),
+                Unresolved::Keep,
+                PARAMS_MAX_BYTES,
+            )
             .unwrap();
         assert_eq!(kept, json!("${captures.archive}"));
         assert!(expressions(&json!("${nothing.here}")).is_err());
         assert!(expressions(&json!("${vars.open")).is_err());
+    }
+
+    #[test]
+    fn templates_that_would_write_past_their_budget_are_refused_unbuilt() {
+        let mut scope = Scope::default();
+        scope.vars.insert("q".into(), json!("x".repeat(1 << 20)));
+        scope.vars.insert("n".into(), json!(7));
+        let repeated = json!("${vars.q}".repeat(1000));
+        assert_eq!(
+            scope.resolve(&repeated, Unresolved::Fail, 512 * 1024),
+            Err(TemplateError::OverBudget { limit: 512 * 1024 })
+        );
+        let listed = json!(vec!["${vars.q}"; 1000]);
+        assert_eq!(
+            scope.resolve(&listed, Unresolved::Keep, 4 << 20),
+            Err(TemplateError::OverBudget { limit: 4 << 20 })
+        );
+        // Within the budget, the same templates are filled in.
+        let small = json!({"a": "${vars.n}", "b": "n=${vars.n}", "c": ["${vars.n}"]});
+        assert_eq!(
+            scope.resolve(&small, Unresolved::Fail, 64).unwrap(),
+            json!({"a": 7, "b": "n=7", "c": [7]})
+        );
+        assert!(scope.resolve(&small, Unresolved::Fail, 8).is_err());
     }
 
     #[test]

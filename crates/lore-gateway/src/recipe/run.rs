@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::path::{Scope, Unresolved, short};
+use super::path::{PARAMS_MAX_BYTES, Scope, TemplateError, Unresolved, json_bytes, short};
 use super::{Action, Recipe, RecipeSource, Step, Wait};
 
 /// How a recipe's steps reach the tools. The MCP adapter calls its tool
@@ -41,13 +41,27 @@ pub trait StepCaller: Sync {
 }
 
 /// What a run is asked for besides the recipe.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RunOptions {
     /// Values for the recipe's variables (over their defaults).
     pub vars: serde_json::Map<String, Value>,
     /// Check the recipe and the variables and show each step's parameters
     /// without calling anything.
     pub dry_run: bool,
+    /// The most bytes of JSON the outputs may take together
+    /// (`limits.result_bytes`): an output whose templates would write
+    /// past it fails the run with `budget_exceeded` before it is built.
+    pub output_bytes: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            vars: serde_json::Map::new(),
+            dry_run: false,
+            output_bytes: lore_core::limits::DEFAULT_RESULT_BYTES,
+        }
+    }
 }
 
 /// How a run ended.
@@ -185,15 +199,32 @@ fn parameters(
     params: &serde_json::Map<String, Value>,
     scope: &Scope,
     mode: Unresolved,
-) -> Result<serde_json::Map<String, Value>, String> {
+) -> Result<serde_json::Map<String, Value>, TemplateError> {
     let mut out = serde_json::Map::new();
+    let mut left = PARAMS_MAX_BYTES;
     for (key, value) in params {
-        let value = scope.resolve(value, mode)?;
+        let value = scope.resolve(value, mode, left).map_err(|e| match e {
+            TemplateError::OverBudget { .. } => TemplateError::OverBudget {
+                limit: PARAMS_MAX_BYTES,
+            },
+            other => other,
+        })?;
+        left = left.saturating_sub(json_bytes(&value));
         if !value.is_null() {
             out.insert(key.clone(), value);
         }
     }
     Ok(out)
+}
+
+/// A step whose parameters could not be filled in: `budget_exceeded`
+/// when they would be too large, `assert_failed` otherwise.
+fn params_failed(step: &Step, e: TemplateError) -> StepFailure {
+    let mut failure = assert_failed(step, format!("its params: {e}"));
+    if matches!(e, TemplateError::OverBudget { .. }) {
+        failure.report.code = ErrorCode::BudgetExceeded;
+    }
+    failure
 }
 
 /// A failed step: its record and the run's error.
@@ -277,7 +308,7 @@ pub async fn run<C: StepCaller>(
         caller.step_started(index, total, step).await;
         let step_started = Instant::now();
         let outcome = match parameters(params, &scope, Unresolved::Fail) {
-            Err(why) => Err(assert_failed(step, format!("its params: {why}"))),
+            Err(e) => Err(params_failed(step, e)),
             Ok(resolved) => {
                 record.params = Value::Object(resolved.clone());
                 run_step(step, resolved, &scope, caller).await
@@ -324,20 +355,7 @@ pub async fn run<C: StepCaller>(
         RunStatus::Success
     };
     if status == RunStatus::Success {
-        for (name, template) in &recipe.outputs {
-            match scope.resolve(template, Unresolved::Fail) {
-                Ok(value) => {
-                    scope.outputs.insert(name.clone(), value);
-                }
-                Err(why) => {
-                    error = Some(ErrorReport::new(
-                        ErrorCode::AssertFailed,
-                        format!("output `{name}`: {why}"),
-                    ));
-                    break;
-                }
-            }
-        }
+        error = outputs(recipe, &mut scope, options.output_bytes).err();
     }
     let status = if error.is_some() {
         RunStatus::Failed
@@ -359,6 +377,35 @@ pub async fn run<C: StepCaller>(
         duration_seconds: started.elapsed().as_secs_f64(),
         error,
     })
+}
+
+/// Fills in the recipe's outputs, in order, within `limit` bytes of JSON
+/// together.
+fn outputs(recipe: &Recipe, scope: &mut Scope, limit: usize) -> Result<(), ErrorReport> {
+    let mut left = limit;
+    for (name, template) in &recipe.outputs {
+        match scope.resolve(template, Unresolved::Fail, left) {
+            Ok(value) => {
+                left = left.saturating_sub(json_bytes(&value));
+                scope.outputs.insert(name.clone(), value);
+            }
+            Err(TemplateError::OverBudget { .. }) => {
+                return Err(ErrorReport::new(
+                    ErrorCode::BudgetExceeded,
+                    format!(
+                        "output `{name}`: filled in, the outputs would be over the {limit} bytes one answer may take (limits.result_bytes in lore.yaml), so it was not built; have the outputs refer to smaller values, or to each value fewer times"
+                    ),
+                ));
+            }
+            Err(why) => {
+                return Err(ErrorReport::new(
+                    ErrorCode::AssertFailed,
+                    format!("output `{name}`: {why}"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One step: the call (or the polling), then its checks. The answer and,
@@ -486,6 +533,7 @@ pub async fn run_named<C: StepCaller>(
     let options = RunOptions {
         vars: request.vars,
         dry_run: request.dry_run,
+        output_bytes: gateway.result_bytes(),
     };
     let run = run(&recipe, options, caller).await?;
     if let Err(report) = gateway.log_recipe_run(&run, actor) {
@@ -634,6 +682,7 @@ outputs:
             RunOptions {
                 vars,
                 dry_run: false,
+                ..RunOptions::default()
             },
             &script,
         ))
@@ -752,6 +801,7 @@ outputs:
             RunOptions {
                 vars,
                 dry_run: false,
+                ..RunOptions::default()
             },
             &script,
         ))
@@ -765,6 +815,56 @@ outputs:
     }
 
     #[test]
+    fn outputs_and_params_that_would_exceed_their_budget_stop_before_they_are_built() {
+        let recipe = recipe(&format!(
+            "variables: {{q: x}}\nsteps:\n  - {{id: a, tool: km-search, params: {{query: ok}}}}\noutputs:\n  big: '{}'\n",
+            "${vars.q}".repeat(1000)
+        ));
+        let script = Script::new(vec![("km-search", Ok(json!({"results": []})))]);
+        let mut vars = serde_json::Map::new();
+        vars.insert("q".into(), json!("q".repeat(1 << 20)));
+        let done = block_on(run(
+            &recipe,
+            RunOptions {
+                vars: vars.clone(),
+                ..RunOptions::default()
+            },
+            &script,
+        ))
+        .unwrap();
+        assert_eq!(done.status, RunStatus::Failed);
+        let error = done.error.unwrap();
+        assert_eq!(error.code, ErrorCode::BudgetExceeded, "{}", error.message);
+        assert!(
+            error.message.contains("limits.result_bytes"),
+            "{}",
+            error.message
+        );
+        assert!(done.outputs.is_empty());
+
+        // The same in a step's parameters: the step fails, nothing is called.
+        let recipe = recipe_with_params(&"${vars.q}".repeat(1000));
+        let script = Script::new(vec![]);
+        let done = block_on(run(
+            &recipe,
+            RunOptions {
+                vars,
+                ..RunOptions::default()
+            },
+            &script,
+        ))
+        .unwrap();
+        assert_eq!(done.error.unwrap().code, ErrorCode::BudgetExceeded);
+        assert!(script.calls.lock().unwrap().is_empty());
+    }
+
+    fn recipe_with_params(query: &str) -> Recipe {
+        recipe(&format!(
+            "variables: {{q: x}}\nsteps:\n  - {{id: a, tool: km-search, params: {{query: '{query}'}}}}\n"
+        ))
+    }
+
+    #[test]
     fn a_dry_run_fills_in_the_variables_and_calls_nothing() {
         let recipe = recipe(
             "variables: {q: retries}\nsteps:\n  - {id: a, tool: km-search, params: {query: '${vars.q}'}, capture: [{name: c, path: results}]}\n  - {id: b, tool: km-graph-node, params: {node_id: '${captures.c}'}}\n",
@@ -775,6 +875,7 @@ outputs:
             RunOptions {
                 vars: serde_json::Map::new(),
                 dry_run: true,
+                ..RunOptions::default()
             },
             &script,
         ))

@@ -278,6 +278,19 @@ impl Tool for SlQuery {
         Ok(())
     }
 
+    fn items(output: &SlQueryOutput) -> Option<usize> {
+        Some(output.rows.len())
+    }
+
+    fn keep_items(output: &mut SlQueryOutput, keep: usize, why: &str) {
+        output.rows.truncate(keep);
+        output.row_count = output.rows.len();
+        output.truncated = true;
+        output.notes.push(format!(
+            "Only the first {keep} rows are shown: {why}. Ask for fewer dimensions, filter, or lower the limit."
+        ));
+    }
+
     async fn call(
         &self,
         input: SlQueryInput,

@@ -93,6 +93,19 @@ impl Tool for SqlExecution {
         Ok(())
     }
 
+    fn items(output: &SqlExecutionOutput) -> Option<usize> {
+        Some(output.rows.len())
+    }
+
+    fn keep_items(output: &mut SqlExecutionOutput, keep: usize, why: &str) {
+        output.rows.truncate(keep);
+        output.row_count = output.rows.len();
+        output.truncated = true;
+        output.notice = Some(format!(
+            "Only the first {keep} rows are shown: {why}. Select fewer or narrower columns, aggregate, or page through it with ORDER BY a key and WHERE key > the last one shown."
+        ));
+    }
+
     async fn call(
         &self,
         input: SqlExecutionInput,

@@ -18,7 +18,12 @@
 //! - failures inside the tool answered in-band (`isError: true`) with a text
 //!   block holding `{code, message, retryable}` as JSON;
 //! - progress notifications through [`ToolContext::progress`] when the
-//!   request carries a progress token.
+//!   request carries a progress token;
+//! - every result within its size budget as sent ([`budget`]): answers
+//!   that list rows or results keep their first items and say so, others
+//!   over it are `budget_exceeded`.
+
+pub mod budget;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -37,6 +42,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub use budget::AnswerBudget;
 pub use lore_core::config::Scope;
 
 /// Static facts about a tool: what clients see in `tools/list`.
@@ -85,6 +91,19 @@ pub trait Tool: Send + Sync + 'static {
     fn content(_output: &Self::Output, structured: &serde_json::Value) -> Vec<ContentBlock> {
         vec![ContentBlock::text(structured.to_string())]
     }
+
+    /// How many items (rows, results) an answer holds, for a tool that
+    /// can cut its answer to fit the size budget ([`Tool::keep_items`]).
+    /// `None`, the default: an answer over the budget is
+    /// `budget_exceeded`.
+    fn items(_output: &Self::Output) -> Option<usize> {
+        None
+    }
+
+    /// Keeps the first `keep` items of an answer over the size budget,
+    /// marking it truncated with a notice that gives `why` and says how to
+    /// get the rest.
+    fn keep_items(_output: &mut Self::Output, _keep: usize, _why: &str) {}
 
     /// Runs the tool.
     fn call(
@@ -185,6 +204,7 @@ trait RegisteredTool: Send + Sync {
         &self,
         arguments: JsonObject,
         ctx: ToolContext,
+        budget: AnswerBudget,
     ) -> BoxFuture<'_, Result<CallToolResult, McpError>>;
     fn invoke_value(
         &self,
@@ -220,6 +240,44 @@ impl<T: Tool> Registered<T> {
         let input = prepare::<T>(&self.descriptor.input_schema, arguments)?;
         self.tool.call(input, ctx).await
     }
+
+    /// The result of `output` as sent, within `budget`: cut to its first
+    /// items while it is over (each pass keeps fewer, in proportion to how
+    /// far over it is), or `budget_exceeded` when it cannot be cut.
+    fn answer(output: T::Output, budget: AnswerBudget) -> CallToolResult {
+        let name = T::DEFINITION.name;
+        let mut output = output;
+        loop {
+            let value = match serde_json::to_value(&output) {
+                Ok(value) => value,
+                Err(e) => {
+                    return error_result(&ErrorReport::new(
+                        ErrorCode::Internal,
+                        format!("{name} produced an unserializable result: {e}"),
+                    ));
+                }
+            };
+            let structured = budget::json_bytes(&value);
+            let mut result = CallToolResult::structured(value);
+            if let Some(structured) = &result.structured_content {
+                result.content = T::content(&output, structured);
+            }
+            let whole = budget::json_bytes(&result);
+            let ratio = budget.fit_ratio(structured, whole);
+            if ratio >= 1.0 {
+                return result;
+            }
+            match T::items(&output) {
+                Some(items) if items > 0 => {
+                    // A little under the proportion: the part of the
+                    // answer that is not items does not shrink.
+                    let keep = ((items as f64 * ratio * 0.95) as usize).min(items - 1);
+                    T::keep_items(&mut output, keep, &budget.why_cut());
+                }
+                _ => return error_result(&budget.exceeded(name, structured, whole)),
+            }
+        }
+    }
 }
 
 impl<T: Tool> RegisteredTool for Registered<T> {
@@ -239,23 +297,11 @@ impl<T: Tool> RegisteredTool for Registered<T> {
         &self,
         arguments: JsonObject,
         ctx: ToolContext,
+        budget: AnswerBudget,
     ) -> BoxFuture<'_, Result<CallToolResult, McpError>> {
         Box::pin(async move {
-            let name = T::DEFINITION.name;
             match self.run(arguments, ctx).await {
-                Ok(output) => match serde_json::to_value(&output) {
-                    Ok(value) => {
-                        let mut result = CallToolResult::structured(value);
-                        if let Some(structured) = &result.structured_content {
-                            result.content = T::content(&output, structured);
-                        }
-                        Ok(result)
-                    }
-                    Err(e) => Ok(error_result(&ErrorReport::new(
-                        ErrorCode::Internal,
-                        format!("{name} produced an unserializable result: {e}"),
-                    ))),
-                },
+                Ok(output) => Ok(Self::answer(output, budget)),
                 Err(report) => Ok(error_result(&report)),
             }
         })
@@ -422,16 +468,25 @@ fn drop_null_alternative(property: &mut JsonObject) {
     }
 }
 
-/// The tools a server offers, by name.
+/// The tools a server offers, by name, and how large their results may
+/// be.
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<&'static str, Arc<dyn RegisteredTool>>,
+    budget: AnswerBudget,
 }
 
 impl ToolRegistry {
     /// An empty registry.
     pub fn new() -> ToolRegistry {
         ToolRegistry::default()
+    }
+
+    /// Sets how large a tool result may be as sent (default: the
+    /// defaults of `limits:`).
+    pub fn set_answer_budget(&mut self, budget: AnswerBudget) -> &mut Self {
+        self.budget = budget;
+        self
     }
 
     /// Adds a tool, deriving its `tools/list` entry from its types and
@@ -551,6 +606,7 @@ impl ToolRegistry {
                 .filter(|(name, _)| keep(name))
                 .map(|(name, tool)| (*name, Arc::clone(tool)))
                 .collect(),
+            budget: self.budget,
         }
     }
 
@@ -585,6 +641,7 @@ impl ToolRegistry {
                 None,
             )
         })?;
-        tool.invoke(arguments.unwrap_or_default(), ctx).await
+        tool.invoke(arguments.unwrap_or_default(), ctx, self.budget)
+            .await
     }
 }

@@ -3,7 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+use lore_core::{ErrorCode, ErrorReport};
 use lore_gateway::Gateway;
+use lore_gateway::backup::RestoreOptions;
+
+use super::daemon;
 
 /// `lore backup …`.
 #[derive(Debug, clap::Subcommand)]
@@ -27,8 +31,9 @@ pub enum BackupCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Restore an archive into this project (stop `lore mcp` servers
-    /// first). Every checksum is checked before anything changes.
+    /// Restore an archive into this project (refused while a `lore mcp`
+    /// server serves it). Every checksum is checked before anything
+    /// changes.
     Restore {
         /// The archive (`lore backup list` names them).
         archive: PathBuf,
@@ -36,6 +41,10 @@ pub enum BackupCommand {
         /// kept under .lore/replaced/.
         #[arg(long)]
         force: bool,
+        /// Accept an archive taken from another project (or from this one
+        /// in another folder).
+        #[arg(long)]
+        foreign: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -46,6 +55,27 @@ fn gateway_of(project: &lore_core::project::Project) -> Gateway {
     Gateway::for_project(project).with_store(std::sync::Arc::new(
         lore_store::feed::StoreHandle::for_project(project),
     ))
+}
+
+/// A restore under a running server would leave it writing to the store
+/// file the restore replaced: refused while `.lore/mcp.json` records a
+/// live server (besides the serving lock the restore itself takes, which
+/// servers of earlier builds do not hold). A store on a database server
+/// is refused by the restore itself, saying why.
+fn refuse_while_recorded_server_runs(project: &lore_core::project::Project) -> anyhow::Result<()> {
+    if lore_store::feed::StoreHandle::for_project(project).is_server() {
+        return Ok(());
+    }
+    match daemon::read_state(project) {
+        Some(state) if daemon::process_alive(state.pid) => Err(super::coded(&ErrorReport::new(
+            ErrorCode::Conflict,
+            format!(
+                "a Lore MCP server is running on this project (pid {}, {}): it holds the store open and would go on writing to the file a restore replaces. Stop it with `lore mcp stop`, then restore again; nothing was restored",
+                state.pid, state.url
+            ),
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Runs `lore backup …`.
@@ -109,10 +139,12 @@ pub fn run(command: BackupCommand, project_dir: Option<&Path>) -> anyhow::Result
         BackupCommand::Restore {
             archive,
             force,
+            foreign,
             json,
         } => {
+            refuse_while_recorded_server_runs(&project)?;
             let restored = gateway
-                .restore(&archive, force)
+                .restore(&archive, RestoreOptions { force, foreign })
                 .map_err(|e| super::coded(&e))?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&restored)?);

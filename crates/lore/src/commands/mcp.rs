@@ -12,6 +12,7 @@ use super::shutdown::ShutdownSignal;
 use anyhow::{Context, bail};
 use axum::serve::ListenerExt;
 use lore_core::config::Scope;
+use lore_core::hold::ProjectHold;
 use lore_core::project::{Project, resolve_project_dir};
 use lore_core::time::UtcMillis;
 use lore_mcp::LoreServer;
@@ -205,6 +206,7 @@ pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()
     }
     match command {
         McpCommand::Stdio(_) => {
+            let _hold = hold_project(&project);
             let server = LoreServer::for_project(&project);
             super::block_on(serve_stdio(server))??;
             Ok(())
@@ -352,6 +354,7 @@ fn serve_plan(
     on_ready: impl FnOnce(&str),
 ) -> anyhow::Result<()> {
     let address = plan.bind_address()?;
+    let _hold = hold_project(project);
     let server = LoreServer::for_project(project);
     let telemetry = server.telemetry();
     let cut_off = server.call_cut_off();
@@ -447,6 +450,23 @@ fn serve_plan(
         }
         served
     })?
+}
+
+/// The project's serving hold for as long as this server runs: a restore
+/// is refused while it is held (`lore_core::hold`), and a server starting
+/// during a restore waits for it. A project whose `.lore/` cannot be
+/// written is served without it (said in the log).
+fn hold_project(project: &Project) -> Option<ProjectHold> {
+    match ProjectHold::serving(&project.state_dir()) {
+        Ok(hold) => Some(hold),
+        Err(e) => {
+            tracing::warn!(
+                error = %e,
+                "cannot hold .lore/serving.lock; a restore would not know this server runs"
+            );
+            None
+        }
+    }
 }
 
 /// A listener that says when the server dropped it: axum drops it as soon

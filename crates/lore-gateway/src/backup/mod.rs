@@ -11,11 +11,12 @@
 //! other tools go on). Archives go to a folder outside every gateway root
 //! and outside `.lore/` (never into what they archive), are written under
 //! a temporary name and renamed when whole, and the oldest beyond
-//! `gateway.backups.keep` are removed. A restore reads the whole archive
-//! and checks every checksum and the store's integrity before it touches
-//! the project, and refuses to replace data unless forced — then the data
-//! replaced is kept under `.lore/replaced/<time>/`.
+//! `gateway.backups.keep` are removed. Of the index folder only the files
+//! of its last commit are archived (not segments awaiting garbage
+//! collection, nor stray files), so two backups of the same state hold
+//! the same files. Restoring is [`restore`]'s (its own module).
 
+use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -27,10 +28,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+mod restore;
+pub use restore::{RESTORE_FLOOR_BYTES, RESTORE_SIZE_MULTIPLE, restore, restore_cap};
+
 /// The archive format this build writes and reads.
 pub const FORMAT: &str = "lore-backup-1";
 /// The manifest's name in an archive.
 const MANIFEST: &str = "manifest.json";
+/// The most bytes of manifest read.
+const MANIFEST_MAX_BYTES: u64 = 16 << 20;
 /// The store's name in an archive.
 const STORE: &str = "store.db";
 /// How long a backup waits for a running ingest to end.
@@ -58,6 +64,11 @@ pub struct Manifest {
     pub lore_version: String,
     /// The project folder's name.
     pub project: String,
+    /// The project's identity: a hash of its folder's absolute path (none
+    /// in archives of earlier builds, which are told apart by `project`
+    /// alone). A restore into another project needs `foreign`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
     /// The store's newest transaction in the copy (none without a store).
     pub store_head_tx: Option<i64>,
     /// The gateway's last successful ingest run in the copy.
@@ -121,6 +132,29 @@ pub struct BackupPlace<'a> {
     pub dir: Option<&'a str>,
     /// `gateway.backups.keep`.
     pub keep: u32,
+    /// `gateway.backups.restore_max_bytes`: the most bytes a restore may
+    /// unpack (default [`restore_cap`]).
+    pub restore_max_bytes: Option<u64>,
+}
+
+/// How a restore may go.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RestoreOptions {
+    /// Replace a project that has a store or index (what is there is kept
+    /// under `.lore/replaced/<time>/`).
+    pub force: bool,
+    /// Accept an archive taken from another project (or from this one
+    /// before it moved to another folder).
+    pub foreign: bool,
+}
+
+/// The gateway index held while a backup copies it.
+pub struct HeldIndex {
+    /// The index's writer lock: no ingest commits while it is held.
+    pub lock: Box<dyn std::any::Any>,
+    /// The files of the index's last commit, relative to `index/`
+    /// ([`crate::index::GatewayIndex::live_files`]).
+    pub live_files: BTreeSet<String>,
 }
 
 fn invalid(message: impl Into<String>) -> ErrorReport {
@@ -288,13 +322,14 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The gateway's files to archive: every file under `.lore/gateway/`
-/// but lock files, as (path in the archive, file).
-fn gateway_files(gateway_state: &Path) -> Vec<(String, PathBuf)> {
+/// Every file under `dir` but locks and temporary files (`*.lock`,
+/// `*.tmp`: an interrupted write's), as (path relative to `dir`,
+/// file), sorted.
+fn files_under(dir: &Path) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    let mut stack = vec![gateway_state.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;
         };
         for entry in entries.flatten() {
@@ -306,12 +341,11 @@ fn gateway_files(gateway_state: &Path) -> Vec<(String, PathBuf)> {
                 stack.push(path);
             } else if kind.is_file() {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                if name.ends_with(".lock") {
+                if name.ends_with(".lock") || name.ends_with(".tmp") {
                     continue;
                 }
-                if let Ok(relative) = path.strip_prefix(gateway_state) {
-                    let relative = relative.to_string_lossy().replace('\\', "/");
-                    out.push((format!("gateway/{relative}"), path));
+                if let Ok(relative) = path.strip_prefix(dir) {
+                    out.push((relative.to_string_lossy().replace('\\', "/"), path));
                 }
             }
         }
@@ -320,12 +354,35 @@ fn gateway_files(gateway_state: &Path) -> Vec<(String, PathBuf)> {
     out
 }
 
+/// The gateway's files to archive, as (path in the archive, file): its
+/// ledgers, graph ledgers and logs, and of `index/` only the files of the
+/// last commit (`live_index`; none without an index).
+fn gateway_files(
+    gateway_state: &Path,
+    live_index: Option<&BTreeSet<String>>,
+) -> Vec<(String, PathBuf)> {
+    files_under(gateway_state)
+        .into_iter()
+        .filter(|(relative, _)| match relative.strip_prefix("index/") {
+            Some(in_index) => live_index.is_some_and(|live| live.contains(in_index)),
+            None => true,
+        })
+        .map(|(relative, path)| (format!("gateway/{relative}"), path))
+        .collect()
+}
+
+/// A project's identity in manifests: a hash of its folder's absolute
+/// path (links resolved).
+fn project_id(project_root: &Path) -> String {
+    lore_core::hash::content_hash(resolved(project_root).to_string_lossy().as_bytes())
+}
+
 /// Takes a backup of `place` into `destination` (or the configured
 /// folder), holding `index_lock` while the gateway's files are read.
 pub fn create(
     place: &BackupPlace<'_>,
     store: Option<&dyn KnowledgeStore>,
-    index_lock: &dyn Fn() -> Result<Option<Box<dyn std::any::Any>>, ErrorReport>,
+    index_lock: &dyn Fn() -> Result<Option<HeldIndex>, ErrorReport>,
     destination: Option<&str>,
 ) -> Result<BackupWritten, ErrorReport> {
     if place.keep == 0 {
@@ -353,9 +410,9 @@ pub fn create(
     // The gateway's files, while no ingest runs; the store's snapshot in
     // the same window, so the graph in the store matches the ledgers.
     let started = Instant::now();
-    let lock = loop {
+    let held = loop {
         match index_lock() {
-            Ok(lock) => break lock,
+            Ok(held) => break held,
             Err(e) if e.code == ErrorCode::Conflict && started.elapsed() < LOCK_WAIT => {
                 std::thread::sleep(Duration::from_millis(200));
             }
@@ -387,7 +444,8 @@ pub fn create(
     let result = (|| -> Result<Manifest, ErrorReport> {
         // The gateway's files are copied into the scratch folder first
         // (the lock is held only that long), then zipped.
-        for (archived, source) in gateway_files(place.gateway_state) {
+        let live_index = held.as_ref().map(|h| &h.live_files);
+        for (archived, source) in gateway_files(place.gateway_state, live_index) {
             let copy = scratch.path().join(&archived);
             if let Some(parent) = copy.parent() {
                 std::fs::create_dir_all(parent)
@@ -396,12 +454,13 @@ pub fn create(
             std::fs::copy(&source, &copy).map_err(|e| io_error("cannot copy", &source, e))?;
             files.push((archived, copy));
         }
-        drop(lock);
+        drop(held);
         let mut manifest = Manifest {
             format: FORMAT.to_string(),
             created_at: now.to_iso(),
             lore_version: env!("CARGO_PKG_VERSION").to_string(),
             project: project_name(place.project_root),
+            project_id: Some(project_id(place.project_root)),
             store_head_tx,
             index_run_id: crate::ingest::last_run(place.gateway_state, None)
                 .filter(|r| r.success)
@@ -473,10 +532,19 @@ fn write_zip(
     Ok(())
 }
 
+/// An archive's file name, for messages (the folder it is in is the
+/// machine's business).
+fn archive_name(archive: &Path) -> String {
+    archive
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "the archive".to_string())
+}
+
 fn damaged(archive: &Path, why: impl std::fmt::Display) -> ErrorReport {
     invalid(format!(
         "{} is damaged or not a Lore backup ({why}); nothing was restored — use another archive (`lore backup list`)",
-        archive.display()
+        archive_name(archive)
     ))
 }
 
@@ -492,10 +560,19 @@ pub fn read_manifest(archive: &Path) -> Result<Manifest, ErrorReport> {
     let mut entry = zip
         .by_name(MANIFEST)
         .map_err(|e| damaged(archive, format!("{MANIFEST}: {e}")))?;
+    // A manifest is a few hundred bytes per file: one past the bound is
+    // not read into memory.
     let mut text = String::new();
-    entry
+    (&mut entry)
+        .take(MANIFEST_MAX_BYTES + 1)
         .read_to_string(&mut text)
         .map_err(|e| damaged(archive, format!("{MANIFEST}: {e}")))?;
+    if text.len() as u64 > MANIFEST_MAX_BYTES {
+        return Err(damaged(
+            archive,
+            format!("{MANIFEST} is over {} MiB", MANIFEST_MAX_BYTES >> 20),
+        ));
+    }
     let manifest: Manifest =
         serde_json::from_str(&text).map_err(|e| damaged(archive, format!("{MANIFEST}: {e}")))?;
     if manifest.format != FORMAT {
@@ -532,157 +609,4 @@ pub fn list(
         .collect();
     out.reverse();
     Ok(out)
-}
-
-/// Whether the project holds data a restore would replace.
-fn has_data(place: &BackupPlace<'_>) -> bool {
-    let store = std::fs::metadata(place.store_path).is_ok_and(|m| m.len() > 0);
-    let gateway = !gateway_files(place.gateway_state).is_empty();
-    store || gateway
-}
-
-/// Restores `archive` into the project: every checksum and the store's
-/// integrity are checked first; a project with data is refused unless
-/// `force`, and then its data is kept under `.lore/replaced/<time>/`.
-/// Stop servers using the project first (they hold the store open).
-pub fn restore(
-    place: &BackupPlace<'_>,
-    archive: &Path,
-    force: bool,
-) -> Result<Restored, ErrorReport> {
-    let manifest = read_manifest(archive)?;
-    std::fs::create_dir_all(place.state_dir)
-        .map_err(|e| io_error("cannot create", place.state_dir, e))?;
-    // Unpacked and checked beside the live files (same disk: the final
-    // moves are renames).
-    let scratch = tempfile::Builder::new()
-        .prefix(".restoring-")
-        .tempdir_in(place.state_dir)
-        .map_err(|e| io_error("cannot write in", place.state_dir, e))?;
-    let file = std::fs::File::open(archive).map_err(|e| damaged(archive, e))?;
-    let mut zip = zip::ZipArchive::new(file).map_err(|e| damaged(archive, e))?;
-    for expected in &manifest.files {
-        let safe = !expected.path.is_empty()
-            && !expected.path.starts_with('/')
-            && !expected.path.split('/').any(|p| p == ".." || p.is_empty())
-            && (expected.path == STORE || expected.path.starts_with("gateway/"));
-        if !safe {
-            return Err(damaged(
-                archive,
-                format!("unexpected path `{}`", expected.path),
-            ));
-        }
-        let mut entry = zip
-            .by_name(&expected.path)
-            .map_err(|e| damaged(archive, format!("{}: {e}", expected.path)))?;
-        let out_path = scratch.path().join(&expected.path);
-        if let Some(parent) = out_path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io_error("cannot create", parent, e))?;
-        }
-        let mut out =
-            std::fs::File::create(&out_path).map_err(|e| io_error("cannot write", &out_path, e))?;
-        let mut hasher = Sha256::new();
-        let mut buffer = vec![0u8; 1 << 16];
-        let mut bytes = 0u64;
-        loop {
-            let n = entry
-                .read(&mut buffer)
-                .map_err(|e| damaged(archive, format!("{}: {e}", expected.path)))?;
-            if n == 0 {
-                break;
-            }
-            bytes += n as u64;
-            hasher.update(&buffer[..n]);
-            out.write_all(&buffer[..n])
-                .map_err(|e| io_error("cannot write", &out_path, e))?;
-        }
-        let sha256 = hex(&hasher.finalize());
-        if bytes != expected.bytes || sha256 != expected.sha256 {
-            return Err(damaged(
-                archive,
-                format!(
-                    "{}: {bytes} bytes with checksum {sha256}, the manifest says {} bytes with {}",
-                    expected.path, expected.bytes, expected.sha256
-                ),
-            ));
-        }
-    }
-    let restored_store = scratch.path().join(STORE);
-    if restored_store.exists() {
-        let store = lore_store::SqliteStore::open(&restored_store, Default::default())
-            .map_err(|e| damaged(archive, format!("store: {e}")))?;
-        let health = store
-            .check()
-            .map_err(|e| damaged(archive, format!("store: {e}")))?;
-        if !health.integrity_ok || health.transactions_without_rows != 0 {
-            return Err(damaged(archive, "the store fails its integrity check"));
-        }
-        if manifest
-            .store_head_tx
-            .is_some_and(|h| h != health.head_tx_id)
-        {
-            return Err(damaged(
-                archive,
-                format!(
-                    "the store holds transaction {}, the manifest says {:?}",
-                    health.head_tx_id, manifest.store_head_tx
-                ),
-            ));
-        }
-    }
-
-    if has_data(place) && !force {
-        return Err(ErrorReport::new(
-            ErrorCode::Conflict,
-            "this project already has a store or gateway index; restore with --force (force: true) to replace them — what is there now is kept under .lore/replaced/",
-        ));
-    }
-    // The archive is whole and checked: what is there now is moved aside,
-    // then the restored files are moved in.
-    let mut previous_saved_to = None;
-    if has_data(place) {
-        let aside = place
-            .state_dir
-            .join("replaced")
-            .join(UtcMillis::now().to_compact());
-        std::fs::create_dir_all(&aside).map_err(|e| io_error("cannot create", &aside, e))?;
-        for suffix in ["", "-wal", "-shm"] {
-            let live = PathBuf::from(format!("{}{suffix}", place.store_path.display()));
-            if live.exists() {
-                let name = live
-                    .file_name()
-                    .map(|n| n.to_os_string())
-                    .unwrap_or_default();
-                std::fs::rename(&live, aside.join(name))
-                    .map_err(|e| io_error("cannot move aside", &live, e))?;
-            }
-        }
-        if place.gateway_state.exists() {
-            std::fs::rename(place.gateway_state, aside.join("gateway"))
-                .map_err(|e| io_error("cannot move aside", place.gateway_state, e))?;
-        }
-        previous_saved_to = Some(aside.to_string_lossy().into_owned());
-    }
-    if restored_store.exists() {
-        // Opening it for the check left no WAL behind once closed; the
-        // file itself is the store.
-        for suffix in ["-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", restored_store.display()));
-        }
-        std::fs::rename(&restored_store, place.store_path)
-            .map_err(|e| io_error("cannot restore", place.store_path, e))?;
-    }
-    let restored_gateway = scratch.path().join("gateway");
-    if restored_gateway.exists() {
-        if let Some(parent) = place.gateway_state.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io_error("cannot create", parent, e))?;
-        }
-        std::fs::rename(&restored_gateway, place.gateway_state)
-            .map_err(|e| io_error("cannot restore", place.gateway_state, e))?;
-    }
-    Ok(Restored {
-        archive: archive.to_string_lossy().into_owned(),
-        manifest,
-        previous_saved_to,
-    })
 }
