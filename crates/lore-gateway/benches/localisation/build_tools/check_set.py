@@ -1,6 +1,6 @@
 """Validate the localisation sets and print their counts (stdlib only).
 
-usage: python3 check_set.py [--mirrors DIR]
+usage: python3 check_set.py [--mirrors DIR] [--table]
 
 Checks every line of issues.jsonl (the original development set), dev-extra.jsonl and
 heldout.jsonl:
@@ -12,7 +12,7 @@ heldout.jsonl:
   every gold file exists at `base_commit`, and every gold file is a non-test source file by the
   rules in goldrules.py; the gold list has 1 to 5 files.
 Prints issues per language family and split, repositories per split, and the largest share of
-one repository. Exits non-zero on any error.
+one repository (and, with --table, the README's sources table). Exits non-zero on any error.
 """
 import collections
 import json
@@ -114,6 +114,10 @@ def main():
         r, c = per_repo.most_common(1)[0]
         print(f"all: {len(rows)} issues, {len(per_repo)} repositories; largest {r} {c} "
               f"({100 * c / len(rows):.1f}%)")
+    if "--table" in sys.argv:
+        print("\n| repository | language | split | issues |\n|---|---|---|---:|")
+        for repo, (lang, s) in sorted(REPOS.items(), key=lambda kv: (kv[1][1], FAMILY[kv[1][0]], kv[0].lower())):
+            print(f"| {repo} | {lang} | {s} | {per_repo[repo]} |")
     for r, c in sorted(unchecked.items()):
         print(f"note: no mirror for {r}; {c} issues not checked against git")
     for e in errors:
