@@ -13,7 +13,7 @@ EXCLUDED_DIRS = {
     "type-tests", "typetests", "integration", "e2e", "fixtures", "fixture", "__fixtures__",
     "mocks", "__mocks__", "snapshots", "__snapshots__", "docs", "doc", "docs_src",
     "documentation", "website", "examples", "example", "benches", "bench", "benchmark",
-    "benchmarks", "asv_bench", "scripts", "script", ".github", ".circleci", "ci", "deno",
+    "benchmarks", "asv_bench", "scripts", ".github", ".circleci", "ci", "deno",
     "deno_dist", "playground", "vendor", "third_party", "fuzz", "xtask", "contrib",
     "typing-examples", "typing_examples", "type_tests", "types-tests",
 }
@@ -39,6 +39,9 @@ def is_gold_candidate(path: str) -> bool:
         return False
     parts = path.split("/")
     if any(p in EXCLUDED_DIRS for p in parts[:-1]):
+        return False
+    # a top-level `script/` holds build scripts; a package's `script/` (alembic/script/) is source
+    if len(parts) > 1 and parts[0] == "script":
         return False
     if parts[-1] in EXCLUDED_NAMES:
         return False
