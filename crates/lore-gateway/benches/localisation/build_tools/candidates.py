@@ -35,7 +35,7 @@ def main():
         found = {int(n) for n in ref.findall(text)}
         # the changelog entry the fix adds (pallets' :issue:`N`, towncrier files, issue links)
         diff = git(mirror, "diff", "--no-renames", "-U0", base, sha, "--", ":(glob)**/CHANGE*",
-                   ":(glob)**/changelog*", ":(glob)**/changelog.d/**", ":(glob)**/HISTORY*", ":(glob)**/changes/**")
+                   ":(glob)**/changelog*", ":(glob)**/Changelog*", ":(glob)**/ChangeLog*", ":(glob)**/changelog.d/**", ":(glob)**/HISTORY*", ":(glob)**/changes/**")
         for line in diff.splitlines():
             if line.startswith("+++ b/"):
                 m = re.search(r"(?:changelog\.d|changes)/(\d+)\.", line)

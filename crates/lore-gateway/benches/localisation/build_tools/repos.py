@@ -20,6 +20,10 @@ REPOS = {
     "go-chi/chi": ("go", "dev"),
     "rust-lang/mdBook": ("rust", "dev"),
     "zellij-org/zellij": ("rust", "dev"),
+    # added for more Go and Rust in the development split (split fixed before collecting)
+    "goccy/go-yaml": ("go", "dev"),
+    "go-task/task": ("go", "dev"),
+    "tafia/quick-xml": ("rust", "dev"),
     # held-out repositories (heldout.jsonl)
     "hynek/structlog": ("python", "heldout"),
     "sqlalchemy/alembic": ("python", "heldout"),
