@@ -24,7 +24,7 @@ EXCLUDED_NAMES = {
 }
 EXCLUDED_PATTERNS = [
     re.compile(p) for p in (
-        r"(^|/)test_[^/]*\.py$", r"_test\.py$", r"_tests?\.rs$", r"_test\.go$",
+        r"(^|/)test_[^/]*\.py$", r"_test\.py$", r"_tests?\.rs$", r"(^|/)tests?\.rs$", r"_test\.go$",
         r"\.(test|spec|test-d|bench)\.[cm]?[jt]sx?$", r"(^|/)(tests?|benchmark|spec)\.[cm]?[jt]sx?$", r"\.tst\.ts$",
         r"\.config\.[cm]?[jt]s$", r"(^|/)\.[^/]*rc\.[cm]?js$",
         r"\.pb\.go$", r"_gen\.go$", r"(^|/)zz_generated", r"\.generated\.", r"_generated\.",
