@@ -5,11 +5,14 @@ pinned commit with `git show`, questions are chosen by fixed rules, and gold
 tables and columns come from the gold SQL through sqlglot's `qualify`.
 
     python3 -m venv /work/venv-sg && /work/venv-sg/bin/pip install sqlglot
-    /work/venv-sg/bin/python build.py [--mirrors /work/.mirror]
+    /work/venv-sg/bin/python build.py [--mirrors /work/.mirror] [--out DIR]
 
 Writes questions.jsonl, dbs/<db>/{schema.sql,schema.nocomments.sql,
-schema.pg.sql,comments.json,meta.json}, and build_report.json (what was kept and dropped, and why) next to
-this script. Needs only the standard library and sqlglot.
+schema.pg.sql,comments.json,meta.json}, and build_report.json (what was kept
+and dropped, and why) into the output folder: --out, else $LORE_BENCH_SCHEMA_SET,
+else /work/.cache/schema_linking. The folder is outside the repository on
+purpose: the set is derived from fetched snapshots and is not committed.
+Needs only the standard library and sqlglot.
 """
 
 import argparse
@@ -26,8 +29,6 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, OptimizeError, SqlglotError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import traverse_scope
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Each source at the commit this set was built from.
 SOURCES = {
@@ -76,6 +77,13 @@ LICENCES = {
 }
 
 MIRRORS = "/work/.mirror"
+
+# Where the set is written (and where load.py, check.py and the bench read it).
+DEFAULT_SET = "/work/.cache/schema_linking"
+
+
+def set_dir():
+    return os.environ.get("LORE_BENCH_SCHEMA_SET") or DEFAULT_SET
 
 
 def show(source, path):
@@ -716,7 +724,7 @@ def main():
     global MIRRORS
     ap = argparse.ArgumentParser()
     ap.add_argument("--mirrors", default=os.environ.get("LORE_MIRRORS", MIRRORS))
-    ap.add_argument("--out", default=HERE)
+    ap.add_argument("--out", default=set_dir())
     args = ap.parse_args()
     MIRRORS = args.mirrors
     report = {
@@ -829,7 +837,7 @@ def main():
         json.dump(report, fh, indent=1, ensure_ascii=False, default=dict)
         fh.write("\n")
     total = Counter(qn["split"] for qn in final)
-    print(f"{len(final)} questions ({dict(total)}) over {len(dbs)} databases")
+    print(f"{len(final)} questions ({dict(total)}) over {len(dbs)} databases, written to {args.out}")
     for db in dbs:
         n = report["kept"][db.name]
         print(f"  {db.name:32} {'dev' if db.name in DEV_DBS else 'heldout':8} kept {n:4} of {report['candidates'].get(db.name, 0):4}  dropped {report['dropped'].get(db.name, {})}")

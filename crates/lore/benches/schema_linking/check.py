@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Validates the schema-linking evaluation set (standard library only).
 
-    python3 check.py            # questions, splits, SQLite load, comments
+    python3 check.py [--dir SET] # questions, splits, SQLite load, comments
     python3 check.py --pg       # also load every schema.pg.sql into a scratch
                                 # PostgreSQL database through psql
                                 # (PGHOST/PGPORT/PGUSER as usual; default
@@ -27,7 +27,8 @@ import subprocess
 import sys
 from collections import Counter, defaultdict
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# Where build.py writes the set (--dir overrides).
+SET = os.environ.get("LORE_BENCH_SCHEMA_SET") or "/work/.cache/schema_linking"
 FIELDS = {"id": str, "db": str, "question": str, "sql": str, "gold_tables": list, "gold_columns": list, "split": str}
 
 
@@ -66,7 +67,7 @@ def inline_comments(create_sql):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pg", action="store_true")
-    ap.add_argument("--dir", default=HERE)
+    ap.add_argument("--dir", default=SET)
     args = ap.parse_args()
     errors = []
     qs = [json.loads(line) for line in open(os.path.join(args.dir, "questions.jsonl"))]

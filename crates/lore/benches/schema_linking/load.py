@@ -2,7 +2,7 @@
 """Loads the schema-linking databases into real databases for a scan
 (standard library; PostgreSQL through psql).
 
-    python3 load.py sqlite OUTDIR [--no-comments] [--split dev|heldout]
+    python3 load.py sqlite OUTDIR [--no-comments] [--split dev|heldout] [--dir SET]
         -> OUTDIR/<db>.sqlite, one empty SQLite database per schema
     python3 load.py postgres [--no-comments] [--split …] [--prefix lore_sl_]
         -> one PostgreSQL database <prefix><db lower-cased> per schema
@@ -10,6 +10,8 @@
 
 Also prints the questions of the chosen split as a JSON list on --questions
 FILE. The tables are empty: the set is about schema text, not values.
+The set is read from --dir, else $LORE_BENCH_SCHEMA_SET, else
+/work/.cache/schema_linking (where build.py writes it).
 """
 
 import argparse
@@ -20,13 +22,13 @@ import sqlite3
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+SET = os.environ.get("LORE_BENCH_SCHEMA_SET") or "/work/.cache/schema_linking"
 
 
 def databases(split):
     out = []
-    for db in sorted(os.listdir(os.path.join(HERE, "dbs"))):
-        meta = json.load(open(os.path.join(HERE, "dbs", db, "meta.json")))
+    for db in sorted(os.listdir(os.path.join(SET, "dbs"))):
+        meta = json.load(open(os.path.join(SET, "dbs", db, "meta.json")))
         if split in (None, meta["split"]):
             out.append(db)
     return out
@@ -37,6 +39,7 @@ def strip_pg_comments(text):
 
 
 def main():
+    global SET
     ap = argparse.ArgumentParser()
     ap.add_argument("target", choices=["sqlite", "postgres"])
     ap.add_argument("outdir", nargs="?")
@@ -44,7 +47,9 @@ def main():
     ap.add_argument("--split", choices=["dev", "heldout"])
     ap.add_argument("--prefix", default="lore_sl_")
     ap.add_argument("--questions")
+    ap.add_argument("--dir", default=SET)
     args = ap.parse_args()
+    SET = args.dir
     dbs = databases(args.split)
     if args.target == "sqlite":
         if not args.outdir:
@@ -56,7 +61,7 @@ def main():
             if os.path.exists(path):
                 os.remove(path)
             con = sqlite3.connect(path)
-            con.executescript(open(os.path.join(HERE, "dbs", db, name)).read())
+            con.executescript(open(os.path.join(SET, "dbs", db, name)).read())
             con.commit()
             con.close()
             print(path)
@@ -70,13 +75,13 @@ def main():
             name = args.prefix + re.sub(r"[^a-z0-9_]", "_", db.lower())
             subprocess.run(["psql", "-q", "-d", "postgres", "-c", f"DROP DATABASE IF EXISTS {name}"], env=env, check=True)
             subprocess.run(["psql", "-q", "-d", "postgres", "-c", f"CREATE DATABASE {name}"], env=env, check=True)
-            text = open(os.path.join(HERE, "dbs", db, "schema.pg.sql")).read()
+            text = open(os.path.join(SET, "dbs", db, "schema.pg.sql")).read()
             if args.no_comments:
                 text = strip_pg_comments(text)
             subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", "-d", name], input=text, text=True, env=env, check=True)
             print(name)
     if args.questions:
-        qs = [json.loads(line) for line in open(os.path.join(HERE, "questions.jsonl"))]
+        qs = [json.loads(line) for line in open(os.path.join(SET, "questions.jsonl"))]
         qs = [q for q in qs if q["db"] in dbs]
         with open(args.questions, "w") as fh:
             json.dump(qs, fh, ensure_ascii=False)
