@@ -112,22 +112,63 @@ pub struct GraphFile {
     /// Paths and code names a document mentions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mentions: Vec<String>,
+    /// Symbol and subsystem names left out because their node id would
+    /// pass the store's [`MAX_NODE_CHARS`] (each cut to 80 characters).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+}
+
+/// The longest node id the store keeps (a longer one would fail the
+/// whole graph write).
+pub use lore_store::MAX_NODE_CHARS;
+
+/// Whether `id` fits the store.
+pub fn fits(id: &str) -> bool {
+    id.chars().count() <= MAX_NODE_CHARS
+}
+
+/// `name` as a report shows it: at most 80 characters.
+fn shown(name: &str) -> String {
+    let count = name.chars().count();
+    if count <= 80 {
+        return name.to_string();
+    }
+    let head: String = name.chars().take(80).collect();
+    format!("{head}… ({count} characters)")
 }
 
 impl GraphFile {
-    /// The facts of a file from its outline (code) or text (documents).
+    /// The facts of the file at `path` from its outline (code) or text
+    /// (documents). A symbol or subsystem whose node id would not fit the
+    /// store is left out (and listed in `left_out`).
     pub fn new(
+        path: &str,
         artifact_type: ArtifactType,
         language: Option<&str>,
         subsystem: Option<String>,
         outline: Option<&Outline>,
         text: &str,
     ) -> GraphFile {
+        let mut left_out = Vec::new();
+        let subsystem = subsystem.filter(|name| {
+            let fit = fits(&format!("Subsystem:{name}"));
+            if !fit {
+                left_out.push(format!("subsystem {}", shown(name)));
+            }
+            fit
+        });
         let (symbols, imports) = match outline {
             Some(outline) => (
                 outline
                     .definitions
                     .iter()
+                    .filter(|d| {
+                        let fit = fits(&symbol_node(path, &d.qualified_name));
+                        if !fit {
+                            left_out.push(format!("symbol {}", shown(&d.qualified_name)));
+                        }
+                        fit
+                    })
                     .map(|d| SymbolFact {
                         qualified_name: d.qualified_name.clone(),
                         kind: d.kind,
@@ -159,6 +200,7 @@ impl GraphFile {
             symbols,
             imports,
             mentions,
+            left_out,
         }
     }
 
@@ -239,7 +281,9 @@ pub fn build(
     let resolver = Resolver::new(files);
     let mut out: BTreeMap<Edge, Option<String>> = BTreeMap::new();
     let mut add = |s: String, p: &str, o: String, props: Option<String>| {
-        if s != o {
+        // A node the store cannot keep would fail the whole write: ingest
+        // leaves such files and names out (and says so) before this.
+        if s != o && fits(&s) && fits(&o) {
             out.insert(Edge(s, p.to_string(), o), props);
         }
     };

@@ -24,6 +24,7 @@ use crate::classify::{ArtifactType, artifact_type, language};
 use crate::graph::{Edge, FACTS_VERSION, GraphFile, GraphLedger};
 use crate::index::{FileFacts, GatewayIndex};
 use crate::outline::outline;
+use crate::project_files::{ProjectFiles, resolved};
 use crate::subsystem::{Catalog, FrontMatter};
 use crate::walk::{FoundFile, SkipReason, is_ignored, modified_ms, read_text, walk};
 use lore_store::{KnowledgeStore, NewTriple, TripleKey};
@@ -90,7 +91,8 @@ pub struct IngestRequest {
     pub paths: Vec<String>,
 }
 
-/// A file left out of a run, and why.
+/// A file left out of a run (or a name in it left out of the graph), and
+/// why.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Skipped {
     /// The root.
@@ -99,6 +101,20 @@ pub struct Skipped {
     pub path: String,
     /// Why.
     pub reason: SkipReason,
+    /// What exactly (the names left out, for `name_too_long`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl Skipped {
+    fn new(root: &str, path: &str, reason: SkipReason) -> Skipped {
+        Skipped {
+            root: root.to_string(),
+            path: path.to_string(),
+            reason,
+            detail: None,
+        }
+    }
 }
 
 /// One ingest run, as `km-ingest-status` reports it.
@@ -175,6 +191,11 @@ pub struct RemovedEntry {
     pub run_id: String,
 }
 
+/// The version of the rules of what is never served
+/// ([`ProjectFiles::never_served`]); 1: the project's own files and
+/// files holding credentials.
+const SERVE_RULES: u32 = 1;
+
 /// Removed files a ledger remembers at most (the newest).
 const REMOVED_KEPT: usize = 1_000;
 
@@ -188,6 +209,10 @@ pub struct Ledger {
     /// another index holds none of them.
     #[serde(default)]
     index: String,
+    /// The rules of what is never served the files were read under
+    /// ([`SERVE_RULES`]): a run under newer ones reads every file again.
+    #[serde(default)]
+    rules: u32,
     /// The ingested files, by root-relative path.
     pub files: BTreeMap<String, LedgerEntry>,
     /// Files removed from the index, by root-relative path (until they
@@ -245,9 +270,10 @@ pub fn state_dir(project_state: &Path) -> PathBuf {
 
 /// Runs an ingest of `roots` into the index under `state` (the gateway's
 /// state folder), reporting each file to `progress` (done, total). The
-/// run is recorded even when it fails.
+/// run is recorded even when it fails. The project's own files
+/// ([`ProjectFiles::never_served`]) are left out, and listed.
 pub fn ingest(
-    project_root: &Path,
+    project: &ProjectFiles,
     state: &Path,
     config: &GatewayConfig,
     roots: &[Root],
@@ -284,8 +310,9 @@ pub fn ingest(
             "no gateway roots: run `lore gateway ingest PATH` to add a folder, or list it under gateway.roots in lore.yaml",
         ));
     }
+    check_paths(roots, &request.paths)?;
     let job = Job {
-        project_root,
+        project,
         state,
         config,
         roots,
@@ -304,9 +331,38 @@ pub fn ingest(
     Ok(run)
 }
 
+/// Refuses a file asked for that is in no root (`/etc/passwd`, `../x`),
+/// as the CLI does, rather than answer a run that read nothing.
+fn check_paths(roots: &[Root], paths: &[String]) -> Result<(), ErrorReport> {
+    let names: Vec<&str> = roots.iter().map(|r| r.name.as_str()).collect();
+    for asked in paths {
+        if asked.trim().trim_end_matches('/').is_empty() || asked.trim() == "." {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "paths: `{asked}` names no file; give files by their root-relative path (src/app.py), or leave paths out to ingest every file"
+                ),
+            ));
+        }
+        if !roots
+            .iter()
+            .any(|root| root_relative(&root.path, asked).is_some())
+        {
+            return Err(ErrorReport::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "paths: `{asked}` is not inside a gateway root ({}): give files by their root-relative path (src/app.py); folders outside the roots are added with `lore gateway ingest PATH`",
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What one ingest works on.
 struct Job<'a> {
-    project_root: &'a Path,
+    project: &'a ProjectFiles,
     state: &'a Path,
     config: &'a GatewayConfig,
     roots: &'a [Root],
@@ -320,7 +376,7 @@ fn run_roots(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), ErrorReport> {
     let Job {
-        project_root,
+        project,
         state,
         config,
         roots,
@@ -347,6 +403,7 @@ fn run_roots(
                 ),
             ));
         }
+        let project_root = project.root();
         let catalog = Catalog::load(project_root, &root.path)?;
         let catalog_stamp = catalog_stamp(project_root, &root.path);
         let ledger_path = ledger_path(state, &root.name);
@@ -382,7 +439,13 @@ fn run_roots(
             graph.facts_version = FACTS_VERSION;
             dirty = true;
         }
-        let (files, gone) = files_to_read(root, config, request, &ledger, run)?;
+        let (files, gone) = files_to_read(project, root, config, request, &ledger, run)?;
+        // Files ingested before the rules of what is served changed are
+        // read again (a key file among them is removed from the index).
+        let reread = ledger.rules != SERVE_RULES;
+        if request.paths.is_empty() {
+            ledger.rules = SERVE_RULES;
+        }
         if let Some(head) = git_head(&root.path) {
             run.repo_head.insert(root.name.clone(), head);
         }
@@ -396,6 +459,7 @@ fn run_roots(
             let settled = file.modified_ms < run_started_ms - 2_000;
             let entry = ledger.files.get(&file.path);
             let unchanged = settled
+                && !reread
                 && entry.is_some_and(|e| e.size == file.size && e.modified_ms == file.modified_ms);
             // A file the graph has no facts of is read again.
             let known = graph.files.contains_key(&file.path);
@@ -410,6 +474,7 @@ fn run_roots(
         let mut done = total - wanted.len() as u64;
         progress(done, total);
         let shared = Shared {
+            project,
             root: &root.name,
             catalog: &catalog,
             chunks: writer.is_some(),
@@ -450,11 +515,7 @@ fn run_roots(
                 let read = match outcome {
                     Ok(read) => read,
                     Err(reason) => {
-                        run.skipped.push(Skipped {
-                            root: root.name.clone(),
-                            path: path.clone(),
-                            reason,
-                        });
+                        run.skipped.push(Skipped::new(&root.name, &path, reason));
                         dirty |= graph.files.remove(&path).is_some();
                         if ledger.forget(&path, run) {
                             run.files_removed += 1;
@@ -498,6 +559,7 @@ fn run_roots(
                 }
             }
         }
+        report_left_out_names(&root.name, &graph, &ledger, run);
         for entry in ledger.files.values() {
             *run.artifact_counts
                 .entry(entry.artifact_type.as_str().to_string())
@@ -540,6 +602,23 @@ fn run_roots(
         .sort_by(|a, b| (&a.root, &a.path).cmp(&(&b.root, &b.path)));
     run.chunk_count = index.chunk_count();
     Ok(())
+}
+
+/// Lists the names in indexed files that the graph leaves out (too long
+/// for the store), every run: an unchanged file keeps its facts.
+fn report_left_out_names(root: &str, graph: &GraphLedger, ledger: &Ledger, run: &mut IngestRun) {
+    for (path, file) in &graph.files {
+        if !file.left_out.is_empty() && ledger.files.contains_key(path) {
+            run.skipped.push(Skipped {
+                detail: Some(format!(
+                    "left out of the graph (its node id would pass {} characters): {}",
+                    crate::graph::MAX_NODE_CHARS,
+                    file.left_out.join("; ")
+                )),
+                ..Skipped::new(root, path, SkipReason::NameTooLong)
+            });
+        }
+    }
 }
 
 /// Writes the difference between a root's graph and what was written last
@@ -611,6 +690,7 @@ struct Wanted<'a> {
 
 /// What every worker reads of a root.
 struct Shared<'a> {
+    project: &'a ProjectFiles,
     root: &'a str,
     catalog: &'a Catalog,
     /// Whether chunks are wanted (not in a dry run).
@@ -649,7 +729,14 @@ struct Facts {
 /// Reads, classifies, outlines and chunks one file (on a worker).
 fn prepare(job: &Wanted<'_>, shared: &Shared<'_>) -> Prepared {
     let file = job.file;
-    let outcome = read_text(&file.absolute).map(|text| {
+    let outcome = read_text(&file.absolute).and_then(|text| {
+        // A key file is known by its text too (a service-account key).
+        match shared.project.never_served(&file.absolute, Some(&text)) {
+            Some(fenced) => Err(fenced.reason),
+            None => Ok(text),
+        }
+    });
+    let outcome = outcome.map(|text| {
         let hash = content_hash(&text);
         let lang = language(&file.path);
         let kind = artifact_type(&file.path, lang);
@@ -669,7 +756,14 @@ fn prepare(job: &Wanted<'_>, shared: &Shared<'_>) -> Prepared {
                 (None, true) => chunk(&text, lang),
             };
             Facts {
-                graph: GraphFile::new(kind, lang, subsystem.clone(), outline.as_ref(), &text),
+                graph: GraphFile::new(
+                    &file.path,
+                    kind,
+                    lang,
+                    subsystem.clone(),
+                    outline.as_ref(),
+                    &text,
+                ),
                 index: FileFacts {
                     root: shared.root.to_string(),
                     path: file.path.clone(),
@@ -699,8 +793,22 @@ fn prepare(job: &Wanted<'_>, shared: &Shared<'_>) -> Prepared {
     }
 }
 
-/// The files of `root` to look at, and the ledger's paths that are gone.
+/// Why a file of `root` at root-relative `path`, resolved to `real`, is
+/// not read: one of the project's own files, or a path whose graph node
+/// the store cannot keep.
+fn left_out(project: &ProjectFiles, path: &str, real: &Path) -> Option<SkipReason> {
+    if let Some(fenced) = project.never_served(real, None) {
+        return Some(fenced.reason);
+    }
+    let kind = artifact_type(path, language(path));
+    let node = crate::graph::file_node(kind, path).unwrap_or_else(|| format!("Code:{path}"));
+    (!crate::graph::fits(&node)).then_some(SkipReason::PathTooLong)
+}
+
+/// The files of `root` to look at, and the ledger's paths that are gone
+/// (deleted, or now left out: their chunks are removed).
 fn files_to_read(
+    project: &ProjectFiles,
     root: &Root,
     config: &GatewayConfig,
     request: &IngestRequest,
@@ -708,14 +816,20 @@ fn files_to_read(
     run: &mut IngestRun,
 ) -> Result<(Vec<FoundFile>, Vec<String>), ErrorReport> {
     if request.paths.is_empty() {
-        let found = walk(&root.path, config.max_file_bytes);
+        let mut found = walk(&root.path, config.max_file_bytes);
         for skipped in found.skipped {
-            run.skipped.push(Skipped {
-                root: root.name.clone(),
-                path: skipped.path,
-                reason: skipped.reason,
-            });
+            run.skipped
+                .push(Skipped::new(&root.name, &skipped.path, skipped.reason));
         }
+        // The walk's paths are resolved already (a link's is its target).
+        found.files.retain(|file| {
+            let reason = left_out(project, &file.path, &file.absolute);
+            if let Some(reason) = reason {
+                run.skipped
+                    .push(Skipped::new(&root.name, &file.path, reason));
+            }
+            reason.is_none()
+        });
         let present: std::collections::BTreeSet<&str> =
             found.files.iter().map(|f| f.path.as_str()).collect();
         let gone = ledger
@@ -738,14 +852,16 @@ fn files_to_read(
             gone.push(path);
             continue;
         }
+        if let Some(reason) = left_out(project, &path, &resolved(&absolute)) {
+            run.skipped.push(Skipped::new(&root.name, &path, reason));
+            gone.push(path);
+            continue;
+        }
         match std::fs::symlink_metadata(&absolute) {
             Ok(meta) if meta.is_file() => {
                 if meta.len() > config.max_file_bytes {
-                    run.skipped.push(Skipped {
-                        root: root.name.clone(),
-                        path: path.clone(),
-                        reason: SkipReason::TooLarge,
-                    });
+                    run.skipped
+                        .push(Skipped::new(&root.name, &path, SkipReason::TooLarge));
                     gone.push(path);
                     continue;
                 }
@@ -791,7 +907,7 @@ pub fn root_relative(root: &Path, asked: &str) -> Option<String> {
 /// A fingerprint of the catalog files a root is classified with.
 fn catalog_stamp(project_root: &Path, root: &Path) -> String {
     let texts: Vec<String> = [
-        project_root.join("subsystems.yaml"),
+        project_root.join(crate::subsystem::CATALOG_FILE),
         root.join(".metadata").join("subsystems.json"),
     ]
     .iter()

@@ -25,6 +25,7 @@ pub mod graph;
 pub mod index;
 pub mod ingest;
 pub mod outline;
+pub mod project_files;
 pub mod recipe;
 pub mod report;
 pub mod search;
@@ -50,7 +51,9 @@ pub use upload::{StoreTextRequest, StoredFile, UploadRequest};
 
 /// The gateway of one project.
 pub struct Gateway {
-    project_root: PathBuf,
+    /// The project folder, and its files the gateway never serves or
+    /// writes.
+    files: project_files::ProjectFiles,
     state: PathBuf,
     /// The project's store file (what a backup restores).
     store_path: PathBuf,
@@ -126,7 +129,7 @@ impl Gateway {
     /// The gateway of a loaded project.
     pub fn for_project(project: &Project) -> Gateway {
         Gateway {
-            project_root: project.root.clone(),
+            files: project_files::ProjectFiles::for_project(project),
             state: ingest::state_dir(&project.state_dir()),
             store_path: project.store_path(),
             config: project.config.gateway.clone(),
@@ -178,7 +181,7 @@ impl Gateway {
             self.graph_store()?
         };
         let run = ingest::ingest(
-            &self.project_root,
+            &self.files,
             &self.state,
             &self.config,
             &self.roots,
@@ -203,7 +206,7 @@ impl Gateway {
 
     fn place(&self) -> upload::Place<'_> {
         upload::Place {
-            project_root: &self.project_root,
+            project: &self.files,
             state: &self.state,
             config: &self.config,
             roots: &self.roots,
@@ -407,7 +410,7 @@ impl Gateway {
 
     fn backup_place(&self) -> backup::BackupPlace<'_> {
         backup::BackupPlace {
-            project_root: &self.project_root,
+            project_root: self.files.root(),
             state_dir: self.state.parent().unwrap_or(&self.state),
             gateway_state: &self.state,
             store_path: &self.store_path,
@@ -566,7 +569,7 @@ impl Gateway {
     /// The recipes this project can run: the built-in ones and those of
     /// its `recipes/` folder.
     pub fn recipes(&self) -> recipe::RecipeBook {
-        recipe::RecipeBook::load(&self.project_root)
+        recipe::RecipeBook::load(self.files.root())
     }
 
     /// Logs a finished recipe run (`.lore/gateway/recipes.jsonl`).
@@ -590,7 +593,7 @@ impl Gateway {
     fn graph_cache(
         &self,
     ) -> Result<(Arc<explore::GraphView>, Arc<search::GraphLinks>), ErrorReport> {
-        let files: Vec<PathBuf> = std::iter::once(self.project_root.join("subsystems.yaml"))
+        let files: Vec<PathBuf> = std::iter::once(self.files.root().join(subsystem::CATALOG_FILE))
             .chain(self.roots.iter().flat_map(|root| {
                 [
                     self.state.join("graph").join(format!("{}.json", root.name)),
@@ -604,7 +607,7 @@ impl Gateway {
                 let ledger = graph::GraphLedger::load(
                     &self.state.join("graph").join(format!("{}.json", root.name)),
                 );
-                let catalog = subsystem::Catalog::load(&self.project_root, &root.path)?;
+                let catalog = subsystem::Catalog::load(self.files.root(), &root.path)?;
                 roots.push((root.name.clone(), ledger, catalog));
             }
             let view = explore::GraphView { roots };
@@ -700,6 +703,35 @@ impl Gateway {
         Ok(())
     }
 
+    /// Removes the results from files never served: an index written
+    /// before those rules may still hold their chunks until the next
+    /// ingest removes them.
+    fn drop_never_served(&self, response: &mut SearchResponse) {
+        let before = response.results.len();
+        response.results.retain(|result| {
+            let chunk = &result.chunk;
+            let Some(root) = self.roots.iter().find(|r| r.name == chunk.root) else {
+                return true;
+            };
+            let path = project_files::resolved(&root.path.join(&chunk.artifact_path));
+            // A key file is known by its text too; only JSON is read.
+            let text = chunk
+                .artifact_path
+                .to_lowercase()
+                .ends_with(".json")
+                .then(|| std::fs::read_to_string(&path).ok())
+                .flatten();
+            self.files.never_served(&path, text.as_deref()).is_none()
+        });
+        if response.results.len() != before {
+            response.metadata.result_count = response.results.len();
+            response.metadata.warnings.push(
+                "results from files the gateway never serves (Lore's own files, files holding credentials) were left out; the next ingest removes them from the index"
+                    .to_string(),
+            );
+        }
+    }
+
     /// Searches the chunks. Blocking.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse, ErrorReport> {
         search::check_request(request)?;
@@ -744,6 +776,7 @@ impl Gateway {
             feedback: votes.map(|v| v.as_ref()),
         };
         let mut response = search::search_with(&index, request, run_id, vector, &signals)?;
+        self.drop_never_served(&mut response);
         response.metadata.warnings.extend(warnings);
         if let Some(store) = &store {
             let record = lore_store::SearchRecord {

@@ -33,7 +33,8 @@ pub struct CoverageSummary {
     /// Per subsystem (files without one under `null`): artifacts by type.
     pub artifacts: Vec<SubsystemArtifacts>,
     /// Files the newest full ingest left out, with the reason (binary,
-    /// too large, a link out of the root, unreadable). Files the ignore
+    /// too large, a link out of the root, unreadable, Lore's own file, a
+    /// file holding credentials, a path or name too long for the graph). Files the ignore
     /// rules (`.gitignore`, `.ignore`) exclude are never walked, so never
     /// listed.
     pub skipped: Vec<Skipped>,

@@ -15,6 +15,9 @@ use lore_core::{ErrorCode, ErrorReport};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The project's subsystem catalog, next to `lore.yaml`.
+pub const CATALOG_FILE: &str = "subsystems.yaml";
+
 /// One subsystem of the catalog.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -101,7 +104,7 @@ impl Catalog {
     /// `.metadata/subsystems.json` in the root, else none (empty).
     pub fn load(project_root: &Path, root: &Path) -> Result<Catalog, ErrorReport> {
         for path in [
-            project_root.join("subsystems.yaml"),
+            project_root.join(CATALOG_FILE),
             root.join(".metadata").join("subsystems.json"),
         ] {
             match std::fs::read_to_string(&path) {

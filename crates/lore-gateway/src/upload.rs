@@ -6,10 +6,17 @@
 //! What may be read and written is fenced:
 //! - a **source** must be inside the project, a root, or a folder listed
 //!   in `gateway.uploads.sources` (links resolved first); hidden files and
-//!   folders (`.env`, `.git`, `.lore`) and `lore.yaml` are never read;
+//!   folders (`.env`, `.git`, `.lore`) and the files ingest never serves
+//!   ([`ProjectFiles::never_served`]: `lore.yaml`, key files) are never
+//!   read;
 //! - a **destination** is a path inside a root (default: the first root's
 //!   `gateway.uploads.folder`), never absolute, never through `..`, a
-//!   hidden folder or a link leading out of the root.
+//!   hidden folder or a link leading out of the root, and never one of
+//!   the files the project runs on ([`ProjectFiles::never_written`]:
+//!   `lore.yaml`, a connection's database, the wiki, …).
+//!
+//! Errors name files relative to their root or the project, never by
+//! machine path.
 //!
 //! A file is written whole or not at all (a temporary file renamed into
 //! place). An existing file is replaced only when asked, and its old text
@@ -28,6 +35,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ingest::{IngestRun, Root};
+use crate::project_files::{ProjectFiles, lexical};
 use crate::subsystem::front_matter_block;
 use crate::walk::{SkipReason, is_ignored, read_text};
 
@@ -111,7 +119,7 @@ pub struct StoredFile {
 
 /// Where the files go and come from: the project, its roots, its settings.
 pub(crate) struct Place<'a> {
-    pub project_root: &'a Path,
+    pub project: &'a ProjectFiles,
     pub state: &'a Path,
     pub config: &'a GatewayConfig,
     pub roots: &'a [Root],
@@ -136,11 +144,15 @@ fn forbidden(message: impl Into<String>) -> ErrorReport {
     ErrorReport::new(ErrorCode::Forbidden, message)
 }
 
-fn io_error(what: &str, path: &Path, e: std::io::Error) -> ErrorReport {
-    ErrorReport::new(
-        ErrorCode::Internal,
-        format!("cannot {what} {}: {e}", path.display()),
-    )
+/// A failed file operation on `shown` (a root- or project-relative name:
+/// the machine's paths stay out of answers).
+fn io_error(what: &str, shown: &str, e: std::io::Error) -> ErrorReport {
+    let code = match e.kind() {
+        std::io::ErrorKind::PermissionDenied => ErrorCode::PermissionDenied,
+        _ => ErrorCode::Internal,
+    };
+    // The kind only: some errors' text carries the path.
+    ErrorReport::new(code, format!("cannot {what} {shown}: {}", e.kind()))
 }
 
 impl Place<'_> {
@@ -163,6 +175,13 @@ impl Place<'_> {
                 )));
             }
         };
+        // The same rule ingest follows: a key file is known by its text.
+        if let Some(fenced) = self.project.never_served(&source, Some(&text)) {
+            return Err(forbidden(format!(
+                "{}: {}",
+                request.source_path, fenced.message
+            )));
+        }
         let file_name = source
             .file_name()
             .and_then(|n| n.to_str())
@@ -283,15 +302,16 @@ impl Place<'_> {
         if asked.contains('\0') {
             return Err(invalid("source_path holds a NUL character"));
         }
-        let path = lexical(&self.project_root.join(asked));
-        let mut allowed: Vec<PathBuf> = vec![self.project_root.to_path_buf()];
+        let project_root = self.project.root();
+        let path = lexical(&project_root.join(asked));
+        let mut allowed: Vec<PathBuf> = vec![project_root.to_path_buf()];
         allowed.extend(self.roots.iter().map(|r| r.path.clone()));
         allowed.extend(
             self.config
                 .uploads
                 .sources
                 .iter()
-                .map(|s| lexical(&self.project_root.join(s))),
+                .map(|s| lexical(&project_root.join(s))),
         );
         // Each folder as written and as resolved (a project opened through
         // a link is the same project).
@@ -302,8 +322,7 @@ impl Place<'_> {
         allowed.extend(resolved);
         let outside = || {
             forbidden(format!(
-                "{asked} is outside what km-upload may read: the project ({}), its gateway roots and the folders listed in gateway.uploads.sources",
-                self.project_root.display()
+                "{asked} is outside what km-upload may read: the project directory, its gateway roots and the folders listed in gateway.uploads.sources"
             ))
         };
         // Outside the fence as written: refused before the disk is asked
@@ -314,16 +333,13 @@ impl Place<'_> {
         let meta = std::fs::metadata(&path).map_err(|_| {
             ErrorReport::new(
                 ErrorCode::NotFound,
-                format!(
-                    "no file at {asked} (relative paths start at the project directory, {})",
-                    self.project_root.display()
-                ),
+                format!("no file at {asked} (relative paths start at the project directory)"),
             )
         })?;
         // And once links are resolved.
         let real = path
             .canonicalize()
-            .map_err(|e| io_error("resolve", &path, e))?;
+            .map_err(|e| io_error("resolve", asked, e))?;
         let inside = allowed
             .iter()
             .filter_map(|dir| dir.canonicalize().ok())
@@ -337,16 +353,8 @@ impl Place<'_> {
                 "{asked} is (or is in) a hidden file or folder such as .env, .git or .lore: those are never uploaded"
             )));
         }
-        if self
-            .project_root
-            .canonicalize()
-            .ok()
-            .map(|p| p.join("lore.yaml"))
-            == Some(real.clone())
-        {
-            return Err(forbidden(
-                "lore.yaml is the project's configuration (it may name credentials): it is not uploaded",
-            ));
+        if let Some(fenced) = self.project.never_served(&real, None) {
+            return Err(forbidden(format!("{asked}: {}", fenced.message)));
         }
         if !meta.is_file() {
             return Err(invalid(format!("{asked} is a folder: name a file")));
@@ -426,50 +434,8 @@ impl Place<'_> {
             )));
         }
         let absolute = root.path.join(&relative);
-        // The deepest folder that exists must be the root's, reached
-        // without a link leading out.
-        let real_root = root
-            .path
-            .canonicalize()
-            .map_err(|e| io_error("resolve", &root.path, e))?;
-        let mut existing = absolute.parent().map(Path::to_path_buf);
-        while let Some(folder) = &existing {
-            if folder.exists() {
-                break;
-            }
-            existing = folder.parent().map(Path::to_path_buf);
-        }
-        let real_folder = existing
-            .as_deref()
-            .and_then(|f| f.canonicalize().ok())
-            .ok_or_else(inside_root)?;
-        if !real_folder.starts_with(&real_root) {
-            return Err(inside_root());
-        }
-        match std::fs::symlink_metadata(&absolute) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(forbidden(format!(
-                    "{relative} in root `{}` is a link: links are never written through",
-                    root.name
-                )));
-            }
-            Ok(meta) if meta.is_dir() => {
-                return Err(invalid(format!(
-                    "{relative} in root `{}` is a folder: end the destination with `/` to put the file in it",
-                    root.name
-                )));
-            }
-            Ok(_) if !overwrite => {
-                return Err(ErrorReport::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "{relative} already exists in root `{}`: pass overwrite: true to replace it (its text is kept under .lore/gateway/replaced/), or choose another destination",
-                        root.name
-                    ),
-                ));
-            }
-            _ => {}
-        }
+        self.check_target(root, &relative, &absolute, overwrite)
+            .map_err(|e| e.unwrap_or_else(inside_root))?;
         if text.len() as u64 > self.config.max_file_bytes {
             return Err(invalid(format!(
                 "the document is {} bytes, more than gateway.max_file_bytes ({}): the gateway would not index it",
@@ -485,6 +451,70 @@ impl Place<'_> {
             overwrite,
             ingest: ingest.unwrap_or(self.config.uploads.ingest),
         })
+    }
+
+    /// Checks the file `relative` of `root` (at `absolute`) may be
+    /// written: the deepest folder that exists is the root's (reached
+    /// without a link leading out; `Err(None)` otherwise) and a folder, the
+    /// file is none Lore or a connection runs on, and it is neither a link
+    /// nor a folder nor (without `overwrite`) a file already there.
+    fn check_target(
+        &self,
+        root: &Root,
+        relative: &str,
+        absolute: &Path,
+        overwrite: bool,
+    ) -> Result<(), Option<ErrorReport>> {
+        let real_root = root
+            .path
+            .canonicalize()
+            .map_err(|e| io_error("resolve", &format!("root `{}`", root.name), e))?;
+        let mut existing = absolute.parent();
+        while let Some(folder) = existing {
+            if folder.exists() {
+                break;
+            }
+            existing = folder.parent();
+        }
+        let existing = existing.ok_or(None)?;
+        let real_folder = existing.canonicalize().map_err(|_| None)?;
+        if !real_folder.starts_with(&real_root) {
+            return Err(None);
+        }
+        if let Some(message) = self.project.never_written(absolute) {
+            return Err(Some(forbidden(message)));
+        }
+        if !real_folder.is_dir() {
+            let shown = existing
+                .strip_prefix(&root.path)
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            return Err(Some(ErrorReport::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "destination `{relative}`: {shown} in root `{}` is a file, not a folder; choose a destination beside it or in a folder",
+                    root.name
+                ),
+            )));
+        }
+        match std::fs::symlink_metadata(absolute) {
+            Ok(meta) if meta.file_type().is_symlink() => Err(Some(forbidden(format!(
+                "{relative} in root `{}` is a link: links are never written through",
+                root.name
+            )))),
+            Ok(meta) if meta.is_dir() => Err(Some(invalid(format!(
+                "{relative} in root `{}` is a folder: end the destination with `/` to put the file in it",
+                root.name
+            )))),
+            Ok(_) if !overwrite => Err(Some(ErrorReport::new(
+                ErrorCode::Conflict,
+                format!(
+                    "{relative} already exists in root `{}`: pass overwrite: true to replace it (its text is kept under .lore/gateway/replaced/), or choose another destination",
+                    root.name
+                ),
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// The root a request names, or the first.
@@ -515,6 +545,7 @@ impl Place<'_> {
             .absolute
             .parent()
             .ok_or_else(|| invalid("destination names no file"))?;
+        let shown = format!("{} in root `{}`", file.relative, file.root.name);
         let mut created = None;
         if !parent.exists() {
             let mut first = parent.to_path_buf();
@@ -524,33 +555,39 @@ impl Place<'_> {
                 }
                 first = up.to_path_buf();
             }
-            std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| io_error("create the folders of", &shown, e))?;
             created = Some(first);
         }
         let outcome = (|| {
             let mut previous_saved_to = None;
             if file.overwrite && file.absolute.is_file() {
-                let old = std::fs::read(&file.absolute)
-                    .map_err(|e| io_error("read", &file.absolute, e))?;
+                let old = std::fs::read(&file.absolute).map_err(|e| io_error("read", &shown, e))?;
                 let kept = self
                     .state
                     .join("replaced")
                     .join(UtcMillis::now().to_compact())
                     .join(&file.root.name)
                     .join(&file.relative);
-                lore_core::project::write_atomically(&kept, old).map_err(|e| e.report())?;
+                lore_core::project::write_atomically(&kept, old).map_err(|e| {
+                    let mut report = e.report();
+                    report.message = format!(
+                        "cannot keep the old text of {shown} under .lore/gateway/replaced/; nothing was written"
+                    );
+                    report
+                })?;
                 previous_saved_to = Some(kept);
             }
             let mut temp = tempfile::Builder::new()
                 .prefix(".lore-")
                 .suffix(".tmp")
                 .tempfile_in(parent)
-                .map_err(|e| io_error("write in", parent, e))?;
+                .map_err(|e| io_error("write", &shown, e))?;
             temp.write_all(file.text.as_bytes())
-                .map_err(|e| io_error("write", temp.path(), e))?;
+                .map_err(|e| io_error("write", &shown, e))?;
             if file.overwrite {
                 temp.persist(&file.absolute)
-                    .map_err(|e| io_error("write", &file.absolute, e.error))?;
+                    .map_err(|e| io_error("write", &shown, e.error))?;
             } else {
                 temp.persist_noclobber(&file.absolute).map_err(|e| {
                     if e.error.kind() == std::io::ErrorKind::AlreadyExists {
@@ -562,7 +599,7 @@ impl Place<'_> {
                             ),
                         )
                     } else {
-                        io_error("write", &file.absolute, e.error)
+                        io_error("write", &shown, e.error)
                     }
                 })?;
             }
@@ -600,21 +637,6 @@ impl Place<'_> {
             warnings,
         }
     }
-}
-
-/// `path` with `.` and `..` resolved without touching the disk.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// A value as YAML: JSON scalars, lists and objects are YAML, so there is

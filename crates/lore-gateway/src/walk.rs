@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub struct FoundFile {
     /// Root-relative, `/`-separated.
     pub path: String,
-    /// Where it is on disk.
+    /// Where it is on disk (a link's target, for a link).
     pub absolute: PathBuf,
     /// Its size in bytes.
     pub size: u64,
@@ -35,6 +35,20 @@ pub enum SkipReason {
     OutsideRoot,
     /// It could not be read.
     Unreadable,
+    /// Lore's own configuration or state (`lore.yaml`, `.lore/`): never
+    /// served, it may hold tokens and passwords.
+    LoreFile,
+    /// It holds credentials: named like such files (`.env*`, `*.pem`,
+    /// `*.key`, `id_rsa*`, `credentials*.json`), a service-account key, or
+    /// a file a `file:` secret of `lore.yaml` reads.
+    Secret,
+    /// Its graph node's id (label and path) would pass the knowledge
+    /// store's 500 characters.
+    PathTooLong,
+    /// The file is indexed, but a symbol or subsystem name in it would
+    /// make a graph node id over the store's 500 characters: that name is
+    /// left out of the graph (`detail` says which).
+    NameTooLong,
 }
 
 impl SkipReason {
@@ -45,6 +59,10 @@ impl SkipReason {
             SkipReason::TooLarge => "too_large",
             SkipReason::OutsideRoot => "outside_root",
             SkipReason::Unreadable => "unreadable",
+            SkipReason::LoreFile => "lore_file",
+            SkipReason::Secret => "secret",
+            SkipReason::PathTooLong => "path_too_long",
+            SkipReason::NameTooLong => "name_too_long",
         }
     }
 }
@@ -88,7 +106,7 @@ pub fn walk(root: &Path, max_bytes: u64) -> Walk {
         let Some(path) = relative(root, entry.path()) else {
             continue;
         };
-        let absolute = entry.path().to_path_buf();
+        let mut absolute = entry.path().to_path_buf();
         if kind.is_symlink() {
             match absolute.canonicalize() {
                 // A link to a folder of the root: that folder is walked
@@ -97,6 +115,8 @@ pub fn walk(root: &Path, max_bytes: u64) -> Walk {
                     if !target.is_file() {
                         continue;
                     }
+                    // Read (and fenced) as the file it leads to.
+                    absolute = target;
                 }
                 _ => {
                     out.skipped.push(SkippedFile {
@@ -214,6 +234,10 @@ mod tests {
             SkipReason::TooLarge,
             SkipReason::OutsideRoot,
             SkipReason::Unreadable,
+            SkipReason::LoreFile,
+            SkipReason::Secret,
+            SkipReason::PathTooLong,
+            SkipReason::NameTooLong,
         ] {
             assert_eq!(serde_json::to_value(reason).unwrap(), reason.as_str());
         }

@@ -10,6 +10,7 @@ use lore_core::config::{GatewayConfig, GatewayRoot};
 use lore_gateway::explore::{GraphView, Relationships};
 use lore_gateway::graph::GraphLedger;
 use lore_gateway::ingest::{IngestRequest, Root, ingest, resolve_roots};
+use lore_gateway::project_files::ProjectFiles;
 use lore_gateway::subsystem::Catalog;
 use lore_store::{KnowledgeStore, SqliteStore, TripleQuery};
 
@@ -53,7 +54,7 @@ impl Repo {
 
     fn ingest(&self) -> lore_gateway::IngestRun {
         let run = ingest(
-            self.dir.path(),
+            &ProjectFiles::at(self.dir.path()),
             &self.dir.path().join(".lore/gateway"),
             &self.config,
             &self.roots,

@@ -6,6 +6,7 @@
 use lore_core::config::{GatewayConfig, GatewayRoot};
 use lore_gateway::index::GatewayIndex;
 use lore_gateway::ingest::{IngestRequest, Root, ingest, last_run, resolve_roots};
+use lore_gateway::project_files::ProjectFiles;
 use lore_gateway::search::{SearchFilters, SearchRequest, search};
 use lore_gateway::walk::SkipReason;
 
@@ -47,7 +48,7 @@ impl Repo {
 
     fn ingest(&self, request: IngestRequest) -> lore_gateway::IngestRun {
         let run = ingest(
-            self.dir.path(),
+            &ProjectFiles::at(self.dir.path()),
             &self.state(),
             &self.config,
             &self.roots,
@@ -189,11 +190,7 @@ fn reingest_touches_only_changes_and_drops_stale_chunks() {
     );
     repo.write("pkg/new.py", "def numbat():\n    pass\n");
     let targeted = repo.ingest(IngestRequest {
-        paths: vec![
-            "pkg/users.py".into(),
-            "pkg/missing.py".into(),
-            "../outside.py".into(),
-        ],
+        paths: vec!["pkg/users.py".into(), "pkg/missing.py".into()],
         ..Default::default()
     });
     assert_eq!(targeted.files_seen, 1);
@@ -290,7 +287,7 @@ fn a_missing_root_fails_the_run_and_says_so() {
     let repo = Repo::new(&[]);
     std::fs::remove_dir_all(repo.dir.path().join("repo")).unwrap();
     let run = ingest(
-        repo.dir.path(),
+        &ProjectFiles::at(repo.dir.path()),
         &repo.state(),
         &repo.config,
         &repo.roots,

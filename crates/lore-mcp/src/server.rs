@@ -148,7 +148,11 @@ impl LoreServer {
         );
         let toolsets = project.config.mcp.served_toolsets(gateway.is_configured());
         if toolsets.contains(&Toolset::Gateway) {
-            crate::gateway::register_gateway_tools(&mut registry, Arc::clone(&gateway));
+            crate::gateway::register_gateway_tools(
+                &mut registry,
+                Arc::clone(&gateway),
+                &project.config.gateway.tool_scopes,
+            );
         }
         let mut instructions = String::new();
         if toolsets.contains(&Toolset::Analytics) {

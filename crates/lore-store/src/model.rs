@@ -424,6 +424,10 @@ pub struct TxChanges {
     pub triples: Vec<(String, ChangeType)>,
 }
 
+/// The longest node (a triple's subject or object) the store keeps, in
+/// characters; a longer one fails the whole write.
+pub const MAX_NODE_CHARS: usize = limits::NODE_CHARS;
+
 /// Limits every text field must respect.
 pub(crate) mod limits {
     pub const TOPIC_CHARS: usize = 200;

@@ -780,3 +780,118 @@ async fn a_recipe_whose_outputs_would_be_huge_stops_with_budget_exceeded() {
     assert_eq!(answer["outputs"]["echoed"], "ab".repeat(1000));
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn at_the_readme_layout_the_gateway_serves_no_secret_and_writes_no_control_file() {
+    // `lore demo`, then the project folder itself as the gateway root.
+    let (_dir, root) = demo_project();
+    let config = root.join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let token = "ops-token-4f9d2c7a1e8b6305";
+    let text = text.replace(
+        "mcp:\n",
+        &format!(
+            "# db password: pw-9c1e5b2d8f40x\nmcp:\n  tokens:\n    - {{ name: ops, token: {token}, scope: admin }}\n"
+        ),
+    );
+    std::fs::write(
+        &config,
+        format!("{text}gateway:\n  roots:\n    - path: .\n"),
+    )
+    .unwrap();
+    let protected = ["lore.yaml", "data/warehouse.db"];
+    let before: Vec<Vec<u8>> = protected
+        .iter()
+        .map(|p| std::fs::read(root.join(p)).unwrap())
+        .collect();
+    let client = stdio_client(&root).await;
+    let run = ok(&client, "km-ingest-trigger", json!({})).await;
+    assert!(
+        run["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["path"] == "lore.yaml" && s["reason"] == "lore_file"),
+        "{run}"
+    );
+    for secret in [token, "pw-9c1e5b2d8f40x"] {
+        let found = ok(&client, "km-search", json!({"query": secret})).await;
+        for result in found["results"].as_array().unwrap() {
+            let chunk = &result["chunk"];
+            assert_ne!(chunk["artifact_path"], "lore.yaml", "{found}");
+            assert!(
+                !chunk["text"].as_str().unwrap().contains(secret),
+                "{secret} served: {chunk}"
+            );
+        }
+    }
+    let coverage = ok(&client, "km-coverage-summary", json!({})).await;
+    assert!(
+        coverage["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["path"] == "lore.yaml" && s["reason"] == "lore_file"),
+        "{coverage}"
+    );
+
+    for (destination, names) in [
+        ("lore.yaml", "lore.yaml"),
+        ("data/warehouse.db", "warehouse"),
+        ("wiki/x.md", "wiki_write"),
+        ("wiki/global/x.md", "wiki_write"),
+    ] {
+        let refused = call(
+            &client,
+            "km-storetext",
+            json!({"content": "connections: {}", "destination": destination, "overwrite": true}),
+        )
+        .await
+        .unwrap();
+        let error = error_of(&refused);
+        assert_eq!(error["code"], "forbidden", "{destination}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains(names), "{destination}: {message}");
+        assert!(!message.contains(root.to_str().unwrap()), "{message}");
+    }
+    let refused = call(
+        &client,
+        "km-upload",
+        json!({"source_path": "lore.yaml", "destination": "docs/"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(error_of(&refused)["code"], "forbidden");
+    for (path, bytes) in protected.iter().zip(before) {
+        assert_eq!(std::fs::read(root.join(path)).unwrap(), bytes, "{path}");
+    }
+    assert!(!root.join("wiki/x.md").exists());
+
+    // Paths outside every root are refused, as the CLI does.
+    for asked in ["/etc/passwd", "../x"] {
+        let refused = call(&client, "km-ingest-trigger", json!({"paths": [asked]}))
+            .await
+            .unwrap();
+        assert_eq!(error_of(&refused)["code"], "forbidden", "{asked}");
+    }
+    // A destination below a file: a stable code, no machine path.
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join("docs/target.md"), "# Target\n").unwrap();
+    let refused = call(
+        &client,
+        "km-storetext",
+        json!({"content": "x", "destination": "docs/target.md/sub.md"}),
+    )
+    .await
+    .unwrap();
+    let error = error_of(&refused);
+    assert_eq!(error["code"], "invalid_request", "{error}");
+    assert!(
+        !error["message"]
+            .as_str()
+            .unwrap()
+            .contains(root.to_str().unwrap()),
+        "{error}"
+    );
+    client.cancel().await.unwrap();
+}

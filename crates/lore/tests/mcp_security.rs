@@ -568,6 +568,7 @@ async fn gateway_reports_and_controls_follow_the_scopes() {
     }
     for admin in [
         "km-lifecycle-report",
+        "km-ingest-status",
         "km-feedback-submit",
         "km-backup-trigger",
         "km-recipe-run",
@@ -604,6 +605,35 @@ async fn gateway_reports_and_controls_follow_the_scopes() {
         "{}",
         coverage.body
     );
+
+    // The spec's maintainer tools are an admin's: a writer token neither
+    // sees nor calls them (it could otherwise write into a root).
+    let session = open_session(&http, base, Some(WRITER)).await;
+    let writer_tools = tool_names(&http, base, WRITER, &session).await;
+    for admin in [
+        "km-ingest-status",
+        "km-feedback-submit",
+        "km-upload",
+        "km-storetext",
+    ] {
+        assert!(
+            !writer_tools.contains(&admin.to_string()),
+            "{admin} shown to a writer"
+        );
+    }
+    let refused = post(
+        &http,
+        base,
+        Some(WRITER),
+        Some(&session),
+        call(
+            "km-storetext",
+            json!({"content": "x", "destination": "notes.md"}),
+        ),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert!(!root.join("repo/notes.md").exists());
 
     // An admin has them all.
     let session = open_session(&http, base, Some(ADMIN)).await;
@@ -677,4 +707,56 @@ async fn gateway_reports_and_controls_follow_the_scopes() {
         "{}",
         vote.body
     );
+}
+
+#[tokio::test]
+async fn gateway_tool_scopes_lower_a_maintainer_tool_only_when_set() {
+    let (_dir, root) = empty_project();
+    configure_mcp(&root, &tokens_block());
+    std::fs::create_dir_all(root.join("repo")).unwrap();
+    std::fs::write(root.join("repo/app.py"), "def run():\n    return 1\n").unwrap();
+    let config = root.join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "{text}gateway:\n  roots:\n    - path: repo\n  tool_scopes:\n    km-feedback-submit: writer\n    km-ingest-status: reader\n"
+        ),
+    )
+    .unwrap();
+    let server = start(&root);
+    let base = server.base();
+    let http = reqwest::Client::new();
+
+    let session = open_session(&http, base, Some(WRITER)).await;
+    let writer_tools = tool_names(&http, base, WRITER, &session).await;
+    assert!(writer_tools.contains(&"km-feedback-submit".to_string()));
+    assert!(!writer_tools.contains(&"km-storetext".to_string()));
+    // The call reaches the tool (which finds no such search).
+    let vote = post(
+        &http,
+        base,
+        Some(WRITER),
+        Some(&session),
+        call(
+            "km-feedback-submit",
+            json!({"request_id": "req-none", "chunk_id": "app.py::run", "vote": 1}),
+        ),
+    )
+    .await;
+    assert_eq!(vote.status, StatusCode::OK, "{}", vote.body);
+    assert_eq!(vote.body["result"]["isError"], true, "{}", vote.body);
+    assert!(
+        vote.body["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("not_found"),
+        "{}",
+        vote.body
+    );
+
+    let session = open_session(&http, base, Some(READER)).await;
+    let reader_tools = tool_names(&http, base, READER, &session).await;
+    assert!(reader_tools.contains(&"km-ingest-status".to_string()));
+    assert!(!reader_tools.contains(&"km-feedback-submit".to_string()));
 }

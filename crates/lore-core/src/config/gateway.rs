@@ -4,6 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::Scope;
+
 /// Settings of the knowledge gateway.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct GatewayConfig {
@@ -34,6 +36,66 @@ pub struct GatewayConfig {
     /// many archives they keep.
     #[serde(default)]
     pub backups: BackupsConfig,
+    /// Lower (or higher) token scopes for the gateway's maintainer tools.
+    /// Unset, each needs the scope of the gateway specification: `admin`.
+    #[serde(default, skip_serializing_if = "ToolScopes::is_empty")]
+    pub tool_scopes: ToolScopes,
+}
+
+/// `gateway.tool_scopes`: the token scope a maintainer tool needs over
+/// HTTP, when the specification's `admin` does not suit the agents, e.g.
+/// `km-feedback-submit: writer` so agents with a writer token vote on
+/// results. Only these four tools can be changed; the rest keep theirs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolScopes {
+    /// The scope `km-ingest-status` needs (default admin; `reader` lets
+    /// readers see how fresh the index is).
+    #[serde(
+        rename = "km-ingest-status",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ingest_status: Option<Scope>,
+    /// The scope `km-feedback-submit` needs (default admin; `writer` lets
+    /// agents with a writer token vote on results).
+    #[serde(
+        rename = "km-feedback-submit",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub feedback_submit: Option<Scope>,
+    /// The scope `km-storetext` needs (default admin; `writer` lets
+    /// agents store notes in a root: never into Lore's own files).
+    #[serde(
+        rename = "km-storetext",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub store_text: Option<Scope>,
+    /// The scope `km-upload` needs (default admin).
+    #[serde(rename = "km-upload", default, skip_serializing_if = "Option::is_none")]
+    pub upload: Option<Scope>,
+}
+
+impl ToolScopes {
+    /// Whether no scope is changed.
+    pub fn is_empty(&self) -> bool {
+        *self == ToolScopes::default()
+    }
+
+    /// Each changed tool and the scope it needs.
+    pub fn changed(&self) -> Vec<(&'static str, Scope)> {
+        [
+            ("km-ingest-status", self.ingest_status),
+            ("km-feedback-submit", self.feedback_submit),
+            ("km-storetext", self.store_text),
+            ("km-upload", self.upload),
+        ]
+        .into_iter()
+        .filter_map(|(tool, scope)| Some((tool, scope?)))
+        .collect()
+    }
 }
 
 /// `gateway.backups`: backup archives of the store and the gateway's
@@ -196,6 +258,7 @@ impl Default for GatewayConfig {
             embeddings: false,
             lifecycle: LifecycleConfig::default(),
             backups: BackupsConfig::default(),
+            tool_scopes: ToolScopes::default(),
         }
     }
 }
@@ -336,6 +399,26 @@ fn yaml_string(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_scopes_name_only_the_maintainer_tools() {
+        let path = std::path::Path::new("lore.yaml");
+        let loaded = crate::config::parse_config(
+            "gateway:\n  tool_scopes:\n    km-feedback-submit: writer\n",
+            path,
+        )
+        .unwrap();
+        assert_eq!(
+            loaded.config.gateway.tool_scopes.changed(),
+            [("km-feedback-submit", Scope::Writer)]
+        );
+        assert!(GatewayConfig::default().tool_scopes.changed().is_empty());
+        let unknown = crate::config::parse_config(
+            "gateway:\n  tool_scopes:\n    km-backup-trigger: reader\n",
+            path,
+        );
+        assert!(unknown.is_err(), "{unknown:?}");
+    }
 
     #[test]
     fn roots_are_added_without_touching_the_rest() {

@@ -94,8 +94,10 @@ pub enum Scope {
     Reader,
     /// Also the tools that write knowledge: memory and wiki writes, undo.
     Writer,
-    /// Also operations on the server itself: ingest triggers, backups,
-    /// uploads, and `/metrics`.
+    /// Also operations on the server itself and the gateway's maintainer
+    /// tools: ingest triggers and status, backups, recipes, feedback,
+    /// uploads and stored text (`gateway.tool_scopes` may lower some),
+    /// and `/metrics`.
     Admin,
 }
 

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ErrorCode, HasErrorCode};
 pub use gateway::{
     BackupsConfig, EDITOR_URI_PLACEHOLDERS, GatewayConfig, GatewayRoot, LifecycleConfig,
-    UploadsConfig, is_root_name, render_editor_uri, with_root_added,
+    ToolScopes, UploadsConfig, is_root_name, render_editor_uri, with_root_added,
 };
 pub use llm::{LlmConfig, LlmProtocol};
 pub use mcp::{McpConfig, RateLimitConfig, Scope, TokenConfig, Toolset};
@@ -76,6 +76,47 @@ pub struct LoreConfig {
     /// SQLite file, or give a PostgreSQL `url` that several servers share.
     #[serde(default, skip_serializing_if = "is_default_store")]
     pub store: StoreConfig,
+}
+
+impl LoreConfig {
+    /// The files `file:PATH` secrets read (as written, relative to the
+    /// project), each with the setting that names it: connection URLs,
+    /// keys and credentials, tokens, API keys, the store's URL.
+    pub fn secret_files(&self) -> Vec<(String, String)> {
+        let mut secrets: Vec<(String, &Secret)> = Vec::new();
+        for (id, conn) in &self.connections {
+            for (field, secret) in [
+                ("url", &conn.url),
+                ("private_key", &conn.private_key),
+                ("credentials", &conn.credentials),
+            ] {
+                if let Some(secret) = secret {
+                    secrets.push((format!("connections.{id}.{field}"), secret));
+                }
+            }
+        }
+        for token in &self.mcp.tokens {
+            secrets.push((format!("mcp.tokens ({})", token.name), &token.token));
+        }
+        if let Some(key) = self
+            .search
+            .embeddings
+            .as_ref()
+            .and_then(|e| e.api_key.as_ref())
+        {
+            secrets.push(("search.embeddings.api_key".to_string(), key));
+        }
+        if let Some(key) = self.llm.as_ref().and_then(|l| l.api_key.as_ref()) {
+            secrets.push(("llm.api_key".to_string(), key));
+        }
+        if let Some(url) = &self.store.url {
+            secrets.push(("store.url".to_string(), url));
+        }
+        secrets
+            .into_iter()
+            .filter_map(|(setting, secret)| Some((setting, secret.file()?.to_string())))
+            .collect()
+    }
 }
 
 fn is_default_store(store: &StoreConfig) -> bool {
@@ -483,6 +524,28 @@ mod tests {
 
     fn parse(text: &str) -> Result<LoadedConfig, ConfigError> {
         parse_config(text, Path::new("lore.yaml"))
+    }
+
+    #[test]
+    fn secret_files_are_every_file_reference_with_its_setting() {
+        let config = parse(
+            "connections:\n  pg:\n    driver: postgres\n    url: file:secrets/pg\n  bq:\n    driver: bigquery\n    url: env:BQ\n    credentials: file:key.json\nmcp:\n  tokens:\n    - {name: ops, token: file:tok, scope: admin}\n    - {name: ci, token: literal-token-1234567, scope: reader}\n",
+        )
+        .unwrap()
+        .config;
+        let mut files = config.secret_files();
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                (
+                    "connections.bq.credentials".to_string(),
+                    "key.json".to_string()
+                ),
+                ("connections.pg.url".to_string(), "secrets/pg".to_string()),
+                ("mcp.tokens (ops)".to_string(), "tok".to_string()),
+            ]
+        );
     }
 
     #[test]

@@ -30,6 +30,12 @@ impl Secret {
         &self.0
     }
 
+    /// The file a `file:PATH` reference reads (as written, relative to
+    /// the project), or none for a literal or `env:VAR`.
+    pub fn file(&self) -> Option<&str> {
+        self.0.strip_prefix("file:")
+    }
+
     /// Resolves the reference. `what` names the setting in error messages;
     /// `project_dir` anchors relative `file:` paths.
     pub fn resolve(&self, what: &str, project_dir: &Path) -> Result<String, ConfigError> {

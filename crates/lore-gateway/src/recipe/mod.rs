@@ -41,7 +41,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use book::{RecipeBook, RecipeListed, RecipeLogEntry, log_run, logged_runs};
+pub use book::{PROJECT_FOLDER, RecipeBook, RecipeListed, RecipeLogEntry, log_run, logged_runs};
 pub use path::{Condition, JsonPath, Test};
 pub use run::{
     RECIPE_TOOL, RecipeRequest, RecipeRun, RunOptions, RunStatus, StepCaller, StepRecord,

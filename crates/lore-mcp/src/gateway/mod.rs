@@ -26,8 +26,14 @@ mod recipe;
 pub use help::{GATEWAY_REFERENCE, KmHelp};
 pub use recipe::KmRecipeRun;
 
-/// Registers the gateway tools over `gateway`.
-pub fn register_gateway_tools(registry: &mut ToolRegistry, gateway: Arc<Gateway>) {
+/// Registers the gateway tools over `gateway`, each needing the scope of
+/// the gateway specification's table (spec 004 §2) unless `scopes`
+/// (`gateway.tool_scopes`) says otherwise.
+pub fn register_gateway_tools(
+    registry: &mut ToolRegistry,
+    gateway: Arc<Gateway>,
+    scopes: &lore_core::config::ToolScopes,
+) {
     registry
         .register(KmSearch {
             gateway: Arc::clone(&gateway),
@@ -69,6 +75,9 @@ pub fn register_gateway_tools(registry: &mut ToolRegistry, gateway: Arc<Gateway>
             gateway: Arc::clone(&gateway),
         });
     registry.register(KmRecipeRun::new(gateway));
+    for (tool, scope) in scopes.changed() {
+        registry.set_scope(tool, scope);
+    }
 }
 
 /// `km-search`.
@@ -115,7 +124,7 @@ impl Tool for KmIngestStatus {
         title: "Ingest Status",
         description: "The last ingest run of the repositories: run_id, profile, started_at, duration_seconds, success, artifact_counts by type, chunk_count, files skipped and why, repo_head. Example: {}",
         read_only: true,
-        scope: Scope::Reader,
+        scope: Scope::Admin,
         destructive: false,
         idempotent: Some(true),
         open_world: false,
@@ -293,7 +302,7 @@ impl Tool for KmCoverageSummary {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-coverage-summary",
         title: "Coverage Summary",
-        description: "What the gateway holds: files indexed by type and by subsystem, chunks, files left out with the reason (binary, too large), catalog globs no file matches, files removed since they were ingested, and how fresh the index is (oldest and newest file, last run). Example: {}",
+        description: "What the gateway holds: files indexed by type and by subsystem, chunks, files left out with the reason (binary, too large, Lore's own files, files holding credentials), catalog globs no file matches, files removed since they were ingested, and how fresh the index is (oldest and newest file, last run). Example: {}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,
@@ -355,7 +364,7 @@ impl Tool for KmFeedbackSubmit {
         title: "Feedback Submit",
         description: "Say whether a km-search result was useful: later searches with the same or similar words rank it higher (1) or lower (-1); 0 withdraws your vote. Each voter counts once per result, and votes fade over a month. Example: {\"request_id\":\"req-20260101T000000Z-1\",\"chunk_id\":\"src/app.py::App.run\",\"vote\":1,\"note\":\"the bug was here\"}",
         read_only: false,
-        scope: Scope::Writer,
+        scope: Scope::Admin,
         destructive: false,
         idempotent: Some(false),
         open_world: false,
@@ -414,7 +423,7 @@ impl Tool for KmUpload {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-upload",
         title: "Upload File",
-        description: "Copy a text file the server can read (inside the project or its roots) into a root and ingest it, so km-search finds it. Refuses binary files, paths leading out of the root (forbidden) and replacing a file unless overwrite is true (conflict). Example: {\"source_path\":\"notes/design.md\",\"destination\":\"docs/uploads/\"}",
+        description: "Copy a text file the server can read (inside the project or its roots) into a root and ingest it, so km-search finds it. Refuses binary files, paths leading out of the root, the project's own files and files holding credentials (forbidden), and replacing a file unless overwrite is true (conflict). Example: {\"source_path\":\"notes/design.md\",\"destination\":\"docs/uploads/\"}",
         read_only: false,
         scope: Scope::Admin,
         destructive: false,
@@ -444,9 +453,9 @@ impl Tool for KmStoreText {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-storetext",
         title: "Store Text",
-        description: "Write text as a markdown document in a root, with front matter (title, subsystem, tags, metadata), and ingest it so km-search finds it. Never replaces a file unless overwrite is true. Example: {\"title\":\"Release Notes\",\"content\":\"## Summary\\nPayments retry twice.\",\"tags\":[\"release\"]}",
+        description: "Write text as a markdown document in a root, with front matter (title, subsystem, tags, metadata), and ingest it so km-search finds it. Never replaces a file unless overwrite is true, and never writes the project's own files (lore.yaml, .lore/, a connection's database, wiki/, semantic-layer/, recipes/, subsystems.yaml: forbidden, naming the tool that writes them). Example: {\"title\":\"Release Notes\",\"content\":\"## Summary\\nPayments retry twice.\",\"tags\":[\"release\"]}",
         read_only: false,
-        scope: Scope::Writer,
+        scope: Scope::Admin,
         destructive: false,
         idempotent: Some(false),
         open_world: false,

@@ -474,6 +474,9 @@ fn drop_null_alternative(property: &mut JsonObject) {
 pub struct ToolRegistry {
     tools: BTreeMap<&'static str, Arc<dyn RegisteredTool>>,
     budget: AnswerBudget,
+    /// Scopes the project's settings give tools instead of their own
+    /// (`gateway.tool_scopes`).
+    scopes: BTreeMap<&'static str, Scope>,
 }
 
 impl ToolRegistry {
@@ -532,6 +535,23 @@ impl ToolRegistry {
         self
     }
 
+    /// Makes the tool `name` need `scope` instead of its definition's
+    /// (a project setting); an unknown name changes nothing.
+    pub fn set_scope(&mut self, name: &str, scope: Scope) -> &mut Self {
+        if let Some((name, _)) = self.tools.get_key_value(name) {
+            self.scopes.insert(*name, scope);
+        }
+        self
+    }
+
+    /// The scope the tool `name` (registered as `tool`) needs.
+    fn scope_needed(&self, name: &str, tool: &dyn RegisteredTool) -> Scope {
+        self.scopes
+            .get(name)
+            .copied()
+            .unwrap_or_else(|| tool.scope())
+    }
+
     /// Every tool's `tools/list` entry, sorted by name.
     pub fn descriptors(&self) -> Vec<rmcp::model::Tool> {
         self.tools
@@ -543,9 +563,9 @@ impl ToolRegistry {
     /// The entries a caller with `scope` may call, sorted by name.
     pub fn descriptors_for(&self, scope: Scope) -> Vec<rmcp::model::Tool> {
         self.tools
-            .values()
-            .filter(|t| t.scope() <= scope)
-            .map(|t| t.descriptor().clone())
+            .iter()
+            .filter(|(name, t)| self.scope_needed(name, t.as_ref()) <= scope)
+            .map(|(_, t)| t.descriptor().clone())
             .collect()
     }
 
@@ -561,12 +581,17 @@ impl ToolRegistry {
 
     /// The scope a tool needs, or `None` for a name no tool has.
     pub fn scope_of(&self, name: &str) -> Option<Scope> {
-        self.tools.get(name).map(|t| t.scope())
+        self.tools
+            .get(name)
+            .map(|t| self.scope_needed(name, t.as_ref()))
     }
 
     /// Every tool's name and the scope it needs.
     pub fn scopes(&self) -> BTreeMap<&'static str, Scope> {
-        self.tools.iter().map(|(n, t)| (*n, t.scope())).collect()
+        self.tools
+            .iter()
+            .map(|(n, t)| (*n, self.scope_needed(n, t.as_ref())))
+            .collect()
     }
 
     /// Checks `arguments` for the tool `name` as a call would before the
@@ -607,6 +632,12 @@ impl ToolRegistry {
                 .map(|(name, tool)| (*name, Arc::clone(tool)))
                 .collect(),
             budget: self.budget,
+            scopes: self
+                .scopes
+                .iter()
+                .filter(|(name, _)| keep(name))
+                .map(|(name, scope)| (*name, *scope))
+                .collect(),
         }
     }
 

@@ -602,7 +602,7 @@ fn print_coverage(c: &lore_gateway::report::CoverageSummary) {
     if c.skipped_total > 0 {
         println!("skipped ({}):", c.skipped_total);
         for s in &c.skipped {
-            println!("  {}/{}: {}", s.root, s.path, s.reason.as_str());
+            println!("  {}/{}: {}", s.root, s.path, skip_reason(s));
         }
     }
     if !c.missing_artifacts.is_empty() {
@@ -827,6 +827,14 @@ fn add_root(
     }
 }
 
+/// Why a file was left out, with what exactly when the run says.
+fn skip_reason(skipped: &lore_gateway::ingest::Skipped) -> String {
+    match &skipped.detail {
+        Some(detail) => format!("{}: {detail}", skipped.reason.as_str()),
+        None => skipped.reason.as_str().to_string(),
+    }
+}
+
 fn print_run(run: &lore_gateway::IngestRun) {
     let counts: Vec<String> = run
         .artifact_counts
@@ -856,7 +864,7 @@ fn print_run(run: &lore_gateway::IngestRun) {
                 "  {}/{} ({})",
                 skipped.root,
                 skipped.path,
-                skipped.reason.as_str()
+                skip_reason(skipped)
             );
         }
         if run.skipped.len() > 20 {
