@@ -330,6 +330,27 @@ impl Group {
     }
 }
 
+/// The bytes `value` serializes to as compact JSON, counted without
+/// building the text: how every byte budget (`result_bytes`,
+/// `message_bytes`, recipe outputs) measures an answer.
+pub fn json_bytes(value: &impl serde::Serialize) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing to a counter cannot fail; a value that does not serialize
+    // counts as what was written before it stopped.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
 /// Runs `f` with at least [`STACK_BUDGET_BYTES`] of stack, on a fresh
 /// segment when the current thread has less left.
 pub fn with_stack_budget<R>(f: impl FnOnce() -> R) -> R {

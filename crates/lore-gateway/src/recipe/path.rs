@@ -364,27 +364,7 @@ impl From<TemplateError> for String {
     }
 }
 
-/// Counts bytes written to it.
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The bytes of `value` as compact JSON, counted without building it.
-pub fn json_bytes(value: &Value) -> usize {
-    let mut counter = Counter(0);
-    // Writing a `Value` to a counter cannot fail.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
-}
+pub use lore_core::limits::json_bytes;
 
 impl Scope {
     fn value_of(&self, e: &Expression) -> Result<Value, String> {

@@ -12,7 +12,6 @@
 
 use lore_core::error::{ErrorCode, ErrorReport};
 use lore_core::limits::SqlLimits;
-use serde::Serialize;
 
 /// What the JSON-RPC message around a result may add to it (`jsonrpc`,
 /// `id`, `result`, and the event-stream framing over HTTP).
@@ -76,29 +75,7 @@ impl Default for AnswerBudget {
     }
 }
 
-/// Counts bytes written to it.
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The bytes `value` serializes to as compact JSON, counted without
-/// building the text.
-pub fn json_bytes(value: &impl Serialize) -> usize {
-    let mut counter = Counter(0);
-    // Writing to a counter cannot fail; a value that does not serialize
-    // counts as what was written before it stopped.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
-}
+pub use lore_core::limits::json_bytes;
 
 #[cfg(test)]
 mod tests {

@@ -166,10 +166,10 @@ impl ResultBudget {
         let cell_limit = (limit / 8).max(1024);
         let mut size = 2;
         for value in row.iter_mut() {
-            let mut bytes = json_len(value);
+            let mut bytes = lore_core::limits::json_bytes(value);
             if bytes > cell_limit {
                 *value = cut(value, bytes);
-                bytes = json_len(value);
+                bytes = lore_core::limits::json_bytes(value);
             }
             size += bytes + 1;
         }
@@ -184,23 +184,6 @@ impl ResultBudget {
     pub(crate) fn cut_at(&self, stopped: bool) -> Option<usize> {
         stopped.then_some(self.limit).flatten()
     }
-}
-
-/// The size of `value` as compact JSON, without building the text.
-fn json_len(value: &serde_json::Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
 }
 
 /// The marker an oversized value is replaced by: its size and the start
