@@ -20,7 +20,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::chunk::{Chunk, chunk, chunk_code};
-use crate::classify::{ArtifactType, artifact_type, language};
+use crate::classify::{ArtifactType, Conventions, artifact_type, language};
 use crate::graph::{Edge, FACTS_VERSION, GraphFile, GraphLedger};
 use crate::index::{FileFacts, GatewayIndex};
 use crate::outline::outline;
@@ -405,7 +405,8 @@ fn run_roots(
         }
         let project_root = project.root();
         let catalog = Catalog::load(project_root, &root.path)?;
-        let catalog_stamp = catalog_stamp(project_root, &root.path);
+        let conventions = Conventions::read(&root.path);
+        let catalog_stamp = catalog_stamp(project_root, &root.path, &conventions);
         let ledger_path = ledger_path(state, &root.name);
         let mut ledger = read_ledger(state, &root.name);
         if index.rebuilt || ledger.index != index.instance {
@@ -417,7 +418,8 @@ fn run_roots(
             ledger.index = index.instance.clone();
         }
         if ledger.catalog != catalog_stamp {
-            // Subsystems may have moved: every file is classified again.
+            // Subsystems may have moved, or the repository's conventions
+            // changed: every file is classified again.
             ledger.files.clear();
             ledger.catalog = catalog_stamp;
             if let Some(writer) = &writer {
@@ -477,6 +479,7 @@ fn run_roots(
             project,
             root: &root.name,
             catalog: &catalog,
+            conventions: &conventions,
             chunks: writer.is_some(),
         };
         // Read, outlined and chunked on every core; applied here as they
@@ -693,6 +696,8 @@ struct Shared<'a> {
     project: &'a ProjectFiles,
     root: &'a str,
     catalog: &'a Catalog,
+    /// What the repository's configuration says its files are.
+    conventions: &'a Conventions,
     /// Whether chunks are wanted (not in a dry run).
     chunks: bool,
 }
@@ -739,7 +744,7 @@ fn prepare(job: &Wanted<'_>, shared: &Shared<'_>) -> Prepared {
     let outcome = outcome.map(|text| {
         let hash = content_hash(&text);
         let lang = language(&file.path);
-        let kind = artifact_type(&file.path, lang);
+        let kind = shared.conventions.classify(&file.path, lang, Some(&text));
         let same_text = job.previous_hash.as_deref() == Some(hash.as_str());
         let facts = (!same_text || !job.known).then(|| {
             // Documents may say what they are about in front matter.
@@ -904,15 +909,17 @@ pub fn root_relative(root: &Path, asked: &str) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
-/// A fingerprint of the catalog files a root is classified with.
-fn catalog_stamp(project_root: &Path, root: &Path) -> String {
-    let texts: Vec<String> = [
+/// A fingerprint of the catalog files and the repository conventions a
+/// root is classified with.
+fn catalog_stamp(project_root: &Path, root: &Path, conventions: &Conventions) -> String {
+    let mut texts: Vec<String> = [
         project_root.join(crate::subsystem::CATALOG_FILE),
         root.join(".metadata").join("subsystems.json"),
     ]
     .iter()
     .map(|p| std::fs::read_to_string(p).unwrap_or_default())
     .collect();
+    texts.push(conventions.stamp().to_string());
     content_hash(texts.join("\u{1f}"))
 }
 

@@ -1,7 +1,15 @@
 //! What a file is: its language (from the extension, or the file name for
-//! build files) and its artifact type (code, test, doc, config, other),
-//! from the path conventions of each language's test tools.
+//! build files) and its artifact type (code, test, doc, config, other).
+//!
+//! "code" means shipped source: tests and test support, fixtures and
+//! benchmarks are `test`; examples and documentation code are `doc`;
+//! generated and vendored code is `other`; packaging and build scripts
+//! are `config` ([`Conventions`] holds the rules and reads the
+//! repository's own word on them).
 
+mod conventions;
+
+pub use conventions::Conventions;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -94,57 +102,10 @@ pub fn language(path: &str) -> Option<&'static str> {
 }
 
 /// The artifact type of the file at `path` (root-relative, `/`-separated)
-/// written in `language`.
+/// written in `language`, by the path conventions alone (no repository
+/// configuration, no text): [`Conventions::classify`] with none.
 pub fn artifact_type(path: &str, language: Option<&str>) -> ArtifactType {
-    let lower = path.to_ascii_lowercase();
-    let name = lower.rsplit('/').next().unwrap_or(&lower);
-    let folders: Vec<&str> = lower.split('/').rev().skip(1).collect();
-    let in_folder = |names: &[&str]| folders.iter().any(|f| names.contains(f));
-    // Lock files are generated: neither configuration nor code.
-    let lock = name.ends_with(".lock")
-        || name.ends_with("-lock.yaml")
-        || name.ends_with("-lock.json")
-        || name.ends_with(".lock.json");
-    if lock {
-        return ArtifactType::Other;
-    }
-    match language {
-        Some("markdown" | "rst" | "text") => return ArtifactType::Doc,
-        Some("yaml" | "toml" | "json" | "ini" | "dockerfile" | "make") => {
-            return ArtifactType::Config;
-        }
-        _ => {}
-    }
-    let is_test = match language {
-        Some("python") => {
-            name.starts_with("test_")
-                || name.ends_with("_test.py")
-                || name == "conftest.py"
-                || in_folder(&["tests", "test"])
-        }
-        Some("go") => name.ends_with("_test.go"),
-        Some("typescript" | "tsx" | "javascript") => {
-            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
-            stem.ends_with(".test")
-                || stem.ends_with(".spec")
-                || in_folder(&["__tests__", "test", "tests"])
-        }
-        Some("rust") => in_folder(&["tests"]) || in_folder(&["benches"]),
-        Some("java" | "kotlin" | "scala") => {
-            in_folder(&["test"]) || name.contains("test.") || name.contains("tests.")
-        }
-        Some("ruby") => name.ends_with("_spec.rb") || name.ends_with("_test.rb"),
-        Some(_) => in_folder(&["tests", "test"]),
-        None => false,
-    };
-    if is_test {
-        return ArtifactType::Test;
-    }
-    match language {
-        Some(_) => ArtifactType::Code,
-        None if name == "license" || name == "readme" || name == "changelog" => ArtifactType::Doc,
-        None => ArtifactType::Other,
-    }
+    Conventions::default().classify(path, language, None)
 }
 
 #[cfg(test)]
