@@ -30,7 +30,7 @@ mod mirror;
 use lore_core::project::Project;
 use lore_gateway::Gateway;
 use lore_gateway::ingest::{IngestRequest, IngestRun};
-use lore_gateway::search::SearchRequest;
+use lore_gateway::search::{SearchFilters, SearchRequest};
 use lore_store::feed::StoreHandle;
 use serde::Deserialize;
 
@@ -179,7 +179,7 @@ fn main() {
         .collect();
     let titles: Vec<String> = issues.iter().map(|i| i.title.clone()).collect();
     let first = Instant::now();
-    search(&gateway, &whole[0], false);
+    search(&gateway, &whole[0], false, false);
     let first = first.elapsed();
 
     println!(
@@ -190,16 +190,21 @@ fn main() {
     );
     println!("| query | graph context | n | p50 | p95 | p99 | max |");
     println!("|---|---|---:|---:|---:|---:|---:|");
-    for (kind, queries) in [("issue title", &titles), ("whole issue", &whole)] {
+    let runs = [
+        ("issue title", &titles, false),
+        ("whole issue", &whole, false),
+        ("whole issue, `artifact_types: [code]`", &whole, true),
+    ];
+    for (kind, queries, code) in runs {
         for graph in [false, true] {
             for query in queries.iter().cycle().take(WARM_UP) {
-                search(&gateway, query, graph);
+                search(&gateway, query, graph, code);
             }
             let mut times: Vec<Duration> = queries
                 .iter()
                 .cycle()
                 .take(SEARCHES)
-                .map(|query| timed(|| search(&gateway, query, graph)).1)
+                .map(|query| timed(|| search(&gateway, query, graph, code)).1)
                 .collect();
             times.sort();
             let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
@@ -249,10 +254,18 @@ fn ingest(gateway: &Gateway, paths: Vec<String>) -> IngestRun {
     run
 }
 
-fn search(gateway: &Gateway, query: &str, graph: bool) {
+fn search(gateway: &Gateway, query: &str, graph: bool, code: bool) {
     let request = SearchRequest {
         query: query.chars().take(32_000).collect(),
         limit: Some(10),
+        filters: SearchFilters {
+            artifact_types: if code {
+                vec!["code".into()]
+            } else {
+                Vec::new()
+            },
+            ..Default::default()
+        },
         ..Default::default()
     };
     let mut found = gateway.search(&request).expect("search");

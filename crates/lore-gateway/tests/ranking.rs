@@ -200,3 +200,35 @@ fn a_query_that_matches_little_scores_low() {
     assert_eq!(good[0].chunk.artifact_path, "src/client/retry.py");
     assert!(good[0].score > 0.9, "a full match scored {}", good[0].score);
 }
+
+#[test]
+fn a_stack_frame_leads_to_its_file_and_function_in_go_and_rust() {
+    let help = "package cli\n\n// printHelp prints the help of the verbose flag and the version flag.\n\
+                func printHelp(verbose bool, version string) {\n\tfmt.Println(\"verbose flag version flag help\", verbose, version)\n}\n";
+    let command = "package cli\n\nfunc (c *Command) parseFlags(args []string) error {\n\tfor _, a := range args {\n\t\tc.set(a)\n\t}\n\treturn nil\n}\n";
+    let lexer = "pub fn read_text(input: &str) -> usize {\n    input.len()\n}\n";
+    let docs = "pub fn describe() -> &'static str {\n    \"the reader panics when the text ends early; read text\"\n}\n";
+    let repo = Repo::new(&[
+        ("help.go", help),
+        ("command.go", command),
+        ("src/reader/parser.rs", lexer),
+        ("src/describe.rs", docs),
+    ]);
+    let go = "The verbose flag prints the version and exits\n\
+              panic: runtime error: index out of range\n\ngoroutine 1 [running]:\n\
+              github.com/acme/cli.(*Command).parseFlags(0xc000120000, {0xc00001e0a0, 0x1, 0x1})\n\
+              \t/home/u/go/pkg/mod/github.com/acme/cli@v3.1.0/command.go:4 +0x1d\n";
+    let found = repo.search(go, &["code"]);
+    assert_eq!(files(&found)[0], "command.go", "{:?}", files(&found));
+    let rust = "The reader panics when the text ends early\n\
+                thread 'main' panicked at src/reader/parser.rs:2:5:\nstack backtrace:\n   \
+                3: quick_reader::reader::parser::read_text\n";
+    let found = repo.search(rust, &["code"]);
+    assert_eq!(
+        files(&found)[0],
+        "src/reader/parser.rs",
+        "{:?}",
+        files(&found)
+    );
+    assert!(found[0].scoring.signals.contains_key("defines_symbol"));
+}

@@ -5,8 +5,8 @@
 //! language's test tools, test support (`testing/`, `testdata/`,
 //! `fixtures/`, `mocks/`, `snapshots/`), benchmarks (`bench/`, `benches/`,
 //! `benchmarks/`, `asv_bench/`) → `test`; examples (`examples/`,
-//! `_examples/`) and documentation code (`doc/`, `docs/`, `docs_src/`,
-//! except in Go, where `doc` is an ordinary package name) → `doc`;
+//! `_examples/`) and documentation code (`doc/`, `docs/`, `docs_src/`;
+//! in Go a folder `doc` is an ordinary package name) → `doc`;
 //! vendored (`vendor/`, `third_party/`, `_vendor/`, `node_modules/`) and
 //! generated code (`*.pb.go`, `*_pb2.py`, `*_gen.go`, `*.generated.*`,
 //! `*.min.js`, `dist/`, or a first line saying "Code generated … DO NOT
@@ -191,7 +191,13 @@ impl Conventions {
         if in_folder(FOREIGN) || is_generated(name, text) {
             return ArtifactType::Other;
         }
-        if in_folder(EXAMPLES) || (language != Some("go") && in_folder(DOCS)) {
+        // A Go package may be named `doc` (cobra's man-page generator).
+        let docs = if language == Some("go") {
+            in_folder(&DOCS[1..])
+        } else {
+            in_folder(DOCS)
+        };
+        if in_folder(EXAMPLES) || docs {
             return ArtifactType::Doc;
         }
         let top = lower.split('/').next().unwrap_or_default();
@@ -531,6 +537,7 @@ mod tests {
             // Shipped source, by the same rules.
             ("src/flask/app.py", "code"),
             ("doc/man_docs.go", "code"),
+            ("docs/playground/cmd/yaml/main.go", "doc"),
             ("src/testing_utils.ts", "code"),
             ("crates/x/src/lib.rs", "code"),
             ("pkg/scripts.go", "code"),

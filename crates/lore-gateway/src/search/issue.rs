@@ -78,13 +78,8 @@ fn is_checklist(line: &str) -> bool {
 /// Each searched word's weight: the most of the places it stands in
 /// (prose 1, inline code [`INLINE_CODE`], log lines [`LOG_LINE`]).
 pub(super) fn term_weights(text: &str) -> HashMap<String, f32> {
-    let mut weights: HashMap<String, f32> = HashMap::new();
-    let mut note = |words: &str, weight: f32| {
-        for term in query_terms(words) {
-            let entry = weights.entry(term).or_insert(weight);
-            *entry = entry.max(weight);
-        }
-    };
+    // The text of each weight, tokenized once each.
+    let (mut prose, mut inline, mut logs) = (String::new(), String::new(), String::new());
     let mut fenced = false;
     for line in text.lines() {
         if line.trim_start().starts_with("```") {
@@ -92,16 +87,27 @@ pub(super) fn term_weights(text: &str) -> HashMap<String, f32> {
             continue;
         }
         if is_log_line(line) {
-            note(line, LOG_LINE);
+            logs.push_str(line);
+            logs.push('\n');
             continue;
         }
         if fenced {
-            note(line, 1.0);
+            prose.push_str(line);
+            prose.push('\n');
             continue;
         }
         // Inline code between backticks, prose around it.
         for (n, part) in line.split('`').enumerate() {
-            note(part, if n % 2 == 1 { INLINE_CODE } else { 1.0 });
+            let into = if n % 2 == 1 { &mut inline } else { &mut prose };
+            into.push_str(part);
+            into.push('\n');
+        }
+    }
+    let mut weights: HashMap<String, f32> = HashMap::new();
+    for (words, weight) in [(logs, LOG_LINE), (prose, 1.0), (inline, INLINE_CODE)] {
+        for term in query_terms(&words) {
+            let entry = weights.entry(term).or_insert(weight);
+            *entry = entry.max(weight);
         }
     }
     weights

@@ -381,7 +381,10 @@ pub fn search_with(
     // The best chunk's share of the query scales every score: a query
     // that matches little of anything scores low.
     let quality = match lexical.top {
-        Some(top) => ranker.coverage(top)?,
+        Some(top) => {
+            let doc: TantivyDocument = searcher.doc(top).map_err(rank::search_failed)?;
+            ranker.coverage(&doc)?
+        }
         None => 1.0,
     };
     let best = best.max(f32::MIN_POSITIVE);

@@ -29,6 +29,9 @@ pub(super) struct QueryPlan {
     pub identifiers: Vec<String>,
     /// Feedback's factor per chunk id (empty without votes).
     pub boosts: HashMap<String, f32>,
+    /// The words' document frequencies in chunk text, where they were
+    /// looked up (a long query's).
+    pub doc_freqs: HashMap<String, u64>,
 }
 
 impl QueryPlan {
@@ -56,6 +59,7 @@ impl QueryPlan {
             }
             _ => HashMap::new(),
         };
+        let mut doc_freqs = HashMap::new();
         if terms.len() > MAX_QUERY_TERMS {
             let mut by_rarity: Vec<(u64, String)> = terms
                 .into_iter()
@@ -68,6 +72,7 @@ impl QueryPlan {
                 .filter(|(df, _)| *df > 0)
                 .collect();
             by_rarity.sort();
+            doc_freqs = by_rarity.iter().map(|(df, t)| (t.clone(), *df)).collect();
             let dropped = by_rarity.len().saturating_sub(MAX_QUERY_TERMS);
             by_rarity.truncate(MAX_QUERY_TERMS);
             terms = by_rarity.into_iter().map(|(_, t)| t).collect();
@@ -89,6 +94,7 @@ impl QueryPlan {
             mentions: mentioned_files(&query),
             identifiers,
             boosts,
+            doc_freqs,
         }
     }
 
@@ -220,13 +226,16 @@ pub(super) struct Mention {
 }
 
 impl Mention {
-    /// Whether `path` is the mentioned file: the mention is the path or a
-    /// suffix of it made of whole segments (only a file name needs the
-    /// name to match).
+    /// Whether `path` is the mentioned file: one is a suffix of the other
+    /// made of whole segments (`sessions.py` names `src/app/sessions.py`;
+    /// a frame's `/home/u/go/pkg/mod/x/cli@v3/command.go` or
+    /// `/srv/app/src/x.rs` names `command.go` or `src/x.rs` of the root).
     pub(super) fn matches_path(&self, path: &str) -> bool {
         let path = path.to_ascii_lowercase();
         let mention = self.path.to_ascii_lowercase();
-        path == mention || path.ends_with(&format!("/{mention}"))
+        path == mention
+            || path.ends_with(&format!("/{mention}"))
+            || mention.ends_with(&format!("/{path}"))
     }
 }
 
@@ -284,6 +293,7 @@ mod tests {
             ]
         );
         assert!(found[0].matches_path("src/requests/sessions.py"));
+        assert!(found[0].matches_path("sessions.py"));
         assert!(!found[0].matches_path("src/requests/mysessions.py"));
     }
 

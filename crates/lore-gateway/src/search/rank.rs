@@ -12,17 +12,22 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use lore_core::{ErrorCode, ErrorReport};
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocAddress, Searcher, Term};
+use tantivy::schema::Value;
+use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 use super::query::QueryPlan;
 use super::{GraphLinks, Scoring, Signals};
+use crate::chunk::ChunkSymbol;
 use crate::classify::ArtifactType;
 use crate::index::{Fields, GatewayIndex};
 
 /// Chunks ranked before per-file aggregation.
 pub(super) const CANDIDATES: usize = 300;
+/// Members of a filter among the whole index's candidates that make the
+/// filtered search unneeded.
+const ENOUGH_MEMBERS: usize = 150;
 
 /// The most a test raises the code it validates: `1 + GRAPH_BOOST ×
 /// support`, the support being the test's score over the best
@@ -128,36 +133,40 @@ impl<'a> Ranker<'a> {
     }
 
     /// The share of the query's words, each weighted by its IDF, that the
-    /// chunk at `address` holds in its text, headings, path or symbols (1
-    /// when the query has no words).
-    pub fn coverage(&self, address: DocAddress) -> Result<f32, ErrorReport> {
+    /// chunk `doc` holds in its text, heading, path or symbol names (1
+    /// when the query has no words). Read from the stored document: one
+    /// chunk's words, against one dictionary lookup per query word.
+    pub fn coverage(&self, doc: &TantivyDocument) -> Result<f32, ErrorReport> {
         let f = self.fields;
-        let fields = [f.text, f.heading, f.path_text, f.symbol_text];
+        let mut text = String::new();
+        for field in [f.text, f.heading, f.path] {
+            for value in doc.get_all(field).filter_map(|v| v.as_str()) {
+                text.push_str(value);
+                text.push('\n');
+            }
+        }
+        let symbols = doc.get_first(f.symbols).and_then(|v| v.as_str());
+        let symbols: Vec<ChunkSymbol> = symbols
+            .and_then(|json| serde_json::from_str(json).ok())
+            .unwrap_or_default();
+        for symbol in symbols {
+            text.push_str(&symbol.qualified_name);
+            text.push('\n');
+        }
+        let words: HashSet<String> = lore_search::tokenizer::terms(&text).into_iter().collect();
         let documents = self.searcher.num_docs() as f32;
-        let reader = self.searcher.segment_reader(address.segment_ord);
         let (mut total, mut found) = (0.0f32, 0.0f32);
         for term in &self.plan.terms {
-            let mut df = 0;
-            let mut any: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(fields.len());
-            for field in fields {
-                let term = Term::from_field_text(field, term);
-                df = df.max(self.searcher.doc_freq(&term).map_err(search_failed)?);
-                any.push((
-                    Occur::Should,
-                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
-                ));
-            }
-            let df = df as f32;
+            let df = match self.plan.doc_freqs.get(term) {
+                Some(df) => *df,
+                None => self
+                    .searcher
+                    .doc_freq(&Term::from_field_text(f.text, term))
+                    .map_err(search_failed)?,
+            } as f32;
             let weight = ((documents - df + 0.5) / (df + 0.5) + 1.0).ln();
             total += weight;
-            let mut scorer = BooleanQuery::new(any)
-                .weight(EnableScoring::disabled_from_searcher(self.searcher))
-                .and_then(|w| w.scorer(reader, 1.0))
-                .map_err(search_failed)?;
-            if scorer.doc() < address.doc_id {
-                scorer.seek(address.doc_id);
-            }
-            if scorer.doc() == address.doc_id {
+            if words.contains(term) {
                 found += weight;
             }
         }
@@ -196,22 +205,41 @@ impl<'a> Ranker<'a> {
                 top,
             });
         }
-        let mut known: HashMap<DocAddress, Candidate> =
-            everything.into_iter().map(|c| (c.address, c)).collect();
-        let filtered = self.top(filters)?;
-        let fresh: Vec<(f32, DocAddress)> = filtered
+        // The members among the whole index's candidates are the best
+        // members by BM25; when they are many, they are the ranking (a
+        // second search would only add members too weak to reach the
+        // results), else the filtered search finds the rest.
+        let all_of: Vec<(Occur, Box<dyn Query>)> = filters
             .iter()
-            .filter(|(_, address)| !known.contains_key(address))
-            .copied()
+            .map(|f| (Occur::Must, f.box_clone()))
+            .collect();
+        let weight = BooleanQuery::new(all_of)
+            .weight(tantivy::query::EnableScoring::disabled_from_searcher(
+                self.searcher,
+            ))
+            .map_err(search_failed)?;
+        let inside = matching(
+            self.searcher,
+            weight.as_ref(),
+            everything.iter().map(|c| c.address),
+        )?;
+        let complete = everything.len() < CANDIDATES;
+        let mut members: Vec<Candidate> = everything
+            .into_iter()
+            .filter(|c| inside.contains(&c.address))
+            .collect();
+        if complete || members.len() >= ENOUGH_MEMBERS {
+            return Ok(Lexical { members, best, top });
+        }
+        let have: HashSet<DocAddress> = members.iter().map(|c| c.address).collect();
+        let fresh: Vec<(f32, DocAddress)> = self
+            .top(filters)?
+            .into_iter()
+            .filter(|(_, address)| !have.contains(address))
             .collect();
         let mut fresh = self.scored(fresh)?;
         apply_support(&mut fresh, &support);
-        let mut fresh: HashMap<DocAddress, Candidate> =
-            fresh.into_iter().map(|c| (c.address, c)).collect();
-        let mut members: Vec<Candidate> = filtered
-            .iter()
-            .filter_map(|(_, address)| known.remove(address).or_else(|| fresh.remove(address)))
-            .collect();
+        members.extend(fresh);
         members.sort_by(|a, b| b.scoring.adjusted.total_cmp(&a.scoring.adjusted));
         Ok(Lexical { members, best, top })
     }
@@ -479,32 +507,42 @@ impl<'a> CandidateFacts<'a> {
         &self,
         addresses: impl Iterator<Item = DocAddress>,
     ) -> Result<HashSet<DocAddress>, ErrorReport> {
-        let mut found = HashSet::new();
-        let Some(weight) = &self.defines else {
-            return Ok(found);
-        };
-        let mut by_segment: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        for address in addresses {
-            by_segment
-                .entry(address.segment_ord)
-                .or_default()
-                .push(address.doc_id);
+        match &self.defines {
+            Some(weight) => matching(self.searcher, weight.as_ref(), addresses),
+            None => Ok(HashSet::new()),
         }
-        for (segment_ord, mut docs) in by_segment {
-            docs.sort_unstable();
-            let reader = self.searcher.segment_reader(segment_ord);
-            let mut scorer = weight.scorer(reader, 1.0).map_err(search_failed)?;
-            for doc in docs {
-                if scorer.doc() < doc {
-                    scorer.seek(doc);
-                }
-                if scorer.doc() == doc {
-                    found.insert(DocAddress::new(segment_ord, doc));
-                }
+    }
+}
+
+/// Which of `addresses` `weight` matches (one pass over each segment's
+/// postings, in document order).
+fn matching(
+    searcher: &Searcher,
+    weight: &dyn tantivy::query::Weight,
+    addresses: impl Iterator<Item = DocAddress>,
+) -> Result<HashSet<DocAddress>, ErrorReport> {
+    let mut found = HashSet::new();
+    let mut by_segment: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for address in addresses {
+        by_segment
+            .entry(address.segment_ord)
+            .or_default()
+            .push(address.doc_id);
+    }
+    for (segment_ord, mut docs) in by_segment {
+        docs.sort_unstable();
+        let reader = searcher.segment_reader(segment_ord);
+        let mut scorer = weight.scorer(reader, 1.0).map_err(search_failed)?;
+        for doc in docs {
+            if scorer.doc() < doc {
+                scorer.seek(doc);
+            }
+            if scorer.doc() == doc {
+                found.insert(DocAddress::new(segment_ord, doc));
             }
         }
-        Ok(found)
     }
+    Ok(found)
 }
 
 /// A document's value in a string fast field (empty when it has none).
