@@ -17,13 +17,26 @@ pub fn checkout(mirror: &Path, commit: &str, into: &Path) -> Result<Vec<String>,
             return Ok(absent);
         }
         let stderr = String::from_utf8_lossy(&git.stderr);
-        let missing: Vec<String> = stderr
+        let mut missing: Vec<String> = stderr
             .lines()
             .filter(|l| l.starts_with("error: invalid object"))
             .filter_map(|l| l.split(" for '").nth(1))
             .map(|p| p.trim_end_matches('\'').to_string())
             .filter(|p| !absent.contains(p))
             .collect();
+        // `error: cannot read '<blob>'` names the object alone: its paths.
+        let unreadable: Vec<&str> = stderr
+            .lines()
+            .filter_map(|l| l.strip_prefix("error: cannot read '"))
+            .map(|l| l.trim_end_matches('\''))
+            .collect();
+        if !unreadable.is_empty() {
+            for path in paths_of(mirror, commit, &unreadable) {
+                if !absent.contains(&path) && !missing.contains(&path) {
+                    missing.push(path);
+                }
+            }
+        }
         if git.status.success() || missing.is_empty() || absent.len() > 100 {
             return Err(if git.status.success() {
                 format!("tar: {}", String::from_utf8_lossy(&tar.stderr).trim())
@@ -36,6 +49,25 @@ pub fn checkout(mirror: &Path, commit: &str, into: &Path) -> Result<Vec<String>,
             .and_then(|()| std::fs::create_dir_all(into))
             .map_err(|e| format!("clearing {}: {e}", into.display()))?;
     }
+}
+
+/// The paths of `commit`'s tree whose blob is one of `blobs`.
+fn paths_of(mirror: &Path, commit: &str, blobs: &[&str]) -> Vec<String> {
+    let Ok(out) = Command::new("git")
+        .arg(format!("--git-dir={}", mirror.display()))
+        .args(["ls-tree", "-r", commit])
+        .output()
+    else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| {
+            let (meta, path) = line.split_once('\t')?;
+            let blob = meta.split_whitespace().nth(2)?;
+            blobs.contains(&blob).then(|| path.to_string())
+        })
+        .collect()
 }
 
 /// One `git archive | tar -x` of `commit` without the `excluded` paths.
