@@ -27,7 +27,10 @@
 //!   `dev` never reads `heldout.jsonl`);
 //! - `LORE_BENCH_ONLY=<substring>`: only the issues whose id contains it;
 //! - `LORE_BENCH_VERBOSE=1`: also print each system's first five files, for
-//!   development issues only (refused when a held-out issue is selected).
+//!   development issues only (refused when a held-out issue is selected);
+//! - `LORE_BENCH_DUMP=<file>`: append every result of the gateway's searches
+//!   of development issues (chunk id and score, in order) to the file, to
+//!   check that two builds rank alike (`diff` the files).
 //!
 //! Held-out issues print no id and no file, only their ranks.
 //!
@@ -482,9 +485,22 @@ fn score_checkout(mirror: &Path, base: &str, issues: &[Issue]) -> Result<Vec<Sco
         let files = |found: lore_gateway::search::SearchResponse| {
             distinct(found.results.into_iter().map(|r| r.chunk.artifact_path))
         };
-        let code_files = files(gateway.search(&code).map_err(|e| err(&e))?);
-        let unfiltered_files = files(gateway.search(&unfiltered).map_err(|e| err(&e))?);
-        let no_graph_files = files(search(&lexical, &code, None).map_err(|e| err(&e))?);
+        let code_found = gateway.search(&code).map_err(|e| err(&e))?;
+        let unfiltered_found = gateway.search(&unfiltered).map_err(|e| err(&e))?;
+        let no_graph_found = search(&lexical, &code, None).map_err(|e| err(&e))?;
+        if issue.split == Split::Dev {
+            dump(
+                &issue.id,
+                &[
+                    ("code", &code_found),
+                    ("unfiltered", &unfiltered_found),
+                    ("no graph", &no_graph_found),
+                ],
+            );
+        }
+        let code_files = files(code_found);
+        let unfiltered_files = files(unfiltered_found);
+        let no_graph_files = files(no_graph_found);
         let bm25_files = baseline.search(&code.query).map_err(|e| err(&e))?;
         let outside = code_files
             .iter()
@@ -503,6 +519,34 @@ fn score_checkout(mirror: &Path, base: &str, issues: &[Issue]) -> Result<Vec<Sco
         });
     }
     Ok(out)
+}
+
+/// Appends each search's results (chunk id, score) to `LORE_BENCH_DUMP`'s
+/// file, when it is set.
+fn dump(id: &str, searches: &[(&str, &lore_gateway::search::SearchResponse)]) {
+    let Ok(path) = std::env::var("LORE_BENCH_DUMP") else {
+        return;
+    };
+    let mut out = String::new();
+    for (kind, found) in searches {
+        for (n, r) in found.results.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{id}\t{kind}\t{}\t{}\t{:.6}\t{:.6}",
+                n + 1,
+                r.chunk.chunk_id,
+                r.score,
+                r.scoring.adjusted
+            );
+        }
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .unwrap_or_else(|e| refuse(&format!("LORE_BENCH_DUMP {path}: {e}")));
+    std::io::Write::write_all(&mut file, out.as_bytes())
+        .unwrap_or_else(|e| refuse(&format!("LORE_BENCH_DUMP {path}: {e}")));
 }
 
 /// The distinct paths, in first-occurrence order.

@@ -18,7 +18,10 @@
 //! - `LORE_BENCH_REPOS`: `owner/name,…` (default the ten below; missing
 //!   mirrors are reported and skipped);
 //! - `LORE_BENCH_CHUNKS`: chunks the search project reaches (default
-//!   100,000; 0 measures ingest alone).
+//!   100,000; 0 measures ingest alone);
+//! - `LORE_BENCH_SCALE_DIR`: keep the search project in this folder and
+//!   measure searches alone: the first run builds it, later runs reuse it
+//!   (no ingest table; to compare builds on one index).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -91,14 +94,30 @@ fn main() {
         return;
     }
     let work = tempfile::tempdir().expect("temporary folder");
+    let kept = std::env::var("LORE_BENCH_SCALE_DIR")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from);
+    match &kept {
+        Some(dir) => search_scale(&present, dir, target),
+        None => {
+            ingest_each(&present, work.path());
+            if target > 0 {
+                search_scale(&present, &work.path().join("scale"), target);
+            }
+        }
+    }
+}
 
+/// The ingest table: each repository as its own project.
+fn ingest_each(present: &[(String, PathBuf)], work: &Path) {
     println!("## Ingest, one project per repository\n");
     println!(
         "| repository | files read | chunks | relations | cold | files/s | nothing changed | one file by path | one file, full walk |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for (repo, mirror) in &present {
-        let dir = work.path().join(repo.replace('/', "+"));
+    for (repo, mirror) in present {
+        let dir = work.join(repo.replace('/', "+"));
         let root = dir.join("repo");
         checkout(mirror, &root);
         let gateway = project(&dir, &[("repo", "repo")]);
@@ -125,18 +144,33 @@ fn main() {
         drop(gateway);
         std::fs::remove_dir_all(&dir).expect("clearing a project");
     }
+}
 
-    if target == 0 {
-        return;
-    }
+/// The search project at `dir` (built until it holds `target` chunks,
+/// unless an earlier run left it there), and its searches timed.
+fn search_scale(present: &[(String, PathBuf)], dir: &Path, target: u64) {
     println!("\n## Search at scale\n");
-    let dir = work.path().join("scale");
-    let mut roots: Vec<(String, String)> = Vec::new();
+    let listed = dir.join("roots.txt");
+    let mut roots: Vec<(String, String)> = std::fs::read_to_string(&listed)
+        .map(|t| {
+            t.lines()
+                .map(|name| (name.to_string(), name.to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
     let mut chunks = 0u64;
-    let mut round = 1;
+    if !roots.is_empty() {
+        let pairs: Vec<(&str, &str)> = roots
+            .iter()
+            .map(|(p, n)| (p.as_str(), n.as_str()))
+            .collect();
+        chunks = ingest(&project(dir, &pairs), Vec::new()).chunk_count;
+        println!("scale: reusing {} ({chunks} chunks)", dir.display());
+    }
+    let mut round = roots.len() / present.len().max(1) + 1;
     let started = Instant::now();
-    while chunks < target {
-        for (repo, mirror) in &present {
+    while roots.is_empty() || chunks < target {
+        for (repo, mirror) in present {
             let name = match round {
                 1 => repo.replace('/', "-"),
                 n => format!("{}-{n}", repo.replace('/', "-")),
@@ -148,7 +182,7 @@ fn main() {
             .iter()
             .map(|(p, n)| (p.as_str(), n.as_str()))
             .collect();
-        let run = ingest(&project(&dir, &pairs), Vec::new());
+        let run = ingest(&project(dir, &pairs), Vec::new());
         chunks = run.chunk_count;
         println!(
             "scale: {} roots, {} chunks, {} relations ({:.0} s so far)",
@@ -159,11 +193,13 @@ fn main() {
         );
         round += 1;
     }
+    let names: Vec<&str> = roots.iter().map(|(_, n)| n.as_str()).collect();
+    std::fs::write(&listed, names.join("\n")).expect("roots.txt");
     let pairs: Vec<(&str, &str)> = roots
         .iter()
         .map(|(p, n)| (p.as_str(), n.as_str()))
         .collect();
-    let gateway = project(&dir, &pairs);
+    let gateway = project(dir, &pairs);
     let rss_before = rss_kib("VmRSS");
 
     let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/localisation/issues.jsonl");
