@@ -13,6 +13,7 @@
 mod issue;
 mod query;
 mod rank;
+mod terms;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -338,14 +339,15 @@ pub fn search_with(
                 .to_string(),
         );
     }
+    let stats = terms::TermStats::new(&searcher);
     let plan = QueryPlan::new(
-        &searcher,
+        &stats,
         &index.fields,
         &request.query,
         signals.feedback,
         &mut warnings,
     );
-    let ranker = Ranker::new(&searcher, index, &plan, signals)?;
+    let ranker = Ranker::new(&searcher, index, &plan, signals, &stats)?;
     if !ranker.has_clauses() && vector.is_none() {
         warnings.push("the query has no searchable words".to_string());
         return Ok(SearchResponse {

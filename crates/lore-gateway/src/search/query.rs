@@ -5,9 +5,10 @@
 use std::collections::{HashMap, HashSet};
 
 use lore_search::tokenizer::query_terms;
-use tantivy::query::{BoostQuery, Occur, Query, TermQuery};
-use tantivy::schema::IndexRecordOption;
-use tantivy::{Searcher, Term};
+use tantivy::Term;
+use tantivy::query::{Bm25StatisticsProvider, BoostQuery, Occur, Query};
+
+use super::terms::TermStats;
 
 use crate::classify::ArtifactType;
 use crate::feedback::FeedbackVotes;
@@ -29,15 +30,12 @@ pub(super) struct QueryPlan {
     pub identifiers: Vec<String>,
     /// Feedback's factor per chunk id (empty without votes).
     pub boosts: HashMap<String, f32>,
-    /// The words' document frequencies in chunk text, where they were
-    /// looked up (a long query's).
-    pub doc_freqs: HashMap<String, u64>,
 }
 
 impl QueryPlan {
     /// Reads `query`; a note for the caller goes to `warnings`.
     pub fn new(
-        searcher: &Searcher,
+        stats: &TermStats<'_>,
         fields: &Fields,
         query: &str,
         feedback: Option<&FeedbackVotes>,
@@ -59,12 +57,11 @@ impl QueryPlan {
             }
             _ => HashMap::new(),
         };
-        let mut doc_freqs = HashMap::new();
         if terms.len() > MAX_QUERY_TERMS {
             let mut by_rarity: Vec<(u64, String)> = terms
                 .into_iter()
                 .map(|t| {
-                    let df = searcher
+                    let df = stats
                         .doc_freq(&Term::from_field_text(fields.text, &t))
                         .unwrap_or(0);
                     (df, t)
@@ -72,7 +69,6 @@ impl QueryPlan {
                 .filter(|(df, _)| *df > 0)
                 .collect();
             by_rarity.sort();
-            doc_freqs = by_rarity.iter().map(|(df, t)| (t.clone(), *df)).collect();
             let dropped = by_rarity.len().saturating_sub(MAX_QUERY_TERMS);
             by_rarity.truncate(MAX_QUERY_TERMS);
             terms = by_rarity.into_iter().map(|(_, t)| t).collect();
@@ -94,39 +90,47 @@ impl QueryPlan {
             mentions: mentioned_files(&query),
             identifiers,
             boosts,
-            doc_freqs,
         }
+    }
+
+    /// Whether the query has anything to search by.
+    pub fn has_clauses(&self) -> bool {
+        !(self.terms.is_empty() && self.mentions.is_empty() && self.identifiers.is_empty())
     }
 
     /// The clauses any of which a result matches: each word in the text,
     /// headings, path words and symbol names; the files named by name;
-    /// the identifiers by the symbols they name.
-    pub fn clauses(&self, f: &Fields) -> Vec<(Occur, Box<dyn Query>)> {
-        let boosted = |field, text: &str, boost: f32| -> (Occur, Box<dyn Query>) {
-            let query = TermQuery::new(
-                Term::from_field_text(field, text),
-                IndexRecordOption::WithFreqs,
-            );
-            (
-                Occur::Should,
-                Box::new(BoostQuery::new(Box::new(query), boost)),
-            )
-        };
+    /// the identifiers by the symbols they name. A term no chunk holds is
+    /// left out (it would match nothing).
+    pub fn clauses(
+        &self,
+        f: &Fields,
+        stats: &TermStats<'_>,
+    ) -> tantivy::Result<Vec<(Occur, Box<dyn Query>)>> {
         let mut should = Vec::new();
+        let mut boosted = |field, text: &str, boost: f32| -> tantivy::Result<()> {
+            if let Some(query) = stats.query(Term::from_field_text(field, text))? {
+                should.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(query), boost)) as Box<dyn Query>,
+                ));
+            }
+            Ok(())
+        };
         for term in &self.terms {
             let weight = self.weights.get(term).copied().unwrap_or(1.0);
-            should.push(boosted(f.text, term, weight));
-            should.push(boosted(f.heading, term, 1.5 * weight));
-            should.push(boosted(f.path_text, term, 2.0 * weight));
-            should.push(boosted(f.symbol_text, term, 1.5 * weight));
+            boosted(f.text, term, weight)?;
+            boosted(f.heading, term, 1.5 * weight)?;
+            boosted(f.path_text, term, 2.0 * weight)?;
+            boosted(f.symbol_text, term, 1.5 * weight)?;
         }
         for mention in &self.mentions {
-            should.push(boosted(f.file_name, &mention.file_name, 6.0));
+            boosted(f.file_name, &mention.file_name, 6.0)?;
         }
         for name in &self.identifiers {
-            should.push(boosted(f.symbol, &name.to_lowercase(), 3.0));
+            boosted(f.symbol, &name.to_lowercase(), 3.0)?;
         }
-        should
+        Ok(should)
     }
 
     /// Whether a chunk at `path` is a file the query names.

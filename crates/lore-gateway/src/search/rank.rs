@@ -12,12 +12,15 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use lore_core::{ErrorCode, ErrorReport};
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::query::{
+    Bm25StatisticsProvider, BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery,
+};
 use tantivy::schema::IndexRecordOption;
 use tantivy::schema::Value;
 use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 use super::query::QueryPlan;
+use super::terms::TermStats;
 use super::{GraphLinks, Scoring, Signals};
 use crate::chunk::ChunkSymbol;
 use crate::classify::ArtifactType;
@@ -105,6 +108,7 @@ pub(super) struct Ranker<'a> {
     plan: &'a QueryPlan,
     facts: CandidateFacts<'a>,
     signals: &'a Signals<'a>,
+    stats: &'a TermStats<'a>,
     clauses: Vec<(Occur, Box<dyn Query>)>,
 }
 
@@ -114,6 +118,7 @@ impl<'a> Ranker<'a> {
         index: &'a GatewayIndex,
         plan: &'a QueryPlan,
         signals: &'a Signals<'a>,
+        stats: &'a TermStats<'a>,
     ) -> Result<Ranker<'a>, ErrorReport> {
         let facts =
             CandidateFacts::new(searcher, index, &plan.identifiers, !plan.boosts.is_empty())?;
@@ -123,13 +128,14 @@ impl<'a> Ranker<'a> {
             plan,
             facts,
             signals,
-            clauses: plan.clauses(&index.fields),
+            stats,
+            clauses: plan.clauses(&index.fields, stats).map_err(search_failed)?,
         })
     }
 
     /// Whether the query has anything to search by.
     pub fn has_clauses(&self) -> bool {
-        !self.clauses.is_empty()
+        self.plan.has_clauses()
     }
 
     /// The share of the query's words, each weighted by its IDF, that the
@@ -157,13 +163,10 @@ impl<'a> Ranker<'a> {
         let documents = self.searcher.num_docs() as f32;
         let (mut total, mut found) = (0.0f32, 0.0f32);
         for term in &self.plan.terms {
-            let df = match self.plan.doc_freqs.get(term) {
-                Some(df) => *df,
-                None => self
-                    .searcher
-                    .doc_freq(&Term::from_field_text(f.text, term))
-                    .map_err(search_failed)?,
-            } as f32;
+            let df = self
+                .stats
+                .doc_freq(&Term::from_field_text(f.text, term))
+                .map_err(search_failed)? as f32;
             let weight = ((documents - df + 0.5) / (df + 0.5) + 1.0).ln();
             total += weight;
             if words.contains(term) {
@@ -261,9 +264,10 @@ impl<'a> Ranker<'a> {
             ));
         }
         self.searcher
-            .search(
+            .search_with_statistics_provider(
                 &BooleanQuery::new(clauses),
                 &TopDocs::with_limit(CANDIDATES).order_by_score(),
+                self.stats,
             )
             .map_err(search_failed)
     }
@@ -273,6 +277,8 @@ impl<'a> Ranker<'a> {
         let defining = self
             .facts
             .defining(top.iter().map(|(_, address)| *address))?;
+        self.facts
+            .prefetch(top.iter().map(|(_, address)| *address))?;
         top.into_iter()
             .map(|(lexical, address)| self.candidate(address, lexical, &defining))
             .collect()
@@ -419,6 +425,10 @@ pub(super) struct CandidateFacts<'a> {
     chunk_ids: Vec<Option<tantivy::columnar::StrColumn>>,
     /// The query's identifiers, lower case, as `defines` terms.
     defines: Option<Box<dyn tantivy::query::Weight>>,
+    /// The `file` and `artifact_type` values read so far, by segment and
+    /// term ordinal (a search's candidates share files, and a column
+    /// holds five types).
+    read: std::cell::RefCell<HashMap<(u32, bool, u64), String>>,
 }
 
 impl<'a> CandidateFacts<'a> {
@@ -473,7 +483,73 @@ impl<'a> CandidateFacts<'a> {
             columns,
             chunk_ids,
             defines,
+            read: Default::default(),
         })
+    }
+
+    /// Reads the files and types of `addresses` in one pass over each
+    /// segment's dictionaries (in term order), for [`Self::of`].
+    pub fn prefetch(&self, addresses: impl Iterator<Item = DocAddress>) -> Result<(), ErrorReport> {
+        let mut wanted: BTreeMap<(u32, bool), Vec<u64>> = BTreeMap::new();
+        for address in addresses {
+            let Some((file, kind)) = self.columns.get(address.segment_ord as usize) else {
+                continue;
+            };
+            for (is_kind, column) in [(false, file), (true, kind)] {
+                if let Some(ord) = column
+                    .as_ref()
+                    .and_then(|c| c.term_ords(address.doc_id).next())
+                {
+                    wanted
+                        .entry((address.segment_ord, is_kind))
+                        .or_default()
+                        .push(ord);
+                }
+            }
+        }
+        let mut read = self.read.borrow_mut();
+        for ((segment, is_kind), mut ords) in wanted {
+            ords.sort_unstable();
+            ords.dedup();
+            ords.retain(|ord| !read.contains_key(&(segment, is_kind, *ord)));
+            let (file, kind) = &self.columns[segment as usize];
+            let Some(column) = (if is_kind { kind } else { file }) else {
+                continue;
+            };
+            let mut at = 0;
+            column
+                .dictionary()
+                .sorted_ords_to_term_cb(&ords, |bytes| {
+                    if let Some(ord) = ords.get(at) {
+                        read.insert(
+                            (segment, is_kind, *ord),
+                            String::from_utf8_lossy(bytes).into_owned(),
+                        );
+                    }
+                    at += 1;
+                })
+                .map_err(search_failed)?;
+        }
+        Ok(())
+    }
+
+    /// A document's value in the `file` (or with `is_kind`, the
+    /// `artifact_type`) column, from what [`Self::prefetch`] read.
+    fn value(&self, address: DocAddress, is_kind: bool) -> Result<String, ErrorReport> {
+        let column = self
+            .columns
+            .get(address.segment_ord as usize)
+            .and_then(|(file, kind)| if is_kind { kind } else { file }.as_ref());
+        let Some(ord) = column.and_then(|c| c.term_ords(address.doc_id).next()) else {
+            return Ok(String::new());
+        };
+        let key = (address.segment_ord, is_kind, ord);
+        if let Some(value) = self.read.borrow().get(&key) {
+            return Ok(value.clone());
+        }
+        let value = read_str(column, address)?;
+        self.read.borrow_mut().insert(key, value.clone());
+        Ok(value)
     }
 
     /// The candidate's chunk id (empty unless asked for at creation).
@@ -487,17 +563,12 @@ impl<'a> CandidateFacts<'a> {
 
     /// The candidate's root, path and type.
     pub fn of(&self, address: DocAddress) -> Result<(String, String, ArtifactType), ErrorReport> {
-        let (file, kind) = self
-            .columns
-            .get(address.segment_ord as usize)
-            .map(|(file, kind)| (file.as_ref(), kind.as_ref()))
-            .unwrap_or((None, None));
-        let file = read_str(file, address)?;
+        let file = self.value(address, false)?;
         let (root, path) = file
             .split_once('\u{1f}')
             .map(|(r, p)| (r.to_string(), p.to_string()))
             .unwrap_or_default();
-        let kind = ArtifactType::parse(&read_str(kind, address)?).unwrap_or(ArtifactType::Other);
+        let kind = ArtifactType::parse(&self.value(address, true)?).unwrap_or(ArtifactType::Other);
         Ok((root, path, kind))
     }
 
