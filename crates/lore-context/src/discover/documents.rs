@@ -29,69 +29,83 @@ const SAMPLES_SHOWN: usize = 5;
 pub fn schema_docs(connection: &str, snapshot: &LoadedSnapshot) -> Vec<SearchDoc> {
     let mut docs = Vec::new();
     for (t, table) in snapshot.tables.iter().enumerate() {
-        let display = qualified_name(table.catalog.as_deref(), table.db.as_deref(), &table.name);
-        let table_ref = json!({"catalog": table.catalog, "db": table.db, "name": table.name});
-        let mut fields = vec![(MatchField::Name, table.name.clone())];
-        if display != table.name {
-            fields.push((MatchField::Display, display.clone()));
-        }
-        if let Some(comment) = &table.comment {
-            fields.push((MatchField::Comment, comment.clone()));
-        }
-        let columns: Vec<&str> = table
-            .columns
-            .iter()
-            .take(5)
-            .map(|c| c.name.as_str())
-            .collect();
-        docs.push(SearchDoc {
-            kind: DocKind::Table,
-            connection: Some(connection.to_string()),
-            id: display.clone(),
-            fields,
-            payload: json!({"tableRef": table_ref, "comment": table.comment, "columns": columns}),
-        });
-        for (c, column) in table.columns.iter().enumerate() {
-            let id = format!("{display}.{}", column.name);
-            let samples: Vec<String> = snapshot
-                .column_stats(t, c)
-                .map(|s| {
-                    s.sample_values
-                        .iter()
-                        .take(SAMPLES_SHOWN)
-                        .cloned()
-                        .collect()
-                })
-                .unwrap_or_default();
-            let mut fields = vec![
-                (MatchField::Name, column.name.clone()),
-                (
-                    MatchField::Display,
-                    format!("{} {}", table.name, column.name),
-                ),
-            ];
-            if let Some(comment) = &column.comment {
-                fields.push((MatchField::Comment, comment.clone()));
-            }
-            if !samples.is_empty() {
-                fields.push((MatchField::SampleValue, samples.join(" ; ")));
-            }
-            docs.push(SearchDoc {
-                kind: DocKind::Column,
-                connection: Some(connection.to_string()),
-                id,
-                fields,
-                payload: json!({
-                    "tableRef": table_ref,
-                    "columnName": column.name,
-                    "nativeType": column.native_type,
-                    "comment": column.comment,
-                    "samples": samples,
-                }),
-            });
+        docs.push(table_doc(connection, snapshot, t));
+        for c in 0..table.columns.len() {
+            docs.push(column_doc(connection, snapshot, t, c));
         }
     }
     docs
+}
+
+/// The document of table `t` of a scan.
+pub fn table_doc(connection: &str, snapshot: &LoadedSnapshot, t: usize) -> SearchDoc {
+    let table = &snapshot.tables[t];
+    let display = qualified_name(table.catalog.as_deref(), table.db.as_deref(), &table.name);
+    let table_ref = json!({"catalog": table.catalog, "db": table.db, "name": table.name});
+    let mut fields = vec![(MatchField::Name, table.name.clone())];
+    if display != table.name {
+        fields.push((MatchField::Display, display.clone()));
+    }
+    if let Some(comment) = &table.comment {
+        fields.push((MatchField::Comment, comment.clone()));
+    }
+    let columns: Vec<&str> = table
+        .columns
+        .iter()
+        .take(5)
+        .map(|c| c.name.as_str())
+        .collect();
+    SearchDoc {
+        kind: DocKind::Table,
+        connection: Some(connection.to_string()),
+        id: display,
+        fields,
+        payload: json!({"tableRef": table_ref, "comment": table.comment, "columns": columns}),
+    }
+}
+
+/// The document of column `c` of table `t` of a scan.
+pub fn column_doc(connection: &str, snapshot: &LoadedSnapshot, t: usize, c: usize) -> SearchDoc {
+    let table = &snapshot.tables[t];
+    let column = &table.columns[c];
+    let display = qualified_name(table.catalog.as_deref(), table.db.as_deref(), &table.name);
+    let table_ref = json!({"catalog": table.catalog, "db": table.db, "name": table.name});
+    let samples: Vec<String> = snapshot
+        .column_stats(t, c)
+        .map(|s| {
+            s.sample_values
+                .iter()
+                .take(SAMPLES_SHOWN)
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut fields = vec![
+        (MatchField::Name, column.name.clone()),
+        (
+            MatchField::Display,
+            format!("{} {}", table.name, column.name),
+        ),
+    ];
+    if let Some(comment) = &column.comment {
+        fields.push((MatchField::Comment, comment.clone()));
+    }
+    if !samples.is_empty() {
+        fields.push((MatchField::SampleValue, samples.join(" ; ")));
+    }
+    SearchDoc {
+        kind: DocKind::Column,
+        connection: Some(connection.to_string()),
+        id: format!("{display}.{}", column.name),
+        fields,
+        payload: json!({
+            "tableRef": table_ref,
+            "columnName": column.name,
+            "nativeType": column.native_type,
+            "comment": column.comment,
+            "samples": samples,
+        }),
+    }
 }
 
 fn type_name(t: ColumnType) -> &'static str {

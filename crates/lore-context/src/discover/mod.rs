@@ -16,6 +16,7 @@
 mod data;
 pub mod documents;
 pub mod embedding;
+mod schema_rank;
 pub mod watch;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -49,9 +50,12 @@ pub const STORE_GROUP: &str = "store";
 /// caught up one change at a time (beyond, it is rebuilt).
 const INCREMENTAL_MAX: i64 = 500;
 
+/// The lane of scanned tables and columns, ranked by [`schema_rank`].
+const SCHEMA_LANE: &str = "raw_schema";
+
 /// A search lane: the kinds it covers.
 const LANES: [(&str, &[DocKind]); 3] = [
-    ("raw_schema", &[DocKind::Table, DocKind::Column]),
+    (SCHEMA_LANE, &[DocKind::Table, DocKind::Column]),
     (
         "semantic_layer",
         &[DocKind::SlSource, DocKind::SlMeasure, DocKind::SlDimension],
@@ -75,6 +79,8 @@ pub struct Discover {
     checked_at: Mutex<Option<Option<TxId>>>,
     /// The semantic lane, when `lore.yaml` configures an embedding provider.
     embedding: Option<Arc<EmbeddingLane>>,
+    /// The raw schema lane's ranker.
+    schema: schema_rank::SchemaRanker,
 }
 
 /// One fused result before it is shaped for the wire.
@@ -127,6 +133,7 @@ impl Discover {
             watch: None,
             checked_at: Mutex::new(None),
             embedding: None,
+            schema: schema_rank::SchemaRanker::default(),
         }
     }
 
@@ -450,17 +457,26 @@ impl Discover {
                 lanes.push(LaneReport::skipped(lane, "not in kinds"));
                 continue;
             }
-            let hits = self.lane_hits(
-                &index,
-                &SearchQuery {
-                    text: text.to_string(),
-                    kinds: wanted,
-                    connection: connection.map(String::from),
-                    // Fusion never ranks a lane's hit below `limit` into
-                    // the fused top `limit` (at equal weights).
-                    limit,
-                },
-            )?;
+            let hits = if lane == SCHEMA_LANE {
+                let connections: Vec<&str> = match connection {
+                    Some(c) => vec![c],
+                    None => self.connections.iter().map(String::as_str).collect(),
+                };
+                self.schema
+                    .search(&self.catalog, &connections, text, &wanted, limit)
+            } else {
+                self.lane_hits(
+                    &index,
+                    &SearchQuery {
+                        text: text.to_string(),
+                        kinds: wanted,
+                        connection: connection.map(String::from),
+                        // Fusion never ranks a lane's hit below `limit` into
+                        // the fused top `limit` (at equal weights).
+                        limit,
+                    },
+                )?
+            };
             lanes.push(LaneReport::ran(lane, hits.len()));
             ranked.push(RankedLane {
                 lane,

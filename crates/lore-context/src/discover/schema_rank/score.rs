@@ -1,0 +1,440 @@
+//! Scores a question against one scan's tables and columns.
+//!
+//! 1. **A table is judged by everything it holds.** Each query word counts
+//!    once per table, by the best place it occurs: the table's name, its
+//!    comment, a column's name, a column's comment or sample values
+//!    (weighted in that order), times the word's rarity. So a table whose
+//!    columns hold the question's words ranks even when its own name
+//!    holds none of them, and a word repeated in ten columns counts once.
+//! 2. **Tables that join to what was found are found too.** A table gets
+//!    half its best joined neighbour's score; the table that joins two of
+//!    the best tables (a bridge) ranks with them; a copy of another table
+//!    (`shadow_instances`, `orders_archive`) ranks well below it; a word in
+//!    a column that points to another table (`UserId`) says little of its
+//!    own table.
+//! 3. **A column is judged by its own words and its table's.** Its own
+//!    name, comment or samples, plus half its table's score. The keys that
+//!    join two of the best tables rank just above their table, date columns
+//!    come with their table when the question asks when, and the best
+//!    tables' other columns follow, so a best table is listed whole.
+//!
+//! Scores are shares of the query's (rarity-weighted) words, so they are
+//! comparable between connections.
+
+use lore_search::tokenizer::query_terms;
+use rustc_hash::FxHashMap;
+
+use super::model::{Place, SchemaModel};
+
+/// The weights of the rules above.
+#[derive(Debug, Clone)]
+pub(super) struct Weights {
+    /// A word's weight for its table, by place.
+    pub table_name: f32,
+    pub table_comment: f32,
+    pub column_name_for_table: f32,
+    pub column_comment_for_table: f32,
+    pub sample_for_table: f32,
+    /// A word's weight for its column, by place.
+    pub column_name: f32,
+    pub column_comment: f32,
+    pub sample: f32,
+    /// Share of the best joined neighbour's score a table gets.
+    pub neighbour: f32,
+    /// Share of the weaker of two unjoined best tables' scores the table
+    /// joining them gets.
+    pub bridge: f32,
+    /// Weight of a word's other form (`prescribed` for `prescriptions`).
+    pub variant: f32,
+    /// Weight, for a matched column, of a word in its table's name.
+    pub table_name_for_column: f32,
+    /// Share of its table's score a column gets.
+    pub column_table: f32,
+    /// The most a column scores, as a factor of its table's score.
+    pub over_table: f32,
+    /// Factor of a best table's score when it joins another best table.
+    pub joined: f32,
+    /// Extra share of its table's score for a key joining it to another
+    /// best table.
+    pub key: f32,
+    /// Extra share of its table's score for a date column when asked when.
+    pub time: f32,
+    /// Share of its table's score any other column of a best table gets
+    /// (so the best tables are listed whole, matched columns first).
+    pub fill: f32,
+    /// Weight, for its table, of a word in a column that refers to another
+    /// table (`UserId` says little about what its table holds).
+    pub pointer: f32,
+    /// Share of its score a copy of another table keeps.
+    pub copy: f32,
+    /// How many of the best tables bring their keys, dates and columns.
+    pub best_tables: usize,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            table_name: 1.0,
+            table_comment: 0.6,
+            column_name_for_table: 0.7,
+            column_comment_for_table: 0.45,
+            sample_for_table: 0.3,
+            column_name: 1.0,
+            column_comment: 0.6,
+            sample: 0.5,
+            neighbour: 0.5,
+            bridge: 1.2,
+            column_table: 0.5,
+            table_name_for_column: 0.5,
+            variant: 0.6,
+            key: 0.25,
+            joined: 1.3,
+            over_table: 1.1,
+            time: 0.3,
+            fill: 0.1,
+            pointer: 0.4,
+            copy: 0.3,
+            best_tables: 6,
+        }
+    }
+}
+
+impl Weights {
+    fn for_table(&self, place: Place) -> f32 {
+        match place {
+            Place::TableName => self.table_name,
+            Place::TableComment => self.table_comment,
+            Place::ColumnName => self.column_name_for_table,
+            Place::ColumnComment => self.column_comment_for_table,
+            Place::Sample => self.sample_for_table,
+        }
+    }
+
+    fn for_column(&self, place: Place) -> f32 {
+        match place {
+            Place::ColumnName => self.column_name,
+            Place::ColumnComment => self.column_comment,
+            Place::Sample => self.sample,
+            Place::TableName | Place::TableComment => 0.0,
+        }
+    }
+}
+
+/// Why a table or column is in the list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reason {
+    /// A query word is in this place of its own.
+    Own(Place),
+    /// Its table (or a table it joins) matched; nothing of its own did.
+    Table,
+}
+
+/// One ranked table (`column` none) or column.
+#[derive(Debug, Clone)]
+pub(super) struct Scored {
+    pub table: u32,
+    pub column: Option<u32>,
+    pub score: f32,
+    /// The score before a column was held to its table's (orders ties).
+    pub raw: f32,
+    pub reason: Reason,
+    /// A column holding a query word its table's name lacks (it may top
+    /// its table).
+    pub adds: bool,
+}
+
+/// Words that ask when something happened.
+const WHEN: &[&str] = &[
+    "when", "date", "dates", "time", "times", "day", "days", "week", "month", "months", "year",
+    "years", "hour", "hours", "first", "last", "latest", "earliest", "recent", "recently", "since",
+    "between", "ago", "before", "after", "during",
+];
+
+/// The query's words, lower-cased.
+fn words(query: &str) -> impl Iterator<Item = String> + '_ {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// Evidence gathered over the query's words.
+#[derive(Debug, Clone, Copy, Default)]
+struct Evidence {
+    /// Sum of the words' shares.
+    score: f32,
+    /// The largest one word gave, and where that word was.
+    best: f32,
+    place: Option<Place>,
+    /// Tables: the shares of the words in the table's own name.
+    named: f32,
+    /// Columns: the shares of the words their table's name lacks.
+    novel: f32,
+}
+
+impl Evidence {
+    fn add(&mut self, share: f32, place: Place) {
+        self.score += share;
+        if share > self.best {
+            self.best = share;
+            self.place = Some(place);
+        }
+    }
+}
+
+/// Ranks `model`'s tables and columns for `query`, best first; nothing
+/// when no query word occurs in the schema.
+pub(super) fn rank(model: &SchemaModel, query: &str, w: &Weights) -> Vec<Scored> {
+    let (tables, columns) = match evidence(model, query, w) {
+        Some(found) => found,
+        None => return Vec::new(),
+    };
+    let table_scores = with_joins(model, &tables, w);
+    let mut best: Vec<(u32, f32)> = table_scores.iter().map(|(t, s)| (*t, *s)).collect();
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    best.truncate(w.best_tables);
+    let asks_when = words(query).any(|word| WHEN.contains(&word.as_str()));
+    let mut out: Vec<Scored> = table_scores
+        .iter()
+        .map(|(&t, &score)| Scored {
+            table: t,
+            column: None,
+            score,
+            raw: score,
+            reason: match tables.get(&t).and_then(|e| e.place) {
+                Some(place) => Reason::Own(place),
+                None => Reason::Table,
+            },
+            adds: false,
+        })
+        .collect();
+    let mut scored_columns: FxHashMap<(u32, u32), Scored> = FxHashMap::default();
+    for (&(t, c), own) in &columns {
+        let table = table_scores.get(&t).copied().unwrap_or(0.0);
+        // "plan name" is `plans.name`: the table's name holds the rest.
+        let named = tables.get(&t).map_or(0.0, |e| e.named);
+        scored_columns.insert(
+            (t, c),
+            Scored {
+                table: t,
+                column: Some(c),
+                score: own.score + w.column_table * table + w.table_name_for_column * named,
+                raw: 0.0,
+                reason: own.place.map_or(Reason::Table, Reason::Own),
+                adds: own.novel > 0.0,
+            },
+        );
+    }
+    let chosen: Vec<u32> = best.iter().map(|(t, _)| *t).collect();
+    for &(t, table) in &best {
+        let mut extra: Vec<(u32, f32)> = Vec::new();
+        for link in &model.links[t as usize] {
+            if chosen.contains(&link.other) {
+                extra.extend(link.here.iter().map(|&c| (c, w.key)));
+            }
+        }
+        if asks_when {
+            let dates = &model.temporal[t as usize];
+            extra.extend(
+                (0..dates.len() as u32)
+                    .filter(|&c| dates[c as usize])
+                    .map(|c| (c, w.time)),
+            );
+        }
+        for (c, share) in extra {
+            let entry = scored_columns.entry((t, c)).or_insert(Scored {
+                table: t,
+                column: Some(c),
+                score: w.column_table * table,
+                raw: 0.0,
+                reason: Reason::Table,
+                adds: false,
+            });
+            entry.score += share * table;
+        }
+        let width = model.temporal[t as usize].len() as u32;
+        for c in 0..width {
+            // Earlier columns first: tables list their keys first.
+            let order = 1.0 - c as f32 / (width as f32 + 1.0);
+            scored_columns.entry((t, c)).or_insert(Scored {
+                table: t,
+                column: Some(c),
+                score: w.fill * table * order,
+                raw: 0.0,
+                reason: Reason::Table,
+                adds: false,
+            });
+        }
+    }
+    // A column may top its own table when it holds a word its table's
+    // name lacks, never the tables above it, and never its table when the
+    // question asks which table.
+    let asks_table = words(query).any(|word| word == "table" || word == "tables");
+    out.extend(scored_columns.into_values().map(|mut s| {
+        let table = table_scores.get(&s.table).copied().unwrap_or(0.0);
+        let over_table = if s.adds && !asks_table {
+            w.over_table
+        } else {
+            0.99
+        };
+        s.raw = s.score;
+        s.score = s.score.min(over_table * table);
+        s
+    }));
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(b.raw.total_cmp(&a.raw))
+            .then(a.column.is_some().cmp(&b.column.is_some()))
+            .then(a.table.cmp(&b.table))
+            .then(a.column.cmp(&b.column))
+    });
+    out
+}
+
+/// Per table and per column: the query words they hold, as a share of
+/// the query's words weighted by rarity, and the place that gave most.
+#[allow(clippy::type_complexity)]
+fn evidence(
+    model: &SchemaModel,
+    query: &str,
+    w: &Weights,
+) -> Option<(FxHashMap<u32, Evidence>, FxHashMap<(u32, u32), Evidence>)> {
+    let mut words = query_terms(query);
+    words.sort();
+    words.dedup();
+    // Each word with the schema's terms it finds: itself, and its other
+    // forms ("prescribed" finds `prescriptions`) at a lower weight.
+    let known: Vec<(f32, Vec<(&str, f32)>)> = words
+        .iter()
+        .filter_map(|word| {
+            let mut found: Vec<(&str, f32)> = model
+                .variants(word)
+                .into_iter()
+                .map(|v| (v, w.variant))
+                .collect();
+            let idf = match model.idf(word) {
+                Some(idf) => {
+                    found.push((word.as_str(), 1.0));
+                    idf
+                }
+                None => found
+                    .iter()
+                    .filter_map(|(v, _)| model.idf(v))
+                    .fold(None, |a: Option<f32>, b| Some(a.map_or(b, |a| a.max(b))))?,
+            };
+            Some((idf, found))
+        })
+        .collect();
+    let mass: f32 = known.iter().map(|(idf, _)| idf).sum();
+    if mass <= 0.0 {
+        return None;
+    }
+    let mut tables: FxHashMap<u32, Evidence> = FxHashMap::default();
+    let mut columns: FxHashMap<(u32, u32), Evidence> = FxHashMap::default();
+    let mut table_best: FxHashMap<u32, (f32, Place)> = FxHashMap::default();
+    let mut column_best: FxHashMap<(u32, u32), (f32, Place)> = FxHashMap::default();
+    for (idf, found) in known {
+        table_best.clear();
+        column_best.clear();
+        for (term, form) in found {
+            for p in &model.terms[term].postings {
+                let mut for_table = form * w.for_table(p.place);
+                if let Some(c) = p.column
+                    && model.pointer[p.table as usize][c as usize]
+                {
+                    for_table *= w.pointer;
+                }
+                keep_best(
+                    table_best.entry(p.table).or_insert((0.0, p.place)),
+                    for_table,
+                    p.place,
+                );
+                if let Some(c) = p.column {
+                    keep_best(
+                        column_best.entry((p.table, c)).or_insert((0.0, p.place)),
+                        form * w.for_column(p.place),
+                        p.place,
+                    );
+                }
+            }
+        }
+        let share = idf / mass;
+        for (&t, &(weight, place)) in &table_best {
+            let entry = tables.entry(t).or_default();
+            entry.add(share * weight, place);
+            if place == Place::TableName {
+                entry.named += share * weight;
+            }
+        }
+        for (&key, &(weight, place)) in &column_best {
+            if weight > 0.0 {
+                let entry = columns.entry(key).or_default();
+                entry.add(share * weight, place);
+                let in_name = table_best
+                    .get(&key.0)
+                    .is_some_and(|(_, p)| *p == Place::TableName);
+                if !in_name {
+                    entry.novel += share * weight;
+                }
+            }
+        }
+    }
+    Some((tables, columns))
+}
+
+fn keep_best(slot: &mut (f32, Place), weight: f32, place: Place) {
+    if weight > slot.0 {
+        *slot = (weight, place);
+    }
+}
+
+/// Table scores with the joins' share: a neighbour's, and bridges between
+/// two of the best tables.
+fn with_joins(
+    model: &SchemaModel,
+    tables: &FxHashMap<u32, Evidence>,
+    w: &Weights,
+) -> FxHashMap<u32, f32> {
+    let own = |t: u32| tables.get(&t).map_or(0.0, |e| e.score);
+    let mut scores: FxHashMap<u32, f32> = FxHashMap::default();
+    for &t in tables.keys() {
+        let neighbour = model.links[t as usize]
+            .iter()
+            .map(|l| own(l.other))
+            .fold(0.0, f32::max);
+        let copy = if model.copy[t as usize] { w.copy } else { 1.0 };
+        scores.insert(t, copy * (own(t) + w.neighbour * neighbour));
+    }
+    let mut best: Vec<(u32, f32)> = scores.iter().map(|(t, s)| (*t, *s)).collect();
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    best.truncate(w.best_tables);
+    for (i, &(a, score_a)) in best.iter().enumerate() {
+        for &(b, score_b) in &best[i + 1..] {
+            let links_a = &model.links[a as usize];
+            if links_a.iter().any(|l| l.other == b) {
+                continue;
+            }
+            let bridge = w.bridge * score_a.min(score_b);
+            for l in links_a {
+                let x = l.other;
+                if x != b && model.links[x as usize].iter().any(|m| m.other == b) {
+                    let slot = scores.entry(x).or_insert(0.0);
+                    *slot = slot.max(bridge);
+                }
+            }
+        }
+    }
+    // A best table that joins another best table: the question likely
+    // needs both.
+    let best: Vec<u32> = best.iter().map(|(t, _)| *t).collect();
+    for &t in &best {
+        let joins_best = model.links[t as usize]
+            .iter()
+            .any(|l| best.contains(&l.other));
+        if joins_best && let Some(score) = scores.get_mut(&t) {
+            *score *= w.joined;
+        }
+    }
+    scores
+}
