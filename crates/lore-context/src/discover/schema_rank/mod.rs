@@ -16,6 +16,9 @@ use super::documents::{column_doc, table_doc};
 use model::{Place, SchemaModel};
 use score::{Reason, Scored, Weights};
 
+/// How much more the index weighs a name match than body text.
+const NAME_BOOST: f32 = 3.0;
+
 /// Ranks tables and columns; one model per connection, cached until its
 /// scan changes.
 #[derive(Default)]
@@ -36,12 +39,12 @@ impl SchemaRanker {
     ) -> Vec<SearchHit> {
         let wants = |kind: DocKind| kinds.is_empty() || kinds.contains(&kind);
         let weights = Weights::default();
-        let mut found: Vec<(Arc<SchemaModel>, Scored)> = Vec::new();
+        let mut found: Vec<(Arc<SchemaModel>, Scored, f32)> = Vec::new();
         for connection in connections {
             let Some(model) = self.model(catalog, connection) else {
                 continue;
             };
-            let ranked = score::rank(&model, query, &weights);
+            let (ranked, mass) = score::rank(&model, query, &weights);
             found.extend(
                 ranked
                     .into_iter()
@@ -53,14 +56,14 @@ impl SchemaRanker {
                         })
                     })
                     .take(limit)
-                    .map(|s| (Arc::clone(&model), s)),
+                    .map(|s| (Arc::clone(&model), s, mass)),
             );
         }
         found.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
         found.truncate(limit);
         found
             .into_iter()
-            .map(|(model, s)| hit(&model, &s))
+            .map(|(model, s, mass)| hit(&model, &s, mass))
             .collect()
     }
 
@@ -80,8 +83,10 @@ impl SchemaRanker {
     }
 }
 
-/// A ranked table or column as the index would have found it.
-fn hit(model: &SchemaModel, scored: &Scored) -> SearchHit {
+/// A ranked table or column as the index would have found it. Its score
+/// is in the other lanes' units (BM25's: word rarity, a name match 3×),
+/// which fusion compares to break ties between lanes.
+fn hit(model: &SchemaModel, scored: &Scored, mass: f32) -> SearchHit {
     let (t, connection) = (scored.table as usize, model.connection.as_str());
     let doc = match scored.column {
         Some(c) => column_doc(connection, &model.snapshot, t, c as usize),
@@ -107,7 +112,7 @@ fn hit(model: &SchemaModel, scored: &Scored) -> SearchHit {
         kind: doc.kind,
         connection: doc.connection,
         id: doc.id,
-        score: scored.score,
+        score: scored.score * mass * NAME_BOOST,
         matched_on: field,
         matched_text,
         payload: doc.payload,

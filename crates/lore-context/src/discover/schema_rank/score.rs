@@ -182,12 +182,13 @@ impl Evidence {
     }
 }
 
-/// Ranks `model`'s tables and columns for `query`, best first; nothing
-/// when no query word occurs in the schema.
-pub(super) fn rank(model: &SchemaModel, query: &str, w: &Weights) -> Vec<Scored> {
-    let (tables, columns) = match evidence(model, query, w) {
+/// Ranks `model`'s tables and columns for `query`, best first, with the
+/// rarity-weighted mass of the query's words the schema holds (scores are
+/// shares of it); nothing when no query word occurs in the schema.
+pub(super) fn rank(model: &SchemaModel, query: &str, w: &Weights) -> (Vec<Scored>, f32) {
+    let (tables, columns, mass) = match evidence(model, query, w) {
         Some(found) => found,
-        None => return Vec::new(),
+        None => return (Vec::new(), 0.0),
     };
     let table_scores = with_joins(model, &tables, w);
     let mut best: Vec<(u32, f32)> = table_scores.iter().map(|(t, s)| (*t, *s)).collect();
@@ -289,7 +290,7 @@ pub(super) fn rank(model: &SchemaModel, query: &str, w: &Weights) -> Vec<Scored>
             .then(a.table.cmp(&b.table))
             .then(a.column.cmp(&b.column))
     });
-    out
+    (out, mass)
 }
 
 /// Per table and per column: the query words they hold, as a share of
@@ -299,7 +300,11 @@ fn evidence(
     model: &SchemaModel,
     query: &str,
     w: &Weights,
-) -> Option<(FxHashMap<u32, Evidence>, FxHashMap<(u32, u32), Evidence>)> {
+) -> Option<(
+    FxHashMap<u32, Evidence>,
+    FxHashMap<(u32, u32), Evidence>,
+    f32,
+)> {
     let mut words = query_terms(query);
     words.sort();
     words.dedup();
@@ -380,7 +385,7 @@ fn evidence(
             }
         }
     }
-    Some((tables, columns))
+    Some((tables, columns, mass))
 }
 
 fn keep_best(slot: &mut (f32, Place), weight: f32, place: Place) {
