@@ -14,7 +14,7 @@ use lore_warehouse::catalog::Catalog;
 
 use super::documents::{column_doc, table_doc};
 use model::{Place, SchemaModel};
-use score::{Reason, Scored, Weights};
+use score::{Reason, Scored, Wanted, Weights};
 
 /// How much more the index weighs a name match than body text.
 const NAME_BOOST: f32 = 3.0;
@@ -38,26 +38,19 @@ impl SchemaRanker {
         limit: usize,
     ) -> Vec<SearchHit> {
         let wants = |kind: DocKind| kinds.is_empty() || kinds.contains(&kind);
+        let wanted = Wanted {
+            tables: wants(DocKind::Table),
+            columns: wants(DocKind::Column),
+            keep: limit,
+        };
         let weights = Weights::default();
         let mut found: Vec<(Arc<SchemaModel>, Scored, f32)> = Vec::new();
         for connection in connections {
             let Some(model) = self.model(catalog, connection) else {
                 continue;
             };
-            let (ranked, mass) = score::rank(&model, query, &weights);
-            found.extend(
-                ranked
-                    .into_iter()
-                    .filter(|s| {
-                        wants(if s.column.is_some() {
-                            DocKind::Column
-                        } else {
-                            DocKind::Table
-                        })
-                    })
-                    .take(limit)
-                    .map(|s| (Arc::clone(&model), s, mass)),
-            );
+            let (ranked, mass) = score::rank(&model, query, &weights, wanted);
+            found.extend(ranked.into_iter().map(|s| (Arc::clone(&model), s, mass)));
         }
         found.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
         found.truncate(limit);

@@ -185,15 +185,18 @@ impl Evidence {
 /// Ranks `model`'s tables and columns for `query`, best first, with the
 /// rarity-weighted mass of the query's words the schema holds (scores are
 /// shares of it); nothing when no query word occurs in the schema.
-pub(super) fn rank(model: &SchemaModel, query: &str, w: &Weights) -> (Vec<Scored>, f32) {
+pub(super) fn rank(
+    model: &SchemaModel,
+    query: &str,
+    w: &Weights,
+    wanted: Wanted,
+) -> (Vec<Scored>, f32) {
     let (tables, columns, mass) = match evidence(model, query, w) {
         Some(found) => found,
         None => return (Vec::new(), 0.0),
     };
     let table_scores = with_joins(model, &tables, w);
-    let mut best: Vec<(u32, f32)> = table_scores.iter().map(|(t, s)| (*t, *s)).collect();
-    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    best.truncate(w.best_tables);
+    let best = best_of(&table_scores, w.best_tables);
     let asks_when = words(query).any(|word| WHEN.contains(&word.as_str()));
     let mut out: Vec<Scored> = table_scores
         .iter()
@@ -282,15 +285,38 @@ pub(super) fn rank(model: &SchemaModel, query: &str, w: &Weights) -> (Vec<Scored
         s.score = s.score.min(over_table * table);
         s
     }));
-    out.sort_by(|a, b| {
+    out.retain(|s| wanted.wants(s.column.is_some()));
+    // Only the best `wanted.keep` are ordered (a common word can match
+    // every column of a large schema).
+    let order = |a: &Scored, b: &Scored| {
         b.score
             .total_cmp(&a.score)
             .then(b.raw.total_cmp(&a.raw))
             .then(a.column.is_some().cmp(&b.column.is_some()))
             .then(a.table.cmp(&b.table))
             .then(a.column.cmp(&b.column))
-    });
+    };
+    if wanted.keep < out.len() {
+        out.select_nth_unstable_by(wanted.keep, order);
+        out.truncate(wanted.keep);
+    }
+    out.sort_by(order);
     (out, mass)
+}
+
+/// What the caller keeps of a ranking.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Wanted {
+    pub tables: bool,
+    pub columns: bool,
+    /// How many, at most.
+    pub keep: usize,
+}
+
+impl Wanted {
+    fn wants(self, column: bool) -> bool {
+        if column { self.columns } else { self.tables }
+    }
 }
 
 /// Per table and per column: the query words they hold, as a share of
@@ -388,6 +414,18 @@ fn evidence(
     Some((tables, columns, mass))
 }
 
+/// The `n` best-scored tables, best first.
+fn best_of(scores: &FxHashMap<u32, f32>, n: usize) -> Vec<(u32, f32)> {
+    let mut best: Vec<(u32, f32)> = scores.iter().map(|(t, s)| (*t, *s)).collect();
+    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if n < best.len() {
+        best.select_nth_unstable_by(n, order);
+        best.truncate(n);
+    }
+    best.sort_by(order);
+    best
+}
+
 fn keep_best(slot: &mut (f32, Place), weight: f32, place: Place) {
     if weight > slot.0 {
         *slot = (weight, place);
@@ -411,9 +449,7 @@ fn with_joins(
         let copy = if model.copy[t as usize] { w.copy } else { 1.0 };
         scores.insert(t, copy * (own(t) + w.neighbour * neighbour));
     }
-    let mut best: Vec<(u32, f32)> = scores.iter().map(|(t, s)| (*t, *s)).collect();
-    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    best.truncate(w.best_tables);
+    let best = best_of(&scores, w.best_tables);
     for (i, &(a, score_a)) in best.iter().enumerate() {
         for &(b, score_b) in &best[i + 1..] {
             let links_a = &model.links[a as usize];
