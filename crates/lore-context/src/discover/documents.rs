@@ -16,7 +16,7 @@
 use lore_search::{DocKind, MatchField, SearchDoc};
 use lore_semantic::model::{ColumnType, Relation, SemanticModel};
 use lore_warehouse::catalog::LoadedSnapshot;
-use lore_warehouse::schema::qualified_name;
+use lore_warehouse::schema::{SchemaTable, qualified_name};
 use serde_json::{Value, json};
 
 /// The longest snippet.
@@ -37,11 +37,17 @@ pub fn schema_docs(connection: &str, snapshot: &LoadedSnapshot) -> Vec<SearchDoc
     docs
 }
 
+/// A table's display name and its `tableRef` payload.
+fn identity(table: &SchemaTable) -> (String, Value) {
+    let display = qualified_name(table.catalog.as_deref(), table.db.as_deref(), &table.name);
+    let table_ref = json!({"catalog": table.catalog, "db": table.db, "name": table.name});
+    (display, table_ref)
+}
+
 /// The document of table `t` of a scan.
 pub fn table_doc(connection: &str, snapshot: &LoadedSnapshot, t: usize) -> SearchDoc {
     let table = &snapshot.tables[t];
-    let display = qualified_name(table.catalog.as_deref(), table.db.as_deref(), &table.name);
-    let table_ref = json!({"catalog": table.catalog, "db": table.db, "name": table.name});
+    let (display, table_ref) = identity(table);
     let mut fields = vec![(MatchField::Name, table.name.clone())];
     if display != table.name {
         fields.push((MatchField::Display, display.clone()));
@@ -68,8 +74,7 @@ pub fn table_doc(connection: &str, snapshot: &LoadedSnapshot, t: usize) -> Searc
 pub fn column_doc(connection: &str, snapshot: &LoadedSnapshot, t: usize, c: usize) -> SearchDoc {
     let table = &snapshot.tables[t];
     let column = &table.columns[c];
-    let display = qualified_name(table.catalog.as_deref(), table.db.as_deref(), &table.name);
-    let table_ref = json!({"catalog": table.catalog, "db": table.db, "name": table.name});
+    let (display, table_ref) = identity(table);
     let samples: Vec<String> = snapshot
         .column_stats(t, c)
         .map(|s| {

@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use lore_search::tokenizer::terms;
 use lore_warehouse::catalog::LoadedSnapshot;
 use lore_warehouse::scan::relationships::RelationshipStatus;
 use lore_warehouse::schema::DimensionType;
@@ -78,7 +77,7 @@ impl SchemaModel {
         let mut units = 0u32;
         let mut add =
             |text: &str, table: u32, column: Option<u32>, place: Place, seen: &mut Vec<String>| {
-                for term in lore_terms(text) {
+                for term in lore_search::tokenizer::terms(text) {
                     let entry = terms.entry(term.as_str().into()).or_default();
                     if !seen.contains(&term) {
                         entry.units += 1;
@@ -177,18 +176,14 @@ fn copies(snapshot: &LoadedSnapshot) -> Vec<bool> {
         .tables
         .iter()
         .map(|table| {
+            // `shadow_instances` → `instances`, `orders_archive` → `orders`.
             let name = table.name.to_lowercase();
-            let separators = ['_', '.', '-'];
-            let original = name
-                .split(separators)
-                .enumerate()
-                .skip(1)
-                .find_map(|(i, _)| {
-                    let parts: Vec<&str> = name.split(separators).collect();
-                    let tail = parts[i..].join("_");
-                    let head = parts[..parts.len() - i].join("_");
-                    by_name.get(&tail).or_else(|| by_name.get(&head)).copied()
-                });
+            let parts: Vec<&str> = name.split(['_', '.', '-']).collect();
+            let original = (1..parts.len()).find_map(|i| {
+                let tail = parts[i..].join("_");
+                let head = parts[..parts.len() - i].join("_");
+                by_name.get(&tail).or_else(|| by_name.get(&head)).copied()
+            });
             original.is_some_and(|o| {
                 let theirs = &snapshot.tables[o].columns;
                 theirs.len() >= 3
@@ -232,11 +227,6 @@ impl SchemaModel {
             .map(|t| &**t)
             .collect()
     }
-}
-
-/// The terms a text is searched under (split identifiers, stemmed).
-fn lore_terms(text: &str) -> Vec<String> {
-    terms(text)
 }
 
 /// Every table's joins, both ways, from the scan's accepted relationships.
