@@ -174,3 +174,59 @@ fn a_table_asked_by_name_comes_before_its_columns() {
         "{found}"
     );
 }
+
+/// The refs `lore search --json` returns for `question`.
+fn refs(root: &Path, question: &str) -> Vec<Value> {
+    let out = lore_in(root, &["search", question, "--limit", "50", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    found["refs"].as_array().unwrap().clone()
+}
+
+#[test]
+fn a_table_joined_to_the_found_one_comes_with_it() {
+    let (_dir, root) = clinic();
+    // No word of the question is in `appointments`, but an invoice is for
+    // an appointment.
+    let (tables, _) = ranked(&root, "invoice amounts");
+    assert_eq!(tables[0], "invoices", "{tables:?}");
+    assert_eq!(tables[1], "appointments", "{tables:?}");
+}
+
+#[test]
+fn a_question_in_everyday_words_finds_the_column_named_otherwise() {
+    let (_dir, root) = clinic();
+    let (_, columns) = ranked(&root, "who are the oldest patients?");
+    assert_eq!(columns[0], "patients.birth_date", "{columns:?}");
+    let (_, columns) = ranked(&root, "patients from Leeds");
+    assert_eq!(columns[0], "patients.city", "{columns:?}");
+    // Without a place named, "from" asks for nothing.
+    let (_, columns) = ranked(&root, "patients from last week");
+    assert_ne!(columns[0], "patients.city", "{columns:?}");
+}
+
+#[test]
+fn a_small_schema_is_listed_whole_and_scores_low_when_no_word_matches() {
+    let (_dir, root) = clinic();
+    let found = refs(&root, "quarterly gizmo throughput");
+    let mut tables: Vec<&str> = found
+        .iter()
+        .filter(|r| r["columnName"].is_null())
+        .filter_map(|r| r["tableRef"]["name"].as_str())
+        .collect();
+    tables.sort();
+    assert_eq!(tables.len(), 9, "every table of the clinic: {tables:?}");
+    for r in &found {
+        let score = r["score"].as_f64().unwrap();
+        assert!(score <= 0.05, "nothing matched, yet {score}: {r}");
+    }
+    // With a word that matches, the listed rest comes after it, far below.
+    let found = refs(&root, "invoice amounts");
+    assert_eq!(found[0]["score"], 1.0);
+    let last = found.last().unwrap();
+    assert!(last["score"].as_f64().unwrap() <= 0.05, "{last}");
+}

@@ -112,7 +112,7 @@ pub struct DiscoverRef {
 /// What one search lane contributed.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct LaneReport {
-    /// raw_schema, semantic_layer, wiki (lexical lanes) or embedding (the optional semantic lane).
+    /// raw_schema, semantic_layer, wiki (lexical lanes), schema_listing (the rest of a small schema, weighing little) or embedding (the optional semantic lane).
     pub lane: String,
     /// Candidates it found before fusion.
     pub candidates: usize,

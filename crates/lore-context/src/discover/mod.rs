@@ -11,7 +11,8 @@
 //! found by the very next call. Lanes (raw schema, semantic layer, wiki,
 //! and the optional embedding lane of [`embedding`]) are searched
 //! separately and fused by weighted reciprocal rank (lexical lanes weigh
-//! 1); scores are normalised so the best is 1.
+//! 1); scores are normalised so the best is 1, unless only a low-weight
+//! lane answered (the listing of a small schema a question's words missed).
 
 mod data;
 pub mod documents;
@@ -52,6 +53,12 @@ const INCREMENTAL_MAX: i64 = 500;
 
 /// The lane of scanned tables and columns, ranked by [`schema_rank`].
 const SCHEMA_LANE: &str = "raw_schema";
+/// The rest of a small schema, listed after what the question's words
+/// found (see `schema_rank`).
+const LISTING_LANE: &str = "schema_listing";
+/// Its weight in fusion: below any hit of a full lane, so its scores stay
+/// small when nothing else answered.
+const LISTING_WEIGHT: f32 = 0.02;
 
 /// A search lane: the kinds it covers.
 const LANES: [(&str, &[DocKind]); 3] = [
@@ -462,8 +469,18 @@ impl Discover {
                     Some(c) => vec![c],
                     None => self.connections.iter().map(String::as_str).collect(),
                 };
-                self.schema
-                    .search(&self.catalog, &connections, text, &wanted, limit)
+                let (found, listed) =
+                    self.schema
+                        .search(&self.catalog, &connections, text, &wanted, limit);
+                if !listed.is_empty() {
+                    lanes.push(LaneReport::ran(LISTING_LANE, listed.len()));
+                    ranked.push(RankedLane {
+                        lane: LISTING_LANE,
+                        weight: LISTING_WEIGHT,
+                        hits: listed,
+                    });
+                }
+                found
             } else {
                 self.lane_hits(
                     &index,
@@ -631,9 +648,11 @@ pub struct RankedLane<'a> {
 
 /// Fuses ranked lists by weighted reciprocal rank (`weight / (60 + rank)`),
 /// best first; a document found by several lanes adds up. Ties go to the
-/// stronger match of the first lane that found it. Scores are normalised
-/// so the best is 1. A result keeps the hit of the first lane that found
-/// it (lexical lanes come first: their hit says which words matched).
+/// stronger match of the first lane that found it. A result keeps the hit
+/// of the first lane that found it (lexical lanes come first: their hit
+/// says which words matched).
+/// Scores are relative to the best hit, or to a full-weight lane's first
+/// hit when the best is weaker (a low-weight lane's hits alone score low).
 pub fn fuse(ranked: Vec<RankedLane<'_>>, limit: usize) -> Vec<Fused> {
     let mut by_key: BTreeMap<String, (f32, f32, SearchHit, Vec<LaneRank>)> = BTreeMap::new();
     for RankedLane { lane, weight, hits } in ranked {
@@ -658,7 +677,12 @@ pub fn fuse(ranked: Vec<RankedLane<'_>>, limit: usize) -> Vec<Fused> {
             .then(a.2.key.cmp(&b.2.key))
     });
     fused.truncate(limit);
-    let best = fused.first().map_or(1.0, |f| f.0);
+    // Relative to the best, or to a full-weight lane's first hit when no
+    // better hit exists, so a weak lane alone never scores 1.
+    let best = fused
+        .first()
+        .map_or(1.0, |f| f.0)
+        .max(lore_search::embed::reciprocal_rank(1, 1.0));
     fused
         .into_iter()
         .map(|(rrf, _, hit, lanes)| Fused {

@@ -3,6 +3,7 @@
 //! [`score`] for the rules), over each connection's latest scan, kept in
 //! memory and rebuilt when a scan changes.
 
+mod concepts;
 mod model;
 mod score;
 
@@ -28,7 +29,9 @@ pub struct SchemaRanker {
 
 impl SchemaRanker {
     /// The best `limit` tables and columns of `connections` for `query`,
-    /// of the wanted kinds (both when `kinds` names neither), best first.
+    /// of the wanted kinds (both when `kinds` names neither), best first:
+    /// those a query word found (or a table they join), then those listed
+    /// only because their schema is small.
     pub fn search(
         &self,
         catalog: &Catalog,
@@ -36,7 +39,7 @@ impl SchemaRanker {
         query: &str,
         kinds: &[DocKind],
         limit: usize,
-    ) -> Vec<SearchHit> {
+    ) -> (Vec<SearchHit>, Vec<SearchHit>) {
         let wants = |kind: DocKind| kinds.is_empty() || kinds.contains(&kind);
         let wanted = Wanted {
             tables: wants(DocKind::Table),
@@ -54,10 +57,14 @@ impl SchemaRanker {
         }
         found.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
         found.truncate(limit);
-        found
-            .into_iter()
-            .map(|(model, s, mass)| hit(&model, &s, mass))
-            .collect()
+        let (listed, found): (Vec<_>, Vec<_>) = found.into_iter().partition(|f| f.1.listed);
+        let hits = |found: Vec<(Arc<SchemaModel>, Scored, f32)>| {
+            found
+                .into_iter()
+                .map(|(model, s, mass)| hit(&model, &s, mass))
+                .collect()
+        };
+        (hits(found), hits(listed))
     }
 
     /// The connection's model for its latest scan; none when it was never

@@ -6,8 +6,12 @@
 //!    (weighted in that order), times the word's rarity. So a table whose
 //!    columns hold the question's words ranks even when its own name
 //!    holds none of them, and a word repeated in ten columns counts once.
+//!    A word's other forms (`prescribed` for `prescriptions`) and related
+//!    words ([`super::concepts`]: "oldest" for `age`, a place named after
+//!    "from" for `country`) count at lower weights.
 //! 2. **Tables that join to what was found are found too.** A table gets
-//!    half its best joined neighbour's score; the table that joins two of
+//!    half its best joined neighbour's score (a third when it holds no
+//!    query word itself); the table that joins two of
 //!    the best tables (a bridge) ranks with them; a copy of another table
 //!    (`shadow_instances`, `orders_archive`) ranks well below it; a word in
 //!    a column that points to another table (`UserId`) says little of its
@@ -18,12 +22,17 @@
 //!    come with their table when the question asks when, and the best
 //!    tables' other columns follow, so a best table is listed whole.
 //!
+//! A small schema (ten tables at most) is listed whole, the tables no word
+//! found last with a tiny score, so a question in other words than the
+//! schema's still gets its candidates.
+//!
 //! Scores are shares of the query's (rarity-weighted) words, so they are
 //! comparable between connections.
 
 use lore_search::tokenizer::query_terms;
 use rustc_hash::FxHashMap;
 
+use super::concepts;
 use super::model::{Place, SchemaModel};
 
 /// The weights of the rules above.
@@ -41,11 +50,16 @@ pub(super) struct Weights {
     pub sample: f32,
     /// Share of the best joined neighbour's score a table gets.
     pub neighbour: f32,
+    /// Share of the best joined neighbour's score a table holding no
+    /// query word gets.
+    pub neighbour_only: f32,
     /// Share of the weaker of two unjoined best tables' scores the table
     /// joining them gets.
     pub bridge: f32,
     /// Weight of a word's other form (`prescribed` for `prescriptions`).
     pub variant: f32,
+    /// Weight of a related word (`age` for "oldest").
+    pub concept: f32,
     /// Weight, for a matched column, of a word in its table's name.
     pub table_name_for_column: f32,
     /// Share of its table's score a column gets.
@@ -69,6 +83,9 @@ pub(super) struct Weights {
     pub copy: f32,
     /// How many of the best tables bring their keys, dates and columns.
     pub best_tables: usize,
+    /// A schema of at most this many tables is listed whole, the tables
+    /// no query word found last.
+    pub small_schema: usize,
 }
 
 impl Default for Weights {
@@ -83,10 +100,12 @@ impl Default for Weights {
             column_comment: 0.6,
             sample: 0.5,
             neighbour: 0.5,
+            neighbour_only: 0.35,
             bridge: 1.2,
             column_table: 0.5,
             table_name_for_column: 0.5,
             variant: 0.6,
+            concept: 0.5,
             key: 0.25,
             joined: 1.3,
             over_table: 1.1,
@@ -95,6 +114,7 @@ impl Default for Weights {
             pointer: 0.4,
             copy: 0.3,
             best_tables: 6,
+            small_schema: 10,
         }
     }
 }
@@ -141,6 +161,9 @@ pub(super) struct Scored {
     /// A column holding a query word its table's name lacks (it may top
     /// its table).
     pub adds: bool,
+    /// Listed only because its schema is small: no query word found it or
+    /// a table it joins.
+    pub listed: bool,
 }
 
 /// Words that ask when something happened.
@@ -191,11 +214,22 @@ pub(super) fn rank(
     w: &Weights,
     wanted: Wanted,
 ) -> (Vec<Scored>, f32) {
+    let small = model.links.len() <= w.small_schema;
     let (tables, columns, mass) = match evidence(model, query, w) {
         Some(found) => found,
+        // A small schema is listed even for a question none of its words
+        // are in: its tables are the answer's only candidates.
+        None if small && !model.links.is_empty() => {
+            (FxHashMap::default(), FxHashMap::default(), 1.0)
+        }
         None => return (Vec::new(), 0.0),
     };
-    let table_scores = with_joins(model, &tables, w);
+    let mut table_scores = with_joins(model, &tables, w);
+    let rest = if small {
+        list_the_rest(model, &mut table_scores)
+    } else {
+        Vec::new()
+    };
     let best = best_of(&table_scores, w.best_tables);
     let asks_when = words(query).any(|word| WHEN.contains(&word.as_str()));
     let mut out: Vec<Scored> = table_scores
@@ -210,6 +244,7 @@ pub(super) fn rank(
                 None => Reason::Table,
             },
             adds: false,
+            listed: false,
         })
         .collect();
     let mut scored_columns: FxHashMap<(u32, u32), Scored> = FxHashMap::default();
@@ -226,6 +261,7 @@ pub(super) fn rank(
                 raw: 0.0,
                 reason: own.place.map_or(Reason::Table, Reason::Own),
                 adds: own.novel > 0.0,
+                listed: false,
             },
         );
     }
@@ -253,6 +289,7 @@ pub(super) fn rank(
                 raw: 0.0,
                 reason: Reason::Table,
                 adds: false,
+                listed: false,
             });
             entry.score += share * table;
         }
@@ -267,6 +304,7 @@ pub(super) fn rank(
                 raw: 0.0,
                 reason: Reason::Table,
                 adds: false,
+                listed: false,
             });
         }
     }
@@ -286,6 +324,9 @@ pub(super) fn rank(
         s
     }));
     out.retain(|s| wanted.wants(s.column.is_some()));
+    for s in &mut out {
+        s.listed = rest.contains(&s.table);
+    }
     // Only the best `wanted.keep` are ordered (a common word can match
     // every column of a large schema).
     let order = |a: &Scored, b: &Scored| {
@@ -334,29 +375,22 @@ fn evidence(
     let mut words = query_terms(query);
     words.sort();
     words.dedup();
-    // Each word with the schema's terms it finds: itself, and its other
-    // forms ("prescribed" finds `prescriptions`) at a lower weight.
-    let known: Vec<(f32, Vec<(&str, f32)>)> = words
+    let mut known: Vec<(f32, Vec<(&str, f32)>)> = words
         .iter()
-        .filter_map(|word| {
-            let mut found: Vec<(&str, f32)> = model
-                .variants(word)
-                .into_iter()
-                .map(|v| (v, w.variant))
-                .collect();
-            let idf = match model.idf(word) {
-                Some(idf) => {
-                    found.push((word.as_str(), 1.0));
-                    idf
-                }
-                None => found
-                    .iter()
-                    .filter_map(|(v, _)| model.idf(v))
-                    .fold(None, |a: Option<f32>, b| Some(a.map_or(b, |a| a.max(b))))?,
-            };
-            Some((idf, found))
-        })
+        .filter_map(|word| word_terms(model, word, w))
         .collect();
+    // "users from Greece": a place is asked for, whatever its name.
+    let place = concepts::place_words(query);
+    if !place.is_empty() {
+        let found: Vec<(&str, f32)> = place
+            .iter()
+            .filter_map(|p| model.terms.get_key_value(p.as_str()))
+            .map(|(term, _)| (&**term, w.concept))
+            .collect();
+        if let Some(idf) = max_idf(model, &found) {
+            known.push((idf, found));
+        }
+    }
     let mass: f32 = known.iter().map(|(idf, _)| idf).sum();
     if mass <= 0.0 {
         return None;
@@ -414,6 +448,43 @@ fn evidence(
     Some((tables, columns, mass))
 }
 
+/// A query word with the schema's terms it finds and its rarity: itself,
+/// its other forms ("prescribed" finds `prescriptions`) and related words
+/// ("oldest" finds `age`) at lower weights; none when it finds nothing.
+fn word_terms<'m>(
+    model: &'m SchemaModel,
+    word: &str,
+    w: &Weights,
+) -> Option<(f32, Vec<(&'m str, f32)>)> {
+    let mut found: Vec<(&str, f32)> = model
+        .variants(word)
+        .into_iter()
+        .map(|v| (v, w.variant))
+        .collect();
+    found.extend(
+        concepts::related(word)
+            .iter()
+            .filter_map(|r| model.terms.get_key_value(r.as_str()))
+            .map(|(term, _)| (&**term, w.concept)),
+    );
+    match model.terms.get_key_value(word) {
+        Some((term, _)) => {
+            let idf = model.idf(term)?;
+            found.push((&**term, 1.0));
+            Some((idf, found))
+        }
+        None => Some((max_idf(model, &found)?, found)),
+    }
+}
+
+/// The largest rarity among `found` terms.
+fn max_idf(model: &SchemaModel, found: &[(&str, f32)]) -> Option<f32> {
+    found
+        .iter()
+        .filter_map(|(term, _)| model.idf(term))
+        .fold(None, |a: Option<f32>, b| Some(a.map_or(b, |a| a.max(b))))
+}
+
 /// The `n` best-scored tables, best first.
 fn best_of(scores: &FxHashMap<u32, f32>, n: usize) -> Vec<(u32, f32)> {
     let mut best: Vec<(u32, f32)> = scores.iter().map(|(t, s)| (*t, *s)).collect();
@@ -432,6 +503,30 @@ fn keep_best(slot: &mut (f32, Place), weight: f32, place: Place) {
     }
 }
 
+/// The score of a table of a small schema that nothing else brought:
+/// far below any table a query word found, hubs (most joins) first.
+const REST: f32 = 1e-3;
+
+/// Gives every table of a small schema not yet scored a score below every
+/// scored one, tables with more joins first; the tables it added.
+fn list_the_rest(model: &SchemaModel, scores: &mut FxHashMap<u32, f32>) -> Vec<u32> {
+    let floor = scores
+        .values()
+        .copied()
+        .filter(|s| *s > 0.0)
+        .fold(1.0f32, f32::min);
+    let most = model.links.iter().map(Vec::len).max().unwrap_or(0) as f32;
+    let mut added = Vec::new();
+    for (t, links) in model.links.iter().enumerate() {
+        let t = t as u32;
+        if let std::collections::hash_map::Entry::Vacant(slot) = scores.entry(t) {
+            slot.insert(floor * REST * (1.0 + links.len() as f32) / (1.0 + most));
+            added.push(t);
+        }
+    }
+    added
+}
+
 /// Table scores with the joins' share: a neighbour's, and bridges between
 /// two of the best tables.
 fn with_joins(
@@ -441,13 +536,27 @@ fn with_joins(
 ) -> FxHashMap<u32, f32> {
     let own = |t: u32| tables.get(&t).map_or(0.0, |e| e.score);
     let mut scores: FxHashMap<u32, f32> = FxHashMap::default();
-    for &t in tables.keys() {
+    // The tables holding a query word, and the tables they join.
+    let mut found: Vec<u32> = tables.keys().copied().collect();
+    if w.neighbour_only > 0.0 {
+        for &t in tables.keys() {
+            found.extend(model.links[t as usize].iter().map(|l| l.other));
+        }
+        found.sort_unstable();
+        found.dedup();
+    }
+    for t in found {
         let neighbour = model.links[t as usize]
             .iter()
             .map(|l| own(l.other))
             .fold(0.0, f32::max);
         let copy = if model.copy[t as usize] { w.copy } else { 1.0 };
-        scores.insert(t, copy * (own(t) + w.neighbour * neighbour));
+        let share = if tables.contains_key(&t) {
+            w.neighbour
+        } else {
+            w.neighbour_only
+        };
+        scores.insert(t, copy * (own(t) + share * neighbour));
     }
     let best = best_of(&scores, w.best_tables);
     for (i, &(a, score_a)) in best.iter().enumerate() {
