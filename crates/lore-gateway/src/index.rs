@@ -131,6 +131,35 @@ pub struct GatewayIndex {
     pub instance: String,
 }
 
+/// Small segments merged together once there are this many.
+const SMALL_SEGMENTS: usize = 4;
+
+/// Which segments to merge, given each one's documents: all of them when
+/// those beside the largest hold a tenth of the documents or more (a
+/// first ingest writes several segments of like size), else the small
+/// ones together once there are [`SMALL_SEGMENTS`] of them (each
+/// re-ingest of a few files writes one), so re-ingesting a file never
+/// rewrites the whole index; none otherwise.
+fn to_merge<Id: Copy>(sizes: &[(Id, u32)]) -> Option<Vec<Id>> {
+    if sizes.len() < 2 {
+        return None;
+    }
+    let largest = (0..sizes.len()).max_by_key(|&i| sizes[i].1)?;
+    let total: u64 = sizes.iter().map(|(_, n)| u64::from(*n)).sum();
+    let rest: Vec<Id> = (0..sizes.len())
+        .filter(|&i| i != largest)
+        .map(|i| sizes[i].0)
+        .collect();
+    let rest_docs = total - u64::from(sizes[largest].1);
+    if rest_docs * 10 >= total {
+        Some(sizes.iter().map(|(id, _)| *id).collect())
+    } else if rest.len() >= SMALL_SEGMENTS {
+        Some(rest)
+    } else {
+        None
+    }
+}
+
 fn internal(e: impl std::fmt::Display) -> ErrorReport {
     ErrorReport::new(ErrorCode::Internal, format!("gateway index: {e}"))
 }
@@ -239,14 +268,35 @@ impl GatewayIndex {
 
     /// A writer (one at a time per index; another process writing is a
     /// `conflict` saying an ingest is running).
+    /// Segments are merged only by [`GatewayIndex::compact`], never in the
+    /// background.
     pub fn writer(&self) -> Result<IndexWriter, ErrorReport> {
-        self.index.writer(WRITER_HEAP_BYTES).map_err(|e| match e {
+        let writer: IndexWriter = self.index.writer(WRITER_HEAP_BYTES).map_err(|e| match e {
             tantivy::TantivyError::LockFailure(..) => ErrorReport::new(
                 ErrorCode::Conflict,
                 "another ingest is writing the gateway index; wait for it to finish",
             ),
             other => internal(other),
-        })
+        })?;
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        Ok(writer)
+    }
+
+    /// Merges segments after an ingest's commit (see [`to_merge`]). A
+    /// search looks each of its words up once per segment (a whole issue
+    /// is some 250 lookups), so an index of one segment answers fastest:
+    /// at 105,000 chunks, a whole-issue search takes half the time in one
+    /// segment as in ten. Scores do not change: a term's statistics are
+    /// the index's, whatever its segments.
+    pub fn compact(&self, writer: &mut IndexWriter) -> Result<(), ErrorReport> {
+        let metas = self.index.searchable_segment_metas().map_err(internal)?;
+        let sizes: Vec<(tantivy::index::SegmentId, u32)> =
+            metas.iter().map(|m| (m.id(), m.max_doc())).collect();
+        if let Some(segments) = to_merge(&sizes) {
+            writer.merge(&segments).wait().map_err(internal)?;
+            self.reader.reload().map_err(internal)?;
+        }
+        Ok(())
     }
 
     /// Removes a file's chunks (seen after the commit).
@@ -382,4 +432,27 @@ pub(crate) fn defined_names(text: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_merge;
+
+    #[test]
+    fn a_first_ingest_is_merged_whole_and_a_small_re_ingest_waits() {
+        // A first ingest: segments of like size.
+        let fresh = [(1, 30_000), (2, 28_000), (3, 25_000), (4, 22_000)];
+        assert_eq!(to_merge(&fresh), Some(vec![1, 2, 3, 4]));
+        // One segment: nothing to do.
+        assert_eq!(to_merge(&[(1, 100_000)]), None);
+        // Re-ingests of a few files: small segments beside a large one
+        // wait until there are four, then merge among themselves.
+        let three = [(1, 100_000), (2, 12), (3, 40), (4, 7)];
+        assert_eq!(to_merge(&three), None);
+        let four = [(1, 100_000), (2, 12), (3, 40), (4, 7), (5, 3)];
+        assert_eq!(to_merge(&four), Some(vec![2, 3, 4, 5]));
+        // Once the small ones hold a tenth of the documents, all merge.
+        let grown = [(1, 90_000), (2, 6_000), (3, 5_000)];
+        assert_eq!(to_merge(&grown), Some(vec![1, 2, 3]));
+    }
 }

@@ -599,6 +599,8 @@ fn run_roots(
                 .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("ledger: {e}")))?;
             lore_core::project::write_atomically(path, bytes).map_err(|e| e.report())?;
         }
+        // After the ledgers: a merge that fails loses no run's work.
+        index.compact(writer)?;
     }
     // Workers finish in any order: the report does not.
     run.skipped
