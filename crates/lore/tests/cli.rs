@@ -674,12 +674,23 @@ fn an_empty_search_says_what_it_searched() {
     assert!(out.status.success());
     let text = stderr(&out);
     assert!(
-        text.contains("\"xyzzyqwerty\"")
+        text.contains("Nothing matches \"xyzzyqwerty\"")
             && text.contains("raw schema")
             && text.contains("wiki")
             && text.contains("connections: warehouse"),
         "{text}"
     );
+    // The demo's schema is small: its tables are listed, every one scored
+    // far below a match.
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if let Some(score) = line
+            .split_whitespace()
+            .next()
+            .and_then(|s| s.parse::<f64>().ok())
+        {
+            assert!(score <= 0.05, "{line}");
+        }
+    }
 }
 
 /// One spelling per concept: `-c` names a connection in every command,

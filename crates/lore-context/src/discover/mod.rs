@@ -55,7 +55,7 @@ const INCREMENTAL_MAX: i64 = 500;
 const SCHEMA_LANE: &str = "raw_schema";
 /// The rest of a small schema, listed after what the question's words
 /// found (see `schema_rank`).
-const LISTING_LANE: &str = "schema_listing";
+pub const LISTING_LANE: &str = "schema_listing";
 /// Its weight in fusion: below any hit of a full lane, so its scores stay
 /// small when nothing else answered.
 const LISTING_WEIGHT: f32 = 0.02;

@@ -72,7 +72,13 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
             eprintln!("note: {pending} documents are not embedded yet; `lore reindex` embeds them");
         }
     }
-    if found.refs.is_empty() {
+    // Nothing matched when no lane but the listing of a small schema
+    // found anything.
+    let listed_only = found
+        .lanes
+        .iter()
+        .all(|l| l.lane == lore_context::discover::LISTING_LANE || l.candidates == 0);
+    if listed_only {
         let searched: Vec<String> = found
             .lanes
             .iter()
@@ -83,9 +89,17 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
             .collect();
         eprintln!(
             "Nothing matches \"{query}\". Searched the lanes {} ({scope}; their latest scans, semantic-layer files and the wiki). Try other words, or run `lore scan` if a connection was never scanned.",
-            searched.join(", ")
+            searched
+                .iter()
+                .filter(|l| !l.starts_with("schema listing"))
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         );
-        return Ok(());
+        if found.refs.is_empty() {
+            return Ok(());
+        }
+        eprintln!("The schema is small: its tables follow, scored low.");
     }
     for r in &found.refs {
         let kind = serde_json::to_value(r.kind).unwrap_or_default();
