@@ -133,8 +133,8 @@ pub(super) fn parse_error(
 /// What a Rust scalar type is called in a message to a user.
 fn describe_type(ty: &str) -> String {
     match ty {
-        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
-        | "i128" | "isize" => "an integer".to_string(),
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128"
+        | "isize" => "an integer".to_string(),
         "f32" | "f64" => "a number".to_string(),
         "bool" => "true or false".to_string(),
         other => format!("a {other}"),
@@ -144,7 +144,9 @@ fn describe_type(ty: &str) -> String {
 /// The scalar written at 1-based `line` and `column`, without quotes or a
 /// trailing comment.
 fn value_at(text: &str, line: u64, column: u64) -> Option<String> {
-    let line_text = text.lines().nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
+    let line_text = text
+        .lines()
+        .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
     let rest: String = line_text
         .chars()
         .skip(usize::try_from(column).ok()?.saturating_sub(1))

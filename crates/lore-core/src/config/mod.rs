@@ -10,6 +10,7 @@
 //! (`env:VAR`, `file:PATH` or a literal) and is resolved only when a
 //! connection is opened.
 
+mod connection_entry;
 mod diagnostics;
 mod gateway;
 mod llm;
@@ -26,6 +27,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, HasErrorCode};
+pub use connection_entry::with_connection_written;
 pub use gateway::{
     BackupsConfig, EDITOR_URI_PLACEHOLDERS, GatewayConfig, GatewayRoot, LifecycleConfig,
     ToolScopes, UploadsConfig, is_root_name, render_editor_uri, with_root_added,
@@ -405,8 +407,8 @@ pub fn parse_config(text: &str, path: &Path) -> Result<LoadedConfig, ConfigError
             let tracked = serde_path_to_error::Deserializer::new(de, &mut track);
             serde_ignored::deserialize(tracked, |key| unknown_keys.push(key.to_string()))
         });
-    let config = parsed
-        .map_err(|e| diagnostics::parse_error(&e, &track.path().to_string(), text, path))?;
+    let config =
+        parsed.map_err(|e| diagnostics::parse_error(&e, &track.path().to_string(), text, path))?;
     validate(&config, path)?;
     let schema = if unknown_keys.is_empty() {
         serde_json::Value::Null
