@@ -47,7 +47,7 @@ pub fn run(mut args: ScanArgs, project_dir: Option<&Path>) -> anyhow::Result<()>
         let ids: Vec<String> = project.config.connections.keys().cloned().collect();
         if ids.is_empty() {
             bail!(
-                "{} has no connections to scan; add one under `connections:`",
+                "{} has no connections to scan; add one with `lore connection add NAME --driver D --url URL`",
                 project.config_path().display()
             );
         }

@@ -81,7 +81,7 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
                 println!("{}", serde_json::to_string_pretty(&entries)?);
             } else if rows.is_empty() {
                 println!(
-                    "No connections: add one under `connections:` in {}",
+                    "No connections in {}: add one with `lore connection add NAME --driver D --url URL`",
                     project.config_path().display()
                 );
             } else {
