@@ -336,36 +336,38 @@ fn the_only_connection_is_the_default_and_several_are_listed() {
 
 #[test]
 fn an_unknown_host_reads_differently_from_a_refused_port() {
-    let dir = tempfile::tempdir().unwrap();
     let port = closed_port();
-    std::fs::write(
-        dir.path().join("lore.yaml"),
-        format!(
-            "connections:\n  dns: {{driver: postgres, url: \"postgres://u@no-such-host.invalid:5432/x\"}}\n  port: {{driver: postgres, url: \"postgres://u@127.0.0.1:{port}/x\"}}\n"
-        ),
-    )
-    .unwrap();
-    let test = lore_in(dir.path(), &["connection", "test"]);
-    assert!(!test.status.success());
-    let lines = stdout(&test);
-    let dns = lines
-        .lines()
-        .find(|l| l.contains(" dns:"))
-        .unwrap_or_default();
-    let refused = lines
-        .lines()
-        .find(|l| l.contains(" port:"))
-        .unwrap_or_default();
-    assert!(
-        dns.contains("could not resolve host no-such-host.invalid"),
-        "{lines}"
-    );
-    assert!(!dns.contains("refused"), "{lines}");
-    assert!(
-        refused.contains(&format!("connection refused at 127.0.0.1:{port}")),
-        "{lines}"
-    );
-    assert!(!refused.contains("resolve"), "{lines}");
+    for scheme in ["postgres", "mysql"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("lore.yaml"),
+            format!(
+                "connections:\n  dns: {{driver: {scheme}, url: \"{scheme}://u@no-such-host.invalid:5432/x\"}}\n  port: {{driver: {scheme}, url: \"{scheme}://u@127.0.0.1:{port}/x\"}}\n"
+            ),
+        )
+        .unwrap();
+        let test = lore_in(dir.path(), &["connection", "test"]);
+        assert!(!test.status.success());
+        let lines = stdout(&test);
+        let dns = lines
+            .lines()
+            .find(|l| l.contains(" dns:"))
+            .unwrap_or_default();
+        let refused = lines
+            .lines()
+            .find(|l| l.contains(" port:"))
+            .unwrap_or_default();
+        assert!(
+            dns.contains("could not resolve host no-such-host.invalid"),
+            "{lines}"
+        );
+        assert!(!dns.contains("refused"), "{lines}");
+        assert!(
+            refused.contains(&format!("connection refused at 127.0.0.1:{port}")),
+            "{lines}"
+        );
+        assert!(!refused.contains("resolve"), "{lines}");
+    }
 }
 
 #[test]
