@@ -151,7 +151,9 @@ pub const STARTER_CONFIG: &str = r#"# Lore project configuration. `lore config s
 #   SQLite and DuckDB take `path` (absolute or relative to this file);
 #   server drivers take `url`, written as a literal, env:VAR or file:PATH.
 #   Give Lore a database user that can only read.
-connections: {}
+#   `lore connection add NAME --driver postgres --url URL` writes an entry;
+#   or uncomment an example (delete only the `#`, keep the spaces).
+connections:
 #  warehouse:
 #    driver: sqlite
 #    path: data/warehouse.db
@@ -337,6 +339,28 @@ mod tests {
         let project = Project::load(dir.path()).unwrap();
         assert!(project.config.connections.is_empty());
         assert!(project.warnings.is_empty(), "{:?}", project.warnings);
+    }
+
+    #[test]
+    fn every_starter_example_loads_once_uncommented() {
+        for example in ["warehouse", "analytics"] {
+            let mut inside = false;
+            let text: String = STARTER_CONFIG
+                .lines()
+                .map(|line| {
+                    if let Some(key) = line.strip_prefix("#  ").filter(|l| !l.starts_with(' ')) {
+                        inside = key.starts_with(&format!("{example}:"));
+                    } else if !line.starts_with("#    ") {
+                        inside = false;
+                    }
+                    let line = if inside { &line[1..] } else { line };
+                    format!("{line}\n")
+                })
+                .collect();
+            let loaded = crate::config::parse_config(&text, Path::new("lore.yaml"))
+                .unwrap_or_else(|e| panic!("{example}: {e}\n{text}"));
+            assert!(loaded.config.connections.contains_key(example), "{text}");
+        }
     }
 
     #[test]

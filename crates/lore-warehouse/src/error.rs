@@ -95,9 +95,22 @@ pub enum WarehouseError {
         /// How to get a binary with the driver.
         how: &'static str,
     },
+    /// The server's host name does not resolve (a typo in the url, or a
+    /// name only another network knows).
+    #[error(
+        "could not resolve host {host} (connection `{id}`, {driver}): check the host name in the url in lore.yaml, and that this machine's DNS (or VPN) knows it"
+    )]
+    HostNotFound {
+        /// Connection id.
+        id: String,
+        /// Driver name.
+        driver: &'static str,
+        /// The host name as the url gives it.
+        host: String,
+    },
     /// The server could not be reached.
     #[error(
-        "cannot reach the {driver} server of connection `{id}` at {target}: {message}; check that it is running and that host and port in lore.yaml are right"
+        "cannot reach the {driver} server of connection `{id}` ({message} at {target}); check that it is running and that host and port in lore.yaml are right"
     )]
     Unreachable {
         /// Connection id.
@@ -213,9 +226,9 @@ impl HasErrorCode for WarehouseError {
             | WarehouseError::LoginRefused { .. }
             | WarehouseError::Setup { .. } => ErrorCode::ConfigError,
             WarehouseError::InvalidRequest { .. } => ErrorCode::InvalidRequest,
-            WarehouseError::Unreachable { .. } | WarehouseError::Upstream { .. } => {
-                ErrorCode::UpstreamError
-            }
+            WarehouseError::HostNotFound { .. }
+            | WarehouseError::Unreachable { .. }
+            | WarehouseError::Upstream { .. } => ErrorCode::UpstreamError,
         }
     }
 

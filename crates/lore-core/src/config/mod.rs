@@ -10,6 +10,8 @@
 //! (`env:VAR`, `file:PATH` or a literal) and is resolved only when a
 //! connection is opened.
 
+mod connection_entry;
+mod diagnostics;
 mod gateway;
 mod llm;
 mod mcp;
@@ -25,6 +27,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, HasErrorCode};
+pub use connection_entry::with_connection_written;
 pub use gateway::{
     BackupsConfig, EDITOR_URI_PLACEHOLDERS, GatewayConfig, GatewayRoot, LifecycleConfig,
     ToolScopes, UploadsConfig, is_root_name, render_editor_uri, with_root_added,
@@ -53,8 +56,9 @@ pub const DEFAULT_MCP_PORT: u16 = 7878;
 #[schemars(title = "lore.yaml", description = "Configuration of a Lore project.")]
 pub struct LoreConfig {
     /// Data connections, keyed by connection id (letters, digits, `_` and `-`).
-    /// Agents pass the id as `connectionId`.
-    #[serde(default)]
+    /// Agents pass the id as `connectionId`. An empty `connections:` means none.
+    #[serde(default, deserialize_with = "null_as_no_connections")]
+    #[schemars(with = "Option<BTreeMap<String, ConnectionConfig>>")]
     pub connections: BTreeMap<String, ConnectionConfig>,
     /// Settings of the MCP server (`lore mcp serve`, `lore demo`).
     #[serde(default)]
@@ -117,6 +121,42 @@ impl LoreConfig {
             .filter_map(|(setting, secret)| Some((setting, secret.file()?.to_string())))
             .collect()
     }
+}
+
+/// `connections:` with nothing under it (YAML null), as `lore init` writes
+/// it above its commented examples, is a project without connections.
+fn null_as_no_connections<'de, D>(
+    deserializer: D,
+) -> Result<BTreeMap<String, ConnectionConfig>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    struct Connections;
+    impl<'de> serde::de::Visitor<'de> for Connections {
+        type Value = BTreeMap<String, ConnectionConfig>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a mapping of connection ids to connections")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(BTreeMap::new())
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(BTreeMap::new())
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut connections = BTreeMap::new();
+            while let Some((id, connection)) = map.next_entry()? {
+                connections.insert(id, connection);
+            }
+            Ok(connections)
+        }
+    }
+    // Not `Option::deserialize`: its `Some` would add a `?` to the key
+    // paths of unknown-key warnings.
+    deserializer.deserialize_any(Connections)
 }
 
 fn is_default_store(store: &StoreConfig) -> bool {
@@ -361,37 +401,27 @@ pub fn parse_config(text: &str, path: &Path) -> Result<LoadedConfig, ConfigError
         });
     }
     let mut unknown_keys = Vec::new();
+    let mut track = serde_path_to_error::Track::new();
     let parsed: Result<LoreConfig, serde_saphyr::Error> =
         serde_saphyr::with_deserializer_from_str(text, |de| {
-            serde_ignored::deserialize(de, |key| unknown_keys.push(key.to_string()))
+            let tracked = serde_path_to_error::Deserializer::new(de, &mut track);
+            serde_ignored::deserialize(tracked, |key| unknown_keys.push(key.to_string()))
         });
-    let config = parsed.map_err(|e| {
-        let (line, column) = e
-            .location()
-            .map(|l| (l.line(), l.column()))
-            .unwrap_or((0, 0));
-        ConfigError::Parse {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message: first_line(&e.to_string()),
-        }
-    })?;
+    let config =
+        parsed.map_err(|e| diagnostics::parse_error(&e, &track.path().to_string(), text, path))?;
     validate(&config, path)?;
+    let schema = if unknown_keys.is_empty() {
+        serde_json::Value::Null
+    } else {
+        config_json_schema()
+    };
     let warnings = unknown_keys
         .into_iter()
         .map(|key| ConfigWarning {
-            message: format!(
-                "{}: unknown key `{key}` is ignored (check its spelling; `lore config schema` lists every key)",
-                path.display()
-            ),
+            message: diagnostics::unknown_key_warning(&key, &schema, path),
         })
         .collect();
     Ok(LoadedConfig { config, warnings })
-}
-
-fn first_line(message: &str) -> String {
-    message.lines().next().unwrap_or(message).trim().to_string()
 }
 
 fn validate(config: &LoreConfig, path: &Path) -> Result<(), ConfigError> {

@@ -17,6 +17,7 @@ pub mod duckdb;
 mod mysql;
 mod pool;
 mod postgres;
+mod reach;
 mod snowflake;
 mod sqlite;
 pub mod value;

@@ -66,6 +66,14 @@ impl ScanStage {
             ScanStage::Writing => "writing snapshot",
         }
     }
+
+    /// What the stage's steps count, for progress lines.
+    pub fn unit(self) -> &'static str {
+        match self {
+            ScanStage::CheckingRelationships => "candidate keys",
+            _ => "tables",
+        }
+    }
 }
 
 /// Receives a scan's progress. Every method has a do-nothing default.

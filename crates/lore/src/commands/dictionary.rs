@@ -27,21 +27,7 @@ pub struct DictionaryArgs {
 pub fn run(args: DictionaryArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;
     let ids: Vec<String> = match &args.connection {
-        Some(id) => {
-            if !project.config.connections.contains_key(id) {
-                anyhow::bail!(
-                    "no connection `{id}`; configured connections: {}",
-                    project
-                        .config
-                        .connections
-                        .keys()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
-            vec![id.clone()]
-        }
+        Some(id) => vec![super::pick_connection(&project, Some(id))?],
         None => project.config.connections.keys().cloned().collect(),
     };
     let catalog = Catalog::new(&project.root);

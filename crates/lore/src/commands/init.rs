@@ -27,7 +27,7 @@ pub fn run(args: InitArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
         println!("kept     {}", path.display());
     }
     println!(
-        "\nProject ready at {}\nAdd a connection to lore.yaml, then try:\n  lore connection test\n  lore scan\n  lore entity <table>\n  lore sql -c <connection> \"SELECT 1\"\n  lore mcp serve",
+        "\nProject ready at {}\nAdd a connection (or uncomment an example in lore.yaml), then try:\n  lore connection add NAME --driver postgres --url 'postgres://user@host:5432/db'\n  lore scan\n  lore entity <table>\n  lore sql \"SELECT 1\"\n  lore mcp serve",
         root.display()
     );
     Ok(())

@@ -67,8 +67,9 @@ pub struct IngestArgs {
     /// The markdown file, or `-` for stdin.
     pub file: String,
     /// The connection the note is about (semantic-layer YAML is applied
-    /// and scanned tables linked only with it).
-    #[arg(long = "connection")]
+    /// and scanned tables linked only with it). Default: the project's only
+    /// connection; with several, none unless named.
+    #[arg(short = 'c', long = "connection", value_name = "ID")]
     pub connection_id: Option<String>,
     /// Print the run as JSON.
     #[arg(long)]
@@ -457,9 +458,16 @@ fn ingest(
             )
         })?
     };
+    let connection_id = match args.connection_id.as_deref() {
+        Some(id) => Some(super::pick_connection(project, Some(id))?),
+        None if project.config.connections.len() == 1 => {
+            Some(super::pick_connection(project, None)?)
+        }
+        None => None,
+    };
     let request = lore_context::memory::ingest::IngestRequest {
         content,
-        connection_id: args.connection_id,
+        connection_id,
     };
     // The same path as memory_ingest: the run starts, then its status is
     // polled, each stage shown as it is reached.

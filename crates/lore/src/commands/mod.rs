@@ -63,7 +63,7 @@ pub fn pick_connection(project: &Project, explicit: Option<&str>) -> anyhow::Res
             [only] => Ok(only.to_string()),
             [] => anyhow::bail!("{} has no connections", project.config_path().display()),
             several => anyhow::bail!(
-                "this project has {} connections ({}); pick one with -c",
+                "this project has {} connections ({}); pick one with -c ID (or --connection ID)",
                 several.len(),
                 several
                     .iter()

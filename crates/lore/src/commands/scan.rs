@@ -1,11 +1,13 @@
 //! `lore scan [CONNECTION…]`: snapshot connections' structure, profiles and
 //! relationships, with a progress bar on a terminal and plain lines
-//! elsewhere. Ctrl-C stops the scan and leaves no snapshot behind.
+//! elsewhere (a line per stage, and a heartbeat line every few seconds
+//! while one runs). Ctrl-C stops the scan and leaves no snapshot behind.
 
 use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -45,7 +47,7 @@ pub fn run(mut args: ScanArgs, project_dir: Option<&Path>) -> anyhow::Result<()>
         let ids: Vec<String> = project.config.connections.keys().cloned().collect();
         if ids.is_empty() {
             bail!(
-                "{} has no connections to scan; add one under `connections:`",
+                "{} has no connections to scan; add one with `lore connection add NAME --driver D --url URL`",
                 project.config_path().display()
             );
         }
@@ -173,20 +175,42 @@ fn print_summary(project: &Project, report: &ScanReport) {
     }
 }
 
-/// Draws a scan's progress: a bar on a terminal, a line per stage
-/// otherwise. Warnings always go to stderr.
+/// Draws a scan's progress: a bar on a terminal, otherwise a line per
+/// stage and a heartbeat line while one runs. Warnings always go to stderr.
 struct Progress {
     connection: String,
     bar: Mutex<Option<ProgressBar>>,
     terminal: bool,
+    /// Outside a terminal: the stage running and how far it got.
+    beat: Arc<Mutex<Option<Beat>>>,
+    /// Outside a terminal: the thread printing the heartbeat, stopped by
+    /// dropping its sender.
+    ticker: Mutex<Option<(mpsc::Sender<()>, JoinHandle<()>)>>,
 }
+
+/// The stage a heartbeat line reports.
+struct Beat {
+    stage: ScanStage,
+    done: u64,
+    total: u64,
+    started: Instant,
+}
+
+/// How often the heartbeat line is printed, unless `LORE_PROGRESS_INTERVAL_MS`
+/// says otherwise.
+const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(2);
 
 impl Progress {
     fn new(connection: &str) -> Progress {
+        let terminal = std::io::stderr().is_terminal();
+        let beat = Arc::new(Mutex::new(None));
+        let ticker = (!terminal).then(|| heartbeat(connection.to_string(), Arc::clone(&beat)));
         Progress {
             connection: connection.to_string(),
             bar: Mutex::new(None),
-            terminal: std::io::stderr().is_terminal(),
+            terminal,
+            beat,
+            ticker: Mutex::new(ticker),
         }
     }
 
@@ -194,7 +218,55 @@ impl Progress {
         if let Some(bar) = self.bar.lock().ok().and_then(|mut b| b.take()) {
             bar.finish_and_clear();
         }
+        if let Some((stop, thread)) = self.ticker.lock().ok().and_then(|mut t| t.take()) {
+            drop(stop);
+            let _ = thread.join();
+        }
     }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// Starts the thread that prints `scan ID: profiling 1200/5000 tables (14 s)`
+/// every interval while a stage runs, so a log shows a long scan is alive.
+fn heartbeat(
+    connection: String,
+    beat: Arc<Mutex<Option<Beat>>>,
+) -> (mpsc::Sender<()>, JoinHandle<()>) {
+    let interval = std::env::var("LORE_PROGRESS_INTERVAL_MS")
+        .ok()
+        .and_then(|ms| ms.parse::<u64>().ok())
+        .filter(|&ms| ms > 0)
+        .map_or(HEARTBEAT_INTERVAL, Duration::from_millis);
+    let (stop, stopped) = mpsc::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
+            let Some(line) = beat.lock().ok().and_then(|b| {
+                b.as_ref().map(|b| {
+                    let seconds = b.started.elapsed().as_secs();
+                    if b.total > 0 {
+                        format!(
+                            "scan {connection}: {} {}/{} {} ({seconds} s)",
+                            b.stage.label(),
+                            b.done,
+                            b.total,
+                            b.stage.unit()
+                        )
+                    } else {
+                        format!("scan {connection}: {} ({seconds} s)", b.stage.label())
+                    }
+                })
+            }) else {
+                continue;
+            };
+            eprintln!("{line}");
+        }
+    });
+    (stop, thread)
 }
 
 impl ScanObserver for Progress {
@@ -206,6 +278,14 @@ impl ScanObserver for Progress {
                 String::new()
             };
             eprintln!("scan {}: {}{count}", self.connection, stage.label());
+            if let Ok(mut beat) = self.beat.lock() {
+                *beat = Some(Beat {
+                    stage,
+                    done: 0,
+                    total,
+                    started: Instant::now(),
+                });
+            }
             return;
         }
         let bar = if total > 0 {
@@ -231,6 +311,9 @@ impl ScanObserver for Progress {
     }
 
     fn step(&self) {
+        if let Some(beat) = self.beat.lock().ok().as_mut().and_then(|b| b.as_mut()) {
+            beat.done += 1;
+        }
         if let Some(bar) = self.bar.lock().ok().as_ref().and_then(|b| b.as_ref()) {
             bar.inc(1);
         }

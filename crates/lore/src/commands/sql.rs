@@ -1,4 +1,4 @@
-//! `lore sql -c CONN "SELECT …"`: the same guard and executor as the
+//! `lore sql [-c CONN] "SELECT …"`: the same guard and executor as the
 //! `sql_execution` tool, for people.
 
 use std::io::Read;
@@ -23,9 +23,9 @@ pub enum Format {
 /// Arguments of `lore sql`.
 #[derive(Debug, clap::Args)]
 pub struct SqlArgs {
-    /// Connection id from lore.yaml.
+    /// Connection id from lore.yaml (default: the project's only connection).
     #[arg(short = 'c', long = "connection", value_name = "ID")]
-    pub connection: String,
+    pub connection: Option<String>,
     /// The query. Omit it (or pass -) to read it from standard input.
     pub sql: Option<String>,
     /// Output format.
@@ -57,9 +57,10 @@ pub fn run(mut args: SqlArgs, project_dir: Option<&Path>) -> anyhow::Result<()> 
         bail!("no SQL given: pass it as an argument or on standard input");
     }
     let project = super::load_project(project_dir)?;
+    let connection = super::pick_connection(&project, args.connection.as_deref())?;
     let warehouses = Warehouses::for_project(&project);
     let outcome = super::block_on(async {
-        let prepared = warehouses.prepare(&args.connection, &sql)?;
+        let prepared = warehouses.prepare(&connection, &sql)?;
         prepared.run(args.max_rows as usize).await
     })?;
     let result = outcome.map_err(|e| super::coded(&e))?;

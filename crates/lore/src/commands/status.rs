@@ -159,7 +159,7 @@ fn project_checks(project: &Project) -> Vec<Check> {
     let ids = warehouses.ids();
     if ids.is_empty() {
         checks.push(check("connection", Level::Warn, "none configured").next(
-            "add a connection under `connections:` in lore.yaml (lore init's template shows how)",
+            "add one: lore connection add NAME --driver postgres --url URL (or uncomment an example in lore.yaml)",
         ));
     }
     let catalog = Catalog::new(&project.root);

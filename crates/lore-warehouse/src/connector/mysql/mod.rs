@@ -225,7 +225,7 @@ impl MysqlConnector {
                         message: tls::explain_failure(&message, &settings, "ssl-ca", "ssl-mode=REQUIRED"),
                     });
                 }
-                Err(unreachable(message))
+                Err(super::reach::unreachable(&self.id, "mysql", &Self::target(opts), &e))
             }
             Err(_) => Err(unreachable(format!(
                 "no answer within {} s",

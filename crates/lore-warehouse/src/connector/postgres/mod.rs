@@ -146,12 +146,7 @@ impl PostgresConnector {
                 message,
             };
         }
-        WarehouseError::Unreachable {
-            id: self.id.clone(),
-            driver: "postgres",
-            target: target.address(),
-            message: e.to_string(),
-        }
+        super::reach::unreachable(&self.id, "postgres", &target.address(), &e)
     }
 
     /// Runs `sql` (already checked by the guard, or written by Lore) in a

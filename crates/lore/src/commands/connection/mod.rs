@@ -1,4 +1,6 @@
-//! `lore connection list` and `lore connection test`.
+//! `lore connection list`, `lore connection test` and `lore connection add`.
+
+mod add;
 
 use std::path::Path;
 use std::time::Instant;
@@ -20,6 +22,9 @@ pub enum ConnectionCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Write a connection into lore.yaml (keeping the rest of the file), test it,
+    /// and say the next command.
+    Add(add::AddArgs),
     /// Connect, and check the server answers and holds Lore's sessions read-only.
     Test {
         /// Connections to test (default: all).
@@ -76,7 +81,7 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
                 println!("{}", serde_json::to_string_pretty(&entries)?);
             } else if rows.is_empty() {
                 println!(
-                    "No connections: add one under `connections:` in {}",
+                    "No connections in {}: add one with `lore connection add NAME --driver D --url URL`",
                     project.config_path().display()
                 );
             } else {
@@ -85,6 +90,7 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
             }
             Ok(())
         }
+        ConnectionCommand::Add(args) => add::run(args, project),
         ConnectionCommand::Test {
             mut connections,
             mut connection_flags,
@@ -100,52 +106,14 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
             let mut failures = 0;
             let mut entries = Vec::new();
             for id in &ids {
-                let started = Instant::now();
-                // Engines without read-only sessions (Snowflake) pass on
-                // the guard alone; the line says so.
-                let guarded_only = warehouses
-                    .get(id)
-                    .is_ok_and(|(_, connector)| !connector.has_read_only_sessions());
-                let outcome = super::block_on(async {
-                    let (_, connector) = warehouses.get(id)?;
-                    connector.server_info().await
-                })?;
-                let elapsed_ms = started.elapsed().as_millis() as u64;
-                match outcome {
-                    Ok(info) => {
-                        let ok = info.read_only || guarded_only;
-                        if !ok {
-                            failures += 1;
-                        }
-                        if !json {
-                            println!(
-                                "{}  {id}: {} in {elapsed_ms} ms, {}{}",
-                                if ok { "ok  " } else { "FAIL" },
-                                info.version,
-                                if info.read_only {
-                                    "sessions are read-only"
-                                } else if guarded_only {
-                                    "no read-only sessions in this engine: the guard checks every statement (give the connection a role that may only read)"
-                                } else {
-                                    "sessions are NOT read-only"
-                                },
-                                match info.encrypted {
-                                    Some(true) => ", encrypted (TLS)",
-                                    Some(false) => ", not encrypted",
-                                    None => "",
-                                }
-                            );
-                        }
-                        entries.push(serde_json::json!({"id": id, "ok": ok, "server": info, "elapsedMs": elapsed_ms}));
-                    }
-                    Err(e) => {
-                        failures += 1;
-                        if !json {
-                            println!("FAIL  {id}: {e} [{}]", e.code());
-                        }
-                        entries.push(serde_json::json!({"id": id, "ok": false, "error": e.report(), "elapsedMs": elapsed_ms}));
-                    }
+                let tested = test_connection(&warehouses, id)?;
+                if !tested.ok {
+                    failures += 1;
                 }
+                if !json {
+                    println!("{}", tested.line);
+                }
+                entries.push(tested.entry);
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&entries)?);
@@ -156,6 +124,63 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
             Ok(())
         }
     }
+}
+
+/// The outcome of testing one connection.
+struct Tested {
+    /// Whether it answered and holds Lore's sessions read-only (or is
+    /// guarded statement by statement, for engines without such sessions).
+    ok: bool,
+    /// The line `lore connection test` prints.
+    line: String,
+    /// The JSON entry `lore connection test --json` prints.
+    entry: serde_json::Value,
+}
+
+/// Connects to `id` and asks the server who it is and whether the
+/// session is read-only.
+fn test_connection(warehouses: &Warehouses, id: &str) -> anyhow::Result<Tested> {
+    let started = Instant::now();
+    // Engines without read-only sessions (Snowflake) pass on the guard
+    // alone; the line says so.
+    let guarded_only = warehouses
+        .get(id)
+        .is_ok_and(|(_, connector)| !connector.has_read_only_sessions());
+    let outcome = super::block_on(async {
+        let (_, connector) = warehouses.get(id)?;
+        connector.server_info().await
+    })?;
+    let elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(match outcome {
+        Ok(info) => {
+            let ok = info.read_only || guarded_only;
+            let line = format!(
+                "{}  {id}: {} in {elapsed_ms} ms, {}{}",
+                if ok { "ok  " } else { "FAIL" },
+                info.version,
+                if info.read_only {
+                    "sessions are read-only"
+                } else if guarded_only {
+                    "no read-only sessions in this engine: the guard checks every statement (give the connection a role that may only read)"
+                } else {
+                    "sessions are NOT read-only"
+                },
+                match info.encrypted {
+                    Some(true) => ", encrypted (TLS)",
+                    Some(false) => ", not encrypted",
+                    None => "",
+                }
+            );
+            let entry =
+                serde_json::json!({"id": id, "ok": ok, "server": info, "elapsedMs": elapsed_ms});
+            Tested { ok, line, entry }
+        }
+        Err(e) => Tested {
+            ok: false,
+            line: format!("FAIL  {id}: {e} [{}]", e.code()),
+            entry: serde_json::json!({"id": id, "ok": false, "error": e.report(), "elapsedMs": elapsed_ms}),
+        },
+    })
 }
 
 /// How long ago an ISO timestamp was, roughly: `3 minutes ago`.
