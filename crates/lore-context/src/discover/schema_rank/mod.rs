@@ -4,6 +4,8 @@
 //! memory and rebuilt when a scan changes.
 
 mod concepts;
+mod dense;
+mod joins;
 mod model;
 mod score;
 
@@ -15,7 +17,7 @@ use lore_warehouse::catalog::Catalog;
 
 use super::documents::{column_doc, table_doc};
 use model::{Place, SchemaModel};
-use score::{Reason, Scored, Wanted, Weights};
+use score::{Reason, Scored, Scratch, Wanted, Weights};
 
 /// How much more the index weighs a name match than body text.
 const NAME_BOOST: f32 = 3.0;
@@ -25,6 +27,8 @@ const NAME_BOOST: f32 = 3.0;
 #[derive(Default)]
 pub struct SchemaRanker {
     models: Mutex<HashMap<String, Arc<SchemaModel>>>,
+    /// Working memory for a question, one per question ranked at once.
+    scratch: Mutex<Vec<Scratch>>,
 }
 
 impl SchemaRanker {
@@ -48,13 +52,15 @@ impl SchemaRanker {
         };
         let weights = Weights::default();
         let mut found: Vec<(Arc<SchemaModel>, Scored, f32)> = Vec::new();
+        let mut scratch = self.lock_scratch().pop().unwrap_or_default();
         for connection in connections {
             let Some(model) = self.model(catalog, connection) else {
                 continue;
             };
-            let (ranked, mass) = score::rank(&model, query, &weights, wanted);
+            let (ranked, mass) = score::rank(&model, query, &weights, wanted, &mut scratch);
             found.extend(ranked.into_iter().map(|s| (Arc::clone(&model), s, mass)));
         }
+        self.lock_scratch().push(scratch);
         found.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
         found.truncate(limit);
         let (listed, found): (Vec<_>, Vec<_>) = found.into_iter().partition(|f| f.1.listed);
@@ -65,6 +71,10 @@ impl SchemaRanker {
                 .collect()
         };
         (hits(found), hits(listed))
+    }
+
+    fn lock_scratch(&self) -> std::sync::MutexGuard<'_, Vec<Scratch>> {
+        self.scratch.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The connection's model for its latest scan; none when it was never

@@ -30,8 +30,12 @@ pub(super) enum Place {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Posting {
     pub table: u32,
+    /// The column's number over all tables (see
+    /// [`SchemaModel::column_start`]).
     pub column: Option<u32>,
     pub place: Place,
+    /// The column refers to another table (a foreign key).
+    pub pointer: bool,
 }
 
 /// A word's occurrences and in how many tables and columns it occurs.
@@ -59,12 +63,15 @@ pub(super) struct SchemaModel {
     vocabulary: Vec<Box<str>>,
     /// Tables plus columns.
     pub units: u32,
+    /// Per table: the number of its first column; a column's number is
+    /// that plus its position (numbers run over all tables' columns).
+    pub column_start: Vec<u32>,
+    /// Per column number: its table.
+    pub column_table: Vec<u32>,
     /// Per table: its joins.
     pub links: Vec<Vec<Link>>,
     /// Per table, per column: a date or time.
     pub temporal: Vec<Vec<bool>>,
-    /// Per table, per column: it refers to another table (a foreign key).
-    pub pointer: Vec<Vec<bool>>,
     /// Per table: it copies another table (`shadow_instances`,
     /// `orders_archive`: the other's name inside its own, and its columns).
     pub copy: Vec<bool>,
@@ -75,44 +82,59 @@ impl SchemaModel {
     pub fn build(connection: &str, snapshot: Arc<LoadedSnapshot>) -> SchemaModel {
         let mut terms: FxHashMap<Box<str>, Term> = FxHashMap::default();
         let mut units = 0u32;
-        let mut add =
-            |text: &str, table: u32, column: Option<u32>, place: Place, seen: &mut Vec<String>| {
-                for term in lore_search::tokenizer::terms(text) {
-                    let entry = terms.entry(term.as_str().into()).or_default();
-                    if !seen.contains(&term) {
-                        entry.units += 1;
-                        seen.push(term);
-                    }
-                    entry.postings.push(Posting {
-                        table,
-                        column,
-                        place,
-                    });
+        let mut add = |text: &str, posting: Posting, seen: &mut Vec<String>| {
+            for term in lore_search::tokenizer::terms(text) {
+                let entry = terms.entry(term.as_str().into()).or_default();
+                if !seen.contains(&term) {
+                    entry.units += 1;
+                    seen.push(term);
                 }
-            };
+                entry.postings.push(posting);
+            }
+        };
+        let mut column_start = Vec::with_capacity(snapshot.tables.len());
+        let mut column_table = Vec::new();
         for (t, table) in snapshot.tables.iter().enumerate() {
+            let first = column_table.len() as u32;
+            column_start.push(first);
+            column_table.extend(std::iter::repeat_n(t as u32, table.columns.len()));
             let t = t as u32;
             let mut seen = Vec::new();
-            add(&table.name, t, None, Place::TableName, &mut seen);
+            let mut posting = Posting {
+                table: t,
+                column: None,
+                place: Place::TableName,
+                pointer: false,
+            };
+            add(&table.name, posting, &mut seen);
             if let Some(comment) = &table.comment {
-                add(comment, t, None, Place::TableComment, &mut seen);
+                posting.place = Place::TableComment;
+                add(comment, posting, &mut seen);
             }
             units += 1;
-            for (c_index, column) in table.columns.iter().enumerate() {
-                let c = Some(c_index as u32);
-                let mut seen = Vec::new();
-                add(&column.name, t, c, Place::ColumnName, &mut seen);
-                if let Some(comment) = &column.comment {
-                    add(comment, t, c, Place::ColumnComment, &mut seen);
+            // A foreign key's column (the first of that name).
+            let mut pointer = vec![false; table.columns.len()];
+            for fk in &table.foreign_keys {
+                if let Some(c) = table.columns.iter().position(|c| c.name == fk.from_column) {
+                    pointer[c] = true;
                 }
-                if let Some(stats) = snapshot.column_stats(t as usize, c_index) {
-                    add(
-                        &stats.sample_values.join(" "),
-                        t,
-                        c,
-                        Place::Sample,
-                        &mut seen,
-                    );
+            }
+            for (c, column) in table.columns.iter().enumerate() {
+                let mut seen = Vec::new();
+                let mut posting = Posting {
+                    table: t,
+                    column: Some(first + c as u32),
+                    place: Place::ColumnName,
+                    pointer: pointer[c],
+                };
+                add(&column.name, posting, &mut seen);
+                if let Some(comment) = &column.comment {
+                    posting.place = Place::ColumnComment;
+                    add(comment, posting, &mut seen);
+                }
+                if let Some(stats) = snapshot.column_stats(t as usize, c) {
+                    posting.place = Place::Sample;
+                    add(&stats.sample_values.join(" "), posting, &mut seen);
                 }
                 units += 1;
             }
@@ -128,18 +150,6 @@ impl SchemaModel {
             })
             .collect();
         let links = links(&snapshot);
-        let mut pointer: Vec<Vec<bool>> = snapshot
-            .tables
-            .iter()
-            .map(|t| vec![false; t.columns.len()])
-            .collect();
-        for (t, table) in snapshot.tables.iter().enumerate() {
-            for fk in &table.foreign_keys {
-                if let Some(c) = table.columns.iter().position(|c| c.name == fk.from_column) {
-                    pointer[t][c] = true;
-                }
-            }
-        }
         let mut vocabulary: Vec<Box<str>> = terms.keys().cloned().collect();
         vocabulary.sort();
         SchemaModel {
@@ -150,8 +160,9 @@ impl SchemaModel {
             snapshot,
             terms,
             units,
+            column_start,
+            column_table,
             temporal,
-            pointer,
         }
     }
 

@@ -30,9 +30,12 @@
 //! comparable between connections.
 
 use lore_search::tokenizer::query_terms;
-use rustc_hash::FxHashMap;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 use super::concepts;
+use super::dense::DenseMap;
+use super::joins::{best_of, list_the_rest, with_joins};
 use super::model::{Place, SchemaModel};
 
 /// The weights of the rules above.
@@ -158,9 +161,6 @@ pub(super) struct Scored {
     /// The score before a column was held to its table's (orders ties).
     pub raw: f32,
     pub reason: Reason,
-    /// A column holding a query word its table's name lacks (it may top
-    /// its table).
-    pub adds: bool,
     /// Listed only because its schema is small: no query word found it or
     /// a table it joins.
     pub listed: bool,
@@ -183,9 +183,9 @@ fn words(query: &str) -> impl Iterator<Item = String> + '_ {
 
 /// Evidence gathered over the query's words.
 #[derive(Debug, Clone, Copy, Default)]
-struct Evidence {
+pub(super) struct Evidence {
     /// Sum of the words' shares.
-    score: f32,
+    pub score: f32,
     /// The largest one word gave, and where that word was.
     best: f32,
     place: Option<Place>,
@@ -205,68 +205,230 @@ impl Evidence {
     }
 }
 
+/// A column's score before it is held to its table's.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ColumnScore {
+    score: f32,
+    reason: Reason,
+    /// It holds a query word its table's name lacks (it may top its
+    /// table).
+    adds: bool,
+}
+
+/// The working memory of one question's ranking, kept for the next one
+/// (see [`DenseMap`]): keyed by table number, or by column number
+/// ([`SchemaModel::column_start`]).
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// Per word: each table's and column's best weight and its place.
+    table_best: DenseMap<(f32, Place)>,
+    column_best: DenseMap<(f32, Place)>,
+    /// Over the words: each table's and column's evidence.
+    tables: DenseMap<Evidence>,
+    columns: DenseMap<Evidence>,
+    /// Tables' scores with the joins' share.
+    scores: DenseMap<f32>,
+    /// Columns' scores with their table's share.
+    scored_columns: DenseMap<ColumnScore>,
+}
+
+impl Scratch {
+    /// Empties everything, with room for `model`'s tables and columns.
+    fn reset(&mut self, model: &SchemaModel) {
+        let (tables, columns) = (model.links.len(), model.column_table.len());
+        let none = ColumnScore {
+            score: 0.0,
+            reason: Reason::Table,
+            adds: false,
+        };
+        self.tables.reset(tables, Evidence::default());
+        self.columns.reset(columns, Evidence::default());
+        self.scores.reset(tables, 0.0);
+        self.scored_columns.reset(columns, none);
+    }
+}
+
 /// Ranks `model`'s tables and columns for `query`, best first, with the
 /// rarity-weighted mass of the query's words the schema holds (scores are
 /// shares of it); nothing when no query word occurs in the schema.
+/// `scratch` is working memory, left for the next question.
 pub(super) fn rank(
     model: &SchemaModel,
     query: &str,
     w: &Weights,
     wanted: Wanted,
+    scratch: &mut Scratch,
 ) -> (Vec<Scored>, f32) {
     let small = model.links.len() <= w.small_schema;
-    let (tables, columns, mass) = match evidence(model, query, w) {
-        Some(found) => found,
+    scratch.reset(model);
+    let mass = match evidence(model, query, w, wanted.columns, scratch) {
+        Some(mass) => mass,
         // A small schema is listed even for a question none of its words
         // are in: its tables are the answer's only candidates.
-        None if small && !model.links.is_empty() => {
-            (FxHashMap::default(), FxHashMap::default(), 1.0)
-        }
+        None if small && !model.links.is_empty() => 1.0,
         None => return (Vec::new(), 0.0),
     };
-    let mut table_scores = with_joins(model, &tables, w);
+    with_joins(model, w, &scratch.tables, &mut scratch.scores);
     let rest = if small {
-        list_the_rest(model, &mut table_scores)
+        list_the_rest(model, &mut scratch.scores)
     } else {
         Vec::new()
     };
-    let best = best_of(&table_scores, w.best_tables);
-    let asks_when = words(query).any(|word| WHEN.contains(&word.as_str()));
-    let mut out: Vec<Scored> = table_scores
-        .iter()
-        .map(|(&t, &score)| Scored {
-            table: t,
-            column: None,
-            score,
-            raw: score,
-            reason: match tables.get(&t).and_then(|e| e.place) {
-                Some(place) => Reason::Own(place),
-                None => Reason::Table,
-            },
-            adds: false,
-            listed: false,
-        })
-        .collect();
-    let mut scored_columns: FxHashMap<(u32, u32), Scored> = FxHashMap::default();
-    for (&(t, c), own) in &columns {
-        let table = table_scores.get(&t).copied().unwrap_or(0.0);
-        // "plan name" is `plans.name`: the table's name holds the rest.
-        let named = tables.get(&t).map_or(0.0, |e| e.named);
-        scored_columns.insert(
-            (t, c),
-            Scored {
+    let mut kept = Kept::new(wanted.keep);
+    if wanted.tables {
+        let Scratch { tables, scores, .. } = &*scratch;
+        for (t, score) in scores.iter() {
+            kept.offer(Scored {
                 table: t,
-                column: Some(c),
+                column: None,
+                score,
+                raw: score,
+                reason: match tables.get(t).and_then(|e| e.place) {
+                    Some(place) => Reason::Own(place),
+                    None => Reason::Table,
+                },
+                listed: rest.contains(&t),
+            });
+        }
+    }
+    if wanted.columns {
+        let best = best_of(scratch.scores.iter(), w.best_tables);
+        score_columns(model, query, w, &best, scratch);
+        let Scratch {
+            scores,
+            scored_columns,
+            ..
+        } = &*scratch;
+        // A column may top its own table when it holds a word its table's
+        // name lacks, never the tables above it, and never its table when
+        // the question asks which table.
+        let asks_table = words(query).any(|word| word == "table" || word == "tables");
+        for (id, s) in scored_columns.iter() {
+            let t = model.column_table[id as usize];
+            let table = scores.get(t).copied().unwrap_or(0.0);
+            let over_table = if s.adds && !asks_table {
+                w.over_table
+            } else {
+                0.99
+            };
+            kept.offer(Scored {
+                table: t,
+                column: Some(id - model.column_start[t as usize]),
+                score: s.score.min(over_table * table),
+                raw: s.score,
+                reason: s.reason,
+                listed: rest.contains(&t),
+            });
+        }
+    }
+    (kept.into_sorted(), mass)
+}
+
+/// The order of a ranking: best first.
+fn order(a: &Scored, b: &Scored) -> Ordering {
+    b.score
+        .total_cmp(&a.score)
+        .then(b.raw.total_cmp(&a.raw))
+        .then(a.column.is_some().cmp(&b.column.is_some()))
+        .then(a.table.cmp(&b.table))
+        .then(a.column.cmp(&b.column))
+}
+
+/// The best of the tables and columns offered, at most `keep` of them
+/// (a common word can match every column of a large schema: only the
+/// best are kept and ordered).
+struct Kept {
+    keep: usize,
+    /// The worst kept on top.
+    heap: BinaryHeap<Ranked>,
+}
+
+/// A table or column, greater when it ranks lower.
+struct Ranked(Scored);
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        order(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Ranked {}
+
+impl Kept {
+    fn new(keep: usize) -> Kept {
+        Kept {
+            keep,
+            heap: BinaryHeap::with_capacity(keep + 1),
+        }
+    }
+
+    fn offer(&mut self, scored: Scored) {
+        if self.heap.len() < self.keep {
+            self.heap.push(Ranked(scored));
+        } else if let Some(mut worst) = self.heap.peek_mut()
+            && order(&scored, &worst.0).is_lt()
+        {
+            *worst = Ranked(scored);
+        }
+    }
+
+    /// The kept, best first.
+    fn into_sorted(self) -> Vec<Scored> {
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|r| r.0)
+            .collect()
+    }
+}
+
+/// Scores the columns (into `scratch.scored_columns`), before they are
+/// held to their table's: those holding a query word, plus the keys,
+/// dates and other columns of the `best` tables.
+fn score_columns(
+    model: &SchemaModel,
+    query: &str,
+    w: &Weights,
+    best: &[(u32, f32)],
+    scratch: &mut Scratch,
+) {
+    let Scratch {
+        tables,
+        columns,
+        scores,
+        scored_columns,
+        ..
+    } = scratch;
+    for (id, own) in columns.iter() {
+        let t = model.column_table[id as usize];
+        let table = scores.get(t).copied().unwrap_or(0.0);
+        // "plan name" is `plans.name`: the table's name holds the rest.
+        let named = tables.get(t).map_or(0.0, |e| e.named);
+        scored_columns.entry(
+            id,
+            ColumnScore {
                 score: own.score + w.column_table * table + w.table_name_for_column * named,
-                raw: 0.0,
                 reason: own.place.map_or(Reason::Table, Reason::Own),
                 adds: own.novel > 0.0,
-                listed: false,
             },
         );
     }
+    let asks_when = words(query).any(|word| WHEN.contains(&word.as_str()));
     let chosen: Vec<u32> = best.iter().map(|(t, _)| *t).collect();
-    for &(t, table) in &best {
+    for &(t, table) in best {
+        let first = model.column_start[t as usize];
         let mut extra: Vec<(u32, f32)> = Vec::new();
         for link in &model.links[t as usize] {
             if chosen.contains(&link.other) {
@@ -282,67 +444,30 @@ pub(super) fn rank(
             );
         }
         for (c, share) in extra {
-            let entry = scored_columns.entry((t, c)).or_insert(Scored {
-                table: t,
-                column: Some(c),
-                score: w.column_table * table,
-                raw: 0.0,
-                reason: Reason::Table,
-                adds: false,
-                listed: false,
-            });
+            let entry = scored_columns.entry(
+                first + c,
+                ColumnScore {
+                    score: w.column_table * table,
+                    reason: Reason::Table,
+                    adds: false,
+                },
+            );
             entry.score += share * table;
         }
         let width = model.temporal[t as usize].len() as u32;
         for c in 0..width {
             // Earlier columns first: tables list their keys first.
             let order = 1.0 - c as f32 / (width as f32 + 1.0);
-            scored_columns.entry((t, c)).or_insert(Scored {
-                table: t,
-                column: Some(c),
-                score: w.fill * table * order,
-                raw: 0.0,
-                reason: Reason::Table,
-                adds: false,
-                listed: false,
-            });
+            scored_columns.entry(
+                first + c,
+                ColumnScore {
+                    score: w.fill * table * order,
+                    reason: Reason::Table,
+                    adds: false,
+                },
+            );
         }
     }
-    // A column may top its own table when it holds a word its table's
-    // name lacks, never the tables above it, and never its table when the
-    // question asks which table.
-    let asks_table = words(query).any(|word| word == "table" || word == "tables");
-    out.extend(scored_columns.into_values().map(|mut s| {
-        let table = table_scores.get(&s.table).copied().unwrap_or(0.0);
-        let over_table = if s.adds && !asks_table {
-            w.over_table
-        } else {
-            0.99
-        };
-        s.raw = s.score;
-        s.score = s.score.min(over_table * table);
-        s
-    }));
-    out.retain(|s| wanted.wants(s.column.is_some()));
-    for s in &mut out {
-        s.listed = rest.contains(&s.table);
-    }
-    // Only the best `wanted.keep` are ordered (a common word can match
-    // every column of a large schema).
-    let order = |a: &Scored, b: &Scored| {
-        b.score
-            .total_cmp(&a.score)
-            .then(b.raw.total_cmp(&a.raw))
-            .then(a.column.is_some().cmp(&b.column.is_some()))
-            .then(a.table.cmp(&b.table))
-            .then(a.column.cmp(&b.column))
-    };
-    if wanted.keep < out.len() {
-        out.select_nth_unstable_by(wanted.keep, order);
-        out.truncate(wanted.keep);
-    }
-    out.sort_by(order);
-    (out, mass)
 }
 
 /// What the caller keeps of a ranking.
@@ -354,24 +479,17 @@ pub(super) struct Wanted {
     pub keep: usize,
 }
 
-impl Wanted {
-    fn wants(self, column: bool) -> bool {
-        if column { self.columns } else { self.tables }
-    }
-}
-
-/// Per table and per column: the query words they hold, as a share of
-/// the query's words weighted by rarity, and the place that gave most.
-#[allow(clippy::type_complexity)]
+/// Per table and per column (when `columns` are wanted), in `scratch`:
+/// the query words they hold, as a share of the query's words weighted
+/// by rarity, and the place that gave most; returns that mass, or none
+/// (nothing written) when no query word occurs in the schema.
 fn evidence(
     model: &SchemaModel,
     query: &str,
     w: &Weights,
-) -> Option<(
-    FxHashMap<u32, Evidence>,
-    FxHashMap<(u32, u32), Evidence>,
-    f32,
-)> {
+    columns_wanted: bool,
+    scratch: &mut Scratch,
+) -> Option<f32> {
     let mut words = query_terms(query);
     words.sort();
     words.dedup();
@@ -395,29 +513,32 @@ fn evidence(
     if mass <= 0.0 {
         return None;
     }
-    let mut tables: FxHashMap<u32, Evidence> = FxHashMap::default();
-    let mut columns: FxHashMap<(u32, u32), Evidence> = FxHashMap::default();
-    let mut table_best: FxHashMap<u32, (f32, Place)> = FxHashMap::default();
-    let mut column_best: FxHashMap<(u32, u32), (f32, Place)> = FxHashMap::default();
+    let Scratch {
+        table_best,
+        column_best,
+        tables,
+        columns,
+        ..
+    } = scratch;
     for (idf, found) in known {
-        table_best.clear();
-        column_best.clear();
+        table_best.reset(model.links.len(), (0.0, Place::TableName));
+        column_best.reset(model.column_table.len(), (0.0, Place::TableName));
         for (term, form) in found {
             for p in &model.terms[term].postings {
                 let mut for_table = form * w.for_table(p.place);
-                if let Some(c) = p.column
-                    && model.pointer[p.table as usize][c as usize]
-                {
+                if p.pointer {
                     for_table *= w.pointer;
                 }
                 keep_best(
-                    table_best.entry(p.table).or_insert((0.0, p.place)),
+                    table_best.entry(p.table, (0.0, p.place)),
                     for_table,
                     p.place,
                 );
-                if let Some(c) = p.column {
+                if let Some(c) = p.column
+                    && columns_wanted
+                {
                     keep_best(
-                        column_best.entry((p.table, c)).or_insert((0.0, p.place)),
+                        column_best.entry(c, (0.0, p.place)),
                         form * w.for_column(p.place),
                         p.place,
                     );
@@ -425,19 +546,19 @@ fn evidence(
             }
         }
         let share = idf / mass;
-        for (&t, &(weight, place)) in &table_best {
-            let entry = tables.entry(t).or_default();
+        for (t, (weight, place)) in table_best.iter() {
+            let entry = tables.entry(t, Evidence::default());
             entry.add(share * weight, place);
             if place == Place::TableName {
                 entry.named += share * weight;
             }
         }
-        for (&key, &(weight, place)) in &column_best {
+        for (id, (weight, place)) in column_best.iter() {
             if weight > 0.0 {
-                let entry = columns.entry(key).or_default();
+                let entry = columns.entry(id, Evidence::default());
                 entry.add(share * weight, place);
                 let in_name = table_best
-                    .get(&key.0)
+                    .get(model.column_table[id as usize])
                     .is_some_and(|(_, p)| *p == Place::TableName);
                 if !in_name {
                     entry.novel += share * weight;
@@ -445,7 +566,7 @@ fn evidence(
             }
         }
     }
-    Some((tables, columns, mass))
+    Some(mass)
 }
 
 /// A query word with the schema's terms it finds and its rarity: itself,
@@ -485,106 +606,8 @@ fn max_idf(model: &SchemaModel, found: &[(&str, f32)]) -> Option<f32> {
         .fold(None, |a: Option<f32>, b| Some(a.map_or(b, |a| a.max(b))))
 }
 
-/// The `n` best-scored tables, best first.
-fn best_of(scores: &FxHashMap<u32, f32>, n: usize) -> Vec<(u32, f32)> {
-    let mut best: Vec<(u32, f32)> = scores.iter().map(|(t, s)| (*t, *s)).collect();
-    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    if n < best.len() {
-        best.select_nth_unstable_by(n, order);
-        best.truncate(n);
-    }
-    best.sort_by(order);
-    best
-}
-
 fn keep_best(slot: &mut (f32, Place), weight: f32, place: Place) {
     if weight > slot.0 {
         *slot = (weight, place);
     }
-}
-
-/// The score of a table of a small schema that nothing else brought:
-/// far below any table a query word found, hubs (most joins) first.
-const REST: f32 = 1e-3;
-
-/// Gives every table of a small schema not yet scored a score below every
-/// scored one, tables with more joins first; the tables it added.
-fn list_the_rest(model: &SchemaModel, scores: &mut FxHashMap<u32, f32>) -> Vec<u32> {
-    let floor = scores
-        .values()
-        .copied()
-        .filter(|s| *s > 0.0)
-        .fold(1.0f32, f32::min);
-    let most = model.links.iter().map(Vec::len).max().unwrap_or(0) as f32;
-    let mut added = Vec::new();
-    for (t, links) in model.links.iter().enumerate() {
-        let t = t as u32;
-        if let std::collections::hash_map::Entry::Vacant(slot) = scores.entry(t) {
-            slot.insert(floor * REST * (1.0 + links.len() as f32) / (1.0 + most));
-            added.push(t);
-        }
-    }
-    added
-}
-
-/// Table scores with the joins' share: a neighbour's, and bridges between
-/// two of the best tables.
-fn with_joins(
-    model: &SchemaModel,
-    tables: &FxHashMap<u32, Evidence>,
-    w: &Weights,
-) -> FxHashMap<u32, f32> {
-    let own = |t: u32| tables.get(&t).map_or(0.0, |e| e.score);
-    let mut scores: FxHashMap<u32, f32> = FxHashMap::default();
-    // The tables holding a query word, and the tables they join.
-    let mut found: Vec<u32> = tables.keys().copied().collect();
-    if w.neighbour_only > 0.0 {
-        for &t in tables.keys() {
-            found.extend(model.links[t as usize].iter().map(|l| l.other));
-        }
-        found.sort_unstable();
-        found.dedup();
-    }
-    for t in found {
-        let neighbour = model.links[t as usize]
-            .iter()
-            .map(|l| own(l.other))
-            .fold(0.0, f32::max);
-        let copy = if model.copy[t as usize] { w.copy } else { 1.0 };
-        let share = if tables.contains_key(&t) {
-            w.neighbour
-        } else {
-            w.neighbour_only
-        };
-        scores.insert(t, copy * (own(t) + share * neighbour));
-    }
-    let best = best_of(&scores, w.best_tables);
-    for (i, &(a, score_a)) in best.iter().enumerate() {
-        for &(b, score_b) in &best[i + 1..] {
-            let links_a = &model.links[a as usize];
-            if links_a.iter().any(|l| l.other == b) {
-                continue;
-            }
-            let bridge = w.bridge * score_a.min(score_b);
-            for l in links_a {
-                let x = l.other;
-                if x != b && model.links[x as usize].iter().any(|m| m.other == b) {
-                    let slot = scores.entry(x).or_insert(0.0);
-                    *slot = slot.max(bridge);
-                }
-            }
-        }
-    }
-    // A best table that joins another best table: the question likely
-    // needs both.
-    let best: Vec<u32> = best.iter().map(|(t, _)| *t).collect();
-    for &t in &best {
-        let joins_best = model.links[t as usize]
-            .iter()
-            .any(|l| best.contains(&l.other));
-        if joins_best && let Some(score) = scores.get_mut(&t) {
-            *score *= w.joined;
-        }
-    }
-    scores
 }
