@@ -71,3 +71,21 @@ impl<V: Copy> DenseMap<V> {
         self.keys.iter().map(|&k| (k, self.slots[k as usize].1))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::DenseMap;
+
+    #[test]
+    fn a_reset_map_is_empty_and_lists_keys_in_insertion_order() {
+        let mut map = DenseMap::default();
+        map.reset(10, 0.0f32);
+        *map.entry(7, 1.0) += 1.0;
+        *map.entry(2, 5.0) += 1.0;
+        *map.entry(7, 9.0) += 1.0;
+        assert_eq!(map.iter().collect::<Vec<_>>(), vec![(7, 3.0), (2, 6.0)]);
+        map.reset(10, 0.0);
+        assert!(!map.contains(7) && map.get(2).is_none() && map.keys().is_empty());
+        assert_eq!(*map.entry(2, 4.0), 4.0);
+    }
+}

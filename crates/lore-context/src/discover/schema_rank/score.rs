@@ -611,3 +611,37 @@ fn keep_best(slot: &mut (f32, Place), weight: f32, place: Place) {
         *slot = (weight, place);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scored(table: u32, column: Option<u32>, score: f32) -> Scored {
+        Scored {
+            table,
+            column,
+            score,
+            raw: score,
+            reason: Reason::Table,
+            listed: false,
+        }
+    }
+
+    #[test]
+    fn only_the_best_are_kept_in_ranking_order_ties_to_the_lower_table() {
+        let all: Vec<Scored> = (0..200u32)
+            .map(|t| scored(t % 50, (t >= 50).then_some(t / 50), (t % 7) as f32))
+            .collect();
+        let mut kept = Kept::new(15);
+        for s in &all {
+            kept.offer(s.clone());
+        }
+        let mut sorted = all;
+        sorted.sort_by(order);
+        sorted.truncate(15);
+        let key = |s: &Scored| (s.table, s.column, s.score.to_bits());
+        let kept: Vec<_> = kept.into_sorted().iter().map(key).collect();
+        assert_eq!(kept, sorted.iter().map(key).collect::<Vec<_>>());
+        assert_eq!(kept[0], (6, None, 6.0f32.to_bits()));
+    }
+}
