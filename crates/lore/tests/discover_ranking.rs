@@ -37,10 +37,7 @@ fn clinic() -> (tempfile::TempDir, PathBuf) {
     drop(conn);
     let config = root.join("lore.yaml");
     let text = std::fs::read_to_string(&config).unwrap();
-    let text = text.replace(
-        "connections: {}",
-        "connections:\n  clinic: { driver: sqlite, path: clinic.db }",
-    );
+    let text = with_connections(&text, "  clinic: { driver: sqlite, path: clinic.db }");
     std::fs::write(&config, text).unwrap();
     let scanned = lore_in(&root, &["scan"]);
     assert!(

@@ -228,11 +228,7 @@ fn scan_and_import(root: &Path, dbt: &Path) -> Value {
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(
         &config,
-        text.replacen(
-            "connections: {}",
-            "connections:\n  shop:\n    driver: sqlite\n    path: shop.db",
-            1,
-        ),
+        common::with_connections(&text, "  shop:\n    driver: sqlite\n    path: shop.db"),
     )
     .unwrap();
     assert!(lore_in(root, &["scan", "-c", "shop"]).status.success());

@@ -43,11 +43,7 @@ fn shop() -> (tempfile::TempDir, std::path::PathBuf, rusqlite::Connection) {
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(
         &config,
-        text.replacen(
-            "connections: {}",
-            "connections:\n  shop:\n    driver: sqlite\n    path: shop.db",
-            1,
-        ),
+        common::with_connections(&text, "  shop:\n    driver: sqlite\n    path: shop.db"),
     )
     .unwrap();
     let scan = lore_in(&root, &["scan", "-c", "shop"]);

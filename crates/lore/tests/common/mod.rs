@@ -53,6 +53,23 @@ pub fn empty_project() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// Runs `lore --project-dir ROOT ARGS…`.
+/// `lore.yaml`'s text with `entries` (YAML lines, indented two spaces)
+/// as its connections, in place of the starter file's `connections:` line.
+pub fn with_connections(config: &str, entries: &str) -> String {
+    config
+        .lines()
+        .map(|line| {
+            if line.starts_with("connections:") {
+                format!("connections:\n{entries}")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
 pub fn lore_in(root: &Path, args: &[&str]) -> Output {
     lore()
         .arg("--project-dir")
