@@ -55,13 +55,10 @@ impl<'a> Resolver<'a> {
         home: Option<usize>,
     ) -> Result<Option<(usize, usize)>, SemanticError> {
         if let Some((s, m)) = name.split_once('.') {
-            return Ok(self.model.index_of(s).and_then(|si| {
-                self.model.sources[si]
-                    .measures
-                    .iter()
-                    .position(|x| x.name == m)
-                    .map(|mi| (si, mi))
-            }));
+            return Ok(self
+                .model
+                .index_of(s)
+                .and_then(|si| self.model.sources[si].measure_index(m).map(|mi| (si, mi))));
         }
         if let Some(si) = home
             && let Some(mi) = self.model.sources[si]
