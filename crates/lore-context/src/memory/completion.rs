@@ -87,7 +87,7 @@ pub fn complete(
         MemoryField::Topic | MemoryField::Tag | MemoryField::EntryId => {
             // Topics are filtered by the store itself (a prefix, ignoring
             // case); tags and ids are filtered here.
-            let topic = (field == MemoryField::Topic && !prefix.is_empty()).then(|| prefix);
+            let topic = (field == MemoryField::Topic && !prefix.is_empty()).then_some(prefix);
             let (entries, cut) = scan_entries(store, topic)?;
             let candidates: Vec<String> = match field {
                 MemoryField::Topic => entries.into_iter().map(|e| e.topic).collect(),

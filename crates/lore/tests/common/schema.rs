@@ -8,9 +8,7 @@ use serde_json::Value;
 
 /// Where `value` breaks `schema` (`root` holds the `$defs`), or `None`.
 pub fn violation(root: &Value, schema: &Value, value: &Value, at: &str) -> Option<String> {
-    let Some(schema) = schema.as_object() else {
-        return None;
-    };
+    let schema = schema.as_object()?;
     if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
         let name = reference.trim_start_matches("#/$defs/");
         let target = &root["$defs"][name];
