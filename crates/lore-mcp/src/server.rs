@@ -12,12 +12,13 @@ use lore_semantic::model::ModelCache;
 use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CreateTaskResult,
-    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
-    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestMethod,
+    CompleteRequestParams, CompleteResult, CreateTaskResult, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -327,6 +328,7 @@ impl ServerHandler for LoreServer {
                 .enable_resources_subscribe()
                 .enable_resources_list_changed()
                 .enable_prompts()
+                .enable_completions()
                 .enable_tasks()
                 .build()
         } else {
@@ -562,6 +564,23 @@ impl ServerHandler for LoreServer {
         };
         (result.ttl_ms, result.cache_scope) = cache_hint(STABLE_LIST_TTL_MS, &context);
         Ok(result)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        // Completions come with the prompts and templates they complete.
+        let Some(memory) = &self.memory else {
+            return Err(McpError::method_not_found::<CompleteRequestMethod>());
+        };
+        let connections = self
+            .warm_up
+            .as_ref()
+            .map(|w| w.connections.as_slice())
+            .unwrap_or_default();
+        crate::memory::completion::complete(&memory.store, connections, request).await
     }
 
     async fn get_task(

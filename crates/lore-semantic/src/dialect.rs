@@ -137,6 +137,20 @@ impl Dialect {
         }
     }
 
+    /// How a model names a stored object, as its users write it: in
+    /// Snowflake, which stores unquoted names in upper case, an upper-case
+    /// name (`CUSTOMERS`) is written in lower case (`customers`), as dbt
+    /// users write it; [`quote_object`](Dialect::quote_object) finds the
+    /// same object from either. Mixed-case names, and every name
+    /// elsewhere, are kept as stored.
+    pub fn model_name(self, stored: &str) -> String {
+        if self == Dialect::Snowflake && is_single_case_identifier(stored) {
+            stored.to_ascii_lowercase()
+        } else {
+            stored.to_string()
+        }
+    }
+
     /// A table name as written in a model (`schema.table`, or `table`),
     /// each part quoted as [`quote_object`](Dialect::quote_object) does.
     pub fn quote_table(self, name: &str) -> String {
@@ -410,6 +424,15 @@ mod tests {
             Dialect::Snowflake.quote_object("order items"),
             "\"order items\""
         );
+        // Models name stored upper-case objects in lower case, and find
+        // them again.
+        assert_eq!(Dialect::Snowflake.model_name("COUNTRY"), "country");
+        assert_eq!(
+            Dialect::Snowflake.quote_object(&Dialect::Snowflake.model_name("COUNTRY")),
+            "\"COUNTRY\""
+        );
+        assert_eq!(Dialect::Snowflake.model_name("OrderItems"), "OrderItems");
+        assert_eq!(Dialect::Postgres.model_name("COUNTRY"), "COUNTRY");
         // Aliases are Lore's own and keep their case.
         assert_eq!(Dialect::Snowflake.quote("revenue"), "\"revenue\"");
         assert_eq!(Dialect::Postgres.quote_object("orders"), "\"orders\"");

@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::dialect::Dialect;
 use crate::model::{
     Cardinality, ColumnSpec, ColumnType, Descriptions, JoinSpec, MeasureSpec, SourceSpec,
 };
@@ -49,6 +50,29 @@ pub struct LinkShape {
     pub to_columns: Vec<String>,
     /// Declared in the database (preferred over inferred ones).
     pub declared: bool,
+}
+
+/// Renames the stored tables, columns and keys as the model names them
+/// on `dialect` ([`Dialect::model_name`]: Snowflake's `CUSTOMERS.COUNTRY`
+/// becomes `customers.country`, which still reads the same objects).
+pub fn name_as_modelled(dialect: Dialect, tables: &mut [TableShape], links: &mut [LinkShape]) {
+    let name = |n: &mut String| *n = dialect.model_name(n);
+    for t in tables {
+        t.db.as_mut().map(name);
+        name(&mut t.name);
+        t.columns.iter_mut().for_each(|c| name(&mut c.name));
+        t.primary_key.iter_mut().for_each(name);
+    }
+    for l in links {
+        for (db, table) in [&mut l.from, &mut l.to] {
+            db.as_mut().map(name);
+            name(table);
+        }
+        l.from_columns
+            .iter_mut()
+            .chain(&mut l.to_columns)
+            .for_each(name);
+    }
 }
 
 /// Source specs for `tables`, joined by `links`.
@@ -284,5 +308,103 @@ mod tests {
         .unwrap();
         assert_eq!(model.source_names(), vec!["customers", "orders"]);
         assert_eq!(model.source("orders").unwrap().joins.len(), 1);
+    }
+
+    #[test]
+    fn snowflake_tables_are_modelled_in_lower_case_and_read_the_stored_objects() {
+        let mut tables = vec![
+            TableShape {
+                db: Some("SHOP".into()),
+                ..table(
+                    "CUSTOMERS",
+                    &["ID"],
+                    &[("ID", ColumnType::Number), ("COUNTRY", ColumnType::String)],
+                )
+            },
+            TableShape {
+                db: Some("SHOP".into()),
+                ..table(
+                    "ORDERS",
+                    &["ID"],
+                    &[
+                        ("ID", ColumnType::Number),
+                        ("CUSTOMER_ID", ColumnType::Number),
+                        ("QuotedMixed", ColumnType::Number),
+                    ],
+                )
+            },
+        ];
+        let mut links = vec![LinkShape {
+            from: (Some("SHOP".into()), "ORDERS".into()),
+            from_columns: vec!["CUSTOMER_ID".into()],
+            to: (Some("SHOP".into()), "CUSTOMERS".into()),
+            to_columns: vec!["ID".into()],
+            declared: true,
+        }];
+        name_as_modelled(Dialect::Snowflake, &mut tables, &mut links);
+        let (specs, _) = generate_sources(&tables, &links);
+        let files = render_sources(&specs, "scan X");
+        let names: Vec<&str> = files.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(names, ["customers.yaml", "orders.yaml"]);
+        let model = crate::model::load_sources(
+            files
+                .into_iter()
+                .map(|(name, text)| (std::path::PathBuf::from(name), text))
+                .collect(),
+        )
+        .unwrap();
+        let orders = model.source("orders").unwrap();
+        assert_eq!(orders.joins[0].on.text, "customer_id = customers.id");
+        assert!(orders.column("QuotedMixed").is_some(), "mixed case kept");
+        // customers.country is what a dbt user asks for; the SQL reads the
+        // stored upper-case objects.
+        let query: crate::query::SemanticQuery = serde_json::from_value(serde_json::json!({
+            "measures": ["orders.count"], "dimensions": ["customers.country"]
+        }))
+        .unwrap();
+        let compiled = crate::planner::compile(
+            &model,
+            &query,
+            Dialect::Snowflake,
+            &lore_core::limits::SqlLimits::default(),
+        )
+        .unwrap();
+        assert!(
+            compiled.sql.contains("\"SHOP\".\"CUSTOMERS\""),
+            "{}",
+            compiled.sql
+        );
+        assert!(compiled.sql.contains(".\"COUNTRY\""), "{}", compiled.sql);
+        assert!(
+            compiled.sql.contains(".\"CUSTOMER_ID\""),
+            "{}",
+            compiled.sql
+        );
+
+        // A model generated before (upper-case names) answers the same
+        // lower-case query, reading the same objects.
+        let upper = [(
+            "CUSTOMERS.yaml",
+            "name: CUSTOMERS\ntable: SHOP.CUSTOMERS\ngrain: [ID]\ncolumns:\n  - {name: ID, type: number}\n  - {name: COUNTRY, type: string}\nmeasures:\n  - {name: COUNT, expr: count(*)}\n",
+        )];
+        let model = crate::model::load_sources(
+            upper
+                .iter()
+                .map(|(f, t)| (std::path::PathBuf::from(f), t.to_string()))
+                .collect(),
+        )
+        .unwrap();
+        let query: crate::query::SemanticQuery = serde_json::from_value(serde_json::json!({
+            "measures": ["customers.count"], "dimensions": ["customers.country"]
+        }))
+        .unwrap();
+        let compiled = crate::planner::compile(
+            &model,
+            &query,
+            Dialect::Snowflake,
+            &lore_core::limits::SqlLimits::default(),
+        )
+        .unwrap();
+        assert!(compiled.sql.contains(".\"COUNTRY\""), "{}", compiled.sql);
     }
 }

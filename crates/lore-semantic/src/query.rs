@@ -19,7 +19,7 @@ pub struct SemanticQuery {
     pub measures: Vec<MeasureRef>,
     /// Dimensions to group by: `"source.column"` or
     /// `{"field": "source.column", "granularity": "month"}` for time columns
-    /// (day, week, month, quarter, year).
+    /// (day, week, month, quarter, year; also `"source.column:month"`).
     #[serde(default)]
     pub dimensions: Vec<DimensionRef>,
     /// SQL conditions over `source.column` (become WHERE) or over measures
@@ -82,10 +82,18 @@ pub enum DimensionRef {
 }
 
 impl DimensionRef {
-    /// The field and granularity name, whatever the shape.
+    /// The field and granularity name, whatever the shape; a name may
+    /// carry its granularity as the CLI writes it (`orders.ordered_at:month`).
     pub fn parts(&self) -> (&str, Option<&str>) {
         match self {
-            DimensionRef::Name(field) => (field.as_str(), None),
+            DimensionRef::Name(name) => match name.rsplit_once(':') {
+                Some((field, granularity))
+                    if !granularity.trim().is_empty() && !granularity.contains('.') =>
+                {
+                    (field.trim(), Some(granularity.trim()))
+                }
+                _ => (name.as_str(), None),
+            },
             DimensionRef::Field { field, granularity }
             | DimensionRef::Dimension {
                 dimension: field,
@@ -162,6 +170,16 @@ pub fn parse_granularity(name: &str) -> Result<Granularity, String> {
     })
 }
 
+/// Parses the granularity asked of dimension `field`; a wrong one is
+/// answered with the valid ones and both forms that ask for one.
+pub fn parse_dimension_granularity(field: &str, name: &str) -> Result<Granularity, String> {
+    parse_granularity(name).map_err(|message| {
+        format!(
+            "dimension `{field}`: {message}; ask for a time dimension as {{\"field\": \"{field}\", \"granularity\": \"month\"}} or \"{field}:month\""
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +196,19 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(q.dimensions[2].parts(), ("tickets.opened_at", Some("week")));
+        // The CLI's shorthand, in any input.
+        let shorthand = DimensionRef::Name("orders.ordered_at:month".into());
+        assert_eq!(shorthand.parts(), ("orders.ordered_at", Some("month")));
+        assert_eq!(
+            DimensionRef::Name("orders.status".into()).parts(),
+            ("orders.status", None)
+        );
+        let wrong = parse_dimension_granularity("orders.ordered_at", "monthly").unwrap_err();
+        assert!(
+            wrong.contains(r#"{"field": "orders.ordered_at", "granularity": "month"}"#)
+                && wrong.contains("quarter"),
+            "{wrong}"
+        );
         let orders: Vec<(String, bool)> = q.order_by.iter().map(OrderRef::parts).collect();
         assert_eq!(
             orders,

@@ -900,3 +900,102 @@ async fn text_queries_use_the_shared_index_and_page_stably_while_others_write() 
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn prompt_and_template_arguments_complete_by_prefix() {
+    use rmcp::model::{ArgumentInfo, CompleteRequestParams, Reference};
+    let (_dir, root) = empty_project();
+    std::fs::write(
+        root.join("lore.yaml"),
+        "connections:\n  warehouse: { driver: sqlite, path: shop.db }\n  web_events: { driver: sqlite, path: events.db }\n",
+    )
+    .unwrap();
+    let client = stdio_client(&root).await;
+    let info = client.peer_info().unwrap();
+    assert!(info.capabilities.completions.is_some(), "{info:?}");
+    for (topic, tags) in [
+        ("billing rules", json!(["finance", "rules"])),
+        ("Billing refunds", json!(["finance"])),
+        ("deployment", json!(["ops"])),
+    ] {
+        ok(
+            &client,
+            "store",
+            json!({"topic": topic, "content": format!("{topic}: details"), "tags": tags}),
+        )
+        .await;
+    }
+    ok(
+        &client,
+        "relate",
+        json!({"subject": "orders", "predicate": "depends_on", "object": "customers"}),
+    )
+    .await;
+    let complete = |reference: Reference, name: &str, value: &str| {
+        client.complete(CompleteRequestParams::new(
+            reference,
+            ArgumentInfo::new(name, value),
+        ))
+    };
+    let topics = complete(Reference::for_prompt("retrieve_context"), "topic", "bil")
+        .await
+        .unwrap()
+        .completion;
+    assert_eq!(topics.values, ["Billing refunds", "billing rules"]);
+    assert_eq!((topics.total, topics.has_more), (Some(2), Some(false)));
+    let connections = complete(Reference::for_prompt("ingest_memory"), "connection", "w")
+        .await
+        .unwrap()
+        .completion;
+    assert_eq!(connections.values, ["warehouse", "web_events"]);
+    // A free-text argument is known and has nothing to suggest.
+    let free = complete(Reference::for_prompt("ingest_memory"), "material", "We")
+        .await
+        .unwrap();
+    assert!(free.completion.values.is_empty());
+
+    // Resource templates: the last of a comma-separated tag list, ids,
+    // graph nodes.
+    let entries = "knowledge://entries{?text,topic,tags,min_confidence,as_of_tx_id,limit,cursor}";
+    let tags = complete(Reference::for_resource(entries), "tags", "finance,r")
+        .await
+        .unwrap()
+        .completion;
+    assert_eq!(tags.values, ["finance,rules"]);
+    let ids = complete(
+        Reference::for_resource("knowledge://entries/{id}"),
+        "id",
+        "e-",
+    )
+    .await
+    .unwrap()
+    .completion;
+    assert_eq!(ids.values.len(), 3, "{ids:?}");
+    let triples = "knowledge://graph/triples{?subject,predicate,object,as_of_tx_id,limit,cursor}";
+    let objects = complete(Reference::for_resource(triples), "object", "CUS")
+        .await
+        .unwrap()
+        .completion;
+    assert_eq!(objects.values, ["customers"]);
+
+    // Unknown prompts, templates and arguments are refused, not answered
+    // with an empty list.
+    for (reference, name) in [
+        (Reference::for_prompt("test_prompt_with_arguments"), "arg1"),
+        (Reference::for_prompt("retrieve_context"), "recipe"),
+        (Reference::for_resource("knowledge://nothing/{id}"), "id"),
+        (Reference::for_resource("knowledge://entries/{id}"), "topic"),
+    ] {
+        let error = complete(reference.clone(), name, "x").await.unwrap_err();
+        let rmcp::ServiceError::McpError(error) = error else {
+            panic!("{reference:?} {name}: {error:?}");
+        };
+        assert_eq!(
+            error.code,
+            rmcp::model::ErrorCode::INVALID_PARAMS,
+            "{error:?}"
+        );
+        assert!(error.message.contains("has no argument") || error.message.contains("unknown"));
+    }
+    client.cancel().await.unwrap();
+}

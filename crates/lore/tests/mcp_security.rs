@@ -476,7 +476,7 @@ fn a_server_beyond_loopback_needs_a_token_of_sufficient_length() {
 }
 
 #[tokio::test]
-async fn every_refusal_has_a_json_body_and_a_wrong_content_type_is_415() {
+async fn every_refusal_has_a_json_body_a_wrong_content_type_is_415_and_malformed_json_rpc_400() {
     let (_dir, root) = empty_project();
     configure_mcp(
         &root,
@@ -507,6 +507,29 @@ async fn every_refusal_has_a_json_body_and_a_wrong_content_type_is_415() {
             .contains("application/json"),
         "{body}"
     );
+    // 400 with a JSON-RPC error: broken JSON (-32700), a batch and JSON
+    // that is no JSON-RPC message (-32600).
+    for (body, code) in [
+        (r#"{"jsonrpc": "2.0", "id": 1, "method": "#, -32700),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
+        (r#"{"hello": "world"}"#, -32600),
+    ] {
+        let refused = http
+            .post(format!("{base}/mcp"))
+            .header("Authorization", format!("Bearer {READER}"))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{body}");
+        let answer = json_of(&refused.text().await.unwrap());
+        assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+        assert_eq!(answer["id"], Value::Null, "{answer}");
+        assert_eq!(answer["error"]["code"], code, "{body}: {answer}");
+        assert_eq!(answer["error"]["data"]["code"], "invalid_request");
+    }
     // 401 and 403 from the token check, 404 for a path and for a session.
     let missing = http.post(format!("{base}/mcp")).send().await.unwrap();
     assert_eq!(missing.status(), StatusCode::UNAUTHORIZED);

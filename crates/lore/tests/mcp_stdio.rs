@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{call, demo_project, exercise_analytics_tools, lore_in, stdio_client};
+use common::{call, demo_project, error_of, exercise_analytics_tools, lore_in, ok, stdio_client};
 
 #[tokio::test]
 async fn stdio_server_answers_the_analytics_tools() {
@@ -75,6 +75,47 @@ async fn a_scan_from_another_process_is_seen_on_the_next_call() {
     assert_eq!(
         values["results"][0]["matches"][0]["sourceName"],
         "churn_reasons"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn sl_query_takes_the_clis_field_colon_granularity_shorthand() {
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    let ask = |dimension: serde_json::Value| {
+        serde_json::json!({"connectionId": "warehouse", "measures": ["invoices.revenue"],
+                           "dimensions": [dimension], "order_by": ["invoices.issued_at.quarter"]})
+    };
+    let shorthand = ok(
+        &client,
+        "sl_query",
+        ask(serde_json::json!("invoices.issued_at:quarter")),
+    )
+    .await;
+    let object = ok(
+        &client,
+        "sl_query",
+        ask(serde_json::json!({"field": "invoices.issued_at", "granularity": "quarter"})),
+    )
+    .await;
+    assert!(shorthand["rowCount"].as_u64().unwrap() > 0, "{shorthand}");
+    assert_eq!(shorthand["rows"], object["rows"]);
+    assert_eq!(shorthand["headers"], object["headers"]);
+    // A wrong granularity names the valid ones and the object form.
+    let wrong = call(
+        &client,
+        "sl_query",
+        ask(serde_json::json!("invoices.issued_at:monthly")),
+    )
+    .await
+    .unwrap();
+    let message = error_of(&wrong)["message"].as_str().unwrap().to_string();
+    assert!(
+        message.contains(r#"{"field": "invoices.issued_at", "granularity": "month"}"#)
+            && message.contains("quarter")
+            && !message.contains("did you mean"),
+        "{message}"
     );
     client.cancel().await.unwrap();
 }

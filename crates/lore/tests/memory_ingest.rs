@@ -934,3 +934,69 @@ cube(`invoice_facts`, {
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_handbook_s_header_is_no_glossary_and_every_sql_block_is_accounted_for() {
+    let (_dir, root) = demo_project();
+    let client = stdio_client(&root).await;
+    let handbook = include_str!("fixtures/revenue_handbook.md");
+    // With the connection: both metrics become measures of invoices.
+    let run = ingest(
+        &client,
+        json!({"content": handbook, "connectionId": "warehouse"}),
+    )
+    .await;
+    assert_eq!(run["status"], "done", "{run}");
+    assert_eq!(
+        ids(&run, "sl"),
+        [
+            (
+                "invoices.yaml#paid_revenue".to_string(),
+                "created".to_string()
+            ),
+            (
+                "invoices.yaml#average_invoice_value".to_string(),
+                "created".to_string()
+            )
+        ],
+        "{run}"
+    );
+    let definitions: Vec<String> = ids(&run, "wiki")
+        .into_iter()
+        .map(|(id, _)| id)
+        .filter(|id| id.starts_with("glossary/"))
+        .collect();
+    assert_eq!(definitions, ["glossary/paid-invoice"], "{run}");
+    let answer = ok(
+        &client,
+        "sl_query",
+        json!({"connectionId": "warehouse", "measures": ["invoices.average_invoice_value", "invoices.paid_revenue"]}),
+    )
+    .await;
+    assert!(answer["rows"][0][0].as_f64().unwrap() > 0.0, "{answer}");
+
+    // Without one: each SQL block is listed in skipped with its reason.
+    let run = ingest(
+        &client,
+        json!({"content": handbook.replace("# Revenue metrics", "# Revenue metrics, draft")}),
+    )
+    .await;
+    let skipped: Vec<(&str, &str)> = run["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["section"].as_str().unwrap(), s["what"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [("Paid revenue", "sql"), ("Average invoice value", "sql")],
+        "{run}"
+    );
+    assert!(
+        run["skipped"][1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("connectionId")
+    );
+    client.cancel().await.unwrap();
+}

@@ -206,10 +206,12 @@ async fn a_snowflake_connection_works_from_the_cli_and_over_mcp() {
         "{}",
         String::from_utf8_lossy(&generated.stderr)
     );
+    // Named as dbt users write them; the SQL still reads SALES.ORDERS.
     let orders_model =
-        std::fs::read_to_string(root.join("semantic-layer/shop/ORDERS.yaml")).unwrap();
+        std::fs::read_to_string(root.join("semantic-layer/shop/orders.yaml")).unwrap();
     assert!(
-        orders_model.contains("CUSTOMER_ID = CUSTOMERS.ID"),
+        orders_model.contains("customer_id = customers.id")
+            && orders_model.contains("table: sales.orders"),
         "{orders_model}"
     );
     // Orders per segment: the join fans out nothing it should not.
@@ -219,11 +221,11 @@ async fn a_snowflake_connection_works_from_the_cli_and_over_mcp() {
         "-c",
         "shop",
         "-m",
-        "ORDERS.count",
+        "orders.count",
         "-m",
-        "CUSTOMERS.count",
+        "customers.count",
         "-d",
-        "CUSTOMERS.SEGMENT",
+        "customers.segment",
         "--format",
         "json",
     ]);
@@ -267,7 +269,10 @@ async fn a_snowflake_connection_works_from_the_cli_and_over_mcp() {
     .await
     .unwrap();
     assert_eq!(error_of(&refused)["code"], "read_only_violation");
+    // Snowflake folds unquoted names, and so does the semantic layer.
     let semantic = ok(&client, "sl_query", json!({"connectionId": "shop", "measures": ["ORDERS.count"], "dimensions": ["CUSTOMERS.NAME"]})).await;
+    let lower = ok(&client, "sl_query", json!({"connectionId": "shop", "measures": ["orders.count"], "dimensions": ["customers.name"]})).await;
+    assert_eq!(lower["rows"], semantic["rows"]);
     assert_eq!(
         semantic["rows"].as_array().map(Vec::len),
         Some(3),

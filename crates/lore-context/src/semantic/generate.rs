@@ -6,7 +6,7 @@
 
 use lore_core::{ErrorCode, ErrorReport};
 use lore_semantic::generate::{
-    ColumnShape, LinkShape, TableShape, generate_sources, render_sources,
+    ColumnShape, LinkShape, TableShape, generate_sources, name_as_modelled, render_sources,
 };
 use lore_semantic::model::ColumnType;
 use lore_store::TxId;
@@ -111,6 +111,10 @@ pub fn generate_model(
             declared: r.kind == RelationshipKind::Formal,
         })
         .collect();
+    let (mut tables, mut links) = (tables, links);
+    if let Some(dialect) = lore_semantic::dialect::Dialect::from_name(&snapshot.manifest.dialect) {
+        name_as_modelled(dialect, &mut tables, &mut links);
+    }
     let (specs, skipped) = generate_sources(&tables, &links);
     let sync_id = snapshot.manifest.sync_id.to_string();
     // Edits made since the last sync are recorded before anything is

@@ -9,7 +9,10 @@
 //!   store's change feed (own writes at once, other processes' within a
 //!   poll interval).
 //! - [`prompts`]: ingest, retrieve, correct.
+//! - [`completion`]: `completion/complete` for the prompts' arguments and
+//!   the resource templates' variables.
 
+pub mod completion;
 pub mod prompts;
 pub mod resources;
 pub mod subscriptions;

@@ -30,6 +30,11 @@ const PROMPTS: &[PromptSpec] = &[
                 "Where the material came from (URL, file, person).",
                 false,
             ),
+            (
+                "connection",
+                "The connection id the material is about, if one (memory_ingest's connectionId).",
+                false,
+            ),
         ],
     },
     PromptSpec {
@@ -74,6 +79,14 @@ pub fn list() -> Vec<Prompt> {
             Prompt::new(spec.name, Some(spec.description), Some(arguments)).with_title(spec.title)
         })
         .collect()
+}
+
+/// The argument names of prompt `name`, or `None` when no prompt has it.
+pub fn argument_names(name: &str) -> Option<Vec<&'static str>> {
+    PROMPTS
+        .iter()
+        .find(|p| p.name == name)
+        .map(|p| p.arguments.iter().map(|(arg, _, _)| *arg).collect())
 }
 
 /// Why a prompt could not be rendered.
@@ -131,6 +144,7 @@ pub fn get(
             &arg("material").unwrap_or_default(),
             arg("topic").as_deref(),
             arg("source").as_deref(),
+            arg("connection").as_deref(),
         ),
         "retrieve_context" => retrieve(
             &arg("task").unwrap_or_default(),
@@ -149,7 +163,16 @@ pub fn get(
     )
 }
 
-fn ingest(material: &str, topic: Option<&str>, source: Option<&str>) -> String {
+fn ingest(
+    material: &str,
+    topic: Option<&str>,
+    source: Option<&str>,
+    connection: Option<&str>,
+) -> String {
+    let connection = connection.map_or_else(
+        || "with connectionId when it is about one warehouse".to_string(),
+        |c| format!("with connectionId \"{c}\""),
+    );
     let topic_line = topic.map_or_else(
         || "Choose a short topic per fact (a noun phrase such as \"deployment\" or \"billing rules\").".to_string(),
         |t| format!("Use the topic \"{t}\" (or a sub-topic starting with it, such as \"{t} rollback\")."),
@@ -160,7 +183,7 @@ fn ingest(material: &str, topic: Option<&str>, source: Option<&str>) -> String {
     );
     format!(
         "Remember the durable knowledge in the material below, using Lore's memory tools.\n\n\
-If the material is a document about the data (definitions, metrics and their SQL, gotchas, a handbook) and this server offers `memory_ingest`, hand the whole material to `memory_ingest` instead (with connectionId when it is about one warehouse), poll `memory_ingest_status` until done, and report what it captured, skipped and warned about; otherwise:\n\n\
+If the material is a document about the data (definitions, metrics and their SQL, gotchas, a handbook) and this server offers `memory_ingest`, hand the whole material to `memory_ingest` instead ({connection}), poll `memory_ingest_status` until done, and report what it captured, skipped and warned about; otherwise:\n\n\
 1. Split it into self-contained facts: each understandable alone, one idea each. Skip chit-chat, guesses and anything that will be stale within a day.\n\
 2. {topic_line}\n\
 3. For each fact, first call `query` with its topic (and a few key words as text) to see what is already remembered.\n\

@@ -380,23 +380,7 @@ fn compact_subschema(schema: &mut JsonObject, nested: bool) {
     if nested {
         schema.remove("description");
     }
-    if let Some(Value::Array(variants)) = schema.get("oneOf")
-        && variants.iter().all(|v| v.get("const").is_some())
-    {
-        let values: Vec<Value> = variants
-            .iter()
-            .filter_map(|v| v.get("const").cloned())
-            .collect();
-        let types: std::collections::BTreeSet<String> = variants
-            .iter()
-            .filter_map(|v| v.get("type").and_then(Value::as_str).map(String::from))
-            .collect();
-        schema.remove("oneOf");
-        schema.insert("enum".into(), Value::Array(values));
-        if let [only] = types.into_iter().collect::<Vec<_>>().as_slice() {
-            schema.insert("type".into(), Value::String(only.clone()));
-        }
-    }
+    compact_subschema_enum(schema);
     let required: Vec<String> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -430,6 +414,91 @@ fn compact_subschema(schema: &mut JsonObject, nested: bool) {
     if let Some(Value::Object(definitions)) = schema.get_mut("$defs") {
         for definition in definitions.values_mut().filter_map(Value::as_object_mut) {
             compact_subschema(definition, true);
+        }
+    }
+}
+
+/// Makes an output schema no larger than it needs to be, without making
+/// any answer invalid (only annotations go, so whatever validated still
+/// does): drops `$schema`, titles, defaults and formats, turns a `oneOf`
+/// of constants into an `enum`, and keeps
+/// a description only on the answer's own fields — not on the types
+/// inside them, and not on a field the input schema already describes
+/// (`connectionId`). Measured per tool by `tests/context_budget.rs`.
+fn compact_output_schema(schema: &mut JsonObject, input: &JsonObject) {
+    use serde_json::Value;
+    schema.remove("$schema");
+    strip_output_annotations(schema, true);
+    let described_in_input = |name: &str| {
+        input
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.contains_key(name))
+    };
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            if let Value::Object(property) = property
+                && described_in_input(name)
+            {
+                property.remove("description");
+            }
+        }
+    }
+}
+
+/// The annotations of one output subschema and everything inside it;
+/// `top` keeps the descriptions of this schema's own properties.
+fn strip_output_annotations(schema: &mut JsonObject, top: bool) {
+    use serde_json::Value;
+    for key in ["title", "default", "format"] {
+        schema.remove(key);
+    }
+    if !top {
+        schema.remove("description");
+    }
+    compact_subschema_enum(schema);
+    for (key, child) in schema.iter_mut() {
+        match (key.as_str(), child) {
+            ("properties" | "$defs", Value::Object(children)) => {
+                for child in children.values_mut().filter_map(Value::as_object_mut) {
+                    let description = child.remove("description");
+                    strip_output_annotations(child, false);
+                    if let (true, "properties", Some(d)) = (top, key.as_str(), description) {
+                        child.insert("description".into(), d);
+                    }
+                }
+            }
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(children)) => {
+                for child in children.iter_mut().filter_map(Value::as_object_mut) {
+                    strip_output_annotations(child, false);
+                }
+            }
+            ("items" | "additionalProperties", Value::Object(child)) => {
+                strip_output_annotations(child, false)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A `oneOf` whose every alternative is a constant, as an `enum`.
+fn compact_subschema_enum(schema: &mut JsonObject) {
+    use serde_json::Value;
+    if let Some(Value::Array(variants)) = schema.get("oneOf")
+        && variants.iter().all(|v| v.get("const").is_some())
+    {
+        let values: Vec<Value> = variants
+            .iter()
+            .filter_map(|v| v.get("const").cloned())
+            .collect();
+        let types: std::collections::BTreeSet<String> = variants
+            .iter()
+            .filter_map(|v| v.get("type").and_then(Value::as_str).map(String::from))
+            .collect();
+        schema.remove("oneOf");
+        schema.insert("enum".into(), Value::Array(values));
+        if let [only] = types.into_iter().collect::<Vec<_>>().as_slice() {
+            schema.insert("type".into(), Value::String(only.clone()));
         }
     }
 }
@@ -524,6 +593,7 @@ impl ToolRegistry {
         drop_unknown_formats(&mut input_schema);
         drop_unknown_formats(&mut output_schema);
         compact_input_schema(&mut input_schema);
+        compact_output_schema(&mut output_schema, &input_schema);
         let descriptor = rmcp::model::Tool::new(def.name, def.description, Arc::new(input_schema))
             .with_title(def.title)
             .with_raw_output_schema(Arc::new(output_schema))

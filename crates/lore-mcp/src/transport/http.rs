@@ -168,7 +168,9 @@ async fn not_found(request: Request) -> Response {
 }
 
 /// Keeps the `/mcp` answers the SDK gives in one shape: a POST whose body
-/// is not JSON is refused with 415 before the SDK sees it; ending a session
+/// is not sent as JSON is refused with 415 before the SDK sees it, and one
+/// that is not a JSON-RPC message (broken JSON, a batch) with 400 and a
+/// JSON-RPC error ([`malformed_json_rpc`]); ending a session
 /// answers 204 (no content) instead of 202; and every refusal (4xx) carries
 /// a JSON `{code, message, retryable}` body instead of plain text.
 async fn shape_mcp_responses(request: Request, next: Next) -> Response {
@@ -191,6 +193,22 @@ async fn shape_mcp_responses(request: Request, next: Next) -> Response {
             return (StatusCode::UNSUPPORTED_MEDIA_TYPE, axum::Json(report)).into_response();
         }
     }
+    let request = if method == Method::POST {
+        let (parts, body) = request.into_parts();
+        let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
+            let report = ErrorReport::new(
+                ErrorCode::InvalidRequest,
+                format!("the request body is larger than {MAX_BODY_BYTES} bytes"),
+            );
+            return (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(report)).into_response();
+        };
+        if let Some(refusal) = malformed_json_rpc(&bytes) {
+            return refusal;
+        }
+        Request::from_parts(parts, Body::from(bytes))
+    } else {
+        request
+    };
     let response = next.run(request).await;
     let status = response.status();
     if method == Method::DELETE && status == StatusCode::ACCEPTED {
@@ -240,6 +258,42 @@ async fn shape_mcp_responses(request: Request, next: Next) -> Response {
         }
     }
     shaped
+}
+
+/// A 400 with a JSON-RPC error body for a POST body that is not one
+/// JSON-RPC message: -32700 (parse error) when it is not JSON, -32600
+/// (invalid request) for a batch (the protocol since 2025-06-18 takes one
+/// message per request) or JSON that is no JSON-RPC message. `None` when
+/// the body is a message the SDK can read.
+fn malformed_json_rpc(body: &[u8]) -> Option<Response> {
+    let (code, message) = match serde_json::from_slice::<serde_json::Value>(body) {
+        Err(e) => (
+            -32700,
+            format!("Parse error: the request body is not JSON ({e}); send one JSON-RPC message"),
+        ),
+        Ok(serde_json::Value::Array(_)) => (
+            -32600,
+            "Invalid Request: JSON-RPC batches are not accepted; send one message per request"
+                .to_string(),
+        ),
+        // Read as the SDK reads it.
+        Ok(_) => match serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(body) {
+            Ok(_) => return None,
+            Err(e) => (
+                -32600,
+                format!(
+                    "Invalid Request: not a JSON-RPC message ({e}); send {{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": …}}"
+                ),
+            ),
+        },
+    };
+    let report = ErrorReport::new(ErrorCode::InvalidRequest, message.clone());
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": code, "message": message, "data": report},
+    });
+    Some((StatusCode::BAD_REQUEST, axum::Json(body)).into_response())
 }
 
 async fn health(State(shared): State<Arc<Shared>>) -> Response {

@@ -629,20 +629,41 @@ impl Source {
         yaml
     }
 
-    /// The column named `name`.
+    /// The column named `name` ([`position_by_name`] rules).
     pub fn column(&self, name: &str) -> Option<&Column> {
-        self.columns.iter().find(|c| c.name == name)
+        position_by_name(&self.columns, name, |c| &c.name).map(|i| &self.columns[i])
     }
 
-    /// The measure named `name`.
+    /// The measure named `name` ([`position_by_name`] rules).
     pub fn measure(&self, name: &str) -> Option<&Measure> {
-        self.measures.iter().find(|m| m.name == name)
+        self.measure_index(name).map(|i| &self.measures[i])
     }
 
-    /// The segment named `name`.
-    pub fn segment(&self, name: &str) -> Option<&Segment> {
-        self.segments.iter().find(|s| s.name == name)
+    /// The position of the measure named `name` ([`position_by_name`] rules).
+    pub fn measure_index(&self, name: &str) -> Option<usize> {
+        position_by_name(&self.measures, name, |m| &m.name)
     }
+
+    /// The segment named `name` ([`position_by_name`] rules).
+    pub fn segment(&self, name: &str) -> Option<&Segment> {
+        position_by_name(&self.segments, name, |s| &s.name).map(|i| &self.segments[i])
+    }
+}
+
+/// The position of the item named `name`: spelled exactly, else the only
+/// one whose name differs in case alone (`customers.country` finds a
+/// model generated as `CUSTOMERS.COUNTRY`, as the warehouses that fold
+/// unquoted names find the object). Two names differing in case alone
+/// need the exact one.
+pub fn position_by_name<T>(items: &[T], name: &str, name_of: impl Fn(&T) -> &str) -> Option<usize> {
+    items.iter().position(|x| name_of(x) == name).or_else(|| {
+        let mut folded =
+            (0..items.len()).filter(|&i| name_of(&items[i]).eq_ignore_ascii_case(name));
+        match (folded.next(), folded.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        }
+    })
 }
 
 /// A connection's whole semantic model.
@@ -666,8 +687,13 @@ impl SemanticModel {
     }
 
     /// The index of the source named `name`.
+    /// Named as [`Source::column`] finds columns: exactly, else the only
+    /// source whose name differs in case alone.
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name).copied()
+        self.by_name
+            .get(name)
+            .copied()
+            .or_else(|| position_by_name(&self.sources, name, |s| &s.name))
     }
 
     /// The source named `name`.

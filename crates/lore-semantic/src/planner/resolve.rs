@@ -8,7 +8,7 @@ use super::{BaseMeasure, DEFAULT_LIMIT, DerivedMeasure, Dim, MeasureId, Resolved
 use crate::error::SemanticError;
 use crate::model::expr::{SqlExpr, is_aggregate};
 use crate::model::{Calculation, Conversion, SemanticModel};
-use crate::query::{MeasureRef, SemanticQuery, parse_granularity};
+use crate::query::{MeasureRef, SemanticQuery, parse_dimension_granularity};
 
 /// The names a conversion rate's quotient reads its two measures by.
 const CONVERSIONS: &str = "conversions";
@@ -55,13 +55,10 @@ impl<'a> Resolver<'a> {
         home: Option<usize>,
     ) -> Result<Option<(usize, usize)>, SemanticError> {
         if let Some((s, m)) = name.split_once('.') {
-            return Ok(self.model.index_of(s).and_then(|si| {
-                self.model.sources[si]
-                    .measures
-                    .iter()
-                    .position(|x| x.name == m)
-                    .map(|mi| (si, mi))
-            }));
+            return Ok(self
+                .model
+                .index_of(s)
+                .and_then(|si| self.model.sources[si].measure_index(m).map(|mi| (si, mi))));
         }
         if let Some(si) = home
             && let Some(mi) = self.model.sources[si]
@@ -466,8 +463,7 @@ pub(super) fn resolve(
         let granularity = match granularity {
             None => None,
             Some(g) => {
-                let g = parse_granularity(g)
-                    .map_err(|m| SemanticError::query(format!("dimension `{field}`: {m}")))?;
+                let g = parse_dimension_granularity(field, g).map_err(SemanticError::query)?;
                 if column.column_type != crate::model::ColumnType::Time {
                     return Err(SemanticError::query(format!(
                         "dimension `{field}` is not a time column, so it takes no granularity"

@@ -110,7 +110,12 @@ impl Renderer<'_> {
                 "computed column `{}.{column}` refers to itself",
                 src.name
             ))),
-            None => Ok(format!("{alias}.{}", self.dialect.quote_object(column))),
+            // The model's spelling: a name asked for in another case
+            // reads the column the model names.
+            None => {
+                let stored = src.column(column).map_or(column, |c| c.name.as_str());
+                Ok(format!("{alias}.{}", self.dialect.quote_object(stored)))
+            }
         }
     }
 

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod schema;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
@@ -154,16 +156,23 @@ pub async fn assert_invalid_arguments(
     message
 }
 
-/// Calls a tool with JSON arguments.
+/// Calls a tool with JSON arguments; a successful result's
+/// `structuredContent` is checked against the tool's `outputSchema`.
 pub async fn call(
     client: &Client,
     name: &'static str,
     arguments: Value,
 ) -> Result<CallToolResult, ServiceError> {
     let arguments = arguments.as_object().cloned().unwrap_or_default();
-    client
+    let result = client
         .call_tool(CallToolRequestParams::new(name).with_arguments(arguments))
-        .await
+        .await?;
+    if result.is_error != Some(true)
+        && let Some(structured) = &result.structured_content
+    {
+        assert_matches_output_schema(client, name, structured).await;
+    }
+    Ok(result)
 }
 
 /// The structured result of a call that must succeed.
@@ -175,6 +184,21 @@ pub async fn ok(client: &Client, tool: &'static str, arguments: Value) -> Value 
         "{tool} {arguments}: {result:?}"
     );
     result.structured_content.unwrap()
+}
+
+/// Asserts that `structured` is valid under `tool`'s `outputSchema` as
+/// `tools/list` gives it.
+pub async fn assert_matches_output_schema(client: &Client, tool: &str, structured: &Value) {
+    let tools = client.list_all_tools().await.unwrap();
+    let schema = tools
+        .iter()
+        .find(|t| t.name == tool)
+        .and_then(|t| t.output_schema.as_ref())
+        .map(|s| Value::Object(s.as_ref().clone()))
+        .unwrap_or_else(|| panic!("{tool}: no outputSchema"));
+    if let Some(broken) = schema::violation(&schema, &schema, structured, "") {
+        panic!("{tool}: structuredContent does not match its outputSchema: {broken}\n{structured}");
+    }
 }
 
 /// The `{code, message, retryable}` of an in-band error result.

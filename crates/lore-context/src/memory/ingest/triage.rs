@@ -463,10 +463,46 @@ const LEADING_WORDS: [&str; 24] = [
     "during", "since", "because", "so", "but", "and", "or", "then", "also", "here", "there",
 ];
 
-/// A term is a few words, not a sentence.
+/// The labels of a document's metadata lines (`Owner: Data Platform
+/// team.`, `Last updated: 2026-10-02`): facts about the page, never terms.
+const METADATA_LABELS: [&str; 30] = [
+    "owner",
+    "owners",
+    "owned by",
+    "author",
+    "authors",
+    "written by",
+    "maintainer",
+    "maintainers",
+    "maintained by",
+    "contact",
+    "contacts",
+    "team",
+    "audience",
+    "status",
+    "state",
+    "version",
+    "revision",
+    "date",
+    "created",
+    "created by",
+    "updated",
+    "last updated",
+    "last modified",
+    "reviewed",
+    "last reviewed",
+    "reviewer",
+    "reviewers",
+    "approved by",
+    "next review",
+    "tags",
+];
+
+/// A term is a few words, not a sentence, nor a metadata label.
 fn term_like(term: &str) -> bool {
     let words: Vec<String> = term.split_whitespace().map(str::to_lowercase).collect();
-    (1..=6).contains(&words.len())
+    !METADATA_LABELS.contains(&words.join(" ").trim_end_matches(':'))
+        && (1..=6).contains(&words.len())
         && term.chars().count() <= 60
         && !term.ends_with('.')
         && term.chars().any(char::is_alphabetic)
@@ -545,6 +581,26 @@ fn glossary(rows: &[Vec<String>], section: usize) -> Vec<Definition> {
         .collect()
 }
 
+/// Whether `text` (lower case) opens with `SELECT` or `WITH`, after any
+/// comments and whatever whitespace follows the keyword (`SELECT\n  sum(…)`).
+fn starts_like_sql(text: &str) -> bool {
+    let mut rest = text.trim_start();
+    loop {
+        if let Some(comment) = rest.strip_prefix("--") {
+            rest = comment.split_once('\n').map_or("", |(_, r)| r).trim_start();
+        } else if let Some(comment) = rest.strip_prefix("/*") {
+            rest = comment.split_once("*/").map_or("", |(_, r)| r).trim_start();
+        } else {
+            break;
+        }
+    }
+    let keyword = rest
+        .split(|c: char| c.is_whitespace() || c == '(' || c == '*')
+        .next()
+        .unwrap_or_default();
+    matches!(keyword, "select" | "with") && rest.len() > keyword.len()
+}
+
 /// What a fenced block holds, from its language and its text.
 pub fn classify(lang: &str, text: &str) -> BlockKind {
     let trimmed = text.trim_start().to_lowercase();
@@ -560,7 +616,7 @@ pub fn classify(lang: &str, text: &str) -> BlockKind {
         }
         _ => {}
     }
-    if lang.is_empty() && (trimmed.starts_with("select ") || trimmed.starts_with("with ")) {
+    if lang.is_empty() && starts_like_sql(&trimmed) {
         return BlockKind::Sql;
     }
     if trimmed.starts_with("view:")
@@ -714,6 +770,13 @@ More text.
                 BlockKind::LookMl,
             ),
             ("", "with x as (select 1) select * from x", BlockKind::Sql),
+            (
+                "",
+                "SELECT\n    sum(total_cents)/100.0/count(*) AS aov\nFROM invoices\n",
+                BlockKind::Sql,
+            ),
+            ("", "-- paid only\n/* dollars */ select 1", BlockKind::Sql),
+            ("", "selection criteria", BlockKind::Other),
             ("python", "print(1)", BlockKind::Other),
             ("yaml", "a: [unclosed", BlockKind::Other),
         ] {
@@ -728,6 +791,12 @@ More text.
         );
         assert!(t.definitions.is_empty(), "{:?}", t.definitions);
         assert_eq!(t.sections.len(), 1);
+        // A document's metadata lines are not glossary terms.
+        let header = triage(
+            "# Revenue metrics\n\nOwner: Data Platform team.\n\nLast updated: 2026-10-02 by the finance analysts\n\n**Status:** approved by the finance team\n\nPaid invoice: an invoice whose status is paid.\n",
+        );
+        let terms: Vec<&str> = header.definitions.iter().map(|d| d.term.as_str()).collect();
+        assert_eq!(terms, ["Paid invoice"]);
         assert_eq!(t.title, "The reason is simple: nobody reads the logs.");
     }
 }
