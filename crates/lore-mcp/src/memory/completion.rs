@@ -3,8 +3,9 @@
 //! from the memory's completion service
 //! ([`lore_context::memory::completion`]); connection ids from the project's
 //! configuration. Arguments that take free text (a task, a cursor, a
-//! number) are known and answered with no suggestions; an unknown prompt,
-//! template or argument is an invalid-params error naming what exists.
+//! number) are known and answered with no suggestions, as is a prompt or
+//! template Lore does not have; an unknown argument of one of Lore's is an
+//! invalid-params error naming what exists.
 
 use lore_context::memory::completion::{Completions, MemoryField};
 use lore_store::feed::StoreHandle;
@@ -71,33 +72,23 @@ pub async fn complete(
     let argument = request.argument.name.as_str();
     let source = match &request.r#ref {
         Reference::Prompt(prompt) => {
-            let names = prompts::argument_names(&prompt.name).ok_or_else(|| {
-                McpError::invalid_params(
-                    format!(
-                        "unknown prompt `{}`; prompts/list shows ingest_memory, retrieve_context and correct_stale_fact",
-                        prompt.name
-                    ),
-                    None,
-                )
-            })?;
+            // A prompt Lore does not have: nothing to suggest (clients
+            // and conformance suites ask about their own prompts).
+            let Some(names) = prompts::argument_names(&prompt.name) else {
+                return Ok(CompleteResult::default());
+            };
             if !names.contains(&argument) {
                 return Err(unknown_argument(argument, &prompt.name, &names));
             }
             prompt_source(argument)
         }
         Reference::Resource(reference) => {
-            let template = resources::templates()
+            let Some(template) = resources::templates()
                 .into_iter()
                 .find(|t| t.uri_template == reference.uri)
-                .ok_or_else(|| {
-                    McpError::invalid_params(
-                        format!(
-                            "unknown resource template `{}`; resources/templates/list shows the templates whose variables complete",
-                            reference.uri
-                        ),
-                        None,
-                    )
-                })?;
+            else {
+                return Ok(CompleteResult::default());
+            };
             let names = template_variables(&template.uri_template);
             if !names.contains(&argument) {
                 return Err(unknown_argument(argument, &reference.uri, &names));
