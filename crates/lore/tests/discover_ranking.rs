@@ -51,16 +51,9 @@ fn clinic() -> (tempfile::TempDir, PathBuf) {
 /// The tables in the order the refs first name them, and the columns
 /// (`table.column`) in order.
 fn ranked(root: &Path, question: &str) -> (Vec<String>, Vec<String>) {
-    let out = lore_in(root, &["search", question, "--limit", "50", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut tables: Vec<String> = Vec::new();
     let mut columns = Vec::new();
-    for r in found["refs"].as_array().unwrap() {
+    for r in &refs(root, question) {
         let Some(table) = r["tableRef"]["name"].as_str() else {
             continue;
         };

@@ -82,6 +82,7 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
         let searched: Vec<String> = found
             .lanes
             .iter()
+            .filter(|l| l.lane != lore_context::discover::LISTING_LANE)
             .map(|l| match &l.skipped {
                 Some(reason) => format!("{} (skipped: {reason})", l.lane.replace('_', " ")),
                 None => l.lane.replace('_', " "),
@@ -89,12 +90,7 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
             .collect();
         eprintln!(
             "Nothing matches \"{query}\". Searched the lanes {} ({scope}; their latest scans, semantic-layer files and the wiki). Try other words, or run `lore scan` if a connection was never scanned.",
-            searched
-                .iter()
-                .filter(|l| !l.starts_with("schema listing"))
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
+            searched.join(", ")
         );
         if found.refs.is_empty() {
             return Ok(());
