@@ -8,7 +8,7 @@ mod render;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Lore: the context layer for data agents, served over MCP.
 #[derive(Debug, Parser)]
@@ -73,6 +73,9 @@ enum Command {
     /// Inspect the configuration.
     #[command(subcommand)]
     Config(commands::config::ConfigCommand),
+    /// Write or check the generated reference pages (docs/reference/).
+    #[command(hide = true)]
+    Docs(commands::docs::DocsArgs),
 }
 
 fn main() -> ExitCode {
@@ -105,6 +108,7 @@ fn main() -> ExitCode {
         Command::Setup(command) => commands::setup::run(command, cli.project_dir.as_deref()),
         Command::Status(args) => commands::status::run(args, cli.project_dir.as_deref()),
         Command::Config(command) => commands::config::run(command, cli.project_dir.as_deref()),
+        Command::Docs(args) => commands::docs::run(args, Cli::command()),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

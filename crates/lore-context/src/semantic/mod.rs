@@ -42,7 +42,7 @@ pub fn model_of(models: &ModelCache, connection: &str) -> Result<Arc<SemanticMod
         return Err(ErrorReport::new(
             ErrorCode::NotFound,
             format!(
-                "connection `{connection}` has no semantic model yet: describe its tables in {}/<source>.yaml (format in the README), or query with sql_execution",
+                "connection `{connection}` has no semantic model yet: describe its tables in {}/<source>.yaml (format in docs/semantic-layer.md), or query with sql_execution",
                 models.dir(connection).display()
             ),
         ));

@@ -15,6 +15,7 @@ mod diagnostics;
 mod gateway;
 mod llm;
 mod mcp;
+mod reference;
 mod scan;
 mod search;
 mod secret;
@@ -547,6 +548,8 @@ pub fn is_valid_connection_id(id: &str) -> bool {
 pub fn config_json_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(LoreConfig)).unwrap_or_default()
 }
+
+pub use reference::config_reference_markdown;
 
 #[cfg(test)]
 mod tests {

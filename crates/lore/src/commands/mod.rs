@@ -7,6 +7,7 @@ pub mod connection;
 pub mod daemon;
 pub mod demo;
 pub mod dictionary;
+pub mod docs;
 pub mod entity;
 pub mod gateway;
 pub mod init;

@@ -46,7 +46,7 @@ pub const RELEASE_AFTER_IDLE: Duration = Duration::from_secs(10);
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 1024;
 
 /// How to get a `lore` binary that speaks DuckDB, for error messages.
-pub const HOW_TO_BUILD: &str = "build one with DuckDB compiled in: `cargo build --release -p lore --features duckdb` in Lore's source tree (see \"DuckDB\" in the README)";
+pub const HOW_TO_BUILD: &str = "build one with DuckDB compiled in: `cargo build --release -p lore --features duckdb` in Lore's source tree (see docs/warehouses/duckdb.md)";
 
 /// Whether this build of Lore includes the DuckDB engine.
 pub const AVAILABLE: bool = cfg!(feature = "duckdb");
