@@ -15,6 +15,7 @@
 //!   (history, undo) and a starting model generated from a scan.
 //!
 //! Services hold the knowledge store through `lore_store::feed::StoreHandle`.
+#![doc = include_str!("../README.md")]
 
 pub mod discover;
 pub mod memory;

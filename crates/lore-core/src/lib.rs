@@ -20,6 +20,7 @@
 //!   decoded database values.
 //!
 //! This crate performs no network I/O and prints nothing.
+#![doc = include_str!("../README.md")]
 
 pub mod arguments;
 pub mod config;

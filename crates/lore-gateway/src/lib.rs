@@ -14,6 +14,7 @@
 //!
 //! Everything lives under `.lore/gateway/` (index, ledgers, run records):
 //! derived from the files, rebuilt when lost. Nothing here knows MCP.
+#![doc = include_str!("../README.md")]
 
 pub mod backup;
 pub mod calls;

@@ -12,6 +12,7 @@
 //! with backoff, names the provider and what to check in its errors, and
 //! never repeats an API key in an error, a log line or a `Debug` print.
 //! This crate knows nothing of search documents, the store or MCP.
+#![doc = include_str!("../README.md")]
 
 pub mod chat;
 pub mod embeddings;

@@ -20,6 +20,7 @@
 //!
 //! Handlers are thin: parse, call a service of `lore-context` (or an
 //! engine crate), map the result or error.
+#![doc = include_str!("../README.md")]
 
 pub mod analytics;
 pub mod gateway;

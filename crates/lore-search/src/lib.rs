@@ -14,6 +14,7 @@
 //!
 //! This crate knows nothing of scans, models or MCP: callers turn their
 //! artifacts into [`SearchDoc`]s.
+#![doc = include_str!("../README.md")]
 
 pub mod embed;
 pub mod index;

@@ -16,6 +16,7 @@
 //!
 //! This crate knows nothing about connections or MCP: it turns YAML and
 //! queries into SQL text and explains what it did.
+#![doc = include_str!("../README.md")]
 
 pub mod dialect;
 pub mod error;

@@ -32,6 +32,7 @@
 //!     .unwrap();
 //! assert_eq!(written.value.version, 1);
 //! ```
+#![doc = include_str!("../README.md")]
 
 mod cursor;
 pub mod error;

@@ -14,6 +14,7 @@
 //! connector, the knowledge store and its change feed) does with a URL:
 //! the driver's configuration, the TLS its `sslmode` asks for, connecting,
 //! and saying what to change when TLS fails.
+#![doc = include_str!("../README.md")]
 
 pub mod postgres;
 

@@ -22,6 +22,7 @@
 //!   REST double on loopback.
 //!
 //! Nothing here knows about MCP or terminals.
+#![doc = include_str!("../README.md")]
 
 #[cfg(feature = "bigquery-double")]
 pub mod bigquery_double;

@@ -1,6 +1,7 @@
 //! `lore`: gives AI agents the context they need to work on a company's
 //! data, over MCP. This binary only parses arguments, wires the library
 //! crates together and prints; every capability lives in a library crate.
+#![doc = include_str!("../README.md")]
 
 mod commands;
 mod render;

@@ -102,6 +102,15 @@ fn every_relative_link_reaches_a_file_and_heading() {
         root.join("ARCHITECTURE.md"),
     ];
     collect_markdown(&root.join("docs"), &mut pages);
+    for entry in std::fs::read_dir(root.join("crates"))
+        .expect("crates/")
+        .flatten()
+    {
+        let readme = entry.path().join("README.md");
+        if readme.exists() {
+            pages.push(readme);
+        }
+    }
     let mut broken = Vec::new();
     for page in &pages {
         let text = std::fs::read_to_string(page).expect("read page");

@@ -137,8 +137,9 @@ impl ToolContext {
         }
     }
 
-    /// The context of a call made outside MCP (the CLI running a recipe):
+    /// The context of a call made outside MCP, for the toolkit's tests:
     /// `actor` names the caller; there is no client to notify.
+    #[cfg(test)]
     pub fn local(actor: &str) -> ToolContext {
         ToolContext {
             progress_token: None,

@@ -1,0 +1,210 @@
+//! The structural invariants of ARCHITECTURE.md, checked on the sources:
+//! dependencies point down, only the adapter knows MCP, libraries do not
+//! print, every source file opens with a `//!` doc.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn crates_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .expect("crates/")
+}
+
+/// Each crate's normal (not dev) dependencies, as written in its
+/// `Cargo.toml`.
+fn dependencies() -> BTreeMap<String, Vec<String>> {
+    let mut all = BTreeMap::new();
+    for entry in std::fs::read_dir(crates_dir())
+        .expect("read crates/")
+        .flatten()
+    {
+        let manifest = entry.path().join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            continue;
+        };
+        let mut section = String::new();
+        let mut names = Vec::new();
+        for line in text.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                section = line.to_string();
+            } else if section == "[dependencies]"
+                && let Some(name) = line.split(['.', '=', ' ']).next().filter(|n| !n.is_empty())
+            {
+                names.push(name.to_string());
+            }
+        }
+        let crate_name = entry.file_name().to_string_lossy().into_owned();
+        all.insert(crate_name, names);
+    }
+    all
+}
+
+/// The Lore crates each crate may depend on (ARCHITECTURE.md, invariant 1).
+fn allowed(crate_name: &str) -> &'static [&'static str] {
+    const ENGINES: &[&str] = &["lore-core", "lore-tls", "lore-llm"];
+    match crate_name {
+        "lore-core" | "lore-tls" => &[],
+        "lore-llm" | "lore-semantic" => &["lore-core"],
+        "lore-store" | "lore-warehouse" => &["lore-core", "lore-tls"],
+        "lore-search" => ENGINES,
+        "lore-context" | "lore-gateway" => &[
+            "lore-core",
+            "lore-tls",
+            "lore-llm",
+            "lore-store",
+            "lore-search",
+            "lore-warehouse",
+            "lore-semantic",
+        ],
+        "lore-mcp" => &[
+            "lore-core",
+            "lore-tls",
+            "lore-llm",
+            "lore-store",
+            "lore-search",
+            "lore-warehouse",
+            "lore-semantic",
+            "lore-context",
+            "lore-gateway",
+        ],
+        _ => &[
+            "lore-core",
+            "lore-tls",
+            "lore-llm",
+            "lore-store",
+            "lore-search",
+            "lore-warehouse",
+            "lore-semantic",
+            "lore-context",
+            "lore-gateway",
+            "lore-mcp",
+        ],
+    }
+}
+
+#[test]
+fn lore_crates_depend_only_on_crates_below_them() {
+    let mut wrong = Vec::new();
+    for (crate_name, names) in dependencies() {
+        for name in names.iter().filter(|name| name.starts_with("lore-")) {
+            if !allowed(&crate_name).contains(&name.as_str()) {
+                wrong.push(format!("{crate_name} depends on {name}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "upward or sideways dependencies:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn only_the_adapter_depends_on_the_mcp_sdk() {
+    let users: Vec<String> = dependencies()
+        .into_iter()
+        .filter(|(_, names)| names.iter().any(|name| name == "rmcp"))
+        .map(|(crate_name, _)| crate_name)
+        .collect();
+    assert_eq!(users, vec!["lore-mcp".to_string()]);
+}
+
+#[test]
+fn the_binary_reaches_the_adapter_only_from_its_mcp_command() {
+    let src = crates_dir().join("lore/src");
+    let mut users = Vec::new();
+    for file in rust_files(&src) {
+        let text = std::fs::read_to_string(&file).expect("read source");
+        let code = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"));
+        if code.into_iter().any(|line| line.contains("lore_mcp::")) {
+            users.push(relative(&file, &src));
+        }
+    }
+    assert_eq!(users, vec!["commands/mcp.rs".to_string()]);
+}
+
+#[test]
+fn library_crates_do_not_print() {
+    let mut printing = Vec::new();
+    for crate_dir in library_crates() {
+        for file in rust_files(&crate_dir.join("src")) {
+            let text = std::fs::read_to_string(&file).expect("read source");
+            for (number, line) in text.lines().enumerate() {
+                let code = line.trim_start();
+                if code.starts_with("//") {
+                    continue;
+                }
+                if ["println!(", "eprintln!(", "print!(", "eprint!("]
+                    .iter()
+                    .any(|call| code.contains(call))
+                {
+                    printing.push(format!("{}:{}", file.display(), number + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        printing.is_empty(),
+        "library code printing:\n{}",
+        printing.join("\n")
+    );
+}
+
+#[test]
+fn every_source_file_opens_with_its_purpose() {
+    let mut undocumented = Vec::new();
+    for entry in std::fs::read_dir(crates_dir())
+        .expect("read crates/")
+        .flatten()
+    {
+        for file in rust_files(&entry.path().join("src")) {
+            let text = std::fs::read_to_string(&file).expect("read source");
+            if !text.starts_with("//!") {
+                undocumented.push(file.display().to_string());
+            }
+        }
+    }
+    assert!(
+        undocumented.is_empty(),
+        "files without a //! doc:\n{}",
+        undocumented.join("\n")
+    );
+}
+
+fn library_crates() -> Vec<PathBuf> {
+    std::fs::read_dir(crates_dir())
+        .expect("read crates/")
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.join("src/lib.rs").exists())
+        .collect()
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return files;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+fn relative(file: &Path, base: &Path) -> String {
+    file.strip_prefix(base)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
