@@ -4,7 +4,9 @@
 
 use lore_core::limits::SqlLimits;
 
-use super::{BaseMeasure, DEFAULT_LIMIT, DerivedMeasure, Dim, MeasureId, Resolved, RowFilter};
+use super::{
+    BaseMeasure, DEFAULT_LIMIT, DerivedMeasure, Dim, MeasureId, MeasureRefs, Resolved, RowFilter,
+};
 use crate::error::SemanticError;
 use crate::model::expr::{SqlExpr, is_aggregate};
 use crate::model::{Calculation, Conversion, SemanticModel};
@@ -410,6 +412,9 @@ fn conjuncts(expr: &sqlparser::ast::Expr, out: &mut Vec<sqlparser::ast::Expr>) {
     }
 }
 
+/// Resolves a query's names against the model: its dimensions, measures
+/// (named, inline aggregates, derived), filters split into row conditions
+/// and conditions on measures, segments, order and limit.
 pub(super) fn resolve(
     model: &SemanticModel,
     query: &SemanticQuery,
@@ -426,194 +431,270 @@ pub(super) fn resolve(
         bases: Vec::new(),
         derived: Vec::new(),
     };
+    let dims = dimensions(model, query)?;
+    let measure_order = r.query_measures(query, &dims)?;
+    let (mut row_filters, having) = r.filters(query)?;
+    row_filters.extend(segment_filters(model, query)?);
+    let order = order(model, &r, &dims, query)?;
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
+    if limit == 0 {
+        return Err(SemanticError::query("limit must be at least 1"));
+    }
+    Ok(Resolved {
+        dims,
+        bases: r.bases,
+        derived: r.derived,
+        measure_order,
+        row_filters,
+        having,
+        order,
+        limit,
+        include_empty: query.include_empty,
+    })
+}
 
-    // Dimensions.
-    let mut dims = Vec::new();
+/// The query's dimensions, each `source.column` with its granularity;
+/// one asked twice is refused.
+fn dimensions(model: &SemanticModel, query: &SemanticQuery) -> Result<Vec<Dim>, SemanticError> {
+    let mut dims: Vec<Dim> = Vec::new();
     for d in &query.dimensions {
         let (field, granularity) = d.parts();
-        let Some((s, c)) = field.split_once('.') else {
+        let dim = dimension(model, field, granularity)?;
+        if dims.iter().any(|x| x.output == dim.output) {
             return Err(SemanticError::query(format!(
-                "dimension `{field}`: write it as source.column"
-            )));
-        };
-        let Some((node, si)) = model.join_graph().node_named(model, s) else {
-            return Err(SemanticError::InvalidQuery {
-                message: format!("dimension `{field}`: no source `{s}`"),
-                candidates: candidates(model.source_names().into_iter(), s),
-            });
-        };
-        let Some(column) = model.sources[si].column(c) else {
-            return Err(SemanticError::InvalidQuery {
-                message: format!("dimension `{field}`: `{s}` has no column `{c}`"),
-                candidates: candidates(
-                    model.sources[si]
-                        .columns
-                        .iter()
-                        .map(|x| format!("{s}.{}", x.name)),
-                    c,
-                ),
-            });
-        };
-        if column.visibility == crate::model::Visibility::Hidden {
-            return Err(SemanticError::query(format!(
-                "dimension `{field}` is hidden in the model (it serves joins and measures); group by a public column, or make it public in {}",
-                model.sources[si].file.display()
+                "dimension `{}` is asked for twice",
+                dim.output
             )));
         }
-        let granularity = match granularity {
-            None => None,
-            Some(g) => {
-                let g = parse_dimension_granularity(field, g).map_err(SemanticError::query)?;
-                if column.column_type != crate::model::ColumnType::Time {
-                    return Err(SemanticError::query(format!(
-                        "dimension `{field}` is not a time column, so it takes no granularity"
-                    )));
-                }
-                Some(g)
-            }
-        };
-        let output = match granularity {
-            Some(g) => format!("{field}.{}", g.as_str()),
-            None => field.to_string(),
-        };
-        if dims.iter().any(|x: &Dim| x.output == output) {
-            return Err(SemanticError::query(format!(
-                "dimension `{output}` is asked for twice"
-            )));
-        }
-        dims.push(Dim {
-            output,
-            source: si,
-            node,
-            column: c.to_string(),
-            granularity,
+        dims.push(dim);
+    }
+    Ok(dims)
+}
+
+/// One dimension: a public column of a source (or a join alias), with a
+/// granularity only when it is a time column.
+fn dimension(
+    model: &SemanticModel,
+    field: &str,
+    granularity: Option<&str>,
+) -> Result<Dim, SemanticError> {
+    let Some((s, c)) = field.split_once('.') else {
+        return Err(SemanticError::query(format!(
+            "dimension `{field}`: write it as source.column"
+        )));
+    };
+    let Some((node, si)) = model.join_graph().node_named(model, s) else {
+        return Err(SemanticError::InvalidQuery {
+            message: format!("dimension `{field}`: no source `{s}`"),
+            candidates: candidates(model.source_names().into_iter(), s),
         });
+    };
+    let Some(column) = model.sources[si].column(c) else {
+        return Err(SemanticError::InvalidQuery {
+            message: format!("dimension `{field}`: `{s}` has no column `{c}`"),
+            candidates: candidates(
+                model.sources[si]
+                    .columns
+                    .iter()
+                    .map(|x| format!("{s}.{}", x.name)),
+                c,
+            ),
+        });
+    };
+    if column.visibility == crate::model::Visibility::Hidden {
+        return Err(SemanticError::query(format!(
+            "dimension `{field}` is hidden in the model (it serves joins and measures); group by a public column, or make it public in {}",
+            model.sources[si].file.display()
+        )));
     }
-
-    // Measures.
-    let mut measure_order = Vec::new();
-    for m in &query.measures {
-        let reference = match m {
-            MeasureRef::Name(text) => r.measure_by_text(text, true)?,
-            MeasureRef::Derived { expr, name } => {
-                let parsed = SqlExpr::parse(expr, limits)?;
-                if is_aggregate(&parsed) {
-                    let base = r.add_inline(expr, parsed)?;
-                    if let Ok(i) = base {
-                        r.bases[i].output = name.clone();
-                    }
-                    base
-                } else {
-                    let mut refs = Vec::new();
-                    for parts in parsed.references() {
-                        let key = parts.join(".");
-                        let Some(found) = r.measure_ref(&key)? else {
-                            return Err(SemanticError::InvalidQuery {
-                                message: format!(
-                                    "in `{name}`, `{key}` is not a measure of this query or the model"
-                                ),
-                                candidates: candidates(r.all_measures(), &key),
-                            });
-                        };
-                        refs.push((key, found));
-                    }
-                    r.derived.push(DerivedMeasure {
-                        output: name.clone(),
-                        expr: parsed,
-                        refs,
-                        visible: true,
-                    });
-                    Err(r.derived.len() - 1)
-                }
+    let granularity = match granularity {
+        None => None,
+        Some(g) => {
+            let g = parse_dimension_granularity(field, g).map_err(SemanticError::query)?;
+            if column.column_type != crate::model::ColumnType::Time {
+                return Err(SemanticError::query(format!(
+                    "dimension `{field}` is not a time column, so it takes no granularity"
+                )));
             }
-        };
-        let output = match reference {
-            Ok(i) => r.bases[i].output.clone(),
-            Err(i) => r.derived[i].output.clone(),
-        };
-        if dims.iter().any(|d| d.output == output)
-            || measure_order.iter().any(|x: &MeasureId| {
-                let o = match x {
-                    Ok(i) => &r.bases[*i].output,
-                    Err(i) => &r.derived[*i].output,
-                };
-                o == &output
-            })
-        {
-            return Err(SemanticError::query(format!(
-                "`{output}` is asked for twice"
-            )));
+            Some(g)
         }
-        measure_order.push(reference);
+    };
+    let output = match granularity {
+        Some(g) => format!("{field}.{}", g.as_str()),
+        None => field.to_string(),
+    };
+    Ok(Dim {
+        output,
+        source: si,
+        node,
+        column: c.to_string(),
+        granularity,
+    })
+}
+
+/// A query's conditions over columns and over measures.
+type Filters = (Vec<RowFilter>, Vec<(SqlExpr, MeasureRefs)>);
+
+impl Resolver<'_> {
+    /// The output name of a measure of this query.
+    fn output_of(&self, id: &MeasureId) -> &str {
+        match id {
+            Ok(i) => &self.bases[*i].output,
+            Err(i) => &self.derived[*i].output,
+        }
     }
 
-    // Filters: conditions over columns (WHERE) or over measures (HAVING).
-    let mut row_filters = Vec::new();
-    let mut having = Vec::new();
-    for text in &query.filters {
-        let parsed = SqlExpr::parse(text, limits).map_err(|e| match e {
-            SemanticError::InvalidQuery { message, .. } => {
-                SemanticError::query(format!("filter {message}"))
-            }
-            other => other,
-        })?;
-        let mut parts = Vec::new();
-        conjuncts(&parsed.ast, &mut parts);
-        for part in parts {
-            let part = SqlExpr {
-                text: part.to_string(),
-                ast: part,
+    /// The query's measures in the order asked; a name asked twice (or
+    /// also a dimension's) is refused.
+    fn query_measures(
+        &mut self,
+        query: &SemanticQuery,
+        dims: &[Dim],
+    ) -> Result<Vec<MeasureId>, SemanticError> {
+        let mut measure_order: Vec<MeasureId> = Vec::new();
+        for m in &query.measures {
+            let reference = match m {
+                MeasureRef::Name(text) => self.measure_by_text(text, true)?,
+                MeasureRef::Derived { expr, name } => self.asked_expression(expr, name)?,
             };
-            let mut sources = Vec::new();
-            let mut measures = Vec::new();
-            for reference in part.references() {
-                let key = reference.join(".");
-                let column_source = match reference.as_slice() {
-                    [s, c] => model
-                        .join_graph()
-                        .node_named(model, s)
-                        .filter(|&(_, si)| model.sources[si].column(c).is_some())
-                        .map(|(node, _)| node),
-                    _ => None,
-                };
-                if let Some(si) = column_source {
-                    if !sources.contains(&si) {
-                        sources.push(si);
-                    }
-                } else if let Some(found) = r.measure_ref(&key)? {
-                    measures.push((key, found));
-                } else {
-                    return Err(SemanticError::InvalidQuery {
-                        message: format!(
-                            "filter `{text}`: `{key}` is neither a column (source.column) nor a measure"
-                        ),
-                        candidates: candidates(
-                            model.sources.iter().flat_map(|s| {
-                                s.columns
-                                    .iter()
-                                    .map(move |c| format!("{}.{}", s.name, c.name))
-                            }),
-                            &key,
-                        ),
-                    });
-                }
+            let output = self.output_of(&reference).to_string();
+            if dims.iter().any(|d| d.output == output)
+                || measure_order.iter().any(|x| self.output_of(x) == output)
+            {
+                return Err(SemanticError::query(format!(
+                    "`{output}` is asked for twice"
+                )));
             }
-            match (sources.is_empty(), measures.is_empty()) {
-                (false, false) => {
-                    return Err(SemanticError::query(format!(
-                        "filter `{}` mixes columns and measures in one condition (an OR across a row condition and an aggregate cannot be split); write them as separate filters joined by AND",
-                        part.text
-                    )));
+            measure_order.push(reference);
+        }
+        Ok(measure_order)
+    }
+
+    /// A measure given as `{expr, name}`: an inline aggregate becomes a
+    /// base measure, anything else a derived measure over other measures.
+    fn asked_expression(&mut self, expr: &str, name: &str) -> Result<MeasureId, SemanticError> {
+        let parsed = SqlExpr::parse(expr, self.limits)?;
+        if is_aggregate(&parsed) {
+            let base = self.add_inline(expr, parsed)?;
+            if let Ok(i) = base {
+                self.bases[i].output = name.to_string();
+            }
+            return Ok(base);
+        }
+        let mut refs = Vec::new();
+        for parts in parsed.references() {
+            let key = parts.join(".");
+            let Some(found) = self.measure_ref(&key)? else {
+                return Err(SemanticError::InvalidQuery {
+                    message: format!(
+                        "in `{name}`, `{key}` is not a measure of this query or the model"
+                    ),
+                    candidates: candidates(self.all_measures(), &key),
+                });
+            };
+            refs.push((key, found));
+        }
+        self.derived.push(DerivedMeasure {
+            output: name.to_string(),
+            expr: parsed,
+            refs,
+            visible: true,
+        });
+        Ok(Err(self.derived.len() - 1))
+    }
+
+    /// The query's filters, split at `AND` into conditions over columns
+    /// (WHERE) and conditions over measures (HAVING).
+    fn filters(&mut self, query: &SemanticQuery) -> Result<Filters, SemanticError> {
+        let mut row_filters = Vec::new();
+        let mut having = Vec::new();
+        for text in &query.filters {
+            let parsed = SqlExpr::parse(text, self.limits).map_err(|e| match e {
+                SemanticError::InvalidQuery { message, .. } => {
+                    SemanticError::query(format!("filter {message}"))
                 }
-                (_, false) => having.push((part, measures)),
-                _ => row_filters.push(RowFilter {
-                    expr: part,
-                    home: None,
-                    sources,
-                }),
+                other => other,
+            })?;
+            let mut parts = Vec::new();
+            conjuncts(&parsed.ast, &mut parts);
+            for part in parts {
+                let part = SqlExpr {
+                    text: part.to_string(),
+                    ast: part,
+                };
+                let (sources, measures) = self.filter_references(text, &part)?;
+                match (sources.is_empty(), measures.is_empty()) {
+                    (false, false) => {
+                        return Err(SemanticError::query(format!(
+                            "filter `{}` mixes columns and measures in one condition (an OR across a row condition and an aggregate cannot be split); write them as separate filters joined by AND",
+                            part.text
+                        )));
+                    }
+                    (_, false) => having.push((part, measures)),
+                    _ => row_filters.push(RowFilter {
+                        expr: part,
+                        home: None,
+                        sources,
+                    }),
+                }
             }
         }
+        Ok((row_filters, having))
     }
+
+    /// The nodes whose columns a condition reads, and the measures it
+    /// reads; a reference that is neither is refused with candidates.
+    fn filter_references(
+        &mut self,
+        text: &str,
+        part: &SqlExpr,
+    ) -> Result<(Vec<usize>, MeasureRefs), SemanticError> {
+        let model = self.model;
+        let mut sources = Vec::new();
+        let mut measures = Vec::new();
+        for reference in part.references() {
+            let key = reference.join(".");
+            let column_source = match reference.as_slice() {
+                [s, c] => model
+                    .join_graph()
+                    .node_named(model, s)
+                    .filter(|&(_, si)| model.sources[si].column(c).is_some())
+                    .map(|(node, _)| node),
+                _ => None,
+            };
+            if let Some(si) = column_source {
+                if !sources.contains(&si) {
+                    sources.push(si);
+                }
+            } else if let Some(found) = self.measure_ref(&key)? {
+                measures.push((key, found));
+            } else {
+                return Err(SemanticError::InvalidQuery {
+                    message: format!(
+                        "filter `{text}`: `{key}` is neither a column (source.column) nor a measure"
+                    ),
+                    candidates: candidates(
+                        model.sources.iter().flat_map(|s| {
+                            s.columns
+                                .iter()
+                                .map(move |c| format!("{}.{}", s.name, c.name))
+                        }),
+                        &key,
+                    ),
+                });
+            }
+        }
+        Ok((sources, measures))
+    }
+}
+
+/// The query's segments (`source.segment`) as row conditions on their
+/// source.
+fn segment_filters(
+    model: &SemanticModel,
+    query: &SemanticQuery,
+) -> Result<Vec<RowFilter>, SemanticError> {
+    let mut row_filters = Vec::new();
     for text in &query.segments {
         let Some((s, name)) = text.split_once('.') else {
             return Err(SemanticError::query(format!(
@@ -642,82 +723,69 @@ pub(super) fn resolve(
             sources: vec![si],
         });
     }
+    Ok(row_filters)
+}
 
-    // Ordering.
+/// The query's order (by default its dimensions, ascending).
+fn order(
+    model: &SemanticModel,
+    r: &Resolver,
+    dims: &[Dim],
+    query: &SemanticQuery,
+) -> Result<Vec<(String, bool)>, SemanticError> {
     let mut order = Vec::new();
     for o in &query.order_by {
         let (field, desc) = o.parts();
-        let known = dims.iter().any(|d| d.output == field)
-            || r.bases.iter().any(|b| b.visible && b.output == field)
-            || r.derived.iter().any(|d| d.visible && d.output == field);
-        let field = if known {
-            field
-        } else {
-            // A dimension without its granularity, or a bare measure name.
-            let by_dim: Vec<&Dim> = dims
-                .iter()
-                .filter(|d| format!("{}.{}", model.sources[d.source].name, d.column) == field)
-                .collect();
-            let by_measure: Vec<String> = r
-                .bases
-                .iter()
-                .filter(|b| b.visible)
-                .map(|b| b.output.clone())
-                .chain(
-                    r.derived
-                        .iter()
-                        .filter(|d| d.visible)
-                        .map(|d| d.output.clone()),
-                )
-                .filter(|o| o.rsplit('.').next() == Some(field.as_str()))
-                .collect();
-            match (by_dim.as_slice(), by_measure.as_slice()) {
-                ([d], []) => d.output.clone(),
-                ([], [m]) => m.clone(),
-                _ => {
-                    return Err(SemanticError::InvalidQuery {
-                        message: format!(
-                            "order_by `{field}` is not a dimension or measure of this query"
-                        ),
-                        candidates: dims
-                            .iter()
-                            .map(|d| d.output.clone())
-                            .chain(
-                                r.bases
-                                    .iter()
-                                    .filter(|b| b.visible)
-                                    .map(|b| b.output.clone()),
-                            )
-                            .chain(
-                                r.derived
-                                    .iter()
-                                    .filter(|d| d.visible)
-                                    .map(|d| d.output.clone()),
-                            )
-                            .collect(),
-                    });
-                }
-            }
-        };
-        order.push((field, desc));
+        order.push((order_field(model, r, dims, field)?, desc));
     }
     if order.is_empty() {
         order = dims.iter().map(|d| (d.output.clone(), false)).collect();
     }
+    Ok(order)
+}
 
-    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
-    if limit == 0 {
-        return Err(SemanticError::query("limit must be at least 1"));
+/// The output an `order_by` field names: an output of the query, else a
+/// dimension without its granularity or a bare measure name, when only
+/// one fits.
+fn order_field(
+    model: &SemanticModel,
+    r: &Resolver,
+    dims: &[Dim],
+    field: String,
+) -> Result<String, SemanticError> {
+    let visible_measures = || {
+        r.bases
+            .iter()
+            .filter(|b| b.visible)
+            .map(|b| b.output.clone())
+            .chain(
+                r.derived
+                    .iter()
+                    .filter(|d| d.visible)
+                    .map(|d| d.output.clone()),
+            )
+    };
+    let known = dims.iter().any(|d| d.output == field) || visible_measures().any(|o| o == field);
+    if known {
+        return Ok(field);
     }
-    Ok(Resolved {
-        dims,
-        bases: r.bases,
-        derived: r.derived,
-        measure_order,
-        row_filters,
-        having,
-        order,
-        limit,
-        include_empty: query.include_empty,
-    })
+    let by_dim: Vec<&Dim> = dims
+        .iter()
+        .filter(|d| format!("{}.{}", model.sources[d.source].name, d.column) == field)
+        .collect();
+    let by_measure: Vec<String> = visible_measures()
+        .filter(|o| o.rsplit('.').next() == Some(field.as_str()))
+        .collect();
+    match (by_dim.as_slice(), by_measure.as_slice()) {
+        ([d], []) => Ok(d.output.clone()),
+        ([], [m]) => Ok(m.clone()),
+        _ => Err(SemanticError::InvalidQuery {
+            message: format!("order_by `{field}` is not a dimension or measure of this query"),
+            candidates: dims
+                .iter()
+                .map(|d| d.output.clone())
+                .chain(visible_measures())
+                .collect(),
+        }),
+    }
 }
