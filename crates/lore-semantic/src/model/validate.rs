@@ -175,329 +175,19 @@ fn build_source(
     all: &[(PathBuf, SourceSpec)],
     issues: &mut Issues,
 ) -> Source {
-    let name = spec.name.as_str();
-    let relation = match (&spec.table, &spec.sql) {
-        (Some(table), None) if !table.trim().is_empty() => Relation::Table(table.clone()),
-        (None, Some(sql)) if !sql.trim().is_empty() => Relation::Sql(sql.clone()),
-        (Some(_), Some(_)) => {
-            issues.add(
-                file,
-                name,
-                Some("table".into()),
-                "give either `table` or `sql`, not both".into(),
-            );
-            Relation::Table(String::new())
-        }
-        _ => {
-            issues.add(
-                file,
-                name,
-                Some("table".into()),
-                "a source needs `table` (schema.table) or `sql`".into(),
-            );
-            Relation::Table(String::new())
-        }
+    let check = SourceCheck {
+        file,
+        spec,
+        name: spec.name.as_str(),
+        by_name,
+        all,
     };
-
-    let mut seen = HashSet::new();
-    let mut columns = Vec::new();
-    for (i, c) in spec.columns.iter().enumerate() {
-        if !seen.insert(c.name.as_str()) {
-            issues.add(
-                file,
-                name,
-                Some(format!("columns[{i}].name")),
-                format!("duplicate column `{}`", c.name),
-            );
-        }
-        let expr = c
-            .expr
-            .as_deref()
-            .and_then(|e| parse(e, file, name, format!("columns.{}.expr", c.name), issues));
-        columns.push(Column {
-            name: c.name.clone(),
-            column_type: c.column_type,
-            expr,
-            visibility: c.visibility.unwrap_or_default(),
-            description: Descriptions::pick(c.description.as_ref(), c.descriptions.as_ref()),
-        });
-    }
-    let has_column = |col: &str| spec.columns.iter().any(|c| c.name == col);
-    for g in &spec.grain {
-        if !has_column(g) {
-            issues.add(
-                file,
-                name,
-                Some("grain".into()),
-                format!("grain column `{g}` is not among the source's columns"),
-            );
-        }
-    }
-
-    // Column references in an expression over this source only.
-    let check_ref = |parts: &[String], field: &str, issues: &mut Issues, measures_ok: bool| {
-        let col = match parts {
-            [col] => col,
-            [src, col] if src == name => col,
-            _ => {
-                issues.add(file, name, Some(field.to_string()), format!(
-                    "`{}` is not a column of `{name}`; expressions here use the source's own columns",
-                    parts.join(".")
-                ));
-                return;
-            }
-        };
-        let is_measure = measures_ok && spec.measures.iter().any(|m| &m.name == col);
-        if !has_column(col) && !is_measure {
-            issues.add(
-                file,
-                name,
-                Some(field.to_string()),
-                format!("unknown column `{col}` (declare it under columns)"),
-            );
-        }
-    };
-    let check_own = |expr: &SqlExpr, field: String, issues: &mut Issues, measures_ok: bool| {
-        for parts in expr.references() {
-            check_ref(&parts, &field, issues, measures_ok);
-        }
-    };
-
-    let mut measures = Vec::new();
-    let mut seen = HashSet::new();
-    for m in &spec.measures {
-        if !seen.insert(m.name.as_str()) {
-            issues.add(
-                file,
-                name,
-                Some(format!("measures.{}", m.name)),
-                "duplicate measure name".into(),
-            );
-        }
-        let field = format!("measures.{}.expr", m.name);
-        // A conversion measure's rows are its base measure's.
-        let conversion = match &m.conversion {
-            None => None,
-            Some(c) => {
-                let field = format!("measures.{}.conversion", m.name);
-                match super::conversion::validate(c, m, spec, by_name, all, &field) {
-                    Ok(found) => Some(found),
-                    Err(message) => {
-                        issues.add(file, name, Some(field), message);
-                        continue;
-                    }
-                }
-            }
-        };
-        let expr = match &conversion {
-            Some((base_expr, _, _)) => base_expr.clone(),
-            None => {
-                let Some(expr) = parse(&m.expr, file, name, field.clone(), issues) else {
-                    continue;
-                };
-                expr
-            }
-        };
-        if expr.has_subquery() {
-            issues.add(file, name, Some(field), SUBQUERY_IN_MEASURE.into());
-            continue;
-        }
-        let derived = !is_aggregate(&expr);
-        if derived {
-            // An expression over measures: every reference must be one.
-            for parts in expr.references() {
-                let known = match parts.as_slice() {
-                    [m] => spec.measures.iter().any(|x| &x.name == m),
-                    [s, m] => by_name
-                        .get(s)
-                        .is_some_and(|&i| all[i].1.measures.iter().any(|x| &x.name == m)),
-                    _ => false,
-                };
-                if !known {
-                    issues.add(file, name, Some(field.clone()), format!(
-                        "`{}` is not a measure; a measure aggregates columns (sum(x), count(*), count_distinct(x), avg, min, max, median, percentile(x, p)) or combines other measures",
-                        parts.join(".")
-                    ));
-                }
-            }
-        } else {
-            check_own(&expr, field, issues, false);
-        }
-        let filter = m
-            .filter
-            .as_deref()
-            .and_then(|f| parse(f, file, name, format!("measures.{}.filter", m.name), issues));
-        if let Some(f) = &filter {
-            // A measure's filter may also read a column of another source
-            // (`customers.country = 'MX'`); that the source is reached by
-            // to-one joins only is checked once the model is whole.
-            let field = format!("measures.{}.filter", m.name);
-            for parts in f.references() {
-                match parts.as_slice() {
-                    [other, col] if other != name && by_name.contains_key(other) => {
-                        let target = &all[by_name[other]].1;
-                        if !target.columns.iter().any(|c| &c.name == col) {
-                            issues.add(file, name, Some(field.clone()), format!(
-                                "`{other}.{col}`: `{other}` has no column `{col}` (declare it under its columns)"
-                            ));
-                        }
-                    }
-                    _ => check_ref(&parts, &field, issues, false),
-                }
-            }
-        }
-        let cumulative = m.cumulative.as_ref().and_then(|c| {
-            cumulative(c, spec, derived, &format!("measures.{}.cumulative", m.name))
-                .map_err(|message| {
-                    issues.add(
-                        file,
-                        name,
-                        Some(format!("measures.{}.cumulative", m.name)),
-                        message,
-                    )
-                })
-                .ok()
-        });
-        let offset = m.offset.as_ref().and_then(|o| {
-            offset(
-                o,
-                spec,
-                derived,
-                m.cumulative.is_some(),
-                &format!("measures.{}.offset", m.name),
-            )
-            .map_err(|message| {
-                issues.add(
-                    file,
-                    name,
-                    Some(format!("measures.{}.offset", m.name)),
-                    message,
-                )
-            })
-            .ok()
-        });
-        let non_additive = m.non_additive.as_ref().and_then(|n| {
-            let field = format!("measures.{}.non_additive", m.name);
-            non_additive(
-                n,
-                spec,
-                derived,
-                m.cumulative.is_some() || m.offset.is_some(),
-                &field,
-            )
-            .map_err(|message| issues.add(file, name, Some(field.clone()), message))
-            .ok()
-        });
-        // A conversion measure's base rows pass its base measure's filter
-        // and its own.
-        let (filter, conversion) = match conversion {
-            None => (filter, None),
-            Some((_, base_filter, conversion)) => {
-                let filter = match (base_filter, filter) {
-                    (Some(a), Some(b)) => SqlExpr::parse(
-                        &format!("({}) AND ({})", a.text, b.text),
-                        &SqlLimits::default(),
-                    )
-                    .map_err(|e| {
-                        issues.add(
-                            file,
-                            name,
-                            Some(format!("measures.{}.filter", m.name)),
-                            e.to_string(),
-                        )
-                    })
-                    .ok(),
-                    (a, b) => a.or(b),
-                };
-                (filter, Some(conversion))
-            }
-        };
-        measures.push(Measure {
-            name: m.name.clone(),
-            expr,
-            derived,
-            filter,
-            cumulative,
-            offset,
-            non_additive,
-            conversion,
-            description: Descriptions::pick(m.description.as_ref(), m.descriptions.as_ref()),
-        });
-    }
-
-    let mut segments = Vec::new();
-    for s in &spec.segments {
-        let field = format!("segments.{}.expr", s.name);
-        if let Some(expr) = parse(&s.expr, file, name, field.clone(), issues) {
-            check_own(&expr, field, issues, false);
-            segments.push(Segment {
-                name: s.name.clone(),
-                expr,
-                description: s.description.clone(),
-            });
-        }
-    }
-
-    let mut joins = Vec::new();
-    for (i, j) in spec.joins.iter().enumerate() {
-        let Some(&target) = by_name.get(&j.to) else {
-            issues.add(
-                file,
-                name,
-                Some(format!("joins[{i}].to")),
-                format!(
-                    "no source `{}` to join to; sources: {}",
-                    j.to,
-                    sorted(by_name.keys())
-                ),
-            );
-            continue;
-        };
-        let Some(on) = parse(&j.on, file, name, format!("joins[{i}].on"), issues) else {
-            continue;
-        };
-        let reach = j.alias.clone().unwrap_or_else(|| j.to.clone());
-        let target_spec = &all[target].1;
-        for parts in on.references() {
-            let ok = match parts.as_slice() {
-                [col] => has_column(col),
-                [src, col] if src == name && src != &reach => has_column(col),
-                [src, col] if src == &reach => target_spec.columns.iter().any(|c| &c.name == col),
-                _ => false,
-            };
-            if !ok {
-                issues.add(file, name, Some(format!("joins[{i}].on")), format!(
-                    "`{}` is not a column of `{name}` (unqualified) or of `{reach}` (qualified with `{reach}.`)",
-                    parts.join(".")
-                ));
-            }
-        }
-        joins.push(Join {
-            target,
-            name: reach,
-            on,
-            cardinality: j.relationship,
-        });
-    }
-
-    if let Some(column) = &spec.time_spine {
-        match spec.columns.iter().find(|c| &c.name == column) {
-            Some(c) if c.column_type == ColumnType::Time => {}
-            Some(_) => issues.add(
-                file,
-                name,
-                Some("time_spine".into()),
-                format!("the time spine column `{column}` must be of type time"),
-            ),
-            None => issues.add(
-                file,
-                name,
-                Some("time_spine".into()),
-                format!("the time spine column `{column}` is not among the source's columns"),
-            ),
-        }
-    }
-
+    let relation = check.relation(issues);
+    let columns = check.columns(issues);
+    let measures = check.measures(issues);
+    let segments = check.segments(issues);
+    let joins = check.joins(issues);
+    check.time_spine(issues);
     Source {
         name: spec.name.clone(),
         description: Descriptions::pick(spec.description.as_ref(), spec.descriptions.as_ref()),
@@ -510,6 +200,386 @@ fn build_source(
         segments,
         file: file.to_path_buf(),
         spec: spec.clone(),
+    }
+}
+
+/// One source's spec being checked, with the model's other specs (joins
+/// and derived measures may name them).
+struct SourceCheck<'a> {
+    file: &'a std::path::Path,
+    spec: &'a SourceSpec,
+    name: &'a str,
+    by_name: &'a HashMap<String, usize>,
+    all: &'a [(PathBuf, SourceSpec)],
+}
+
+/// What a measure's `expr` resolves to: the expression, whether it
+/// combines other measures, and a conversion measure's base filter and
+/// description.
+type MeasureExpr = (SqlExpr, bool, Option<(Option<SqlExpr>, super::Conversion)>);
+
+impl SourceCheck<'_> {
+    fn issue(&self, issues: &mut Issues, field: impl Into<String>, message: String) {
+        issues.add(self.file, self.name, Some(field.into()), message);
+    }
+
+    fn parse(&self, text: &str, field: String, issues: &mut Issues) -> Option<SqlExpr> {
+        parse(text, self.file, self.name, field, issues)
+    }
+
+    fn has_column(&self, col: &str) -> bool {
+        self.spec.columns.iter().any(|c| c.name == col)
+    }
+
+    /// `table` or `sql`, exactly one.
+    fn relation(&self, issues: &mut Issues) -> Relation {
+        match (&self.spec.table, &self.spec.sql) {
+            (Some(table), None) if !table.trim().is_empty() => Relation::Table(table.clone()),
+            (None, Some(sql)) if !sql.trim().is_empty() => Relation::Sql(sql.clone()),
+            (Some(_), Some(_)) => {
+                self.issue(
+                    issues,
+                    "table",
+                    "give either `table` or `sql`, not both".into(),
+                );
+                Relation::Table(String::new())
+            }
+            _ => {
+                self.issue(
+                    issues,
+                    "table",
+                    "a source needs `table` (schema.table) or `sql`".into(),
+                );
+                Relation::Table(String::new())
+            }
+        }
+    }
+
+    /// The columns (names once each, expressions parsed) and the grain,
+    /// which must be among them.
+    fn columns(&self, issues: &mut Issues) -> Vec<Column> {
+        let mut seen = HashSet::new();
+        let mut columns = Vec::new();
+        for (i, c) in self.spec.columns.iter().enumerate() {
+            if !seen.insert(c.name.as_str()) {
+                self.issue(
+                    issues,
+                    format!("columns[{i}].name"),
+                    format!("duplicate column `{}`", c.name),
+                );
+            }
+            let expr = c
+                .expr
+                .as_deref()
+                .and_then(|e| self.parse(e, format!("columns.{}.expr", c.name), issues));
+            columns.push(Column {
+                name: c.name.clone(),
+                column_type: c.column_type,
+                expr,
+                visibility: c.visibility.unwrap_or_default(),
+                description: Descriptions::pick(c.description.as_ref(), c.descriptions.as_ref()),
+            });
+        }
+        for g in &self.spec.grain {
+            if !self.has_column(g) {
+                self.issue(
+                    issues,
+                    "grain",
+                    format!("grain column `{g}` is not among the source's columns"),
+                );
+            }
+        }
+        columns
+    }
+
+    /// A column reference in an expression over this source only.
+    fn check_ref(&self, parts: &[String], field: &str, issues: &mut Issues, measures_ok: bool) {
+        let name = self.name;
+        let col = match parts {
+            [col] => col,
+            [src, col] if src == name => col,
+            _ => {
+                self.issue(issues, field, format!(
+                    "`{}` is not a column of `{name}`; expressions here use the source's own columns",
+                    parts.join(".")
+                ));
+                return;
+            }
+        };
+        let is_measure = measures_ok && self.spec.measures.iter().any(|m| &m.name == col);
+        if !self.has_column(col) && !is_measure {
+            self.issue(
+                issues,
+                field,
+                format!("unknown column `{col}` (declare it under columns)"),
+            );
+        }
+    }
+
+    fn check_own(&self, expr: &SqlExpr, field: &str, issues: &mut Issues) {
+        for parts in expr.references() {
+            self.check_ref(&parts, field, issues, false);
+        }
+    }
+
+    /// The measures: names once each, expressions, filters, running
+    /// windows, non-additive rules and conversions checked; a measure
+    /// whose expression fails is left out.
+    fn measures(&self, issues: &mut Issues) -> Vec<Measure> {
+        let mut measures = Vec::new();
+        let mut seen = HashSet::new();
+        for m in &self.spec.measures {
+            if !seen.insert(m.name.as_str()) {
+                self.issue(
+                    issues,
+                    format!("measures.{}", m.name),
+                    "duplicate measure name".into(),
+                );
+            }
+            let Some((expr, derived, conversion)) = self.measure_expr(m, issues) else {
+                continue;
+            };
+            let filter = self.measure_filter(m, issues);
+            let (cumulative, offset, non_additive) = self.time_rules(m, derived, issues);
+            // A conversion measure's base rows pass its base measure's
+            // filter and its own.
+            let (filter, conversion) = match conversion {
+                None => (filter, None),
+                Some((base_filter, conversion)) => (
+                    self.both_filters(m, base_filter, filter, issues),
+                    Some(conversion),
+                ),
+            };
+            measures.push(Measure {
+                name: m.name.clone(),
+                expr,
+                derived,
+                filter,
+                cumulative,
+                offset,
+                non_additive,
+                conversion,
+                description: Descriptions::pick(m.description.as_ref(), m.descriptions.as_ref()),
+            });
+        }
+        measures
+    }
+
+    /// A measure's expression (a conversion measure's is its base
+    /// measure's): an aggregate over this source's columns, or a
+    /// combination of measures; `None` when it cannot be used.
+    fn measure_expr(&self, m: &super::MeasureSpec, issues: &mut Issues) -> Option<MeasureExpr> {
+        let field = format!("measures.{}.expr", m.name);
+        let conversion = match &m.conversion {
+            None => None,
+            Some(c) => {
+                let field = format!("measures.{}.conversion", m.name);
+                match super::conversion::validate(c, m, self.spec, self.by_name, self.all, &field) {
+                    Ok(found) => Some(found),
+                    Err(message) => {
+                        self.issue(issues, field, message);
+                        return None;
+                    }
+                }
+            }
+        };
+        let (expr, conversion) = match conversion {
+            Some((base_expr, base_filter, conversion)) => {
+                (base_expr, Some((base_filter, conversion)))
+            }
+            None => (self.parse(&m.expr, field.clone(), issues)?, None),
+        };
+        if expr.has_subquery() {
+            self.issue(issues, field, SUBQUERY_IN_MEASURE.into());
+            return None;
+        }
+        let derived = !is_aggregate(&expr);
+        if derived {
+            self.check_measure_references(&expr, &field, issues);
+        } else {
+            self.check_own(&expr, &field, issues);
+        }
+        Some((expr, derived, conversion))
+    }
+
+    /// An expression over measures: every reference must be one (of this
+    /// source, or `source.measure`).
+    fn check_measure_references(&self, expr: &SqlExpr, field: &str, issues: &mut Issues) {
+        for parts in expr.references() {
+            let known = match parts.as_slice() {
+                [m] => self.spec.measures.iter().any(|x| &x.name == m),
+                [s, m] => self
+                    .by_name
+                    .get(s)
+                    .is_some_and(|&i| self.all[i].1.measures.iter().any(|x| &x.name == m)),
+                _ => false,
+            };
+            if !known {
+                self.issue(issues, field, format!(
+                    "`{}` is not a measure; a measure aggregates columns (sum(x), count(*), count_distinct(x), avg, min, max, median, percentile(x, p)) or combines other measures",
+                    parts.join(".")
+                ));
+            }
+        }
+    }
+
+    /// A measure's filter. It may also read a column of another source
+    /// (`customers.country = 'MX'`); that the source is reached by to-one
+    /// joins only is checked once the model is whole.
+    fn measure_filter(&self, m: &super::MeasureSpec, issues: &mut Issues) -> Option<SqlExpr> {
+        let field = format!("measures.{}.filter", m.name);
+        let filter = self.parse(m.filter.as_deref()?, field.clone(), issues)?;
+        for parts in filter.references() {
+            match parts.as_slice() {
+                [other, col] if other != self.name && self.by_name.contains_key(other) => {
+                    let target = &self.all[self.by_name[other]].1;
+                    if !target.columns.iter().any(|c| &c.name == col) {
+                        self.issue(issues, field.clone(), format!(
+                            "`{other}.{col}`: `{other}` has no column `{col}` (declare it under its columns)"
+                        ));
+                    }
+                }
+                _ => self.check_ref(&parts, &field, issues, false),
+            }
+        }
+        Some(filter)
+    }
+
+    /// A measure's running window, offset and non-additive rule, each
+    /// checked against the source.
+    fn time_rules(
+        &self,
+        m: &super::MeasureSpec,
+        derived: bool,
+        issues: &mut Issues,
+    ) -> (Option<Cumulative>, Option<Offset>, Option<NonAdditive>) {
+        let spec = self.spec;
+        let cumulative = m.cumulative.as_ref().and_then(|c| {
+            let field = format!("measures.{}.cumulative", m.name);
+            cumulative(c, spec, derived, &field)
+                .map_err(|message| self.issue(issues, field, message))
+                .ok()
+        });
+        let offset = m.offset.as_ref().and_then(|o| {
+            let field = format!("measures.{}.offset", m.name);
+            offset(o, spec, derived, m.cumulative.is_some(), &field)
+                .map_err(|message| self.issue(issues, field, message))
+                .ok()
+        });
+        let non_additive = m.non_additive.as_ref().and_then(|n| {
+            let field = format!("measures.{}.non_additive", m.name);
+            let running = m.cumulative.is_some() || m.offset.is_some();
+            non_additive(n, spec, derived, running, &field)
+                .map_err(|message| self.issue(issues, field, message))
+                .ok()
+        });
+        (cumulative, offset, non_additive)
+    }
+
+    /// A conversion measure's filter: its base measure's and its own.
+    fn both_filters(
+        &self,
+        m: &super::MeasureSpec,
+        base: Option<SqlExpr>,
+        own: Option<SqlExpr>,
+        issues: &mut Issues,
+    ) -> Option<SqlExpr> {
+        match (base, own) {
+            (Some(a), Some(b)) => SqlExpr::parse(
+                &format!("({}) AND ({})", a.text, b.text),
+                &SqlLimits::default(),
+            )
+            .map_err(|e| self.issue(issues, format!("measures.{}.filter", m.name), e.to_string()))
+            .ok(),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The segments, each a condition over this source's columns.
+    fn segments(&self, issues: &mut Issues) -> Vec<Segment> {
+        let mut segments = Vec::new();
+        for s in &self.spec.segments {
+            let field = format!("segments.{}.expr", s.name);
+            if let Some(expr) = self.parse(&s.expr, field.clone(), issues) {
+                self.check_own(&expr, &field, issues);
+                segments.push(Segment {
+                    name: s.name.clone(),
+                    expr,
+                    description: s.description.clone(),
+                });
+            }
+        }
+        segments
+    }
+
+    /// The joins: a known target, and an `on` reading this source's
+    /// columns (unqualified) and the target's (qualified by its name or
+    /// alias).
+    fn joins(&self, issues: &mut Issues) -> Vec<Join> {
+        let name = self.name;
+        let mut joins = Vec::new();
+        for (i, j) in self.spec.joins.iter().enumerate() {
+            let Some(&target) = self.by_name.get(&j.to) else {
+                self.issue(
+                    issues,
+                    format!("joins[{i}].to"),
+                    format!(
+                        "no source `{}` to join to; sources: {}",
+                        j.to,
+                        sorted(self.by_name.keys())
+                    ),
+                );
+                continue;
+            };
+            let Some(on) = self.parse(&j.on, format!("joins[{i}].on"), issues) else {
+                continue;
+            };
+            let reach = j.alias.clone().unwrap_or_else(|| j.to.clone());
+            let target_spec = &self.all[target].1;
+            for parts in on.references() {
+                let ok = match parts.as_slice() {
+                    [col] => self.has_column(col),
+                    [src, col] if src == name && src != &reach => self.has_column(col),
+                    [src, col] if src == &reach => {
+                        target_spec.columns.iter().any(|c| &c.name == col)
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    self.issue(issues, format!("joins[{i}].on"), format!(
+                        "`{}` is not a column of `{name}` (unqualified) or of `{reach}` (qualified with `{reach}.`)",
+                        parts.join(".")
+                    ));
+                }
+            }
+            joins.push(Join {
+                target,
+                name: reach,
+                on,
+                cardinality: j.relationship,
+            });
+        }
+        joins
+    }
+
+    /// The time spine's column exists and holds times.
+    fn time_spine(&self, issues: &mut Issues) {
+        let Some(column) = &self.spec.time_spine else {
+            return;
+        };
+        match self.spec.columns.iter().find(|c| &c.name == column) {
+            Some(c) if c.column_type == ColumnType::Time => {}
+            Some(_) => self.issue(
+                issues,
+                "time_spine",
+                format!("the time spine column `{column}` must be of type time"),
+            ),
+            None => self.issue(
+                issues,
+                "time_spine",
+                format!("the time spine column `{column}` is not among the source's columns"),
+            ),
+        }
     }
 }
 
