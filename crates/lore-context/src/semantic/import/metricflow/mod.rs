@@ -27,18 +27,17 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use lore_core::{ErrorCode, ErrorReport};
-use lore_semantic::model::{
-    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, NonAdditiveSpec, SourceSpec,
-    Visibility,
-};
+use lore_semantic::model::{MeasureSpec, NonAdditiveSpec, SourceSpec};
 use lore_warehouse::catalog::LoadedSnapshot;
 use serde_json::Value;
 
 mod filters;
 mod metrics;
+mod models;
+mod placing;
+mod spine;
 
-use super::{ImportReport, Imported, Outcome, identifiers, scanned_type};
-use metrics::{Placed, Placement, conversion, cumulative, derived, non_additive, simple};
+use super::{ImportReport, Imported};
 
 fn refuse(message: String) -> ErrorReport {
     ErrorReport::new(ErrorCode::InvalidArguments, message)
@@ -239,23 +238,26 @@ pub fn read_text(yaml: &str, scan: Option<&LoadedSnapshot>) -> Result<Imported, 
     from_documents(values, &BTreeMap::new(), false, scan, "the block")
 }
 
-fn from_documents(
-    documents: Vec<Value>,
-    relations: &BTreeMap<String, String>,
-    legacy_spine: bool,
-    scan: Option<&LoadedSnapshot>,
-    origin: &str,
-) -> Result<Imported, ErrorReport> {
-    let relations = relations.clone();
-    let mut report = ImportReport {
-        from: "metricflow".into(),
-        ..ImportReport::default()
+/// What a project's (or a note's) YAML documents hold for the import.
+struct Documents {
+    semantic_models: Vec<Value>,
+    metrics: Vec<Value>,
+    /// dbt model → column (lower case) → its description.
+    column_docs: BTreeMap<String, BTreeMap<String, String>>,
+    /// Time spine models declared in YAML.
+    spines: Vec<spine::Spine>,
+}
+
+/// Collects the semantic models, metrics, models' column descriptions
+/// and time spines of every document, MetricFlow's keywords lower-cased
+/// (it reads `agg: SUM`, `type: SIMPLE`, `time_granularity: DAY`).
+fn collect(documents: Vec<Value>) -> Documents {
+    let mut collected = Documents {
+        semantic_models: Vec::new(),
+        metrics: Vec::new(),
+        column_docs: BTreeMap::new(),
+        spines: Vec::new(),
     };
-    let mut semantic_models: Vec<Value> = Vec::new();
-    let mut metrics: Vec<Value> = Vec::new();
-    let mut column_docs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    // Time spine models: (model, its day column, that column's grain).
-    let mut spines: Vec<(String, String, String)> = Vec::new();
     for value in documents {
         let list = |key: &str| {
             value
@@ -264,13 +266,13 @@ fn from_documents(
                 .cloned()
                 .unwrap_or_default()
         };
-        semantic_models.extend(list("semantic_models"));
-        metrics.extend(list("metrics"));
+        collected.semantic_models.extend(list("semantic_models"));
+        collected.metrics.extend(list("metrics"));
         for model in list("models") {
             let Some(name) = text(&model, "name") else {
                 continue;
             };
-            let docs = column_docs.entry(name.to_string()).or_default();
+            let docs = collected.column_docs.entry(name.to_string()).or_default();
             let columns = model
                 .get("columns")
                 .and_then(Value::as_array)
@@ -291,596 +293,48 @@ fn from_documents(
                     .and_then(|c| text(c, "granularity"))
                     .unwrap_or("day")
                     .to_lowercase();
-                spines.push((name.to_string(), column.to_string(), grain));
+                collected
+                    .spines
+                    .push((name.to_string(), column.to_string(), grain));
             }
         }
     }
-    // MetricFlow reads its keywords in any case (`agg: SUM`, `type:
-    // SIMPLE`, `time_granularity: DAY`).
-    for v in semantic_models.iter_mut().chain(metrics.iter_mut()) {
+    for v in collected
+        .semantic_models
+        .iter_mut()
+        .chain(collected.metrics.iter_mut())
+    {
         lower_keywords(v);
     }
-    if semantic_models.is_empty() {
+    collected
+}
+
+/// Semantic models → sources, metrics → measures, then the time spine.
+fn from_documents(
+    documents: Vec<Value>,
+    relations: &BTreeMap<String, String>,
+    legacy_spine: bool,
+    scan: Option<&LoadedSnapshot>,
+    origin: &str,
+) -> Result<Imported, ErrorReport> {
+    let mut report = ImportReport {
+        from: "metricflow".into(),
+        ..ImportReport::default()
+    };
+    let mut documents = collect(documents);
+    if documents.semantic_models.is_empty() {
         return Err(refuse(format!(
             "{origin} has no semantic_models: a MetricFlow project declares them in its models' YAML"
         )));
     }
-
-    // Semantic models → sources.
-    let mut models: Vec<Model> = Vec::new();
-    for sm in &semantic_models {
-        let Some(name) = text(sm, "name") else {
-            report.push(
-                "semantic_model",
-                "?",
-                Outcome::Skipped,
-                "a semantic model without a name",
-            );
-            continue;
-        };
-        let model_ref = text(sm, "model").unwrap_or_default();
-        let Some(dbt_model) = ref_name(model_ref) else {
-            report.push(
-                "semantic_model",
-                name,
-                Outcome::Skipped,
-                format!("model `{model_ref}` is not ref('…')"),
-            );
-            continue;
-        };
-        let table = match relations.get(&dbt_model) {
-            Some(relation) => relation.clone(),
-            None => {
-                if !relations.is_empty() {
-                    report.push(
-                        "semantic_model",
-                        name,
-                        Outcome::Skipped,
-                        format!("ref('{dbt_model}') is not a model of target/manifest.json"),
-                    );
-                    continue;
-                }
-                dbt_model.clone()
-            }
-        };
-        let docs = column_docs.get(&dbt_model).cloned().unwrap_or_default();
-        let mut spec = super::source(
-            name,
-            text(sm, "description").map(|d| d.trim().to_string()),
-            Some(table.clone()),
-            None,
-        );
-        let mut m = Model {
-            name: name.to_string(),
-            spec: spec.clone(),
-            entities: BTreeMap::new(),
-            dimensions: BTreeMap::new(),
-            measures: BTreeMap::new(),
-            measure_time: BTreeMap::new(),
-            time_grains: BTreeMap::new(),
-            measure_non_additive: BTreeMap::new(),
-        };
-        let default_time = sm
-            .pointer("/defaults/agg_time_dimension")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let add_column = |spec: &mut SourceSpec,
-                          column: &str,
-                          expr: Option<String>,
-                          kind: ColumnType,
-                          visibility: Option<Visibility>,
-                          description: Option<String>| {
-            if spec.columns.iter().any(|c| c.name == column) {
-                return;
-            }
-            spec.columns.push(ColumnSpec {
-                name: column.to_string(),
-                column_type: kind,
-                expr,
-                visibility,
-                role: None,
-                description: description.or_else(|| docs.get(&column.to_lowercase()).cloned()),
-                descriptions: None,
-            });
-        };
-        if sm.pointer("/defaults/agg_time_dimension").is_some() {
-            report.push(
-                "semantic_model",
-                name,
-                Outcome::Approximated,
-                "defaults.agg_time_dimension: Lore queries name the time dimension they group by",
-            );
-        }
-        for entity in sm
-            .get("entities")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(ename) = text(entity, "name") else {
-                continue;
-            };
-            let kind = text(entity, "type").unwrap_or("foreign").to_string();
-            let expr = text(entity, "expr").unwrap_or(ename).to_string();
-            let (column, column_expr) = if is_identifier(&expr) {
-                (expr.clone(), None)
-            } else {
-                (ename.to_string(), Some(expr.clone()))
-            };
-            let ctype = scanned_type(scan, &table, &column).unwrap_or(ColumnType::Number);
-            add_column(
-                &mut spec,
-                &column,
-                column_expr,
-                ctype,
-                Some(Visibility::Hidden),
-                None,
-            );
-            if kind == "primary" {
-                spec.grain = vec![column.clone()];
-            }
-            m.entities
-                .insert(ename.to_string(), (column.clone(), kind.clone()));
-            report.push(
-                "entity",
-                &format!("{name}.{ename}"),
-                Outcome::Imported,
-                format!("{kind} key {column}"),
-            );
-        }
-        for dim in sm
-            .get("dimensions")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(dname) = text(dim, "name") else {
-                continue;
-            };
-            let expr = text(dim, "expr").map(str::to_string);
-            let time = text(dim, "type") == Some("time");
-            let ctype = if time {
-                ColumnType::Time
-            } else {
-                expr.as_deref()
-                    .filter(|e| is_identifier(e))
-                    .or(Some(dname))
-                    .and_then(|c| scanned_type(scan, &table, c))
-                    .unwrap_or(ColumnType::String)
-            };
-            let column_expr = expr.clone().filter(|e| e != dname);
-            // A dimension whose expr is another column is that column, named as the dimension.
-            if let Some(e) = &column_expr {
-                for id in identifiers(e) {
-                    if id != dname {
-                        let t = scanned_type(scan, &table, &id).unwrap_or(ColumnType::String);
-                        add_column(&mut spec, &id, None, t, Some(Visibility::Hidden), None);
-                    }
-                }
-            }
-            add_column(
-                &mut spec,
-                dname,
-                column_expr.clone(),
-                ctype,
-                None,
-                text(dim, "description").map(str::to_string),
-            );
-            if let Some(c) = spec.columns.iter_mut().find(|c| c.name == dname) {
-                c.visibility = None;
-            }
-            m.dimensions.insert(
-                dname.to_string(),
-                column_expr.unwrap_or_else(|| dname.to_string()),
-            );
-            let granularity = dim
-                .pointer("/type_params/time_granularity")
-                .and_then(Value::as_str);
-            if time {
-                m.time_grains
-                    .insert(dname.to_string(), granularity.unwrap_or("day").to_string());
-            }
-            report.push(
-                "dimension",
-                &format!("{name}.{dname}"),
-                Outcome::Imported,
-                match granularity {
-                    Some(g) => format!("time column (finest grain {g})"),
-                    None => {
-                        if time {
-                            "time column".into()
-                        } else {
-                            "column".into()
-                        }
-                    }
-                },
-            );
-        }
-        for measure in sm
-            .get("measures")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(mname) = text(measure, "name") else {
-                continue;
-            };
-            let full = format!("{name}.{mname}");
-            let expr = match measure.get("expr") {
-                Some(Value::Number(n)) => n.to_string(),
-                Some(Value::Bool(b)) => b.to_string(),
-                _ => text(measure, "expr").unwrap_or(mname).to_string(),
-            };
-            if let Some(nad) = measure
-                .get("non_additive_dimension")
-                .filter(|v| !v.is_null())
-            {
-                match non_additive(nad, &m) {
-                    Ok(spec) => {
-                        m.measure_non_additive.insert(mname.to_string(), spec);
-                    }
-                    Err(why) => {
-                        report.push("measure", &full, Outcome::Skipped, why);
-                        continue;
-                    }
-                }
-            }
-            let agg = text(measure, "agg").unwrap_or("sum");
-            match aggregate(agg, &expr, measure.get("agg_params")) {
-                Ok(lore_expr) => {
-                    for id in identifiers(&expr) {
-                        let t = scanned_type(scan, &table, &id).unwrap_or(ColumnType::Number);
-                        add_column(&mut spec, &id, None, t, Some(Visibility::Hidden), None);
-                    }
-                    m.measures.insert(
-                        mname.to_string(),
-                        (lore_expr, text(measure, "description").map(str::to_string)),
-                    );
-                    if let Some(t) = text(measure, "agg_time_dimension")
-                        .map(str::to_string)
-                        .or_else(|| default_time.clone())
-                    {
-                        m.measure_time.insert(mname.to_string(), t);
-                    }
-                    if measure
-                        .pointer("/agg_params/use_approximate_percentile")
-                        .and_then(Value::as_bool)
-                        == Some(true)
-                    {
-                        report.push(
-                            "measure",
-                            &full,
-                            Outcome::Approximated,
-                            "use_approximate_percentile: Lore computes the exact percentile",
-                        );
-                    }
-                }
-                Err(why) => report.push("measure", &full, Outcome::Skipped, why),
-            }
-        }
-        m.spec = spec;
-        report.push(
-            "semantic_model",
-            name,
-            Outcome::Imported,
-            format!("source {name} over {table}"),
-        );
-        models.push(m);
-    }
-
-    // Joins: a foreign entity → the model where it is primary or unique.
-    let keys: Vec<(String, String, String)> = models
-        .iter()
-        .flat_map(|m| {
-            m.entities
-                .iter()
-                .filter(|(_, (_, kind))| kind == "primary" || kind == "unique" || kind == "natural")
-                .map(|(entity, (column, _))| (entity.clone(), m.name.clone(), column.clone()))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    for m in &mut models {
-        for (entity, (column, kind)) in &m.entities {
-            if kind != "foreign" {
-                continue;
-            }
-            match keys
-                .iter()
-                .find(|(e, model, _)| e == entity && *model != m.name)
-            {
-                Some((_, target, target_column)) => m.spec.joins.push(JoinSpec {
-                    to: target.clone(),
-                    on: format!("{column} = {target}.{target_column}"),
-                    relationship: Cardinality::ManyToOne,
-                    alias: None,
-                }),
-                None => report.push(
-                    "entity",
-                    &format!("{}.{entity}", m.name),
-                    Outcome::Approximated,
-                    "no semantic model has this entity as its primary key, so no join was made",
-                ),
-            }
-        }
-    }
-
-    // Metrics → measures.
-    let measure_home: BTreeMap<String, usize> = models
-        .iter()
-        .enumerate()
-        .flat_map(|(i, m)| m.measures.keys().map(move |k| (k.clone(), i)))
-        .collect();
-    let mut metric_home: BTreeMap<String, usize> = BTreeMap::new();
-    let mut pending: Vec<&Value> = metrics.iter().collect();
-    // Measures with create_metric become simple metrics of their name.
-    let mut created: Vec<Value> = Vec::new();
-    for sm in &semantic_models {
-        for measure in sm
-            .get("measures")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if measure.get("create_metric").and_then(Value::as_bool) == Some(true)
-                && let Some(mname) = text(measure, "name")
-                && !metrics.iter().any(|m| text(m, "name") == Some(mname))
-            {
-                created.push(serde_json::json!({"name": mname, "type": "simple", "type_params": {"measure": mname}, "description": measure.get("description")}));
-            }
-        }
-    }
-    pending.extend(created.iter());
-    let definitions: BTreeMap<String, &Value> = metrics
-        .iter()
-        .chain(created.iter())
-        .filter_map(|m| text(m, "name").map(|n| (n.to_string(), m)))
-        .collect();
-    // Conversion measures placed: (their source, their name).
-    let mut converting: Vec<(usize, String)> = Vec::new();
-    // Ratio and derived metrics may name metrics defined after them.
-    for _round in 0..4 {
-        let mut later = Vec::new();
-        for metric in pending {
-            let Some(name) = text(metric, "name") else {
-                continue;
-            };
-            let kind = text(metric, "type").unwrap_or("simple");
-            let description = text(metric, "description")
-                .or(text(metric, "label"))
-                .map(str::to_string);
-            let outcome: Result<Placement, String> = match kind {
-                "simple" => simple(metric, &models, &measure_home, false),
-                "ratio" => {
-                    let part = |key: &str| -> Result<String, String> {
-                        match metric.pointer(&format!("/type_params/{key}")) {
-                            Some(Value::String(s)) => Ok(s.clone()),
-                            Some(v) if v.get("filter").is_some() => Err(format!(
-                                "the {key} has its own filter, which a ratio of measures cannot carry"
-                            )),
-                            Some(v) => text(v, "name")
-                                .map(str::to_string)
-                                .ok_or(format!("no {key}")),
-                            None => Err(format!("no {key}")),
-                        }
-                    };
-                    match (part("numerator"), part("denominator")) {
-                        (Ok(n), Ok(d)) => match (metric_home.get(&n), metric_home.get(&d)) {
-                            (Some(&home), Some(&other)) => {
-                                // A measure of another source is named with its source.
-                                let d = if other == home {
-                                    d
-                                } else {
-                                    format!("{}.{d}", models[other].name)
-                                };
-                                Ok(Some(Placed::expression(
-                                    home,
-                                    format!("{n} / NULLIF({d}, 0)"),
-                                )))
-                            }
-                            _ => Ok(None),
-                        },
-                        (Err(e), _) | (_, Err(e)) => Err(e),
-                    }
-                }
-                "derived" => derived(
-                    name,
-                    metric,
-                    &models,
-                    &measure_home,
-                    &metric_home,
-                    &definitions,
-                ),
-                "cumulative" => cumulative(metric, &models, &measure_home),
-                "conversion" => conversion(metric, &models, &measure_home),
-                other => Err(format!("metric type `{other}` is not known")),
-            };
-            match outcome {
-                Ok(Some(Placed {
-                    home,
-                    expr,
-                    filter,
-                    cumulative,
-                    notes,
-                    metric_time: _,
-                    helpers,
-                    non_additive,
-                    conversion,
-                    detail,
-                })) => {
-                    metric_home.insert(name.to_string(), home);
-                    if conversion.is_some() {
-                        converting.push((home, name.to_string()));
-                    }
-                    let mut helper_names = Vec::new();
-                    for (at, helper) in helpers {
-                        helper_names.push(format!("{}.{}", models[at].name, helper.name));
-                        let measures = &mut models[at].spec.measures;
-                        measures.retain(|m| m.name != helper.name);
-                        measures.push(helper);
-                    }
-                    let running = cumulative.as_ref().map(|c| {
-                        format!(
-                            " running over {} ({})",
-                            c.time.as_deref().unwrap_or("its time column"),
-                            match (&c.window, &c.grain_to_date) {
-                                (Some(w), _) => format!("a window of {w}"),
-                                (None, Some(g)) => format!("{g} to date"),
-                                (None, None) => "all time".to_string(),
-                            }
-                        )
-                    });
-                    let measures = &mut models[home].spec.measures;
-                    measures.retain(|m| m.name != name);
-                    measures.push(MeasureSpec {
-                        name: name.to_string(),
-                        expr,
-                        filter,
-                        cumulative,
-                        offset: None,
-                        non_additive,
-                        conversion,
-                        description,
-                        descriptions: None,
-                    });
-                    if !notes.is_empty() {
-                        let mut why = notes.join("; ");
-                        if let Some(d) = &detail {
-                            why = format!("{d}; {why}");
-                        }
-                        report.push("metric", name, Outcome::Approximated, why);
-                    } else {
-                        let detail = detail.map(|d| format!(": {d}")).unwrap_or_default();
-                        report.push(
-                            "metric",
-                            name,
-                            Outcome::Imported,
-                            format!(
-                                "{kind} metric → measure {}.{name}{}{detail}{}",
-                                models[home].name,
-                                running.unwrap_or_default(),
-                                if helper_names.is_empty() {
-                                    String::new()
-                                } else {
-                                    format!(
-                                        ", reading the offset measure{} {}",
-                                        if helper_names.len() == 1 { "" } else { "s" },
-                                        helper_names.join(", ")
-                                    )
-                                }
-                            ),
-                        );
-                    }
-                }
-                Ok(None) => later.push(metric),
-                Err(why) => report.push("metric", name, Outcome::Skipped, why),
-            }
-        }
-        if later.is_empty() {
-            pending = Vec::new();
-            break;
-        }
-        pending = later;
-    }
-    for metric in pending {
-        report.push(
-            "metric",
-            text(metric, "name").unwrap_or("?"),
-            Outcome::Skipped,
-            "its input metrics were not imported",
-        );
-    }
-    // Measures no metric exposes are measures too, under their own names.
-    for m in &mut models {
-        for (mname, (expr, description)) in &m.measures {
-            let full = format!("{}.{mname}", m.name);
-            if m.spec.measures.iter().any(|x| &x.name == mname) {
-                report.push(
-                    "measure",
-                    &full,
-                    Outcome::Imported,
-                    "through the metric of the same name",
-                );
-                continue;
-            }
-            m.spec.measures.push(MeasureSpec {
-                name: mname.clone(),
-                expr: expr.clone(),
-                filter: None,
-                cumulative: None,
-                offset: None,
-                non_additive: m.measure_non_additive.get(mname).cloned(),
-                conversion: None,
-                description: description.clone(),
-                descriptions: None,
-            });
-            report.push(
-                "measure",
-                &full,
-                Outcome::Imported,
-                format!("measure {full}"),
-            );
-        }
-    }
+    let mut models = models::models(&documents, relations, scan, &mut report);
+    models::join_entities(&mut models, &mut report);
+    let converting = placing::place_metrics(&documents, &mut models, &mut report);
+    placing::expose_measures(&mut models, &mut report);
     read_raw_measures(&mut models, &converting);
-    // The time spine: a source listing every day, which cumulative
-    // measures run over (dbt's time spine model with its standard
-    // granularity column, or the older `metricflow_time_spine` model).
-    if spines.is_empty() && (legacy_spine || relations.contains_key(LEGACY_SPINE)) {
-        spines.push((LEGACY_SPINE.into(), "date_day".into(), "day".into()));
-    }
     let mut sources: Vec<SourceSpec> = models.into_iter().map(|m| m.spec).collect();
-    let mut spine_source: Option<String> = None;
-    for (name, column, grain) in spines {
-        let why_not = if grain != "day" {
-            Some(format!(
-                "its column {column} is at the {grain} grain; Lore's cumulative measures run day by day over a day spine"
-            ))
-        } else if let Some(first) = &spine_source {
-            Some(format!("the model's time spine is already {first}"))
-        } else if sources.iter().any(|s| s.name == name) {
-            Some(format!("a semantic model is named {name} too"))
-        } else if !relations.is_empty() && !relations.contains_key(&name) {
-            Some(format!(
-                "ref('{name}') is not a model of target/manifest.json"
-            ))
-        } else {
-            None
-        };
-        if let Some(why) = why_not {
-            report.push("time_spine", &name, Outcome::Skipped, why);
-            continue;
-        }
-        let table = relations
-            .get(&name)
-            .cloned()
-            .unwrap_or_else(|| name.clone());
-        let mut spec = super::source(
-            &name,
-            Some("The time spine: one row per day.".into()),
-            Some(table.clone()),
-            None,
-        );
-        spec.columns.push(ColumnSpec {
-            name: column.clone(),
-            column_type: ColumnType::Time,
-            expr: None,
-            visibility: None,
-            role: None,
-            description: None,
-            descriptions: None,
-        });
-        spec.time_spine = Some(column.clone());
-        report.push(
-            "time_spine",
-            &name,
-            Outcome::Imported,
-            format!(
-                "source {name} over {table}: cumulative measures run over the days of {column}"
-            ),
-        );
-        spine_source = Some(name);
-        sources.push(spec);
-    }
+    let spines = std::mem::take(&mut documents.spines);
+    spine::add_time_spine(spines, legacy_spine, relations, &mut sources, &mut report);
     Ok(Imported { sources, report })
 }
 
@@ -982,6 +436,8 @@ fn has_legacy_spine(project: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::semantic::import::Outcome;
+    use lore_semantic::model::ColumnType;
     use lore_semantic::model::{
         Calculation, ColumnPair, ConversionSpec, CumulativeSpec, Keep, OffsetSpec, PeriodAgg,
     };
