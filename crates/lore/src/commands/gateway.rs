@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use lore_core::project::Project;
+
 use anyhow::{Context, bail};
 use lore_gateway::explore::Relationships;
 use lore_gateway::search::SearchFilters;
@@ -255,102 +257,8 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
     let project = super::load_project(project_dir)?;
     match command {
         GatewayCommand::Ingest(args) => ingest(project, args),
-        GatewayCommand::Status { profile, json } => {
-            let gateway = Gateway::for_project(&project);
-            let Some(run) = gateway.last_run(profile.as_deref()) else {
-                bail!("no ingest has run yet; run `lore gateway ingest PATH` [not_found]");
-            };
-            if json {
-                println!("{}", serde_json::to_string_pretty(&run)?);
-            } else {
-                print_run(&run);
-            }
-            Ok(())
-        }
-        GatewayCommand::Search(args) => {
-            let gateway = gateway_of(&project);
-            let request = SearchRequest {
-                query: args.text.join(" "),
-                limit: Some(args.limit),
-                filters: SearchFilters {
-                    artifact_types: args.types,
-                    subsystems: args.subsystems,
-                    symbol_languages: args.languages,
-                    namespaces: args.namespaces,
-                    symbols: args.symbols,
-                    symbol_kinds: args.kinds,
-                    tags: args.tags,
-                    ..Default::default()
-                },
-                sort_by_vector: args.sort_by_vector,
-            };
-            let mut found = gateway.search(&request).map_err(|e| super::coded(&e))?;
-            if args.graph {
-                gateway
-                    .add_graph_context(&mut found)
-                    .map_err(|e| super::coded(&e))?;
-            }
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(&found)?);
-                return Ok(());
-            }
-            for warning in &found.metadata.warnings {
-                eprintln!("note: {warning}");
-            }
-            for result in &found.results {
-                let c = &result.chunk;
-                println!(
-                    "{:.2}  {}:{}-{}  [{}{}]",
-                    result.score,
-                    c.artifact_path,
-                    c.start_line,
-                    c.end_line,
-                    c.artifact_type,
-                    c.subsystem
-                        .as_deref()
-                        .map(|s| format!(", {s}"))
-                        .unwrap_or_default()
-                );
-                if !c.symbols.is_empty() {
-                    let names: Vec<String> = c
-                        .symbols
-                        .iter()
-                        .take(6)
-                        .map(|s| format!("{} {}", s.kind, s.qualified_name))
-                        .collect();
-                    let more = c.symbols.len().saturating_sub(names.len());
-                    let more = if more > 0 {
-                        format!(" (+{more})")
-                    } else {
-                        String::new()
-                    };
-                    println!("      {}{more}", names.join(", "));
-                }
-                if let Some(context) = &result.graph_context {
-                    for (what, nodes) in [
-                        ("tests", &context.tests),
-                        ("imports", &context.imports),
-                        ("imported by", &context.imported_by),
-                        ("described by", &context.described_by),
-                    ] {
-                        if !nodes.is_empty() {
-                            println!("      {what}: {}", nodes.join(", "));
-                        }
-                    }
-                }
-            }
-            if found.results.is_empty() {
-                eprintln!("nothing matched `{}`", request.query);
-            } else {
-                eprintln!(
-                    "request {}: say what helped with `lore gateway feedback {} {} --vote 1` (chunk ids: --json)",
-                    found.metadata.request_id,
-                    found.metadata.request_id,
-                    found.results[0].chunk.chunk_id
-                );
-            }
-            Ok(())
-        }
+        GatewayCommand::Status { profile, json } => status(&project, profile.as_deref(), json),
+        GatewayCommand::Search(args) => search(&project, args),
         GatewayCommand::Feedback {
             request_id,
             chunk_id,
@@ -358,188 +266,41 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
             note,
             json,
         } => {
-            let voter = cli_actor();
-            let stored = gateway_of(&project)
-                .submit_feedback(lore_store::NewFeedback {
-                    request_id,
-                    chunk_id,
-                    vote,
-                    note,
-                    context: None,
-                    voter,
-                })
-                .map_err(|e| super::coded(&e))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&stored)?);
-            } else {
-                println!(
-                    "recorded vote {} on {} (search {}) at {}",
-                    stored.vote, stored.chunk_id, stored.request_id, stored.created_at
-                );
-            }
-            Ok(())
+            let feedback = lore_store::NewFeedback {
+                request_id,
+                chunk_id,
+                vote,
+                note,
+                context: None,
+                voter: cli_actor(),
+            };
+            submit_feedback(&project, feedback, json)
         }
         GatewayCommand::Node {
             id,
             relationships,
             limit,
             json,
-        } => {
-            let relationships: Relationships =
-                serde_json::from_value(serde_json::Value::String(relationships.clone()))
-                    .map_err(|_| {
-                        anyhow::anyhow!(
-                            "--relationships must be outgoing, incoming, all or none, not `{relationships}` [invalid_arguments]"
-                        )
-                    })?;
-            let answer = gateway_of(&project)
-                .node(&id, relationships, Some(limit))
-                .map_err(|e| super::coded(&e))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&answer)?);
-                return Ok(());
-            }
-            println!("{} ({})", answer.node.id, answer.node.label);
-            for (key, value) in &answer.node.properties {
-                println!("  {key}: {}", plain(value));
-            }
-            for r in &answer.relationships {
-                let arrow = if r.direction == "outgoing" {
-                    "->"
-                } else {
-                    "<-"
-                };
-                println!("  {arrow} {} {}", r.predicate, r.node);
-            }
-            if answer.truncated {
-                eprintln!("note: more relations than --limit {limit}");
-            }
-            Ok(())
-        }
+        } => node(&project, &id, &relationships, limit, json),
         GatewayCommand::Subsystem {
             name,
             depth,
             no_artifacts,
             limit,
             json,
-        } => {
-            let answer = gateway_of(&project)
-                .subsystem(&name, Some(depth), !no_artifacts, None, Some(limit))
-                .map_err(|e| super::coded(&e))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&answer)?);
-                return Ok(());
-            }
-            println!("{}", answer.subsystem.id);
-            for (key, value) in &answer.subsystem.properties {
-                println!("  {key}: {}", plain(value));
-            }
-            for r in &answer.related {
-                println!(
-                    "  {} {} ({} hop{})",
-                    r.relation,
-                    r.id,
-                    r.hops,
-                    if r.hops == 1 { "" } else { "s" }
-                );
-            }
-            for a in &answer.artifacts {
-                println!("  [{}] {}", a.artifact_type, a.path);
-            }
-            if answer.next_cursor.is_some() {
-                eprintln!(
-                    "note: {} related and {} files in all; raise --limit",
-                    answer.total_related, answer.total_artifacts
-                );
-            }
-            Ok(())
-        }
-        GatewayCommand::Upload(args) => {
-            // A path typed in a terminal is the terminal's.
-            let cwd = std::env::current_dir().context("cannot read the current directory")?;
-            let request = lore_gateway::UploadRequest {
-                source_path: cwd.join(&args.source).display().to_string(),
-                destination: args.store.destination,
-                root: args.store.root,
-                overwrite: args.store.overwrite,
-                ingest: args.store.no_ingest.then_some(false),
-            };
-            let stored = gateway_of(&project)
-                .upload(&request)
-                .map_err(|e| super::coded(&e))?;
-            print_stored(&stored, args.store.json)
-        }
-        GatewayCommand::StoreText(args) => {
-            let content = match args.content {
-                Some(content) => content,
-                None => {
-                    let mut text = String::new();
-                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-                        .context("cannot read the text from standard input")?;
-                    text
-                }
-            };
-            let mut metadata = serde_json::Map::new();
-            for pair in &args.metadata {
-                let Some((key, value)) = pair.split_once('=') else {
-                    bail!("--meta takes KEY=VALUE, got `{pair}` [invalid_arguments]");
-                };
-                metadata.insert(
-                    key.trim().to_string(),
-                    serde_json::Value::String(value.to_string()),
-                );
-            }
-            let request = lore_gateway::StoreTextRequest {
-                content,
-                title: args.title,
-                destination: args.store.destination,
-                root: args.store.root,
-                subsystem: args.subsystem,
-                tags: args.tags,
-                metadata: (!metadata.is_empty()).then_some(metadata),
-                overwrite: args.store.overwrite,
-                ingest: args.store.no_ingest.then_some(false),
-            };
-            let stored = gateway_of(&project)
-                .store_text(&request)
-                .map_err(|e| super::coded(&e))?;
-            print_stored(&stored, args.store.json)
-        }
-        GatewayCommand::TestsOf { target, json } => {
-            let answer = gateway_of(&project)
-                .tests_of(&target)
-                .map_err(|e| super::coded(&e))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&answer)?);
-                return Ok(());
-            }
-            for r in &answer.results {
-                let symbols = if r.symbols.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", r.symbols.join(", "))
-                };
-                println!("{}  [{}]{symbols}", r.path, r.via.join(", "));
-            }
-            if answer.results.is_empty() {
-                let what = if answer.direction == "covers" {
-                    "covers no code the graph knows"
-                } else {
-                    "has no tests the graph knows"
-                };
-                eprintln!("{} {what}", answer.target);
-            }
-            Ok(())
-        }
+        } => subsystem(&project, &name, depth, !no_artifacts, limit, json),
+        GatewayCommand::Upload(args) => upload(&project, args),
+        GatewayCommand::StoreText(args) => store_text(&project, args),
+        GatewayCommand::TestsOf { target, json } => tests_of(&project, &target, json),
         GatewayCommand::Coverage { json } => {
             let coverage = gateway_of(&project)
                 .coverage()
                 .map_err(|e| super::coded(&e))?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&coverage)?);
-                return Ok(());
+            } else {
+                print_coverage(&coverage);
             }
-            print_coverage(&coverage);
             Ok(())
         }
         GatewayCommand::Lifecycle {
@@ -551,13 +312,303 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
                 .map_err(|e| super::coded(&e))?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
-                return Ok(());
+            } else {
+                print_lifecycle(&report);
             }
-            print_lifecycle(&report);
             Ok(())
         }
         GatewayCommand::Recipe(command) => super::recipe::run(command, gateway_of(&project)),
     }
+}
+
+/// `lore gateway status`: the last ingest run.
+fn status(project: &Project, profile: Option<&str>, json: bool) -> anyhow::Result<()> {
+    let gateway = Gateway::for_project(project);
+    let Some(run) = gateway.last_run(profile) else {
+        bail!("no ingest has run yet; run `lore gateway ingest PATH` [not_found]");
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&run)?);
+    } else {
+        print_run(&run);
+    }
+    Ok(())
+}
+
+/// `lore gateway search`: what km-search answers, one line per chunk.
+fn search(project: &Project, args: SearchArgs) -> anyhow::Result<()> {
+    let gateway = gateway_of(project);
+    let request = SearchRequest {
+        query: args.text.join(" "),
+        limit: Some(args.limit),
+        filters: SearchFilters {
+            artifact_types: args.types,
+            subsystems: args.subsystems,
+            symbol_languages: args.languages,
+            namespaces: args.namespaces,
+            symbols: args.symbols,
+            symbol_kinds: args.kinds,
+            tags: args.tags,
+            ..Default::default()
+        },
+        sort_by_vector: args.sort_by_vector,
+    };
+    let mut found = gateway.search(&request).map_err(|e| super::coded(&e))?;
+    if args.graph {
+        gateway
+            .add_graph_context(&mut found)
+            .map_err(|e| super::coded(&e))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+        return Ok(());
+    }
+    for warning in &found.metadata.warnings {
+        eprintln!("note: {warning}");
+    }
+    for result in &found.results {
+        print_result(result);
+    }
+    if found.results.is_empty() {
+        eprintln!("nothing matched `{}`", request.query);
+    } else {
+        eprintln!(
+            "request {}: say what helped with `lore gateway feedback {} {} --vote 1` (chunk ids: --json)",
+            found.metadata.request_id, found.metadata.request_id, found.results[0].chunk.chunk_id
+        );
+    }
+    Ok(())
+}
+
+/// One search result: score, place, type, its first symbols and its
+/// graph context.
+fn print_result(result: &lore_gateway::search::SearchResult) {
+    let c = &result.chunk;
+    println!(
+        "{:.2}  {}:{}-{}  [{}{}]",
+        result.score,
+        c.artifact_path,
+        c.start_line,
+        c.end_line,
+        c.artifact_type,
+        c.subsystem
+            .as_deref()
+            .map(|s| format!(", {s}"))
+            .unwrap_or_default()
+    );
+    if !c.symbols.is_empty() {
+        let names: Vec<String> = c
+            .symbols
+            .iter()
+            .take(6)
+            .map(|s| format!("{} {}", s.kind, s.qualified_name))
+            .collect();
+        let more = c.symbols.len().saturating_sub(names.len());
+        let more = if more > 0 {
+            format!(" (+{more})")
+        } else {
+            String::new()
+        };
+        println!("      {}{more}", names.join(", "));
+    }
+    if let Some(context) = &result.graph_context {
+        for (what, nodes) in [
+            ("tests", &context.tests),
+            ("imports", &context.imports),
+            ("imported by", &context.imported_by),
+            ("described by", &context.described_by),
+        ] {
+            if !nodes.is_empty() {
+                println!("      {what}: {}", nodes.join(", "));
+            }
+        }
+    }
+}
+
+/// `lore gateway feedback`: a vote on a search result.
+fn submit_feedback(
+    project: &Project,
+    feedback: lore_store::NewFeedback,
+    json: bool,
+) -> anyhow::Result<()> {
+    let stored = gateway_of(project)
+        .submit_feedback(feedback)
+        .map_err(|e| super::coded(&e))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&stored)?);
+    } else {
+        println!(
+            "recorded vote {} on {} (search {}) at {}",
+            stored.vote, stored.chunk_id, stored.request_id, stored.created_at
+        );
+    }
+    Ok(())
+}
+
+/// `lore gateway node`: a graph node and its relations.
+fn node(
+    project: &Project,
+    id: &str,
+    relationships: &str,
+    limit: usize,
+    json: bool,
+) -> anyhow::Result<()> {
+    let relationships: Relationships =
+        serde_json::from_value(serde_json::Value::String(relationships.to_string())).map_err(
+            |_| {
+                anyhow::anyhow!(
+                    "--relationships must be outgoing, incoming, all or none, not `{relationships}` [invalid_arguments]"
+                )
+            },
+        )?;
+    let answer = gateway_of(project)
+        .node(id, relationships, Some(limit))
+        .map_err(|e| super::coded(&e))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+        return Ok(());
+    }
+    println!("{} ({})", answer.node.id, answer.node.label);
+    for (key, value) in &answer.node.properties {
+        println!("  {key}: {}", plain(value));
+    }
+    for r in &answer.relationships {
+        let arrow = if r.direction == "outgoing" {
+            "->"
+        } else {
+            "<-"
+        };
+        println!("  {arrow} {} {}", r.predicate, r.node);
+    }
+    if answer.truncated {
+        eprintln!("note: more relations than --limit {limit}");
+    }
+    Ok(())
+}
+
+/// `lore gateway subsystem`: a subsystem, its neighbours and files.
+fn subsystem(
+    project: &Project,
+    name: &str,
+    depth: usize,
+    artifacts: bool,
+    limit: usize,
+    json: bool,
+) -> anyhow::Result<()> {
+    let answer = gateway_of(project)
+        .subsystem(name, Some(depth), artifacts, None, Some(limit))
+        .map_err(|e| super::coded(&e))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+        return Ok(());
+    }
+    println!("{}", answer.subsystem.id);
+    for (key, value) in &answer.subsystem.properties {
+        println!("  {key}: {}", plain(value));
+    }
+    for r in &answer.related {
+        println!(
+            "  {} {} ({} hop{})",
+            r.relation,
+            r.id,
+            r.hops,
+            if r.hops == 1 { "" } else { "s" }
+        );
+    }
+    for a in &answer.artifacts {
+        println!("  [{}] {}", a.artifact_type, a.path);
+    }
+    if answer.next_cursor.is_some() {
+        eprintln!(
+            "note: {} related and {} files in all; raise --limit",
+            answer.total_related, answer.total_artifacts
+        );
+    }
+    Ok(())
+}
+
+/// `lore gateway upload`: copy a file into a root (a path typed in a
+/// terminal is the terminal's).
+fn upload(project: &Project, args: UploadArgs) -> anyhow::Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let request = lore_gateway::UploadRequest {
+        source_path: cwd.join(&args.source).display().to_string(),
+        destination: args.store.destination,
+        root: args.store.root,
+        overwrite: args.store.overwrite,
+        ingest: args.store.no_ingest.then_some(false),
+    };
+    let stored = gateway_of(project)
+        .upload(&request)
+        .map_err(|e| super::coded(&e))?;
+    print_stored(&stored, args.store.json)
+}
+
+/// `lore gateway store-text`: a markdown note with front matter.
+fn store_text(project: &Project, args: StoreTextArgs) -> anyhow::Result<()> {
+    let content = match args.content {
+        Some(content) => content,
+        None => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("cannot read the text from standard input")?;
+            text
+        }
+    };
+    let mut metadata = serde_json::Map::new();
+    for pair in &args.metadata {
+        let Some((key, value)) = pair.split_once('=') else {
+            bail!("--meta takes KEY=VALUE, got `{pair}` [invalid_arguments]");
+        };
+        metadata.insert(
+            key.trim().to_string(),
+            serde_json::Value::String(value.to_string()),
+        );
+    }
+    let request = lore_gateway::StoreTextRequest {
+        content,
+        title: args.title,
+        destination: args.store.destination,
+        root: args.store.root,
+        subsystem: args.subsystem,
+        tags: args.tags,
+        metadata: (!metadata.is_empty()).then_some(metadata),
+        overwrite: args.store.overwrite,
+        ingest: args.store.no_ingest.then_some(false),
+    };
+    let stored = gateway_of(project)
+        .store_text(&request)
+        .map_err(|e| super::coded(&e))?;
+    print_stored(&stored, args.store.json)
+}
+
+/// `lore gateway tests-of`: the tests of a file or symbol, or the code a
+/// test covers.
+fn tests_of(project: &Project, target: &str, json: bool) -> anyhow::Result<()> {
+    let answer = gateway_of(project)
+        .tests_of(target)
+        .map_err(|e| super::coded(&e))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+        return Ok(());
+    }
+    for r in &answer.results {
+        let symbols = if r.symbols.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", r.symbols.join(", "))
+        };
+        println!("{}  [{}]{symbols}", r.path, r.via.join(", "));
+    }
+    if answer.results.is_empty() {
+        let what = if answer.direction == "covers" {
+            "covers no code the graph knows"
+        } else {
+            "has no tests the graph knows"
+        };
+        eprintln!("{} {what}", answer.target);
+    }
+    Ok(())
 }
 
 fn breakdown(counts: &std::collections::BTreeMap<String, u64>) -> String {
