@@ -202,235 +202,26 @@ fn paragraphs_of(body: &str) -> Vec<String> {
         .collect()
 }
 
-/// Plans the writes for `triage`, within the run's limits.
+/// Plans the writes for `triage`, within the run's limits: glossary
+/// pages first (section pages link to them), a page per section, notes to
+/// remember, cross-references to the scan, then the code blocks.
 pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
     let selection = bounds::select(triage, cx.limits);
-    let mut plan = Plan {
-        skipped: selection.skipped,
-        items_left: selection.items_left,
-        ..Plan::default()
+    let mut planner = Planner {
+        triage,
+        cx,
+        plan: Plan {
+            skipped: selection.skipped,
+            items_left: selection.items_left,
+            ..Plan::default()
+        },
+        planned: BTreeMap::new(),
     };
-    let mut planned: BTreeMap<String, PagePlan> = BTreeMap::new();
-
-    // Glossary pages first: section pages link to them.
-    let mut glossary_keys: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for definition in selection.definitions {
-        let key = key_for(&definition.term, "glossary/", cx.pages);
-        glossary_keys
-            .entry(definition.section)
-            .or_default()
-            .push(key.clone());
-        let line = format!("{} — _{}_", squash(&definition.text), cx.source);
-        let existing = planned
-            .get(&key)
-            .map(|p| page::parse(&p.content).ok())
-            .unwrap_or_else(|| {
-                cx.pages
-                    .get(&key)
-                    .map(|p| (p.front.clone(), p.body.clone()))
-            });
-        let (mut front, body) = match existing {
-            Some((front, body)) => {
-                // Definition lines are the ones ingest writes:
-                // `- text — _source_`; a page's other bullets are not.
-                let others: Vec<&str> = body
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("- "))
-                    .filter(|l| l.contains(" — _") && l.ends_with('_'))
-                    .collect();
-                let said: Vec<String> = others
-                    .iter()
-                    .map(|l| normal(l.split(" — _").next().unwrap_or(l)))
-                    .collect();
-                if said.contains(&normal(&definition.text))
-                    || paragraphs_of(&body).contains(&normal(&definition.text))
-                {
-                    plan.captured
-                        .wiki
-                        .push(CapturedItem::unchanged(&key, "definition"));
-                    continue;
-                }
-                if !others.is_empty() {
-                    plan.warnings.push(format!(
-                        "`{}` is defined differently: now \"{}\" ({}); before {} — both are kept on wiki page {key}",
-                        definition.term,
-                        squash(&definition.text),
-                        cx.source,
-                        others
-                            .iter()
-                            .map(|o| format!("\"{o}\""))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
-                }
-                (front, format!("{}\n- {line}\n", body.trim_end()))
-            }
-            None => (
-                FrontMatter {
-                    summary: Some(summary_of(&definition.text, &definition.term)),
-                    tags: vec!["glossary".into(), "definition".into()],
-                    ..FrontMatter::default()
-                },
-                format!("# {}\n\n- {line}\n", definition.term),
-            ),
-        };
-        add_unique(&mut front.sources, cx.source);
-        add_unique(&mut front.ingest_runs, cx.run_id);
-        let expected_version = cx.pages.get(&key).map_or(0, |p| p.version);
-        let created = expected_version == 0 && !planned.contains_key(&key);
-        planned.insert(
-            key.clone(),
-            PagePlan {
-                key: key.clone(),
-                content: page::render(&front, &body),
-                expected_version,
-            },
-        );
-        plan.captured.wiki.push(CapturedItem::new(
-            &key,
-            "definition",
-            if created { "created" } else { "updated" },
-        ));
-    }
-
-    // A page per section.
-    for (index, section) in triage.sections.iter().enumerate().take(selection.sections) {
-        let key = key_for(&section.heading, "", cx.pages);
-        let refs = glossary_keys.get(&index).cloned().unwrap_or_default();
-        match cx.pages.get(&key) {
-            Some(existing) => {
-                let held = paragraphs_of(&existing.body);
-                let new: Vec<&str> = section
-                    .body
-                    .split("\n\n")
-                    .filter(|p| !p.trim().is_empty() && !held.contains(&normal(p)))
-                    .collect();
-                if new.is_empty() {
-                    plan.captured
-                        .wiki
-                        .push(CapturedItem::unchanged(&key, "section"));
-                    continue;
-                }
-                let mut front = existing.front.clone();
-                add_unique(&mut front.sources, cx.source);
-                add_unique(&mut front.ingest_runs, cx.run_id);
-                for r in &refs {
-                    add_unique(&mut front.refs, r);
-                }
-                let body = format!("{}\n\n{}\n", existing.body.trim_end(), new.join("\n\n"));
-                planned.insert(
-                    key.clone(),
-                    PagePlan {
-                        key: key.clone(),
-                        content: page::render(&front, &body),
-                        expected_version: existing.version,
-                    },
-                );
-                plan.captured
-                    .wiki
-                    .push(CapturedItem::new(&key, "section", "updated"));
-            }
-            None => {
-                if planned.contains_key(&key) {
-                    // Two sections of one note with one subject: the
-                    // second joins the first.
-                    if let Some(p) = planned.get_mut(&key)
-                        && let Ok((front, body)) = page::parse(&p.content)
-                    {
-                        p.content = page::render(
-                            &front,
-                            &format!("{}\n\n{}\n", body.trim_end(), section.body),
-                        );
-                    }
-                    continue;
-                }
-                let front = FrontMatter {
-                    summary: Some(match &section.summary {
-                        Some(given) => summary_of(given, &section.heading),
-                        None => summary_of(
-                            section
-                                .paragraphs
-                                .first()
-                                .map_or_else(|| first_line(&section.body), String::as_str),
-                            &section.heading,
-                        ),
-                    }),
-                    tags: vec!["ingested".into()],
-                    refs,
-                    sources: vec![cx.source.to_string()],
-                    ingest_runs: vec![cx.run_id.to_string()],
-                    ..FrontMatter::default()
-                };
-                let body = format!("# {}\n\n{}\n", section.heading, section.body);
-                planned.insert(
-                    key.clone(),
-                    PagePlan {
-                        key: key.clone(),
-                        content: page::render(&front, &body),
-                        expected_version: 0,
-                    },
-                );
-                plan.captured
-                    .wiki
-                    .push(CapturedItem::new(&key, "section", "created"));
-            }
-        }
-    }
-    plan.pages = planned.into_values().collect();
-    keep_within_store_limits(&mut plan);
-
-    // Notes to remember.
-    for callout in selection.callouts {
-        let heading = triage
-            .sections
-            .get(callout.section)
-            .map_or(triage.title.as_str(), |s| s.heading.as_str());
-        let note_limit = lore_store::EntryKind::Note.max_content_bytes();
-        if callout.text.len() > note_limit {
-            plan.skipped.push(Skipped {
-                section: heading.to_string(),
-                what: callout.label.clone(),
-                reason: format!(
-                    "the note is {} bytes, over the store's limit of {note_limit} bytes per memory note; it stays in the wiki page only",
-                    callout.text.len()
-                ),
-            });
-            continue;
-        }
-        let topic = format!("{}: {}", heading, callout.label);
-        let topic: String = topic.chars().take(200).collect();
-        // Two notes of one label in one section are one entry (the store
-        // takes a topic once per write).
-        if let Some(same) = plan.notes.iter_mut().find(|n| n.topic == topic) {
-            if same.content.len() + callout.text.len() + 2 <= note_limit {
-                same.content = format!("{}\n\n{}", same.content, callout.text);
-            } else {
-                plan.skipped.push(Skipped {
-                    section: heading.to_string(),
-                    what: callout.label.clone(),
-                    reason: format!(
-                        "the section's {} notes together are over the store's limit of {note_limit} bytes per memory note; this one stays in the wiki page only",
-                        callout.label
-                    ),
-                });
-            }
-            continue;
-        }
-        plan.notes.push(NotePlan {
-            topic: topic.clone(),
-            content: callout.text.clone(),
-            tags: vec![callout.label.clone(), "ingested".into()],
-            source: cx
-                .source
-                .chars()
-                .take(lore_store::MAX_SOURCE_CHARS)
-                .collect(),
-        });
-        plan.captured
-            .memory
-            .push(CapturedItem::new(&topic, &callout.label, "stored"));
-    }
-
+    let glossary_keys = planner.glossary_pages(&selection.definitions);
+    planner.section_pages(selection.sections, &glossary_keys);
+    planner.plan.pages = std::mem::take(&mut planner.planned).into_values().collect();
+    keep_within_store_limits(&mut planner.plan);
+    planner.notes(&selection.callouts);
     // Tables and columns the note names that the latest scan has.
     let text = triage
         .sections
@@ -439,110 +230,398 @@ pub fn plan(triage: &Triage, cx: &Context<'_>) -> Plan {
         .map(|s| s.body.as_str())
         .collect::<Vec<_>>()
         .join("\n");
-    plan.captured.xrefs = xrefs(&text, cx.tables);
+    planner.plan.captured.xrefs = xrefs(&text, cx.tables);
+    planner.blocks(&selection.blocks, selection.items_left);
+    planner.plan
+}
 
-    // Code blocks: each measured before anything parses it; at most as
-    // many read as the run may still add items.
-    let mut unread: Option<(String, usize)> = None;
-    let mut reads = 0;
-    for block in selection.blocks {
-        let section = triage
+/// A plan being made, with the wiki pages planned so far by key.
+struct Planner<'a> {
+    triage: &'a Triage,
+    cx: &'a Context<'a>,
+    plan: Plan,
+    planned: BTreeMap<String, PagePlan>,
+}
+
+impl Planner<'_> {
+    /// The heading of a section (the note's title for parts outside one).
+    fn heading(&self, section: usize) -> &str {
+        self.triage
             .sections
-            .get(block.section)
-            .map_or(triage.title.as_str(), |s| s.heading.as_str());
-        if let Some(why) = bounds::block_limit(block, cx.limits) {
-            plan.skipped.push(Skipped::new(section, block.kind, &why));
-            continue;
-        }
-        let read = cx.connection.is_some()
-            && matches!(
-                block.kind,
-                BlockKind::LoreModel
-                    | BlockKind::Sql
-                    | BlockKind::MetricFlow
-                    | BlockKind::Cube
-                    | BlockKind::LookMl
+            .get(section)
+            .map_or(self.triage.title.as_str(), |s| s.heading.as_str())
+    }
+
+    /// A glossary page per defined term (a term's own page when one
+    /// exists); returns the keys each section's definitions went to.
+    fn glossary_pages(
+        &mut self,
+        definitions: &[&super::triage::Definition],
+    ) -> BTreeMap<usize, Vec<String>> {
+        let cx = self.cx;
+        let mut glossary_keys: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        for definition in definitions {
+            let key = key_for(&definition.term, "glossary/", cx.pages);
+            glossary_keys
+                .entry(definition.section)
+                .or_default()
+                .push(key.clone());
+            let Some((mut front, body)) = self.glossary_text(definition, &key) else {
+                self.plan
+                    .captured
+                    .wiki
+                    .push(CapturedItem::unchanged(&key, "definition"));
+                continue;
+            };
+            add_unique(&mut front.sources, cx.source);
+            add_unique(&mut front.ingest_runs, cx.run_id);
+            let expected_version = cx.pages.get(&key).map_or(0, |p| p.version);
+            let created = expected_version == 0 && !self.planned.contains_key(&key);
+            self.planned.insert(
+                key.clone(),
+                PagePlan {
+                    key: key.clone(),
+                    content: page::render(&front, &body),
+                    expected_version,
+                },
             );
-        if read && reads >= selection.items_left {
-            unread.get_or_insert((section.to_string(), 0)).1 += 1;
-            continue;
+            self.plan.captured.wiki.push(CapturedItem::new(
+                &key,
+                "definition",
+                if created { "created" } else { "updated" },
+            ));
         }
-        reads += usize::from(read);
+        glossary_keys
+    }
+
+    /// A glossary page's front matter and body with the definition added
+    /// (`- text — _source_`), or `None` when the page says it already. A
+    /// different definition is kept beside the old one, with a warning.
+    fn glossary_text(
+        &mut self,
+        definition: &super::triage::Definition,
+        key: &str,
+    ) -> Option<(FrontMatter, String)> {
+        let cx = self.cx;
+        let line = format!("{} — _{}_", squash(&definition.text), cx.source);
+        let existing = self
+            .planned
+            .get(key)
+            .map(|p| page::parse(&p.content).ok())
+            .unwrap_or_else(|| cx.pages.get(key).map(|p| (p.front.clone(), p.body.clone())));
+        let Some((front, body)) = existing else {
+            let front = FrontMatter {
+                summary: Some(summary_of(&definition.text, &definition.term)),
+                tags: vec!["glossary".into(), "definition".into()],
+                ..FrontMatter::default()
+            };
+            return Some((front, format!("# {}\n\n- {line}\n", definition.term)));
+        };
+        // Definition lines are the ones ingest writes: `- text — _source_`;
+        // a page's other bullets are not.
+        let others: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("- "))
+            .filter(|l| l.contains(" — _") && l.ends_with('_'))
+            .collect();
+        let said: Vec<String> = others
+            .iter()
+            .map(|l| normal(l.split(" — _").next().unwrap_or(l)))
+            .collect();
+        if said.contains(&normal(&definition.text))
+            || paragraphs_of(&body).contains(&normal(&definition.text))
+        {
+            return None;
+        }
+        if !others.is_empty() {
+            self.plan.warnings.push(format!(
+                "`{}` is defined differently: now \"{}\" ({}); before {} — both are kept on wiki page {key}",
+                definition.term,
+                squash(&definition.text),
+                cx.source,
+                others
+                    .iter()
+                    .map(|o| format!("\"{o}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        Some((front, format!("{}\n- {line}\n", body.trim_end())))
+    }
+
+    /// A page per section filed: an existing subject's page gets only the
+    /// paragraphs it lacks; two sections of one subject make one page.
+    fn section_pages(&mut self, sections: usize, glossary_keys: &BTreeMap<usize, Vec<String>>) {
+        let cx = self.cx;
+        for (index, section) in self.triage.sections.iter().enumerate().take(sections) {
+            let key = key_for(&section.heading, "", cx.pages);
+            let refs = glossary_keys.get(&index).cloned().unwrap_or_default();
+            match cx.pages.get(&key) {
+                Some(existing) => self.update_section_page(&key, existing, section, &refs),
+                None => self.new_section_page(&key, section, refs),
+            }
+        }
+    }
+
+    fn update_section_page(
+        &mut self,
+        key: &str,
+        existing: &ExistingPage,
+        section: &super::triage::Section,
+        refs: &[String],
+    ) {
+        let cx = self.cx;
+        let held = paragraphs_of(&existing.body);
+        let new: Vec<&str> = section
+            .body
+            .split("\n\n")
+            .filter(|p| !p.trim().is_empty() && !held.contains(&normal(p)))
+            .collect();
+        if new.is_empty() {
+            self.plan
+                .captured
+                .wiki
+                .push(CapturedItem::unchanged(key, "section"));
+            return;
+        }
+        let mut front = existing.front.clone();
+        add_unique(&mut front.sources, cx.source);
+        add_unique(&mut front.ingest_runs, cx.run_id);
+        for r in refs {
+            add_unique(&mut front.refs, r);
+        }
+        let body = format!("{}\n\n{}\n", existing.body.trim_end(), new.join("\n\n"));
+        self.planned.insert(
+            key.to_string(),
+            PagePlan {
+                key: key.to_string(),
+                content: page::render(&front, &body),
+                expected_version: existing.version,
+            },
+        );
+        self.plan
+            .captured
+            .wiki
+            .push(CapturedItem::new(key, "section", "updated"));
+    }
+
+    fn new_section_page(&mut self, key: &str, section: &super::triage::Section, refs: Vec<String>) {
+        let cx = self.cx;
+        if let Some(p) = self.planned.get_mut(key) {
+            // Two sections of one note with one subject: the second joins
+            // the first.
+            if let Ok((front, body)) = page::parse(&p.content) {
+                p.content = page::render(
+                    &front,
+                    &format!("{}\n\n{}\n", body.trim_end(), section.body),
+                );
+            }
+            return;
+        }
+        let front = FrontMatter {
+            summary: Some(match &section.summary {
+                Some(given) => summary_of(given, &section.heading),
+                None => summary_of(
+                    section
+                        .paragraphs
+                        .first()
+                        .map_or_else(|| first_line(&section.body), String::as_str),
+                    &section.heading,
+                ),
+            }),
+            tags: vec!["ingested".into()],
+            refs,
+            sources: vec![cx.source.to_string()],
+            ingest_runs: vec![cx.run_id.to_string()],
+            ..FrontMatter::default()
+        };
+        let body = format!("# {}\n\n{}\n", section.heading, section.body);
+        self.planned.insert(
+            key.to_string(),
+            PagePlan {
+                key: key.to_string(),
+                content: page::render(&front, &body),
+                expected_version: 0,
+            },
+        );
+        self.plan
+            .captured
+            .wiki
+            .push(CapturedItem::new(key, "section", "created"));
+    }
+
+    /// Notes to remember, one memory entry per section and label; a note
+    /// over the store's limit stays in the wiki page only.
+    fn notes(&mut self, callouts: &[&super::triage::Callout]) {
+        let cx = self.cx;
+        let note_limit = lore_store::EntryKind::Note.max_content_bytes();
+        for callout in callouts {
+            let heading = self.heading(callout.section).to_string();
+            if callout.text.len() > note_limit {
+                self.plan.skipped.push(Skipped {
+                    section: heading,
+                    what: callout.label.clone(),
+                    reason: format!(
+                        "the note is {} bytes, over the store's limit of {note_limit} bytes per memory note; it stays in the wiki page only",
+                        callout.text.len()
+                    ),
+                });
+                continue;
+            }
+            let topic = format!("{}: {}", heading, callout.label);
+            let topic: String = topic.chars().take(200).collect();
+            // Two notes of one label in one section are one entry (the
+            // store takes a topic once per write).
+            if let Some(same) = self.plan.notes.iter_mut().find(|n| n.topic == topic) {
+                if same.content.len() + callout.text.len() + 2 <= note_limit {
+                    same.content = format!("{}\n\n{}", same.content, callout.text);
+                } else {
+                    self.plan.skipped.push(Skipped {
+                        section: heading,
+                        what: callout.label.clone(),
+                        reason: format!(
+                            "the section's {} notes together are over the store's limit of {note_limit} bytes per memory note; this one stays in the wiki page only",
+                            callout.label
+                        ),
+                    });
+                }
+                continue;
+            }
+            self.plan.notes.push(NotePlan {
+                topic: topic.clone(),
+                content: callout.text.clone(),
+                tags: vec![callout.label.clone(), "ingested".into()],
+                source: cx
+                    .source
+                    .chars()
+                    .take(lore_store::MAX_SOURCE_CHARS)
+                    .collect(),
+            });
+            self.plan
+                .captured
+                .memory
+                .push(CapturedItem::new(&topic, &callout.label, "stored"));
+        }
+    }
+
+    /// Code blocks: each measured before anything parses it; at most as
+    /// many read as the run may still add items.
+    fn blocks(&mut self, blocks: &[&super::triage::CodeBlock], items_left: usize) {
+        let cx = self.cx;
+        let mut unread: Option<(String, usize)> = None;
+        let mut reads = 0;
+        for block in blocks {
+            let section = self.heading(block.section).to_string();
+            if let Some(why) = bounds::block_limit(block, cx.limits) {
+                self.plan
+                    .skipped
+                    .push(Skipped::new(&section, block.kind, &why));
+                continue;
+            }
+            let read = cx.connection.is_some()
+                && matches!(
+                    block.kind,
+                    BlockKind::LoreModel
+                        | BlockKind::Sql
+                        | BlockKind::MetricFlow
+                        | BlockKind::Cube
+                        | BlockKind::LookMl
+                );
+            if read && reads >= items_left {
+                unread.get_or_insert((section, 0)).1 += 1;
+                continue;
+            }
+            reads += usize::from(read);
+            self.block(block, &section);
+        }
+        if let Some((section, count)) = unread {
+            self.plan.skipped.push(bounds::left_out(
+                &section,
+                "block",
+                count,
+                "limits.ingest_items",
+                cx.limits.ingest_items,
+            ));
+        }
+    }
+
+    /// What one code block becomes: a model file, a query to turn into a
+    /// measure, an import, or a line in `skipped` saying why not.
+    fn block(&mut self, block: &super::triage::CodeBlock, section: &str) {
+        let cx = self.cx;
+        let skip =
+            |plan: &mut Plan, why: &str| plan.skipped.push(Skipped::new(section, block.kind, why));
         match block.kind {
             BlockKind::LoreModel => match cx.connection {
-                None => plan.skipped.push(Skipped::new(
-                    section,
-                    block.kind,
+                None => skip(
+                    &mut self.plan,
                     "semantic-layer YAML needs connectionId (the connection it describes); it stays in the wiki page only",
-                )),
-                Some(_) => {
-                    let name = model_name(&block.text).unwrap_or_else(|| page::slug(section));
-                    let file = format!("{}.yaml", page::slug(&name).replace(['/', '.'], "-"));
-                    if cx.model_files.contains(&file) {
-                        plan.skipped.push(Skipped::new(
-                            section,
-                            block.kind,
-                            &format!("semantic-layer file {file} exists already; edit it (sl_read_source shows it) rather than replacing it from a note"),
-                        ));
-                    } else if model_items(&file, &block.text) > plan.items_left {
-                        plan.skipped.push(Skipped::new(
-                            section,
-                            block.kind,
-                            &format!("{file} ({} items: its sources and measures) was not filed: limits.ingest_items in lore.yaml allows {} per memory_ingest run and {} are left; split the note, or raise limits.ingest_items", model_items(&file, &block.text), cx.limits.ingest_items, plan.items_left),
-                        ));
-                    } else {
-                        plan.items_left -= model_items(&file, &block.text);
-                        plan.models.push(ModelPlan {
-                            file: file.clone(),
-                            content: block.text.clone(),
-                        });
-                        plan.captured.sl.push(CapturedItem::new(&file, "source", "created"));
-                    }
-                }
+                ),
+                Some(_) => self.model_block(block, section),
             },
             BlockKind::Sql => match cx.connection {
-                None => plan.skipped.push(Skipped::new(
-                    section,
-                    block.kind,
+                None => skip(
+                    &mut self.plan,
                     "SQL is kept in the wiki page; give connectionId to turn an aggregate query into a semantic-layer measure",
-                )),
-                Some(_) => plan.queries.push(QueryPlan {
+                ),
+                Some(_) => self.plan.queries.push(QueryPlan {
                     section: block.label.clone().unwrap_or_else(|| section.to_string()),
                     sql: block.text.clone(),
                 }),
             },
             BlockKind::MetricFlow | BlockKind::Cube | BlockKind::LookMl => match cx.connection {
-                None => plan.skipped.push(Skipped::new(
-                    section,
-                    block.kind,
+                None => skip(
+                    &mut self.plan,
                     &format!(
                         "{} definitions need connectionId (the connection they describe); they stay in the wiki page only",
                         block.kind.label()
                     ),
-                )),
+                ),
                 Some(_) => {
-                    plan.imports
+                    self.plan
+                        .imports
                         .push((block.kind, section.to_string(), block.text.clone()))
                 }
             },
-            BlockKind::Dbt => plan.skipped.push(Skipped::new(
-                section,
-                block.kind,
+            BlockKind::Dbt => skip(
+                &mut self.plan,
                 "dbt model YAML without semantic models is kept in the wiki page; its column descriptions are imported with the MetricFlow semantic models that use those models (paste both in one block)",
-            )),
+            ),
             BlockKind::Other => {}
         }
     }
-    if let Some((section, count)) = unread {
-        plan.skipped.push(bounds::left_out(
-            &section,
-            "block",
-            count,
-            "limits.ingest_items",
-            cx.limits.ingest_items,
-        ));
+
+    /// A Lore semantic-layer block as a new model file, within the run's
+    /// items; an existing file is not replaced from a note.
+    fn model_block(&mut self, block: &super::triage::CodeBlock, section: &str) {
+        let cx = self.cx;
+        let name = model_name(&block.text).unwrap_or_else(|| page::slug(section));
+        let file = format!("{}.yaml", page::slug(&name).replace(['/', '.'], "-"));
+        let items = model_items(&file, &block.text);
+        if cx.model_files.contains(&file) {
+            self.plan.skipped.push(Skipped::new(
+                section,
+                block.kind,
+                &format!("semantic-layer file {file} exists already; edit it (sl_read_source shows it) rather than replacing it from a note"),
+            ));
+        } else if items > self.plan.items_left {
+            self.plan.skipped.push(Skipped::new(
+                section,
+                block.kind,
+                &format!("{file} ({items} items: its sources and measures) was not filed: limits.ingest_items in lore.yaml allows {} per memory_ingest run and {} are left; split the note, or raise limits.ingest_items", cx.limits.ingest_items, self.plan.items_left),
+            ));
+        } else {
+            self.plan.items_left -= items;
+            self.plan.models.push(ModelPlan {
+                file: file.clone(),
+                content: block.text.clone(),
+            });
+            self.plan
+                .captured
+                .sl
+                .push(CapturedItem::new(&file, "source", "created"));
+        }
     }
-    plan
 }
 
 /// Leaves out the pages and notes the store would refuse (a page over
