@@ -196,7 +196,9 @@ pub struct ScanReport {
     pub warnings: Vec<String>,
 }
 
-/// Scans connection `id` of `project` and writes a snapshot.
+/// Scans connection `id` of `project` and writes a snapshot: the schema
+/// read from the catalog, column profiles, relationships (declared, then
+/// inferred and checked on the data), then the snapshot and its report.
 pub async fn scan_connection(
     project: &Project,
     warehouses: &Warehouses,
@@ -216,59 +218,120 @@ pub async fn scan_connection(
         }
         settings.sample_rows = rows;
     }
-    let profile_enabled = overrides.profile.unwrap_or(settings.profile);
-    let infer_enabled = overrides.relationships.unwrap_or(settings.relationships);
-    let concurrency = connection.max_connections() as usize;
-    let mut warnings = Vec::new();
-    let mut warn = |message: String| {
-        observer.warn(&message);
-        warnings.push(message);
+    let mut scan = Scan {
+        id,
+        connection,
+        connector: &connector,
+        profile_enabled: overrides.profile.unwrap_or(settings.profile),
+        infer_enabled: overrides.relationships.unwrap_or(settings.relationships),
+        settings,
+        observer,
+        warnings: Vec::new(),
     };
+    let (scope, mut tables) = scan.read_schema().await?;
+    let profiles = if scan.profile_enabled {
+        scan.profile(&mut tables).await
+    } else {
+        Vec::new()
+    };
+    let found = scan.relationships(&tables, &profiles).await;
+    let scanned = Scanned {
+        scope,
+        tables,
+        profiles,
+        relationships: found,
+    };
+    let report = scan.write(project, scanned, started, clock)?;
+    Ok(report)
+}
 
-    observer.stage(ScanStage::ReadingSchema, 0);
-    // Names as the catalog stores them (Snowflake: `sales` is `SALES`).
-    let scope = ScanScope {
-        schemas: connection.schemas.as_ref().map(|schemas| {
-            schemas
-                .iter()
-                .map(|s| connector.dialect().fold_identifier(s))
-                .collect()
-        }),
-    };
-    let mut tables = introspect::introspect(&connector, &scope).await?;
-    tables.retain(|t| {
-        let qualified = t.table_ref().display();
-        !settings
-            .exclude_tables
-            .iter()
-            .any(|p| pattern_matches(p, &t.name) || pattern_matches(p, &qualified))
-    });
-    if let Some(schemas) = &scope.schemas {
-        let found: HashSet<&str> = tables.iter().filter_map(|t| t.db.as_deref()).collect();
-        for schema in schemas.iter().filter(|s| !found.contains(s.as_str())) {
-            warn(format!(
-                "schema `{schema}` (from `schemas` in lore.yaml) has no tables Lore can see"
-            ));
-        }
+/// One connection's scan under way.
+struct Scan<'a> {
+    id: &'a str,
+    connection: &'a lore_core::config::ConnectionConfig,
+    connector: &'a crate::connector::Connector,
+    settings: ScanConfig,
+    profile_enabled: bool,
+    infer_enabled: bool,
+    observer: &'a dyn ScanObserver,
+    /// Problems that did not stop the scan.
+    warnings: Vec<String>,
+}
+
+/// What a scan found, to be written.
+struct Scanned {
+    scope: ScanScope,
+    tables: Vec<crate::schema::SchemaTable>,
+    profiles: Vec<TableProfile>,
+    relationships: Vec<Relationship>,
+}
+
+impl Scan<'_> {
+    fn warn(&mut self, message: String) {
+        self.observer.warn(&message);
+        self.warnings.push(message);
     }
 
-    let mut profiles: Vec<TableProfile> = Vec::new();
-    if profile_enabled {
-        observer.stage(ScanStage::Profiling, tables.len() as u64);
-        let connector = &connector;
-        let settings = &settings;
-        profiles = stream::iter(tables.iter())
+    /// The tables of the scope (names as the catalog stores them:
+    /// Snowflake's `sales` is `SALES`), less `exclude_tables`; a schema of
+    /// `schemas` with no visible table is a warning.
+    async fn read_schema(
+        &mut self,
+    ) -> Result<(ScanScope, Vec<crate::schema::SchemaTable>), ScanError> {
+        self.observer.stage(ScanStage::ReadingSchema, 0);
+        let connector = self.connector;
+        let scope = ScanScope {
+            schemas: self.connection.schemas.as_ref().map(|schemas| {
+                schemas
+                    .iter()
+                    .map(|s| connector.dialect().fold_identifier(s))
+                    .collect()
+            }),
+        };
+        let mut tables = introspect::introspect(connector, &scope).await?;
+        let exclude = &self.settings.exclude_tables;
+        tables.retain(|t| {
+            let qualified = t.table_ref().display();
+            !exclude
+                .iter()
+                .any(|p| pattern_matches(p, &t.name) || pattern_matches(p, &qualified))
+        });
+        if let Some(schemas) = &scope.schemas {
+            let found: HashSet<&str> = tables.iter().filter_map(|t| t.db.as_deref()).collect();
+            let missing: Vec<String> = schemas
+                .iter()
+                .filter(|s| !found.contains(s.as_str()))
+                .cloned()
+                .collect();
+            for schema in missing {
+                self.warn(format!(
+                    "schema `{schema}` (from `schemas` in lore.yaml) has no tables Lore can see"
+                ));
+            }
+        }
+        Ok((scope, tables))
+    }
+
+    /// Profiles every table over a bounded sample, tables in parallel up
+    /// to the session limit; a column profiled as time becomes a time
+    /// dimension, and a sample smaller than its limit is an exact count.
+    async fn profile(&mut self, tables: &mut [crate::schema::SchemaTable]) -> Vec<TableProfile> {
+        self.observer
+            .stage(ScanStage::Profiling, tables.len() as u64);
+        let (connector, settings, observer) = (self.connector, &self.settings, self.observer);
+        let profiles: Vec<TableProfile> = stream::iter(tables.iter())
             .map(|table| async move {
                 let profile = profile::profile_table(connector, table, settings).await;
                 observer.step();
                 profile
             })
-            .buffered(concurrency)
+            .buffered(self.connection.max_connections() as usize)
             .collect()
             .await;
+        let sample_rows = self.settings.sample_rows;
         for (table, profile) in tables.iter_mut().zip(&profiles) {
             if let Some(error) = &profile.error {
-                warn(format!(
+                self.warn(format!(
                     "{} was not profiled: {error}",
                     table.table_ref().display()
                 ));
@@ -279,26 +342,35 @@ pub async fn scan_connection(
                     column.dimension_type = DimensionType::Time;
                 }
             }
-            // A sample smaller than its limit saw every row: an exact count.
-            if profile.sampled_rows < settings.sample_rows {
+            if profile.sampled_rows < sample_rows {
                 table.estimated_rows = Some(profile.sampled_rows);
             }
         }
+        profiles
     }
 
-    let mut found = relationships::formal_relationships(&tables);
-    if infer_enabled {
-        let candidates = relationships::candidates(&tables);
-        observer.stage(ScanStage::CheckingRelationships, candidates.len() as u64);
+    /// Declared relationships, then (when enabled) the candidates name
+    /// rules propose, each checked on the data; competing ones settled,
+    /// most confident first.
+    async fn relationships(
+        &self,
+        tables: &[crate::schema::SchemaTable],
+        profiles: &[TableProfile],
+    ) -> Vec<Relationship> {
+        let mut found = relationships::formal_relationships(tables);
+        if !self.infer_enabled {
+            return found;
+        }
+        let candidates = relationships::candidates(tables);
+        self.observer
+            .stage(ScanStage::CheckingRelationships, candidates.len() as u64);
         let by_table: HashMap<(Option<String>, String), &TableProfile> = profiles
             .iter()
             .filter(|p| p.error.is_none())
             .map(|p| ((p.db.clone(), p.name.clone()), p))
             .collect();
-        let connector = &connector;
-        let tables = &tables;
-        let by_table = &by_table;
-        let sample_rows = settings.sample_rows;
+        let (connector, observer, by_table) = (self.connector, self.observer, &by_table);
+        let sample_rows = self.settings.sample_rows;
         let mut inferred: Vec<Relationship> = stream::iter(candidates.iter())
             .map(|candidate| async move {
                 let checked = relationships::check_candidate(
@@ -312,7 +384,7 @@ pub async fn scan_connection(
                 observer.step();
                 checked
             })
-            .buffer_unordered(concurrency)
+            .buffer_unordered(self.connection.max_connections() as usize)
             .collect()
             .await;
         relationships::settle_competing(&mut inferred);
@@ -322,113 +394,166 @@ pub async fn scan_connection(
             })
         });
         found.extend(inferred);
+        found
     }
 
-    observer.stage(ScanStage::Writing, tables.len() as u64);
-    let dir = snapshot::snapshots_dir(&project.root, id);
-    let previous_sync_id = snapshot::latest_sync_id(&dir)?;
-    let previous_tables = match &previous_sync_id {
-        Some(previous) => snapshot::read_tables(&dir.join(previous)).unwrap_or_else(|e| {
-            warn(format!(
-                "the previous snapshot could not be read for the diff: {e}"
-            ));
-            Vec::new()
-        }),
-        None => Vec::new(),
-    };
-    let sync_id = snapshot::new_sync_id(previous_sync_id.as_deref());
-    let scan_run_id = format!("scan-{sync_id}");
-    let writer = SnapshotWriter::create(&dir, &sync_id)?;
-    let mut used = HashSet::new();
-    for table in &tables {
-        let file = snapshot::table_file_name(table, &mut used);
-        writer.write_json(&format!("{TABLES_DIR}/{file}"), table)?;
-        observer.step();
-    }
-    if profile_enabled {
-        let header = ProfileArtifact {
-            connection_id: id.to_string(),
-            sync_id: sync_id.clone(),
-            profiled_at: UtcMillis::now().to_iso(),
-            sample_rows: settings.sample_rows,
-            top_values_per_column: settings.top_values,
-            dictionary_max_values: settings.dictionary.max_values,
-            tables: Vec::new(),
-        };
-        writer.write_records(PROFILE_FILE, &header, "tables", &profiles)?;
-    }
-    let header = RelationshipsArtifact {
-        connection_id: id.to_string(),
-        sync_id: sync_id.clone(),
-        relationships: Vec::new(),
-    };
-    writer.write_records(RELATIONSHIPS_FILE, &header, "relationships", &found)?;
-    writer.write_json(
-        CONNECTION_FILE,
-        &ConnectionManifest {
-            connection_id: id.to_string(),
-            driver: connection.driver.as_str().to_string(),
-            dialect: connector.dialect().as_str().to_string(),
-            sync_id: sync_id.clone(),
-            scan_run_id: scan_run_id.clone(),
-            extracted_at: started.to_iso(),
-            scope: ScopeManifest {
-                schemas: scope.schemas.clone(),
-                exclude_tables: settings.exclude_tables.clone(),
+    /// Writes the snapshot (tables, profiles, relationships, the
+    /// connection's manifest, the report) in a hidden folder, commits it,
+    /// then prunes old snapshots.
+    fn write(
+        mut self,
+        project: &Project,
+        scanned: Scanned,
+        started: UtcMillis,
+        clock: std::time::Instant,
+    ) -> Result<ScanReport, ScanError> {
+        let Scanned {
+            scope,
+            tables,
+            profiles,
+            relationships: found,
+        } = scanned;
+        let id = self.id;
+        self.observer.stage(ScanStage::Writing, tables.len() as u64);
+        let dir = snapshot::snapshots_dir(&project.root, id);
+        let previous_sync_id = snapshot::latest_sync_id(&dir)?;
+        let previous_tables = match &previous_sync_id {
+            Some(previous) => match snapshot::read_tables(&dir.join(previous)) {
+                Ok(tables) => tables,
+                Err(e) => {
+                    self.warn(format!(
+                        "the previous snapshot could not be read for the diff: {e}"
+                    ));
+                    Vec::new()
+                }
             },
-            table_count: tables.len(),
-            lore_version: env!("CARGO_PKG_VERSION").to_string(),
-        },
-    )?;
-    let (diff, diff_summary) = diff_tables(&previous_tables, &tables);
-    let count = |kind: RelationshipKind, status: RelationshipStatus| {
-        found
-            .iter()
-            .filter(|r| r.kind == kind && r.status == status)
-            .count()
-    };
-    let snapshot_path = PathBuf::from("raw-sources")
-        .join(id)
-        .join(snapshot::LIVE_DATABASE_DIR)
-        .join(&sync_id);
-    let report = ScanReport {
-        connection_id: id.to_string(),
-        driver: connection.driver.as_str().to_string(),
-        sync_id: sync_id.clone(),
-        scan_run_id,
-        previous_sync_id,
-        started_at: started.to_iso(),
-        finished_at: UtcMillis::now().to_iso(),
-        duration_ms: clock.elapsed().as_millis() as u64,
-        snapshot_path: snapshot_path.display().to_string(),
-        table_count: tables.len(),
-        column_count: tables.iter().map(|t| t.columns.len()).sum(),
-        diff_summary,
-        diff,
-        profile: ProfileSummary {
-            enabled: profile_enabled,
-            sample_rows: settings.sample_rows,
-            profiled_tables: profiles.iter().filter(|p| p.error.is_none()).count(),
-            profiled_columns: profiles.iter().map(|p| p.columns.len()).sum(),
-            dictionary_columns: profiles
-                .iter()
-                .flat_map(|p| &p.columns)
-                .filter(|c| c.dictionary)
-                .count(),
-            failed_tables: profiles.iter().filter(|p| p.error.is_some()).count(),
-        },
-        relationships: RelationshipSummary {
-            inferred_enabled: infer_enabled,
-            formal: count(RelationshipKind::Formal, RelationshipStatus::Accepted),
-            accepted: count(RelationshipKind::Inferred, RelationshipStatus::Accepted),
-            rejected: count(RelationshipKind::Inferred, RelationshipStatus::Rejected),
-        },
-        warnings,
-    };
-    writer.write_json(REPORT_FILE, &report)?;
-    writer.commit()?;
-    if let Err(e) = snapshot::prune(&dir, settings.keep_snapshots as usize) {
-        observer.warn(&format!("old snapshots could not be removed: {e}"));
+            None => Vec::new(),
+        };
+        let sync_id = snapshot::new_sync_id(previous_sync_id.as_deref());
+        let writer = SnapshotWriter::create(&dir, &sync_id)?;
+        let mut used = HashSet::new();
+        for table in &tables {
+            let file = snapshot::table_file_name(table, &mut used);
+            writer.write_json(&format!("{TABLES_DIR}/{file}"), table)?;
+            self.observer.step();
+        }
+        if self.profile_enabled {
+            let header = ProfileArtifact {
+                connection_id: id.to_string(),
+                sync_id: sync_id.clone(),
+                profiled_at: UtcMillis::now().to_iso(),
+                sample_rows: self.settings.sample_rows,
+                top_values_per_column: self.settings.top_values,
+                dictionary_max_values: self.settings.dictionary.max_values,
+                tables: Vec::new(),
+            };
+            writer.write_records(PROFILE_FILE, &header, "tables", &profiles)?;
+        }
+        let header = RelationshipsArtifact {
+            connection_id: id.to_string(),
+            sync_id: sync_id.clone(),
+            relationships: Vec::new(),
+        };
+        writer.write_records(RELATIONSHIPS_FILE, &header, "relationships", &found)?;
+        writer.write_json(
+            CONNECTION_FILE,
+            &ConnectionManifest {
+                connection_id: id.to_string(),
+                driver: self.connection.driver.as_str().to_string(),
+                dialect: self.connector.dialect().as_str().to_string(),
+                sync_id: sync_id.clone(),
+                scan_run_id: format!("scan-{sync_id}"),
+                extracted_at: started.to_iso(),
+                scope: ScopeManifest {
+                    schemas: scope.schemas.clone(),
+                    exclude_tables: self.settings.exclude_tables.clone(),
+                },
+                table_count: tables.len(),
+                lore_version: env!("CARGO_PKG_VERSION").to_string(),
+            },
+        )?;
+        let (diff, diff_summary) = diff_tables(&previous_tables, &tables);
+        let run = ScanRun {
+            sync_id,
+            previous_sync_id,
+            started,
+            clock,
+            diff,
+            diff_summary,
+        };
+        let (observer, keep) = (self.observer, self.settings.keep_snapshots as usize);
+        let report = self.report(run, &tables, &profiles, &found);
+        writer.write_json(REPORT_FILE, &report)?;
+        writer.commit()?;
+        if let Err(e) = snapshot::prune(&dir, keep) {
+            observer.warn(&format!("old snapshots could not be removed: {e}"));
+        }
+        Ok(report)
     }
-    Ok(report)
+
+    /// The scan's report: where the snapshot is, what changed, what was
+    /// profiled and which relationships were found.
+    fn report(
+        self,
+        run: ScanRun,
+        tables: &[crate::schema::SchemaTable],
+        profiles: &[TableProfile],
+        found: &[Relationship],
+    ) -> ScanReport {
+        let id = self.id;
+        let count = |kind: RelationshipKind, status: RelationshipStatus| {
+            found
+                .iter()
+                .filter(|r| r.kind == kind && r.status == status)
+                .count()
+        };
+        let snapshot_path = PathBuf::from("raw-sources")
+            .join(id)
+            .join(snapshot::LIVE_DATABASE_DIR)
+            .join(&run.sync_id);
+        ScanReport {
+            connection_id: id.to_string(),
+            driver: self.connection.driver.as_str().to_string(),
+            scan_run_id: format!("scan-{}", run.sync_id),
+            sync_id: run.sync_id,
+            previous_sync_id: run.previous_sync_id,
+            started_at: run.started.to_iso(),
+            finished_at: UtcMillis::now().to_iso(),
+            duration_ms: run.clock.elapsed().as_millis() as u64,
+            snapshot_path: snapshot_path.display().to_string(),
+            table_count: tables.len(),
+            column_count: tables.iter().map(|t| t.columns.len()).sum(),
+            diff_summary: run.diff_summary,
+            diff: run.diff,
+            profile: ProfileSummary {
+                enabled: self.profile_enabled,
+                sample_rows: self.settings.sample_rows,
+                profiled_tables: profiles.iter().filter(|p| p.error.is_none()).count(),
+                profiled_columns: profiles.iter().map(|p| p.columns.len()).sum(),
+                dictionary_columns: profiles
+                    .iter()
+                    .flat_map(|p| &p.columns)
+                    .filter(|c| c.dictionary)
+                    .count(),
+                failed_tables: profiles.iter().filter(|p| p.error.is_some()).count(),
+            },
+            relationships: RelationshipSummary {
+                inferred_enabled: self.infer_enabled,
+                formal: count(RelationshipKind::Formal, RelationshipStatus::Accepted),
+                accepted: count(RelationshipKind::Inferred, RelationshipStatus::Accepted),
+                rejected: count(RelationshipKind::Inferred, RelationshipStatus::Rejected),
+            },
+            warnings: self.warnings,
+        }
+    }
+}
+
+/// The run's identity, timing and changes, for its report.
+struct ScanRun {
+    sync_id: String,
+    previous_sync_id: Option<String>,
+    started: UtcMillis,
+    clock: std::time::Instant,
+    diff: SchemaDiff,
+    diff_summary: DiffSummary,
 }
