@@ -121,9 +121,15 @@ fn main() -> ExitCode {
 }
 
 /// Whether the command serves MCP (and must outlive a client that closes
-/// its end).
+/// its end). `lore mcp status`, `logs`, `stop` and a detached `start` only
+/// print, and end quietly when their reader does.
 fn serves(command: &Command) -> bool {
-    matches!(command, Command::Mcp(_) | Command::Demo(_))
+    use commands::mcp::McpCommand;
+    match command {
+        Command::Mcp(McpCommand::Stdio(_) | McpCommand::Serve(_)) | Command::Demo(_) => true,
+        Command::Mcp(McpCommand::Start(args)) => args.foreground,
+        _ => false,
+    }
 }
 
 /// A command whose output is piped into `head` (or any reader that stops

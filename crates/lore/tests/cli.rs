@@ -667,6 +667,32 @@ fn output_piped_into_head_ends_quietly() {
     );
 }
 
+/// `lore mcp status` (and `logs`) only print: a reader that closes its
+/// end first ends them quietly too, not with a panic.
+#[cfg(unix)]
+#[test]
+fn server_status_piped_into_a_closed_reader_ends_quietly() {
+    let (_dir, root) = demo_project();
+    for command in ["mcp status", "mcp status --json", "mcp logs"] {
+        for _ in 0..5 {
+            let script = format!(
+                "'{}' --project-dir '{}' {command} | true",
+                env!("CARGO_BIN_EXE_lore"),
+                root.display()
+            );
+            let output = std::process::Command::new("sh")
+                .args(["-c", &script])
+                .output()
+                .unwrap();
+            let err = stderr(&output);
+            assert!(
+                !err.contains("panicked") && !err.contains("Broken pipe"),
+                "{command}: {err}"
+            );
+        }
+    }
+}
+
 #[test]
 fn an_empty_search_says_what_it_searched() {
     let (_dir, root) = demo_project();
