@@ -370,29 +370,100 @@ struct Job<'a> {
     store: Option<&'a dyn KnowledgeStore>,
 }
 
+/// Ingests every root into one index writer (none in a dry run), then
+/// writes the graphs, commits the index and writes the ledgers.
 fn run_roots(
     job: &Job<'_>,
     run: &mut IngestRun,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), ErrorReport> {
-    let Job {
-        project,
-        state,
-        config,
-        roots,
-        request,
-        store,
-    } = *job;
-    let run_started_ms = UtcMillis::now().0;
-    let index = GatewayIndex::open(&state.join("index"))?;
-    let mut writer = if request.dry_run {
+    let started_ms = UtcMillis::now().0;
+    let index = GatewayIndex::open(&job.state.join("index"))?;
+    let mut writer = if job.request.dry_run {
         None
     } else {
         Some(index.writer()?)
     };
-    let mut ledgers = Vec::with_capacity(roots.len());
-    let mut graphs = Vec::with_capacity(roots.len());
-    for root in roots {
+    let mut done = Vec::with_capacity(job.roots.len());
+    for root in job.roots {
+        let mut root_run = RootRun::open(job, &index, writer.as_ref(), root)?;
+        let reading = Reading {
+            index: &index,
+            writer: writer.as_ref(),
+        };
+        root_run.ingest(job, root, &reading, run, started_ms, progress)?;
+        done.push(root_run);
+    }
+    if let Some(writer) = &mut writer {
+        commit(job.store, &index, writer, &mut done, run)?;
+    }
+    // Workers finish in any order: the report does not.
+    run.skipped
+        .sort_by(|a, b| (&a.root, &a.path).cmp(&(&b.root, &b.path)));
+    run.chunk_count = index.chunk_count();
+    Ok(())
+}
+
+/// The graph first (its writes are idempotent), then the index, then the
+/// ledgers: a crash in between reads a few files again next time, never
+/// loses one. Segments merge last, so a merge that fails loses no run's
+/// work.
+fn commit(
+    store: Option<&dyn KnowledgeStore>,
+    index: &GatewayIndex,
+    writer: &mut tantivy::IndexWriter,
+    roots: &mut [RootRun],
+    run: &mut IngestRun,
+) -> Result<(), ErrorReport> {
+    for root in roots.iter_mut() {
+        if !root.books.dirty && store.is_some() {
+            run.relation_count += root.books.graph.written.len() as u64;
+            continue;
+        }
+        write_graph(store, &root.name, &mut root.books.graph, &root.catalog, run)?;
+        let bytes = serde_json::to_vec(&root.books.graph)
+            .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("graph ledger: {e}")))?;
+        lore_core::project::write_atomically(&root.graph_path, bytes).map_err(|e| e.report())?;
+    }
+    index.commit(writer)?;
+    for root in roots.iter() {
+        let bytes = serde_json::to_vec(&root.books.ledger)
+            .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("ledger: {e}")))?;
+        lore_core::project::write_atomically(&root.ledger_path, bytes).map_err(|e| e.report())?;
+    }
+    index.compact(writer)
+}
+
+/// One root's ingest: its catalog, ledger and graph as they are brought
+/// up to date.
+struct RootRun {
+    name: String,
+    catalog: Catalog,
+    conventions: Conventions,
+    ledger_path: PathBuf,
+    graph_path: PathBuf,
+    books: Books,
+}
+
+/// What a root's ingest keeps track of: its ledger and graph.
+struct Books {
+    ledger: Ledger,
+    graph: GraphLedger,
+    /// Whether a file's facts changed (else the graph is what was written
+    /// last time, and is not computed again).
+    dirty: bool,
+}
+
+impl RootRun {
+    /// The root's catalog, ledger and graph; a ledger that does not match
+    /// the index or the catalog (or a graph of older facts) makes every
+    /// file read again.
+    fn open(
+        job: &Job<'_>,
+        index: &GatewayIndex,
+        writer: Option<&tantivy::IndexWriter>,
+        root: &Root,
+    ) -> Result<RootRun, ErrorReport> {
         if !root.path.is_dir() {
             return Err(ErrorReport::new(
                 ErrorCode::NotFound,
@@ -403,12 +474,11 @@ fn run_roots(
                 ),
             ));
         }
-        let project_root = project.root();
+        let project_root = job.project.root();
         let catalog = Catalog::load(project_root, &root.path)?;
         let conventions = Conventions::read(&root.path);
         let catalog_stamp = catalog_stamp(project_root, &root.path, &conventions);
-        let ledger_path = ledger_path(state, &root.name);
-        let mut ledger = read_ledger(state, &root.name);
+        let mut ledger = read_ledger(job.state, &root.name);
         if index.rebuilt || ledger.index != index.instance {
             // The index does not hold what the ledger lists (it was
             // rebuilt, by this run or by a search that found it outdated):
@@ -422,49 +492,112 @@ fn run_roots(
             // changed: every file is classified again.
             ledger.files.clear();
             ledger.catalog = catalog_stamp;
-            if let Some(writer) = &writer {
+            if let Some(writer) = writer {
                 writer.delete_term(tantivy::Term::from_field_text(
                     index.fields.root,
                     &root.name,
                 ));
             }
         }
-        let graph_path = state.join("graph").join(format!("{}.json", root.name));
+        let graph_path = job.state.join("graph").join(format!("{}.json", root.name));
         let mut graph = GraphLedger::load(&graph_path);
-        // Whether a file's facts changed (else the graph is what was
-        // written last time, and is not computed again).
         let mut dirty = false;
-        if graph.facts_version != FACTS_VERSION && request.paths.is_empty() {
+        if graph.facts_version != FACTS_VERSION && job.request.paths.is_empty() {
             // Facts of an older format: every file is read again (a run
             // over some files only keeps the others' until a full one).
             graph.files.clear();
             graph.facts_version = FACTS_VERSION;
             dirty = true;
         }
-        let (files, gone) = files_to_read(project, root, config, request, &ledger, run)?;
+        Ok(RootRun {
+            name: root.name.clone(),
+            catalog,
+            conventions,
+            ledger_path: ledger_path(job.state, &root.name),
+            graph_path,
+            books: Books {
+                ledger,
+                graph,
+                dirty,
+            },
+        })
+    }
+
+    /// Reads what changed in the root, forgets what is gone, and counts.
+    fn ingest(
+        &mut self,
+        job: &Job<'_>,
+        root: &Root,
+        reading: &Reading<'_>,
+        run: &mut IngestRun,
+        started_ms: i64,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<(), ErrorReport> {
+        let (files, gone) = files_to_read(
+            job.project,
+            root,
+            job.config,
+            job.request,
+            &self.books.ledger,
+            run,
+        )?;
         // Files ingested before the rules of what is served changed are
         // read again (a key file among them is removed from the index).
-        let reread = ledger.rules != SERVE_RULES;
-        if request.paths.is_empty() {
-            ledger.rules = SERVE_RULES;
+        let reread = self.books.ledger.rules != SERVE_RULES;
+        if job.request.paths.is_empty() {
+            self.books.ledger.rules = SERVE_RULES;
         }
         if let Some(head) = git_head(&root.path) {
-            run.repo_head.insert(root.name.clone(), head);
+            run.repo_head.insert(self.name.clone(), head);
         }
+        let wanted = self.wanted(&files, reread, run, started_ms);
         let total = files.len() as u64;
-        // The files to read; the others are kept as they are.
-        let mut wanted: Vec<Wanted<'_>> = Vec::new();
-        for file in &files {
+        self.read(job.project, wanted, reading, total, run, progress)?;
+        progress(total, total);
+        let books = &mut self.books;
+        for path in gone {
+            books.forget(&self.name, &path, reading.index, reading.writer, run);
+        }
+        report_left_out_names(&self.name, &books.graph, &books.ledger, run);
+        for entry in books.ledger.files.values() {
+            *run.artifact_counts
+                .entry(entry.artifact_type.as_str().to_string())
+                .or_default() += 1;
+        }
+        // Files the graph knows but the ledger does not (left by a crash).
+        let known = books.graph.files.len();
+        let ledger = &books.ledger;
+        books
+            .graph
+            .files
+            .retain(|path, _| ledger.files.contains_key(path));
+        books.dirty |= books.graph.files.len() != known;
+        // A graph never written to a store (ingested without one before).
+        books.dirty |=
+            job.store.is_some() && books.graph.written.is_empty() && !books.graph.files.is_empty();
+        Ok(())
+    }
+
+    /// The files to read; the others are kept as they are. Stamps are
+    /// trusted only for files older than a moment (one rewritten within
+    /// the same clock tick keeps its size and time), and a file the graph
+    /// has no facts of is read again.
+    fn wanted<'f>(
+        &self,
+        files: &'f [FoundFile],
+        reread: bool,
+        run: &mut IngestRun,
+        started_ms: i64,
+    ) -> Vec<Wanted<'f>> {
+        let mut wanted = Vec::new();
+        for file in files {
             run.files_seen += 1;
-            // Stamps are trusted only for files older than a moment: one
-            // rewritten within the same clock tick keeps its size and time.
-            let settled = file.modified_ms < run_started_ms - 2_000;
-            let entry = ledger.files.get(&file.path);
+            let settled = file.modified_ms < started_ms - 2_000;
+            let entry = self.books.ledger.files.get(&file.path);
             let unchanged = settled
                 && !reread
                 && entry.is_some_and(|e| e.size == file.size && e.modified_ms == file.modified_ms);
-            // A file the graph has no facts of is read again.
-            let known = graph.files.contains_key(&file.path);
+            let known = self.books.graph.files.contains_key(&file.path);
             if !(unchanged && known) {
                 wanted.push(Wanted {
                     file,
@@ -473,18 +606,37 @@ fn run_roots(
                 });
             }
         }
+        wanted
+    }
+
+    /// Reads, outlines and chunks the wanted files on every core, and
+    /// applies each here as it comes (the index writer, the ledgers and
+    /// the run are this thread's).
+    fn read(
+        &mut self,
+        project: &ProjectFiles,
+        wanted: Vec<Wanted<'_>>,
+        reading: &Reading<'_>,
+        total: u64,
+        run: &mut IngestRun,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<(), ErrorReport> {
         let mut done = total - wanted.len() as u64;
         progress(done, total);
+        let RootRun {
+            name,
+            catalog,
+            conventions,
+            books,
+            ..
+        } = self;
         let shared = Shared {
             project,
-            root: &root.name,
-            catalog: &catalog,
-            conventions: &conventions,
-            chunks: writer.is_some(),
+            root: name,
+            catalog,
+            conventions,
+            chunks: reading.writer.is_some(),
         };
-        // Read, outlined and chunked on every core; applied here as they
-        // come (the index writer, the ledgers and the run are this
-        // thread's).
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .clamp(1, 8)
@@ -510,103 +662,85 @@ fn run_roots(
             for prepared in receiver {
                 done += 1;
                 progress(done, total);
-                let Prepared {
-                    path,
-                    file,
-                    outcome,
-                } = prepared;
-                let read = match outcome {
-                    Ok(read) => read,
-                    Err(reason) => {
-                        run.skipped.push(Skipped::new(&root.name, &path, reason));
-                        dirty |= graph.files.remove(&path).is_some();
-                        if ledger.forget(&path, run) {
-                            run.files_removed += 1;
-                            if let Some(writer) = &writer {
-                                index.remove_file(writer, &root.name, &path);
-                            }
-                        }
-                        continue;
-                    }
-                };
-                if read.changed {
-                    run.files_changed += 1;
-                }
-                if let Some(facts) = read.facts {
-                    graph.files.insert(path.clone(), facts.graph);
-                    dirty = true;
-                    if let Some(writer) = &writer {
-                        index.put_file(writer, &facts.index, &facts.chunks)?;
-                    }
-                }
-                ledger.removed.remove(&path);
-                ledger.files.insert(
-                    path,
-                    LedgerEntry {
-                        hash: read.hash,
-                        size: file.size,
-                        modified_ms: file.modified_ms,
-                        artifact_type: read.kind,
-                    },
-                );
+                books.apply(name, prepared, reading, run)?;
             }
             Ok(())
-        })?;
-        progress(total, total);
-        for path in gone {
-            dirty |= graph.files.remove(&path).is_some();
-            if ledger.forget(&path, run) {
-                run.files_removed += 1;
-                if let Some(writer) = &writer {
-                    index.remove_file(writer, &root.name, &path);
-                }
+        })
+    }
+}
+
+impl Books {
+    /// One file as a worker left it: skipped (and forgotten), or its
+    /// facts, chunks and ledger entry.
+    fn apply(
+        &mut self,
+        root: &str,
+        prepared: Prepared,
+        reading: &Reading<'_>,
+        run: &mut IngestRun,
+    ) -> Result<(), ErrorReport> {
+        let Prepared {
+            path,
+            file,
+            outcome,
+        } = prepared;
+        let read = match outcome {
+            Ok(read) => read,
+            Err(reason) => {
+                run.skipped.push(Skipped::new(root, &path, reason));
+                self.forget(root, &path, reading.index, reading.writer, run);
+                return Ok(());
+            }
+        };
+        if read.changed {
+            run.files_changed += 1;
+        }
+        if let Some(facts) = read.facts {
+            self.graph.files.insert(path.clone(), facts.graph);
+            self.dirty = true;
+            if let Some(writer) = reading.writer {
+                reading
+                    .index
+                    .put_file(writer, &facts.index, &facts.chunks)?;
             }
         }
-        report_left_out_names(&root.name, &graph, &ledger, run);
-        for entry in ledger.files.values() {
-            *run.artifact_counts
-                .entry(entry.artifact_type.as_str().to_string())
-                .or_default() += 1;
-        }
-        // Files the graph knows but the ledger does not (left by a crash).
-        let known = graph.files.len();
-        graph
-            .files
-            .retain(|path, _| ledger.files.contains_key(path));
-        dirty |= graph.files.len() != known;
-        // A graph never written to a store (ingested without one before).
-        dirty |= store.is_some() && graph.written.is_empty() && !graph.files.is_empty();
-        ledgers.push((ledger_path, ledger));
-        graphs.push((root.name.clone(), graph_path, graph, catalog, dirty));
+        self.ledger.removed.remove(&path);
+        self.ledger.files.insert(
+            path,
+            LedgerEntry {
+                hash: read.hash,
+                size: file.size,
+                modified_ms: file.modified_ms,
+                artifact_type: read.kind,
+            },
+        );
+        Ok(())
     }
-    if let Some(writer) = &mut writer {
-        // The graph first (its writes are idempotent), then the index, then
-        // the ledgers: a crash in between reads a few files again next
-        // time, never loses one.
-        for (name, path, graph, catalog, dirty) in &mut graphs {
-            if !*dirty && store.is_some() {
-                run.relation_count += graph.written.len() as u64;
-                continue;
+
+    /// A file gone or no longer served: out of the graph, the ledger and
+    /// the index.
+    fn forget(
+        &mut self,
+        root: &str,
+        path: &str,
+        index: &GatewayIndex,
+        writer: Option<&tantivy::IndexWriter>,
+        run: &mut IngestRun,
+    ) {
+        self.dirty |= self.graph.files.remove(path).is_some();
+        if self.ledger.forget(path, run) {
+            run.files_removed += 1;
+            if let Some(writer) = writer {
+                index.remove_file(writer, root, path);
             }
-            write_graph(store, name, graph, catalog, run)?;
-            let bytes = serde_json::to_vec(graph)
-                .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("graph ledger: {e}")))?;
-            lore_core::project::write_atomically(path, bytes).map_err(|e| e.report())?;
         }
-        index.commit(writer)?;
-        for (path, ledger) in &ledgers {
-            let bytes = serde_json::to_vec(ledger)
-                .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("ledger: {e}")))?;
-            lore_core::project::write_atomically(path, bytes).map_err(|e| e.report())?;
-        }
-        // After the ledgers: a merge that fails loses no run's work.
-        index.compact(writer)?;
     }
-    // Workers finish in any order: the report does not.
-    run.skipped
-        .sort_by(|a, b| (&a.root, &a.path).cmp(&(&b.root, &b.path)));
-    run.chunk_count = index.chunk_count();
-    Ok(())
+}
+
+/// The index files go to (no writer in a dry run).
+struct Reading<'a> {
+    index: &'a GatewayIndex,
+    writer: Option<&'a tantivy::IndexWriter>,
 }
 
 /// Lists the names in indexed files that the graph leaves out (too long
