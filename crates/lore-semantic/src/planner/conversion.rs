@@ -34,7 +34,7 @@ use super::sql::{Renderer, Tree, where_text};
 use super::{GroupPlan, Resolved};
 use crate::dialect::{Dialect, Granularity};
 use crate::error::SemanticError;
-use crate::model::{Calculation, Conversion};
+use crate::model::{Calculation, Conversion, SemanticModel};
 
 /// A conversion group's CTEs, its plan line and its note.
 pub(super) struct ConversionGroup {
@@ -45,7 +45,10 @@ pub(super) struct ConversionGroup {
 
 impl Renderer<'_> {
     /// The CTEs of conversion base measure `j`, group `g`, ending in
-    /// `g<g>` with the dimensions `dim_cols` and `m<j>`.
+    /// `g<g>` with the dimensions `dim_cols` and `m<j>`: the base rows
+    /// (`cb<g>`), the conversion rows (`cc<g>`), each conversion row with
+    /// the latest base row it follows (`cx<g>`), and the conversions per
+    /// combination of dimensions.
     pub(super) fn conversion_group(
         &self,
         r: &Resolved,
@@ -62,23 +65,75 @@ impl Renderer<'_> {
                 b.output
             )));
         };
-        let root = b.source;
         let model = self.model;
-        let graph = model.join_graph();
-        let source = &model.sources[root];
-        let target = &model.sources[c.source];
-        let q = |name: &str| self.q(name);
+        let source = &model.sources[b.source];
+        let names = MatchNames {
+            e: self.q("e"),
+            day: self.q("day"),
+            at: self.q("at"),
+            props: (0..c.constant.len())
+                .map(|i| self.q(&format!("p{i}")))
+                .collect(),
+            keys: (0..source.grain.len())
+                .map(|i| self.q(&format!("k{i}")))
+                .collect(),
+        };
+        let (base, tree) = self.conversion_base(r, g, j, needed, dim_cols, &names)?;
+        let fan = tree.fans().copied();
+        let mut ctes = vec![base];
+        // The conversion rows, with the columns their aggregate reads.
+        let (cc, carried) = self.conversion_rows(c, g, &names.props)?;
+        ctes.push(cc);
+        let carried_cols: Vec<String> = (0..carried.len())
+            .map(|i| self.q(&format!("c{i}")))
+            .collect();
+        ctes.extend(self.latest_base_matches(c, g, dim_cols, &carried_cols, &names));
+        ctes.push(self.conversions(c, (g, j), dim_cols, (&carried, &carried_cols), group_by)?);
+        let plan = GroupPlan {
+            source: source.name.clone(),
+            measures: vec![b.output.clone()],
+            joins: super::render::path_text(model, &tree),
+            strategy: if fan.is_some() {
+                "distinct_keys"
+            } else {
+                "direct"
+            },
+            running: Some(c.describe(&source.name, model)),
+        };
+        let note = conversion_note(model, &b.output, b.source, c);
+        Ok(ConversionGroup { ctes, plan, note })
+    }
 
-        // The base rows.
+    /// The CTE `cb<g>` of the base rows (the query's filters and the
+    /// measure's, the group's joins, distinct rows across a fan), with the
+    /// dimensions, entity, constants, day, time and grain; and their join
+    /// tree.
+    fn conversion_base(
+        &self,
+        r: &Resolved,
+        g: usize,
+        j: usize,
+        needed: &[usize],
+        dim_cols: &[String],
+        names: &MatchNames,
+    ) -> Result<(String, Tree), SemanticError> {
+        let b = &r.bases[j];
+        let Some(c) = b.conversion.as_ref() else {
+            return Err(SemanticError::query(format!(
+                "`{}` is not a conversion measure",
+                b.output
+            )));
+        };
+        let (root, model) = (b.source, self.model);
+        let source = &model.sources[root];
         let mut nodes = needed.to_vec();
         nodes.extend(
             self.filter_nodes(r, &[j])
                 .into_iter()
                 .filter(|n| !needed.contains(n)),
         );
-        let tree = Tree::build(model, graph, root, &nodes)?;
-        let fan = tree.fans().copied();
-        if let Some(step) = fan
+        let tree = Tree::build(model, model.join_graph(), root, &nodes)?;
+        if let Some(step) = tree.fans()
             && source.grain.is_empty()
         {
             return Err(SemanticError::query(format!(
@@ -90,11 +145,13 @@ impl Renderer<'_> {
                 source.name
             )));
         }
-        let (e, day, at) = (q("e"), q("day"), q("at"));
-        let props: Vec<String> = (0..c.constant.len()).map(|i| q(&format!("p{i}"))).collect();
-        let keys: Vec<String> = (0..source.grain.len())
-            .map(|i| q(&format!("k{i}")))
-            .collect();
+        let MatchNames {
+            e,
+            day,
+            at,
+            props,
+            keys,
+        } = names;
         let mut select = Vec::new();
         for (i, col) in dim_cols.iter().enumerate() {
             select.push(format!("{} AS {col}", self.dimension(r, i, &tree)?));
@@ -103,7 +160,7 @@ impl Renderer<'_> {
             "{} AS {e}",
             self.column(root, &c.entity.0, "t0", 0)?
         ));
-        for ((base, _), p) in c.constant.iter().zip(&props) {
+        for ((base, _), p) in c.constant.iter().zip(props) {
             select.push(format!("{} AS {p}", self.column(root, base, "t0", 0)?));
         }
         let time = self.column(root, &c.time.0, "t0", 0)?;
@@ -112,7 +169,7 @@ impl Renderer<'_> {
             self.dialect.time_trunc(&time, Granularity::Day)
         ));
         select.push(format!("{time} AS {at}"));
-        for (column, k) in source.grain.iter().zip(&keys) {
+        for (column, k) in source.grain.iter().zip(keys) {
             select.push(format!("{} AS {k}", self.column(root, column, "t0", 0)?));
         }
         let mut conditions = Vec::new();
@@ -122,18 +179,33 @@ impl Renderer<'_> {
         if let Some(f) = self.measure_filter(r, j, &tree)? {
             conditions.push(format!("({f})"));
         }
-        let mut ctes = vec![format!(
+        let cte = format!(
             "cb{g} AS (\n  SELECT DISTINCT {}\n  {}{}\n)",
             select.join(", "),
             self.joins_clause(&tree)?,
             where_text(&conditions)
-        )];
+        );
+        Ok((cte, tree))
+    }
 
-        // The conversion rows, with the columns their aggregate reads.
-        let (cc, carried) = self.conversion_rows(c, g, &props)?;
-        ctes.push(cc);
-
-        // Each conversion row with the base row it follows.
+    /// `cx<g>`: each conversion row with the dimensions of the latest base
+    /// row of its entity and constants on or before its day, within the
+    /// window (`DENSE_RANK`; on ClickHouse `argMax`).
+    fn latest_base_matches(
+        &self,
+        c: &Conversion,
+        g: usize,
+        dim_cols: &[String],
+        carried_cols: &[String],
+        names: &MatchNames,
+    ) -> Vec<String> {
+        let MatchNames {
+            e,
+            day,
+            at,
+            props,
+            keys,
+        } = names;
         let mut on = vec![format!("b.{e} = c.{e}")];
         on.extend(props.iter().map(|p| format!("b.{p} = c.{p}")));
         let mut window = vec![format!("b.{day} <= c.{day}")];
@@ -144,48 +216,49 @@ impl Renderer<'_> {
                     .shift(&format!("c.{day}"), -i64::from(count), unit)
             ));
         }
+        if self.dialect == Dialect::Clickhouse {
+            return self.clickhouse_matches(g, props, keys, dim_cols, carried_cols, &window);
+        }
         // The latest base row first: by day, time, then grain (or, with
         // none, the dimensions, so that one row wins).
         let mut order = vec![format!("b.{day} DESC"), format!("b.{at} DESC")];
-        let tie_break = if keys.is_empty() { dim_cols } else { &keys };
+        let tie_break = if keys.is_empty() { dim_cols } else { keys };
         order.extend(tie_break.iter().map(|k| format!("b.{k} DESC")));
-        let carried_cols: Vec<String> = (0..carried.len()).map(|i| q(&format!("c{i}"))).collect();
-        if self.dialect == Dialect::Clickhouse {
-            ctes.extend(self.clickhouse_matches(
-                g,
-                &props,
-                &keys,
-                dim_cols,
-                &carried_cols,
-                &window,
-            ));
-        } else {
-            let mut inner: Vec<String> = dim_cols.iter().map(|d| format!("b.{d} AS {d}")).collect();
-            inner.extend(carried_cols.iter().map(|x| format!("c.{x} AS {x}")));
-            let mut partition = vec![format!("c.{e}"), format!("c.{day}")];
-            partition.extend(props.iter().map(|p| format!("c.{p}")));
-            let rn = q("rn");
-            inner.push(format!(
-                "DENSE_RANK() OVER (PARTITION BY {} ORDER BY {}) AS {rn}",
-                partition.join(", "),
-                order.join(", ")
-            ));
-            let mut outer: Vec<String> = dim_cols.iter().map(|d| format!("x.{d}")).collect();
-            outer.extend(carried_cols.iter().map(|x| format!("x.{x}")));
-            if outer.is_empty() {
-                outer.push(format!("x.{rn}"));
-            }
-            on.extend(window);
-            ctes.push(format!(
-                "cx{g} AS (\n  SELECT {}\n  FROM (\n    SELECT {}\n    FROM cc{g} c\n    JOIN cb{g} b ON {}\n  ) x\n  WHERE x.{rn} = 1\n)",
-                outer.join(", "),
-                inner.join(", "),
-                on.join(" AND ")
-            ));
+        let mut inner: Vec<String> = dim_cols.iter().map(|d| format!("b.{d} AS {d}")).collect();
+        inner.extend(carried_cols.iter().map(|x| format!("c.{x} AS {x}")));
+        let mut partition = vec![format!("c.{e}"), format!("c.{day}")];
+        partition.extend(props.iter().map(|p| format!("c.{p}")));
+        let rn = self.q("rn");
+        inner.push(format!(
+            "DENSE_RANK() OVER (PARTITION BY {} ORDER BY {}) AS {rn}",
+            partition.join(", "),
+            order.join(", ")
+        ));
+        let mut outer: Vec<String> = dim_cols.iter().map(|d| format!("x.{d}")).collect();
+        outer.extend(carried_cols.iter().map(|x| format!("x.{x}")));
+        if outer.is_empty() {
+            outer.push(format!("x.{rn}"));
         }
+        on.extend(window);
+        vec![format!(
+            "cx{g} AS (\n  SELECT {}\n  FROM (\n    SELECT {}\n    FROM cc{g} c\n    JOIN cb{g} b ON {}\n  ) x\n  WHERE x.{rn} = 1\n)",
+            outer.join(", "),
+            inner.join(", "),
+            on.join(" AND ")
+        )]
+    }
 
-        // The conversions per combination of dimensions, for every
-        // combination the base rows have.
+    /// `g<g>`: the conversions per combination of dimensions, for every
+    /// combination the base rows have (`fill_nulls_with` for none).
+    fn conversions(
+        &self,
+        c: &Conversion,
+        (g, j): (usize, usize),
+        dim_cols: &[String],
+        (carried, carried_cols): (&[String], &[String]),
+        group_by: &dyn Fn(&[String]) -> String,
+    ) -> Result<String, SemanticError> {
+        let target = &self.model.sources[c.source];
         let aggregate = self.expr(&c.expr.ast, Some(None), &mut |parts| {
             let column = match parts {
                 [column] => column,
@@ -206,7 +279,7 @@ impl Renderer<'_> {
                 .ok_or_else(|| SemanticError::query(format!("`{column}` was not carried")))?;
             Ok(format!("x.{}", carried_cols[i]))
         })?;
-        let m = q("m");
+        let m = self.q("m");
         let mut converted: Vec<String> = dim_cols.iter().map(|d| format!("x.{d} AS {d}")).collect();
         converted.push(format!("{aggregate} AS {m}"));
         // (Not DISTINCT: PostgreSQL would then type the NULL as text.)
@@ -220,69 +293,15 @@ impl Renderer<'_> {
                 Some(fill) => format!("COALESCE({value}, {fill})"),
                 None => value,
             },
-            q(&format!("m{j}"))
+            self.q(&format!("m{j}"))
         ));
         let by = group_by(dim_cols);
-        ctes.push(format!(
+        Ok(format!(
             "g{g} AS (\n  SELECT {}\n  FROM (\n    SELECT {}\n    FROM cx{g} x{by}\n    UNION ALL\n    SELECT {}\n    FROM cb{g}\n  ) u{by}\n)",
             combined.join(", "),
             converted.join(", "),
             present.join(", "),
-        ));
-
-        let plan = GroupPlan {
-            source: source.name.clone(),
-            measures: vec![b.output.clone()],
-            joins: super::render::path_text(model, &tree),
-            strategy: if fan.is_some() {
-                "distinct_keys"
-            } else {
-                "direct"
-            },
-            running: Some(c.describe(&source.name, model)),
-        };
-        let constant = if c.constant.is_empty() {
-            String::new()
-        } else {
-            let columns: Vec<String> = c
-                .constant
-                .iter()
-                .map(|(b, v)| {
-                    if b == v {
-                        b.clone()
-                    } else {
-                        format!("{b} (= {v})")
-                    }
-                })
-                .collect();
-            format!(" and the same {}", columns.join(", "))
-        };
-        let empty = match c.fill_nulls_with {
-            Some(v) => format!("{v}"),
-            None => "no value".to_string(),
-        };
-        let within = match c.window {
-            Some((count, unit)) => format!(
-                " and within {count} {}{}",
-                unit.as_str(),
-                if count == 1 { "" } else { "s" }
-            ),
-            None => String::new(),
-        };
-        let note = format!(
-            "`{}`: each `{}` row ({}) counts once, for the latest `{}` row ({}) of the same {}{constant} on or before its day{within}, in that row's groups (a group none of whose rows converted has {empty} conversions){}",
-            b.output,
-            target.name,
-            c.measure,
-            source.name,
-            c.base,
-            c.entity.0,
-            match c.calculation {
-                Calculation::Rate => "; the rate divides them by the base measure.",
-                Calculation::Count => ".",
-            }
-        );
-        Ok(ConversionGroup { ctes, plan, note })
+        ))
     }
 
     /// The CTE `cc<g>` of the conversion rows (entity `e`, constants
@@ -451,4 +470,60 @@ impl Renderer<'_> {
         );
         vec![cw, cx]
     }
+}
+
+/// The columns a conversion's base and conversion rows are matched on.
+struct MatchNames {
+    e: String,
+    day: String,
+    at: String,
+    props: Vec<String>,
+    keys: Vec<String>,
+}
+
+/// What a conversion measure counts, in words.
+fn conversion_note(model: &SemanticModel, output: &str, root: usize, c: &Conversion) -> String {
+    let source = &model.sources[root];
+    let target = &model.sources[c.source];
+    let constant = if c.constant.is_empty() {
+        String::new()
+    } else {
+        let columns: Vec<String> = c
+            .constant
+            .iter()
+            .map(|(b, v)| {
+                if b == v {
+                    b.clone()
+                } else {
+                    format!("{b} (= {v})")
+                }
+            })
+            .collect();
+        format!(" and the same {}", columns.join(", "))
+    };
+    let empty = match c.fill_nulls_with {
+        Some(v) => format!("{v}"),
+        None => "no value".to_string(),
+    };
+    let within = match c.window {
+        Some((count, unit)) => format!(
+            " and within {count} {}{}",
+            unit.as_str(),
+            if count == 1 { "" } else { "s" }
+        ),
+        None => String::new(),
+    };
+    format!(
+        "`{}`: each `{}` row ({}) counts once, for the latest `{}` row ({}) of the same {}{constant} on or before its day{within}, in that row's groups (a group none of whose rows converted has {empty} conversions){}",
+        output,
+        target.name,
+        c.measure,
+        source.name,
+        c.base,
+        c.entity.0,
+        match c.calculation {
+            Calculation::Rate => "; the rate divides them by the base measure.",
+            Calculation::Count => ".",
+        }
+    )
 }
