@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{empty_project, lore};
+use common::{empty_project, lore, with_connections};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "literal-secret-token-value-9f8e7d";
@@ -244,6 +244,90 @@ fn claude_desktop_spawns_lore_over_stdio() {
         None,
     );
     assert!(!ok && out.contains("--scope user"), "{out}");
+}
+
+/// A project whose lore.yaml reads `env:` variables gets them carried: the
+/// desktop entry holds the values set here (and names the ones that are
+/// not), the bundle asks for each at install, as a sensitive setting, and
+/// never holds a value.
+#[test]
+fn claude_desktop_carries_the_variables_lore_yaml_reads() {
+    let env = env();
+    let config_path = env.root.join("lore.yaml");
+    let config = std::fs::read_to_string(&config_path).unwrap();
+    std::fs::write(
+        &config_path,
+        with_connections(
+            &config,
+            "  shop:\n    driver: postgres\n    url: env:LORE_TEST_SHOP_URL\n  events:\n    driver: clickhouse\n    url: env:LORE_TEST_EVENTS_URL\n",
+        ),
+    )
+    .unwrap();
+    let output = lore()
+        .arg("--project-dir")
+        .arg(&env.root)
+        .args(["setup", "agents", "--target", "claude-desktop"])
+        .env("HOME", &env.home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("LORE_MCP_TOKEN")
+        .env(
+            "LORE_TEST_SHOP_URL",
+            "postgres://lore:pw@db.internal:5432/shop",
+        )
+        .env_remove("LORE_TEST_EVENTS_URL")
+        .output()
+        .unwrap();
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{out}");
+    let config = read_json(&env.home.join(".config/Claude/claude_desktop_config.json"));
+    assert_eq!(
+        config["mcpServers"]["lore"]["env"],
+        json!({"LORE_TEST_SHOP_URL": "postgres://lore:pw@db.internal:5432/shop"})
+    );
+    assert!(
+        out.contains("LORE_TEST_EVENTS_URL (connections.events.url)") && out.contains("not set"),
+        "{out}"
+    );
+
+    let bundle = env.root.join(".lore/agents/claude-desktop/lore.mcpb");
+    let manifest: Value = serde_json::from_slice(&unzip(&bundle, "manifest.json")).unwrap();
+    for (var, key) in [
+        ("LORE_TEST_SHOP_URL", "lore_test_shop_url"),
+        ("LORE_TEST_EVENTS_URL", "lore_test_events_url"),
+    ] {
+        let setting = &manifest["user_config"][key];
+        assert_eq!(setting["type"], "string", "{manifest}");
+        assert_eq!(setting["sensitive"], true, "{manifest}");
+        assert_eq!(setting["required"], true, "{manifest}");
+        assert_eq!(
+            manifest["server"]["mcp_config"]["env"][var],
+            json!(format!("${{user_config.{key}}}"))
+        );
+    }
+    assert!(!manifest.to_string().contains("db.internal"), "{manifest}");
+    if let Some(mcpb) = mcpb_cli() {
+        let unpacked = tempfile::tempdir().unwrap();
+        std::fs::write(
+            unpacked.path().join("manifest.json"),
+            unzip(&bundle, "manifest.json"),
+        )
+        .unwrap();
+        let checked = std::process::Command::new(mcpb)
+            .arg("validate")
+            .arg(unpacked.path().join("manifest.json"))
+            .output()
+            .unwrap();
+        assert!(
+            checked.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&checked.stdout),
+            String::from_utf8_lossy(&checked.stderr)
+        );
+    }
 }
 
 /// The `mcpb` command line (npm `@anthropic-ai/mcpb`): `LORE_MCPB`, else

@@ -88,6 +88,29 @@ impl LoreConfig {
     /// project), each with the setting that names it: connection URLs,
     /// keys and credentials, tokens, API keys, the store's URL.
     pub fn secret_files(&self) -> Vec<(String, String)> {
+        self.secrets()
+            .into_iter()
+            .filter_map(|(setting, secret)| Some((setting, secret.file()?.to_string())))
+            .collect()
+    }
+
+    /// The environment variables `env:VAR` secrets read, each once with
+    /// the first setting that names it (`connections.shop.url`,
+    /// `mcp.tokens (ci)`, …), in the order of the settings.
+    pub fn secret_env_vars(&self) -> Vec<(String, String)> {
+        let mut vars: Vec<(String, String)> = Vec::new();
+        for (setting, secret) in self.secrets() {
+            if let Some(var) = secret.env_var()
+                && !vars.iter().any(|(known, _)| known == var)
+            {
+                vars.push((var.to_string(), setting));
+            }
+        }
+        vars
+    }
+
+    /// Every secret setting, named as `lore config check` names it.
+    fn secrets(&self) -> Vec<(String, &Secret)> {
         let mut secrets: Vec<(String, &Secret)> = Vec::new();
         for (id, conn) in &self.connections {
             for (field, secret) in [
@@ -118,9 +141,6 @@ impl LoreConfig {
             secrets.push(("store.url".to_string(), url));
         }
         secrets
-            .into_iter()
-            .filter_map(|(setting, secret)| Some((setting, secret.file()?.to_string())))
-            .collect()
     }
 }
 
@@ -577,6 +597,28 @@ mod tests {
                 ),
                 ("connections.pg.url".to_string(), "secrets/pg".to_string()),
                 ("mcp.tokens (ops)".to_string(), "tok".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn secret_env_vars_are_every_variable_once_with_its_first_setting() {
+        let config = parse(
+            "connections:\n  shop:\n    driver: postgres\n    url: env:SHOP_URL\n  copy:\n    driver: postgres\n    url: env:SHOP_URL\n  bq:\n    driver: bigquery\n    url: file:bq\n    credentials: env:BQ_KEY\nstore:\n  url: env:LORE_STORE_URL\n",
+        )
+        .unwrap()
+        .config;
+        let mut vars = config.secret_env_vars();
+        vars.sort();
+        assert_eq!(
+            vars,
+            [
+                (
+                    "BQ_KEY".to_string(),
+                    "connections.bq.credentials".to_string()
+                ),
+                ("LORE_STORE_URL".to_string(), "store.url".to_string()),
+                ("SHOP_URL".to_string(), "connections.copy.url".to_string()),
             ]
         );
     }

@@ -30,6 +30,12 @@ impl Secret {
         &self.0
     }
 
+    /// The variable an `env:VAR` reference reads, or none for a literal
+    /// or `file:PATH`.
+    pub fn env_var(&self) -> Option<&str> {
+        self.0.strip_prefix("env:").map(str::trim)
+    }
+
     /// The file a `file:PATH` reference reads (as written, relative to
     /// the project), or none for a literal or `env:VAR`.
     pub fn file(&self) -> Option<&str> {

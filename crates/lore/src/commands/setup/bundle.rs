@@ -49,12 +49,41 @@ fn options(executable: bool) -> SimpleFileOptions {
 }
 
 /// The manifest of a bundle serving the project at `project_root`
-/// (chosen again by whoever installs it: `user_config.project_dir`).
-pub fn manifest(project_root: &Path) -> serde_json::Value {
+/// (chosen again by whoever installs it: `user_config.project_dir`). Each
+/// environment variable `lore.yaml` reads is a setting the app asks for
+/// at install (sensitive: kept in the system's keychain) and passes to
+/// the server; its value never goes into the bundle.
+pub fn manifest(project_root: &Path, env_vars: &[(String, String)]) -> serde_json::Value {
     let name = project_root
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| "project".into());
+    let mut user_config = serde_json::Map::new();
+    user_config.insert(
+        "project_dir".into(),
+        json!({
+            "type": "directory",
+            "title": "Lore project",
+            "description": "The folder holding lore.yaml (the project whose data Claude may read).",
+            "required": true,
+            "default": project_root.display().to_string()
+        }),
+    );
+    let mut env = serde_json::Map::new();
+    for (var, setting) in env_vars {
+        let key = var.to_lowercase();
+        user_config.insert(
+            key.clone(),
+            json!({
+                "type": "string",
+                "title": var,
+                "description": format!("The value of {var}, which lore.yaml reads for {setting}."),
+                "required": true,
+                "sensitive": true
+            }),
+        );
+        env.insert(var.clone(), json!(format!("${{user_config.{key}}}")));
+    }
     json!({
         "manifest_version": MANIFEST_VERSION,
         "name": "lore",
@@ -69,19 +98,11 @@ pub fn manifest(project_root: &Path) -> serde_json::Value {
             "entry_point": entry_point(),
             "mcp_config": {
                 "command": format!("${{__dirname}}/{}", entry_point()),
-                "args": ["--project-dir", "${user_config.project_dir}", "mcp", "stdio"],
-                "env": {}
+                                "args": ["--project-dir", "${user_config.project_dir}", "mcp", "stdio"],
+                "env": env
             }
         },
-        "user_config": {
-            "project_dir": {
-                "type": "directory",
-                "title": "Lore project",
-                "description": "The folder holding lore.yaml (the project whose data Claude may read).",
-                "required": true,
-                "default": project_root.display().to_string()
-            }
-        },
+        "user_config": user_config,
         "tools_generated": true,
         "prompts_generated": true,
         "compatibility": { "platforms": [platform()] }
@@ -89,10 +110,14 @@ pub fn manifest(project_root: &Path) -> serde_json::Value {
 }
 
 /// The `.mcpb` archive: `manifest.json` and the executable at `exe`.
-pub fn mcpb(project_root: &Path, exe: &Path) -> anyhow::Result<Vec<u8>> {
+pub fn mcpb(
+    project_root: &Path,
+    exe: &Path,
+    env_vars: &[(String, String)],
+) -> anyhow::Result<Vec<u8>> {
     let binary = std::fs::read(exe)
         .with_context(|| format!("cannot read the lore executable {}", exe.display()))?;
-    let manifest = serde_json::to_string_pretty(&manifest(project_root))?;
+    let manifest = serde_json::to_string_pretty(&manifest(project_root, env_vars))?;
     let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
     zip.start_file("manifest.json", options(false))?;
     zip.write_all(manifest.as_bytes())?;
@@ -127,7 +152,7 @@ mod tests {
 
     #[test]
     fn the_manifest_starts_lore_mcp_stdio_on_the_chosen_project() {
-        let manifest = manifest(Path::new("/work/acme"));
+        let manifest = manifest(Path::new("/work/acme"), &[]);
         let config = &manifest["server"]["mcp_config"];
         assert_eq!(
             config["args"],

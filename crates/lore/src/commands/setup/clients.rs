@@ -145,20 +145,40 @@ pub fn plan(
             if scope != Scope::User {
                 return Err(unsupported(target, scope, "user"));
             }
-            // Claude Desktop spawns local servers over stdio.
+            // Claude Desktop spawns local servers over stdio, with the
+            // environment lore.yaml reads.
+            let mut value = json!({
+                "command": endpoint.exe,
+                "args": ["--project-dir", root.display().to_string(), "mcp", "stdio"],
+            });
+            let (env, unset) = desktop_env(&endpoint.env_vars);
+            if !env.is_empty() {
+                value["env"] = serde_json::Value::Object(env);
+            }
             changes.push(Change::JsonKey {
                 file: homes.claude_desktop.join("claude_desktop_config.json"),
                 pointer: key(&["mcpServers", "lore"]),
-                value: json!({
-                    "command": endpoint.exe,
-                    "args": ["--project-dir", root.display().to_string(), "mcp", "stdio"],
-                }),
+                value,
             });
+            if !unset.is_empty() {
+                changes.push(Change::Note(format!(
+                    "warning: lore.yaml reads {} but {} not set here, so the Claude Desktop entry has no value for {}: \
+                     set {} and run this command again, or add it under mcpServers.lore.env in claude_desktop_config.json",
+                    unset.join(", "),
+                    if unset.len() == 1 { "it is" } else { "they are" },
+                    if unset.len() == 1 { "it" } else { "them" },
+                    if unset.len() == 1 { "it" } else { "them" },
+                )));
+            }
             // One-step install elsewhere, and skills as the app uploads them.
             let dir = root.join(".lore/agents/claude-desktop");
             changes.push(Change::File {
                 path: dir.join("lore.mcpb"),
-                contents: bundle::mcpb(root, std::path::Path::new(&endpoint.exe))?,
+                contents: bundle::mcpb(
+                    root,
+                    std::path::Path::new(&endpoint.exe),
+                    &endpoint.env_vars,
+                )?,
                 what: "the MCP Bundle".into(),
             });
             for &skill in skills {
@@ -298,4 +318,23 @@ pub fn plan(
         scope,
         changes,
     })
+}
+
+/// The Claude Desktop entry's `env`: each variable lore.yaml reads, with
+/// its value here, and the variables that are not set (named with the
+/// setting that reads them).
+fn desktop_env(
+    vars: &[(String, String)],
+) -> (serde_json::Map<String, serde_json::Value>, Vec<String>) {
+    let mut env = serde_json::Map::new();
+    let mut unset = Vec::new();
+    for (var, setting) in vars {
+        match std::env::var(var) {
+            Ok(value) => {
+                env.insert(var.clone(), serde_json::Value::String(value));
+            }
+            Err(_) => unset.push(format!("{var} ({setting})")),
+        }
+    }
+    (env, unset)
 }

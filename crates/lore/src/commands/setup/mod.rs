@@ -206,6 +206,10 @@ pub struct Endpoint {
     /// The lore executable, for stdio clients.
     pub exe: String,
     pub project_root: PathBuf,
+    /// The environment variables `lore.yaml` reads (`env:VAR`), each with
+    /// the setting that names it; a client that starts `lore` itself must
+    /// pass them on. Tokens are left out: stdio needs none.
+    pub env_vars: Vec<(String, String)>,
 }
 
 fn endpoint(project: &Project, args: &AgentsArgs) -> anyhow::Result<Endpoint> {
@@ -231,12 +235,19 @@ fn endpoint(project: &Project, args: &AgentsArgs) -> anyhow::Result<Endpoint> {
         .display()
         .to_string();
     let project_root = std::path::absolute(&project.root).unwrap_or_else(|_| project.root.clone());
+    let env_vars = project
+        .config
+        .secret_env_vars()
+        .into_iter()
+        .filter(|(_, setting)| !setting.starts_with("mcp.tokens"))
+        .collect();
     Ok(Endpoint {
         url,
         token_auth,
         running,
         exe,
         project_root,
+        env_vars,
     })
 }
 
