@@ -154,12 +154,34 @@ fn removal_restores_a_replaced_entry_and_leaves_user_edits() {
         json!({"mcpServers": {"lore": theirs, "github": {"url": "https://gh"}}}).to_string(),
     )
     .unwrap();
+    // A hand-written `lore` entry is the user's: left alone, and said so,
+    // as a skill file Lore did not write is.
     let (ok, out) = setup(
         &env,
         &["--target", "cursor", "--url", "http://127.0.0.1:9999/mcp"],
         None,
     );
-    assert!(ok, "{out}");
+    assert!(
+        !ok && out.contains("mcpServers.lore in") && out.contains("--force"),
+        "{out}"
+    );
+    assert_eq!(read_json(&cursor)["mcpServers"]["lore"], theirs);
+    assert!(
+        !env.root.join(".cursor/rules").exists(),
+        "nothing was written"
+    );
+    let (ok, out) = setup(
+        &env,
+        &[
+            "--target",
+            "cursor",
+            "--url",
+            "http://127.0.0.1:9999/mcp",
+            "--force",
+        ],
+        None,
+    );
+    assert!(ok && out.contains("replaced your mcpServers.lore"), "{out}");
     assert_eq!(
         read_json(&cursor)["mcpServers"]["lore"],
         json!({"url": "http://127.0.0.1:9999/mcp"})
@@ -190,6 +212,30 @@ fn removal_restores_a_replaced_entry_and_leaves_user_edits() {
         "{out}"
     );
     assert!(out.contains("changed since Lore wrote it"), "{out}");
+}
+
+/// `--remove` takes away the folders Lore created for its files when they
+/// are left empty, and never a folder holding anything else.
+#[test]
+fn removal_leaves_no_empty_folders_behind() {
+    let env = env();
+    let (ok, out) = setup(&env, &["--target", "cursor"], None);
+    assert!(ok, "{out}");
+    assert!(env.root.join(".cursor/rules/lore-analytics.mdc").exists());
+    let (ok, out) = setup(&env, &["--target", "cursor", "--remove"], None);
+    assert!(ok, "{out}");
+    assert!(!env.root.join(".cursor").exists(), "{out}");
+
+    // A folder that holds the user's own file stays, with the file.
+    let (ok, out) = setup(&env, &["--target", "cursor"], None);
+    assert!(ok, "{out}");
+    let theirs = env.root.join(".cursor/rules/team.mdc");
+    std::fs::write(&theirs, "our rule").unwrap();
+    let (ok, out) = setup(&env, &["--target", "cursor", "--remove"], None);
+    assert!(ok, "{out}");
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "our rule");
+    assert!(!env.root.join(".cursor/mcp.json").exists(), "{out}");
+    assert!(!env.root.join(".cursor/rules/lore-analytics.mdc").exists());
 }
 
 #[test]

@@ -40,6 +40,10 @@ pub struct Entry {
     /// it; removal puts it back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backup: Option<PathBuf>,
+    /// Folders Lore created for the file, deepest first: removal takes
+    /// away those left empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created_dirs: Vec<PathBuf>,
 }
 
 impl Entry {
@@ -63,6 +67,7 @@ impl Entry {
             created_file,
             hash: None,
             backup: None,
+            created_dirs: Vec::new(),
         }
     }
 
@@ -78,6 +83,7 @@ impl Entry {
             created_file: !existed,
             hash: Some(content_hash(contents)),
             backup: None,
+            created_dirs: Vec::new(),
         }
     }
 
@@ -146,6 +152,9 @@ impl Manifest {
             entry.previous = old.previous;
             entry.created_file = old.created_file;
             entry.backup = entry.backup.or(old.backup);
+            if entry.created_dirs.is_empty() {
+                entry.created_dirs = old.created_dirs;
+            }
         }
         self.entries.push(entry);
     }
@@ -155,6 +164,15 @@ impl Manifest {
         self.entries
             .iter()
             .any(|e| e.path == path && e.hash.as_deref() == Some(hash))
+    }
+
+    /// Whether a recorded setup wrote `value` at `pointer` in `path`.
+    pub fn wrote_key(&self, path: &Path, pointer: &[String], value: &Value) -> bool {
+        self.entries.iter().any(|e| {
+            e.path == path
+                && e.pointer.as_deref() == Some(pointer)
+                && e.value.as_ref() == Some(value)
+        })
     }
 
     /// Whether another recorded change still needs the file at `path`.

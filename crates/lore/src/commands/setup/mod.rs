@@ -297,33 +297,16 @@ fn agents(project: &Project, args: &AgentsArgs) -> anyhow::Result<()> {
         let scope = scope_for(target, scope_choice, asked);
         plans.push(plan(target, scope, &skills, &endpoint, &homes)?);
     }
-    let mut foreign = Vec::new();
-    for plan in &plans {
-        for change in &plan.changes {
-            match change {
-                Change::JsonKey { file, .. } => {
-                    read_json_object(file)?;
-                }
-                Change::File { path, contents, .. } if is_foreign(&manifest, path, contents) => {
-                    foreign.push(path.clone());
-                }
-                _ => {}
-            }
-        }
-    }
+    let foreign = foreign_changes(&manifest, &plans)?;
     if !foreign.is_empty() && !args.force {
         bail!(
-            "{} not written by Lore: {}; nothing was changed. Move {} aside, or run again with --force to replace {} (Lore keeps a backup that --remove restores)",
+            "{} not written by Lore: {}; nothing was changed. Move {} aside, or run again with --force to replace {} (Lore keeps what it replaces, and --remove restores it)",
             if foreign.len() == 1 {
-                "a file exists that was"
+                "an entry or file exists that was"
             } else {
-                "files exist that were"
+                "entries or files exist that were"
             },
-            foreign
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
+            foreign.join(", "),
             if foreign.len() == 1 { "it" } else { "them" },
             if foreign.len() == 1 { "it" } else { "them" },
         );
@@ -343,6 +326,53 @@ fn agents(project: &Project, args: &AgentsArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// What the plans would replace that Lore did not write: an entry under
+/// the same key holding something else (a hand-written `lore` server
+/// with its own URL), or a skill or rule file of the user's. One rule for
+/// both: left alone unless `--force`. Unreadable JSON stops everything
+/// here, before any write.
+fn foreign_changes(manifest: &Manifest, plans: &[Plan]) -> anyhow::Result<Vec<String>> {
+    let mut foreign = Vec::new();
+    for plan in plans {
+        for change in &plan.changes {
+            match change {
+                Change::JsonKey {
+                    file,
+                    pointer,
+                    value,
+                } => {
+                    let root = read_json_object(file)?;
+                    if let Some(current) = get_path(&root, pointer)
+                        && current != value
+                        && !manifest.wrote_key(file, pointer, current)
+                    {
+                        foreign.push(format!("{} in {}", pointer_text(pointer), file.display()));
+                    }
+                }
+                Change::File { path, contents, .. } if is_foreign(manifest, path, contents) => {
+                    foreign.push(path.display().to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(foreign)
+}
+
+/// The folders above `path` that do not exist yet, deepest first.
+fn missing_dirs(path: &Path) -> Vec<PathBuf> {
+    let mut missing = Vec::new();
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d.as_os_str().is_empty() || d.exists() {
+            break;
+        }
+        missing.push(d.to_path_buf());
+        dir = d.parent();
+    }
+    missing
 }
 
 /// `target (scope)` for every target and scope the manifest records.
@@ -381,14 +411,27 @@ fn apply(manifest: &mut Manifest, plan: &Plan) -> anyhow::Result<()> {
                 value,
             } => {
                 let existed = file.exists();
+                let created_dirs = missing_dirs(file);
                 let mut root = read_json_object(file)?;
                 let previous = get_path(&root, pointer).cloned();
+                let replaced = previous
+                    .as_ref()
+                    .is_some_and(|p| p != value && !manifest.wrote_key(file, pointer, p));
                 set_path(&mut root, pointer, value.clone());
                 write_json(file, &root)?;
-                manifest.record(Entry::json_key(
-                    target, scope, file, pointer, value, previous, !existed,
-                ));
-                println!("  wrote {} in {}", pointer_text(pointer), file.display());
+                let mut entry =
+                    Entry::json_key(target, scope, file, pointer, value, previous, !existed);
+                entry.created_dirs = created_dirs;
+                manifest.record(entry);
+                if replaced {
+                    println!(
+                        "  replaced your {} in {} (--remove puts it back)",
+                        pointer_text(pointer),
+                        file.display()
+                    );
+                } else {
+                    println!("  wrote {} in {}", pointer_text(pointer), file.display());
+                }
             }
             Change::File {
                 path,
@@ -396,6 +439,7 @@ fn apply(manifest: &mut Manifest, plan: &Plan) -> anyhow::Result<()> {
                 what,
             } => {
                 let existed = path.exists();
+                let created_dirs = missing_dirs(path);
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir)
                         .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -416,6 +460,7 @@ fn apply(manifest: &mut Manifest, plan: &Plan) -> anyhow::Result<()> {
                     .with_context(|| format!("cannot write {}", path.display()))?;
                 let mut entry = Entry::file(target, scope, path, contents, existed);
                 entry.backup = backup;
+                entry.created_dirs = created_dirs;
                 manifest.record(entry);
                 println!("  wrote {what} at {}", path.display());
             }
@@ -460,6 +505,7 @@ fn remove(manifest: &mut Manifest, target: Target, scope: Scope) -> anyhow::Resu
     }
     println!("{} ({} scope):", target.as_str(), scope.as_str());
     let mut kept = Vec::new();
+    let mut created_dirs: Vec<PathBuf> = Vec::new();
     for entry in entries {
         if entry.pointer.is_none() && manifest.uses(&entry.path) {
             println!(
@@ -469,7 +515,10 @@ fn remove(manifest: &mut Manifest, target: Target, scope: Scope) -> anyhow::Resu
             continue;
         }
         match undo(&entry) {
-            Ok(message) => println!("  {message}"),
+            Ok(message) => {
+                println!("  {message}");
+                created_dirs.extend(entry.created_dirs.iter().cloned());
+            }
             Err(e) => {
                 println!("  could not undo {}: {e:#}", entry.path.display());
                 kept.push(entry);
@@ -479,7 +528,20 @@ fn remove(manifest: &mut Manifest, target: Target, scope: Scope) -> anyhow::Resu
     for entry in kept {
         manifest.record(entry);
     }
+    remove_empty_dirs(created_dirs);
     Ok(())
+}
+
+/// Removes the folders Lore created that are empty now, deepest first; a
+/// folder holding anything stays.
+fn remove_empty_dirs(mut dirs: Vec<PathBuf>) {
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    dirs.dedup();
+    for dir in dirs {
+        if std::fs::read_dir(&dir).is_ok_and(|mut entries| entries.next().is_none()) {
+            let _ = std::fs::remove_dir(&dir);
+        }
+    }
 }
 
 /// Undoes one recorded change, leaving anything the user changed since.
