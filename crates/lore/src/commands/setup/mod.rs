@@ -137,8 +137,8 @@ pub struct AgentsArgs {
     /// Undo what an earlier `setup agents` for these targets and scope wrote.
     #[arg(long)]
     pub remove: bool,
-    /// Replace a skill or rule file Lore did not write (it is kept as a
-    /// backup that `--remove` restores).
+    /// Replace a `lore` entry or a skill or rule file Lore did not write
+    /// (what it replaces is kept, and `--remove` restores it).
     #[arg(long, conflicts_with = "remove")]
     pub force: bool,
     /// MCP URL to write (default: the running server's, else mcp.host/port from lore.yaml).
