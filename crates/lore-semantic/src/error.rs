@@ -53,10 +53,20 @@ pub enum SemanticError {
         /// Every error found.
         issues: Vec<ModelIssue>,
     },
-    /// The query is malformed or names something the model lacks.
+    /// The query cannot be answered as asked (malformed, or names that
+    /// exist but do not fit together).
     #[error("{message}{}", if candidates.is_empty() { String::new() } else { format!("; did you mean: {}", candidates.join(", ")) })]
     InvalidQuery {
         /// What is wrong and how to fix it.
+        message: String,
+        /// Names that exist and are close to what was asked, if any.
+        candidates: Vec<String>,
+    },
+    /// The query names a source, column, measure or segment the model
+    /// does not have.
+    #[error("{message}{}", if candidates.is_empty() { String::new() } else { format!("; did you mean: {}", candidates.join(", ")) })]
+    NotFound {
+        /// What is missing and how to fix it.
         message: String,
         /// Names that exist and are close to what was asked, if any.
         candidates: Vec<String>,
@@ -104,6 +114,7 @@ impl HasErrorCode for SemanticError {
             SemanticError::InvalidQuery { .. } | SemanticError::AmbiguousPath { .. } => {
                 ErrorCode::InvalidRequest
             }
+            SemanticError::NotFound { .. } => ErrorCode::NotFound,
             SemanticError::Unsupported { .. } => ErrorCode::UnsupportedOperation,
             SemanticError::TooComplex(_) => ErrorCode::InvalidSql,
         }

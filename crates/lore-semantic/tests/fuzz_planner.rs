@@ -119,7 +119,10 @@ proptest! {
             prop_assert!(
                 matches!(
                     error.code(),
-                    ErrorCode::InvalidRequest | ErrorCode::InvalidSql | ErrorCode::UnsupportedOperation
+                    ErrorCode::InvalidRequest
+                        | ErrorCode::NotFound
+                        | ErrorCode::InvalidSql
+                        | ErrorCode::UnsupportedOperation
                 ),
                 "{:?}: {error}",
                 error.code()

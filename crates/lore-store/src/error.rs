@@ -6,9 +6,15 @@ use lore_core::error::{ErrorCode, HasErrorCode};
 /// never carry SQL or file-system internals.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The request is malformed (empty topic, confidence out of range…).
+    /// An argument is refused (empty topic, confidence or depth out of
+    /// range, a transaction in the future, a bad cursor): `invalid_arguments`.
     #[error("{0}")]
     Invalid(String),
+    /// Well-formed, but the request cannot be done as asked (a topic
+    /// written twice in one batch, an undo with nothing to undo, a store
+    /// URL whose TLS cannot be used): `invalid_request`.
+    #[error("{0}")]
+    Refused(String),
     /// The entry, triple or transaction does not exist (or no longer does).
     #[error("{0}")]
     NotFound(String),
@@ -43,7 +49,8 @@ pub enum StoreError {
 impl HasErrorCode for StoreError {
     fn code(&self) -> ErrorCode {
         match self {
-            StoreError::Invalid(_) => ErrorCode::InvalidRequest,
+            StoreError::Invalid(_) => ErrorCode::InvalidArguments,
+            StoreError::Refused(_) => ErrorCode::InvalidRequest,
             StoreError::NotFound(_) => ErrorCode::NotFound,
             StoreError::Conflict { .. } => ErrorCode::Conflict,
             StoreError::Busy => ErrorCode::Timeout,
@@ -102,10 +109,10 @@ impl From<tokio_postgres::Error> for StoreError {
             "40001" | "40P01" | "55P03" | "57014" => StoreError::Busy,
             // The only character a Rust string holds that PostgreSQL text
             // cannot.
-            "22021" => StoreError::Invalid(
+            "22021" => StoreError::Refused(
                 "text must not contain NUL characters (\\0); remove them and retry".to_string(),
             ),
-            "54000" => StoreError::Invalid(format!(
+            "54000" => StoreError::Refused(format!(
                 "a value is too large for the PostgreSQL store ({message}); shorten it"
             )),
             "42501" => StoreError::PermissionDenied(format!(

@@ -336,7 +336,7 @@ impl TopicChange {
         let mut seen = std::collections::HashSet::new();
         for change in &changes {
             if !seen.insert((change.state.kind, change.state.topic.to_lowercase())) {
-                return Err(StoreError::Invalid(format!(
+                return Err(StoreError::Refused(format!(
                     "\"{}\" is written twice in one batch; write each topic once",
                     change.state.topic
                 )));
@@ -389,7 +389,7 @@ pub(crate) fn relate_plan(
             check_node("object", &key.object)?,
         );
         if added.contains(&spo) {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "the relation {} —{}→ {} is both added and removed; keep one",
                 spo.0, spo.1, spo.2
             )));
@@ -429,7 +429,7 @@ pub(crate) fn undo_conflict(
 
 /// The error when there is nothing to undo.
 pub(crate) fn nothing_to_undo(undone: TxId) -> StoreError {
-    StoreError::Invalid(format!(
+    StoreError::Refused(format!(
         "nothing to undo: the rows transaction {undone} changed already look as they did before it"
     ))
 }

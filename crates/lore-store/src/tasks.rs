@@ -14,7 +14,7 @@ pub(crate) fn encode(task: &TaskRecord) -> Result<String, StoreError> {
 /// A stored record read back, with the cancellation the column says.
 pub(crate) fn decode(text: &str, cancel_requested: bool) -> Result<TaskRecord, StoreError> {
     let mut task: TaskRecord = serde_json::from_str(text)
-        .map_err(|e| StoreError::Invalid(format!("a stored task does not read back: {e}")))?;
+        .map_err(|e| StoreError::Refused(format!("a stored task does not read back: {e}")))?;
     task.cancel_requested |= cancel_requested;
     Ok(task)
 }

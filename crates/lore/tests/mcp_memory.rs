@@ -106,7 +106,7 @@ async fn every_memory_tool_works_and_fails_clearly_over_mcp() {
     let missing = fails(&client, "update", json!({"id": "e-404", "content": "x"})).await;
     assert_eq!(missing["code"], "not_found");
     let invalid = fails(&client, "store", json!({"topic": " ", "content": "x"})).await;
-    assert_eq!(invalid["code"], "invalid_request");
+    assert_eq!(invalid["code"], "invalid_arguments");
     assert!(!invalid["message"].as_str().unwrap().contains("SQL"));
     assert_invalid_arguments(&client, "store", json!({"topic": "t"})).await;
     assert_invalid_arguments(&client, "update", json!({"id": "e-1"})).await;
@@ -125,7 +125,7 @@ async fn every_memory_tool_works_and_fails_clearly_over_mcp() {
     assert_eq!(then["items"][0]["content"], "Use blue-green deploys.");
     assert_eq!(then["as_of_tx_id"], first_tx);
     let future = fails(&client, "query", json!({"as_of_tx_id": 10_000})).await;
-    assert_eq!(future["code"], "invalid_request");
+    assert_eq!(future["code"], "invalid_arguments");
 
     // relate and walk the graph; cycles are visited once.
     let related = ok(
@@ -166,7 +166,11 @@ async fn every_memory_tool_works_and_fails_clearly_over_mcp() {
         json!({"node": "checkout", "depth": 9}),
     )
     .await;
-    assert_eq!(bad_depth["code"], "invalid_request");
+    assert_eq!(bad_depth["code"], "invalid_arguments");
+    // An empty node is refused like a missing one: the arguments are wrong.
+    let empty_node = fails(&client, "query_graph", json!({"node": ""})).await;
+    assert_eq!(empty_node["code"], "invalid_arguments");
+    assert_invalid_arguments(&client, "query_graph", json!({"depth": 1})).await;
 
     // undo the update; undoing the first store now conflicts with it.
     let undone = ok(&client, "undo", json!({"tx_id": update_tx})).await;
@@ -839,7 +843,7 @@ async fn text_queries_use_the_shared_index_and_page_stably_while_others_write() 
         json!({"text": "rollback", "limit": 2, "cursor": cursor}),
     )
     .await;
-    assert_eq!(refused["code"], "invalid_request");
+    assert_eq!(refused["code"], "invalid_arguments");
     assert!(
         refused["message"]
             .as_str()
@@ -890,7 +894,7 @@ async fn text_queries_use_the_shared_index_and_page_stably_while_others_write() 
         json!({"text": "rollback step", "limit": 2, "cursor": cursor}),
     )
     .await;
-    assert_eq!(expired["code"], "invalid_request");
+    assert_eq!(expired["code"], "invalid_arguments");
     assert!(
         expired["message"]
             .as_str()

@@ -302,8 +302,10 @@ fn decode(cursor: &str, fingerprint: u64) -> Result<(TxId, usize), ErrorReport> 
     Ok((cursor.as_of, cursor.position as usize))
 }
 
+/// A cursor or argument of the query that cannot be used: the caller's
+/// arguments are wrong (`invalid_arguments`).
 fn invalid(message: String) -> ErrorReport {
-    ErrorReport::new(ErrorCode::InvalidRequest, message)
+    ErrorReport::new(ErrorCode::InvalidArguments, message)
 }
 
 /// Arguments of `query`.

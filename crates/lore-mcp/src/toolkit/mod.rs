@@ -328,12 +328,49 @@ impl<T: Tool> RegisteredTool for Registered<T> {
     }
 }
 
-/// An in-band tool error: `isError: true` and one text block holding the
-/// `{code, message, retryable}` JSON. No `structuredContent`, so clients
-/// that validate it against `outputSchema` do not reject the error itself.
+/// An in-band tool error: `isError: true`, one text block holding the
+/// `{code, message, retryable}` JSON, and the same report as
+/// `structuredContent` (`{"error": {code, message, retryable}}`), which
+/// every output schema accepts ([`accept_error_answer`]), so SDK clients
+/// that validate structured results against `outputSchema` even for
+/// errors (the TypeScript SDK 1.x does) read the error instead of
+/// rejecting it.
 pub fn error_result(report: &ErrorReport) -> CallToolResult {
-    let text = serde_json::to_string(report).unwrap_or_else(|_| report.to_string());
-    CallToolResult::error(vec![ContentBlock::text(text)])
+    let value = serde_json::to_value(report).unwrap_or_else(
+        |_| serde_json::json!({"code": report.code.as_str(), "message": report.message}),
+    );
+    let text = value.to_string();
+    let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(serde_json::json!({ "error": value }));
+    result
+}
+
+/// Makes an output schema accept a failed call's `{"error": {...}}` as well
+/// as the answer: the answer's required fields become one alternative,
+/// `error` the other.
+fn accept_error_answer(schema: &mut JsonObject) {
+    use serde_json::{Value, json};
+    let required = schema.remove("required");
+    if let Some(Value::Array(required)) =
+        required.filter(|r| r.as_array().is_some_and(|a| !a.is_empty()))
+    {
+        schema.insert(
+            "anyOf".into(),
+            json!([{"required": required}, {"required": ["error"]}]),
+        );
+    }
+    if let Value::Object(properties) = schema
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Default::default()))
+    {
+        // An answer with an `error` of its own (a run's reason, a failed
+        // ingest's message) keeps it, and takes the failure's object too.
+        let error = match properties.remove("error") {
+            Some(own) => json!({"anyOf": [own, {"type": "object"}]}),
+            None => json!({"type": "object"}),
+        };
+        properties.insert("error".into(), error);
+    }
 }
 
 /// Removes the `format`s schemars gives unsigned integers (`uint`,
@@ -595,6 +632,7 @@ impl ToolRegistry {
         drop_unknown_formats(&mut output_schema);
         compact_input_schema(&mut input_schema);
         compact_output_schema(&mut output_schema, &input_schema);
+        accept_error_answer(&mut output_schema);
         let descriptor = rmcp::model::Tool::new(def.name, def.description, Arc::new(input_schema))
             .with_title(def.title)
             .with_raw_output_schema(Arc::new(output_schema))

@@ -185,13 +185,13 @@ impl<'a> Resolver<'a> {
                 )));
             };
             let Some(si) = self.model.index_of(s) else {
-                return Err(SemanticError::InvalidQuery {
+                return Err(SemanticError::NotFound {
                     message: format!("in `{text}`, `{s}` is not a source"),
                     candidates: candidates(self.model.source_names().into_iter(), s),
                 });
             };
             if self.model.sources[si].column(c).is_none() {
-                return Err(SemanticError::InvalidQuery {
+                return Err(SemanticError::NotFound {
                     message: format!("in `{text}`, `{s}` has no column `{c}`"),
                     candidates: candidates(
                         self.model.sources[si]
@@ -340,7 +340,7 @@ impl<'a> Resolver<'a> {
         if is_aggregate(&parsed) {
             return self.add_inline(text, parsed);
         }
-        Err(SemanticError::InvalidQuery {
+        Err(SemanticError::NotFound {
             message: format!(
                 "no measure `{text}`; name a model measure (source.measure), an aggregate such as sum(source.column), or {{\"expr\", \"name\"}} over measures"
             ),
@@ -484,13 +484,13 @@ fn dimension(
         )));
     };
     let Some((node, si)) = model.join_graph().node_named(model, s) else {
-        return Err(SemanticError::InvalidQuery {
+        return Err(SemanticError::NotFound {
             message: format!("dimension `{field}`: no source `{s}`"),
             candidates: candidates(model.source_names().into_iter(), s),
         });
     };
     let Some(column) = model.sources[si].column(c) else {
-        return Err(SemanticError::InvalidQuery {
+        return Err(SemanticError::NotFound {
             message: format!("dimension `{field}`: `{s}` has no column `{c}`"),
             candidates: candidates(
                 model.sources[si]
@@ -585,7 +585,7 @@ impl Resolver<'_> {
         for parts in parsed.references() {
             let key = parts.join(".");
             let Some(found) = self.measure_ref(&key)? else {
-                return Err(SemanticError::InvalidQuery {
+                return Err(SemanticError::NotFound {
                     message: format!(
                         "in `{name}`, `{key}` is not a measure of this query or the model"
                     ),
@@ -669,7 +669,7 @@ impl Resolver<'_> {
             } else if let Some(found) = self.measure_ref(&key)? {
                 measures.push((key, found));
             } else {
-                return Err(SemanticError::InvalidQuery {
+                return Err(SemanticError::NotFound {
                     message: format!(
                         "filter `{text}`: `{key}` is neither a column (source.column) nor a measure"
                     ),
@@ -705,7 +705,7 @@ fn segment_filters(
             .index_of(s)
             .and_then(|si| model.sources[si].segment(name).map(|seg| (si, seg)));
         let Some((si, seg)) = segment else {
-            return Err(SemanticError::InvalidQuery {
+            return Err(SemanticError::NotFound {
                 message: format!("no segment `{text}`"),
                 candidates: candidates(
                     model.sources.iter().flat_map(|s| {

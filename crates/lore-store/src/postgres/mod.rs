@@ -141,12 +141,12 @@ impl PostgresStore {
     fn connect(url: &str, schema: &str, base_dir: &Path) -> Result<PostgresStore, StoreError> {
         check_schema_name(schema)?;
         let mut target = PgTarget::parse(url).map_err(|e| {
-            StoreError::Invalid(format!(
+            StoreError::Refused(format!(
                 "the store url is not a PostgreSQL url ({e}); write postgres://user:password@host:5432/database"
             ))
         })?;
         let tls = target.tls(base_dir).map_err(|e| {
-            StoreError::Invalid(format!("the store url's TLS settings cannot be used: {e}"))
+            StoreError::Refused(format!("the store url's TLS settings cannot be used: {e}"))
         })?;
         let config = &mut target.config;
         if config.get_application_name().is_none() {
@@ -203,7 +203,7 @@ fn check_schema_name(schema: &str) -> Result<(), StoreError> {
     if plain && starts_well && schema.len() <= SCHEMA_NAME_MAX && !schema.starts_with("pg_") {
         Ok(())
     } else {
-        Err(StoreError::Invalid(format!(
+        Err(StoreError::Refused(format!(
             "`{schema}` cannot name the store's schema: use lower-case letters, digits and _, at most {SCHEMA_NAME_MAX} characters, starting with a letter (not pg_), e.g. lore"
         )))
     }

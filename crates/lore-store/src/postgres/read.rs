@@ -472,7 +472,7 @@ pub(super) fn transaction_stamped(
     prefix: &str,
 ) -> Result<Option<TxId>, StoreError> {
     if prefix.is_empty() {
-        return Err(StoreError::Invalid("a stamp must not be empty".into()));
+        return Err(StoreError::Refused("a stamp must not be empty".into()));
     }
     session
         .query_opt(

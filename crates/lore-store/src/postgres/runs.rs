@@ -11,7 +11,7 @@ const INGEST_RUNS_KEPT: i64 = 1_000;
 
 pub(super) fn save(session: &mut Session, run: &IngestRunRecord) -> Result<(), StoreError> {
     let record =
-        serde_json::to_string(run).map_err(|e| StoreError::Invalid(format!("ingest run: {e}")))?;
+        serde_json::to_string(run).map_err(|e| StoreError::Refused(format!("ingest run: {e}")))?;
     let mut tx = session.begin()?;
     let updated = tx.execute(
         "UPDATE ingest_runs SET status = $2, record = $3 WHERE run_id = $1",
@@ -41,7 +41,7 @@ pub(super) fn save(session: &mut Session, run: &IngestRunRecord) -> Result<(), S
 
 fn decode_run(text: String) -> Result<IngestRunRecord, StoreError> {
     serde_json::from_str(&text)
-        .map_err(|e| StoreError::Invalid(format!("a stored ingest run does not read back: {e}")))
+        .map_err(|e| StoreError::Refused(format!("a stored ingest run does not read back: {e}")))
 }
 
 pub(super) fn get_run(

@@ -277,7 +277,7 @@ fn connect_error(server: &PgTarget, error: tokio_postgres::Error) -> StoreError 
     }
     let target = server.address();
     if let Some(fix) = server.tls_failure(&error) {
-        return StoreError::Invalid(format!(
+        return StoreError::Refused(format!(
             "TLS with the PostgreSQL server of the knowledge store at {target} failed: {fix}"
         ));
     }

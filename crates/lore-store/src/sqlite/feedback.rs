@@ -13,7 +13,7 @@ const SEARCHES_KEPT: i64 = 10_000;
 
 pub(super) fn record(store: &SqliteStore, record: &SearchRecord) -> Result<(), StoreError> {
     let chunk_ids = serde_json::to_string(&record.chunk_ids)
-        .map_err(|e| StoreError::Invalid(format!("search record: {e}")))?;
+        .map_err(|e| StoreError::Refused(format!("search record: {e}")))?;
     store.with_writer(|conn| {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let seq = {

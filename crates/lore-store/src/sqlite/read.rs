@@ -452,7 +452,7 @@ pub(crate) fn transaction_stamped(
     prefix: &str,
 ) -> Result<Option<TxId>, StoreError> {
     if prefix.is_empty() {
-        return Err(StoreError::Invalid("a stamp must not be empty".into()));
+        return Err(StoreError::Refused("a stamp must not be empty".into()));
     }
     Ok(conn
         .prepare_cached(

@@ -79,7 +79,7 @@ impl Restore {
     /// One recorded search.
     pub fn search(&self, seq: i64, search: &SearchRecord) -> Result<(), StoreError> {
         let chunk_ids = serde_json::to_string(&search.chunk_ids)
-            .map_err(|e| StoreError::Invalid(format!("search record: {e}")))?;
+            .map_err(|e| StoreError::Refused(format!("search record: {e}")))?;
         self.conn
             .prepare_cached(
                 "INSERT INTO gateway_searches (seq, request_id, query, chunk_ids, created_at)

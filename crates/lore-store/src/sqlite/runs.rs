@@ -13,7 +13,7 @@ const INGEST_RUNS_KEPT: i64 = 1_000;
 
 pub(super) fn save(store: &SqliteStore, run: &IngestRunRecord) -> Result<(), StoreError> {
     let record =
-        serde_json::to_string(run).map_err(|e| StoreError::Invalid(format!("ingest run: {e}")))?;
+        serde_json::to_string(run).map_err(|e| StoreError::Refused(format!("ingest run: {e}")))?;
     store.with_writer(|conn| {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let updated = tx
@@ -39,7 +39,7 @@ pub(super) fn save(store: &SqliteStore, run: &IngestRunRecord) -> Result<(), Sto
 
 fn decode_run(text: String) -> Result<IngestRunRecord, StoreError> {
     serde_json::from_str(&text)
-        .map_err(|e| StoreError::Invalid(format!("a stored ingest run does not read back: {e}")))
+        .map_err(|e| StoreError::Refused(format!("a stored ingest run does not read back: {e}")))
 }
 
 pub(super) fn get(

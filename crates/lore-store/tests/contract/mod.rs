@@ -131,7 +131,7 @@ pub fn bad_input_is_refused_with_a_reason_and_writes_nothing(store: &dyn Knowled
     ] {
         let error = store.store("test", entry).unwrap_err();
         assert!(error.to_string().contains(needle), "{error}");
-        assert_eq!(code(error), "invalid_request");
+        assert_eq!(code(error), "invalid_arguments");
     }
     assert_eq!(store.head().unwrap(), 0);
     let error = store.update(
@@ -473,7 +473,7 @@ pub fn pages_read_one_state_even_while_others_write(store: &dyn KnowledgeStore) 
             ..Default::default()
         })
         .unwrap_err();
-    assert_eq!(code(error), "invalid_request");
+    assert_eq!(code(error), "invalid_arguments");
 }
 
 /// Part of the contract.
@@ -674,7 +674,7 @@ pub fn a_batch_is_one_transaction_and_a_bad_item_stores_nothing(store: &dyn Know
     let error = store
         .store_batch("test", vec![note("c", "three"), note("", "bad")])
         .unwrap_err();
-    assert_eq!(code(error), "invalid_request");
+    assert_eq!(code(error), "invalid_arguments");
     assert_eq!(store.head().unwrap(), tx);
 }
 
@@ -938,7 +938,7 @@ pub fn put_many_is_one_transaction_checked_whole_and_undone_whole(store: &dyn Kn
 pub fn mirrored_kinds_hold_files_larger_than_a_note(store: &dyn KnowledgeStore) {
     let big = "x".repeat(200 * 1024);
     let refused = store.store("test", note("big", &big)).unwrap_err();
-    assert_eq!(code(refused), "invalid_request");
+    assert_eq!(code(refused), "invalid_arguments");
     let written = store
         .put_many(
             "test",
@@ -1059,7 +1059,7 @@ pub fn relate_many_adds_and_removes_in_one_transaction_and_is_idempotent(
             Vec::new(),
         )
         .unwrap_err();
-    assert_eq!(code(bad), "invalid_request");
+    assert_eq!(code(bad), "invalid_arguments");
     let both = store
         .relate_many(
             "test",
@@ -1121,7 +1121,7 @@ pub fn feedback_names_a_recorded_search_and_one_of_its_results_outside_history(
                 .submit_feedback(vote("req-1", "a.py::parse", 2))
                 .unwrap_err()
         ),
-        "invalid_request"
+        "invalid_arguments"
     );
     let second = store
         .submit_feedback(vote("req-1", "a.py::parse", -1))
@@ -1274,7 +1274,7 @@ pub fn task_records_carry_a_cancellation_no_save_clears_and_expire(store: &dyn K
     };
     assert_eq!(
         code(store.save_task(&nameless).unwrap_err()),
-        "invalid_request"
+        "invalid_arguments"
     );
     // Operational records, not knowledge: no transaction was written.
     assert_eq!(store.head().unwrap(), head);

@@ -167,9 +167,9 @@ pub async fn call(
     let result = client
         .call_tool(CallToolRequestParams::new(name).with_arguments(arguments))
         .await?;
-    if result.is_error != Some(true)
-        && let Some(structured) = &result.structured_content
-    {
+    // An error's `{"error": …}` must fit the schema too: SDK clients
+    // check structured results even for errors.
+    if let Some(structured) = &result.structured_content {
         assert_matches_output_schema(client, name, structured).await;
     }
     Ok(result)
@@ -208,16 +208,18 @@ pub fn error_of(result: &CallToolResult) -> Value {
         Some(true),
         "expected an in-band error: {result:?}"
     );
-    assert!(
-        result.structured_content.is_none(),
-        "errors carry no structuredContent"
-    );
     let text = result.content[0]
         .as_text()
         .expect("text block")
         .text
         .clone();
-    serde_json::from_str(&text).expect("error text is JSON")
+    let error: Value = serde_json::from_str(&text).expect("error text is JSON");
+    assert_eq!(
+        result.structured_content,
+        Some(serde_json::json!({ "error": error })),
+        "the structured result carries the same error as the text"
+    );
+    error
 }
 
 /// The path of the committed `tools/list` snapshot.
@@ -594,7 +596,7 @@ async fn exercise_semantic_tools(client: &Client) {
     .await
     .unwrap();
     let error = error_of(&typo);
-    assert_eq!(error["code"], "invalid_request");
+    assert_eq!(error["code"], "not_found");
     assert!(
         error["message"]
             .as_str()

@@ -595,15 +595,15 @@ pub fn run_transaction(
     let record = run::settle(store, record)?;
     match (record.status.as_str(), record.tx_id) {
         (_, Some(tx)) => match run::undone_by(store, tx)? {
-            Some(undo) => Err(lore_store::StoreError::Invalid(format!(
+            Some(undo) => Err(lore_store::StoreError::Refused(format!(
                 "run `{run_id}` was already undone by transaction {undo}; undo transaction {undo} to put it back"
             ))),
             None => Ok(tx),
         },
-        ("running", None) => Err(lore_store::StoreError::Invalid(format!(
+        ("running", None) => Err(lore_store::StoreError::Refused(format!(
             "run `{run_id}` is still running; undo it once memory_ingest_status says done"
         ))),
-        _ => Err(lore_store::StoreError::Invalid(format!(
+        _ => Err(lore_store::StoreError::Refused(format!(
             "run `{run_id}` wrote nothing (status {}), so there is nothing to undo",
             record.status
         ))),
