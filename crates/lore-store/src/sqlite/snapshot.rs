@@ -133,7 +133,7 @@ impl Snapshot {
                     .collect::<Result<Vec<String>, _>>()
             })
             .map_err(|e| match e.sqlite_error_code() {
-                Some(rusqlite::ErrorCode::NotADatabase) => StoreError::Invalid(format!(
+                Some(rusqlite::ErrorCode::NotADatabase) => StoreError::Refused(format!(
                     "{shown} is not a Lore store (not an SQLite database); give the path of a Lore store (.lore/store.db)"
                 )),
                 Some(
@@ -152,7 +152,7 @@ impl Snapshot {
             .collect();
         // Every schema since the first has these.
         if let Some(table) = missing.iter().find(|t| CORE_TABLES.contains(t)) {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "{shown} is an SQLite database but not a Lore store (it has no {table} table); give the path of a Lore store (.lore/store.db)"
             )));
         }
@@ -167,12 +167,12 @@ impl Snapshot {
             )));
         }
         if version < SCHEMA_VERSION {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "the knowledge store {shown} has an older schema (version {version}, this build writes {SCHEMA_VERSION}); open it once with this Lore (for example `lore memory check`), which brings it up to date, then copy it"
             )));
         }
         if let Some(table) = missing.first() {
-            return Err(StoreError::Invalid(format!(
+            return Err(StoreError::Refused(format!(
                 "{shown} is not a Lore store of schema {version} (it has no {table} table); give the path of a Lore store (.lore/store.db)"
             )));
         }

@@ -289,7 +289,7 @@ fn refuse_nul<'a>(
     texts: impl IntoIterator<Item = &'a String>,
 ) -> Result<(), StoreError> {
     if texts.into_iter().any(|t| t.contains('\0')) {
-        return Err(StoreError::Invalid(format!(
+        return Err(StoreError::Refused(format!(
             "{} holds a NUL character (\\0), which PostgreSQL text cannot hold, so this store cannot move to PostgreSQL as it is (its history keeps that text); nothing was written",
             what()
         )));
