@@ -180,7 +180,7 @@ fn a_write_that_would_break_the_model_writes_nothing() {
             false,
         )
         .unwrap_err();
-    assert_eq!(refused.code.as_str(), "invalid_request");
+    assert_eq!(refused.code.as_str(), "invalid_arguments");
     assert_eq!(f.store.head().unwrap(), head);
 }
 

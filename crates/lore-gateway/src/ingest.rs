@@ -338,7 +338,7 @@ fn check_paths(roots: &[Root], paths: &[String]) -> Result<(), ErrorReport> {
     for asked in paths {
         if asked.trim().trim_end_matches('/').is_empty() || asked.trim() == "." {
             return Err(ErrorReport::new(
-                ErrorCode::InvalidRequest,
+                ErrorCode::InvalidArguments,
                 format!(
                     "paths: `{asked}` names no file; give files by their root-relative path (src/app.py), or leave paths out to ingest every file"
                 ),

@@ -243,7 +243,7 @@ async fn wiki_read_suggests_close_keys_and_wiki_write_checks_versions_and_mirror
     .await
     .unwrap();
     let error = error_of(&bad);
-    assert_eq!(error["code"], "invalid_request");
+    assert_eq!(error["code"], "invalid_arguments");
     assert!(
         error["message"].as_str().unwrap().contains("bad-key"),
         "{error}"
@@ -255,7 +255,7 @@ async fn wiki_read_suggests_close_keys_and_wiki_write_checks_versions_and_mirror
     )
     .await
     .unwrap();
-    assert_eq!(error_of(&empty)["code"], "invalid_request");
+    assert_eq!(error_of(&empty)["code"], "invalid_arguments");
     assert!(!page_file(&root, "x").exists());
 
     // Undoing the creation (a memory tool) removes the page and its file.

@@ -182,7 +182,7 @@ impl SemanticFiles {
         for file in &files {
             if file.file.contains('/') || file.file.contains('\\') || file.file.starts_with('.') {
                 return Err(ErrorReport::new(
-                    ErrorCode::InvalidRequest,
+                    ErrorCode::InvalidArguments,
                     format!(
                         "`{}` is not a file name: name a file in the connection's folder, e.g. `orders.yaml`",
                         file.file

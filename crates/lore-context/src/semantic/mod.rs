@@ -115,7 +115,7 @@ pub fn plan_semantic_query(
             [one] => one.clone(),
             ids => {
                 return Err(ErrorReport::new(
-                    ErrorCode::InvalidRequest,
+                    ErrorCode::InvalidArguments,
                     format!(
                         "the project has {} connections; pass connectionId (one of: {})",
                         ids.len(),

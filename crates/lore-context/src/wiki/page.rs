@@ -145,7 +145,7 @@ impl PageAddress {
 }
 
 fn bad(message: String) -> ErrorReport {
-    ErrorReport::new(ErrorCode::InvalidRequest, message)
+    ErrorReport::new(ErrorCode::InvalidArguments, message)
 }
 
 /// Checks a page key: lower-case letters, digits, `-`, `_` and `.`, in

@@ -267,13 +267,13 @@ impl Wiki {
         let summary = input.front.summary.as_deref().unwrap_or_default().trim();
         if summary.is_empty() {
             return Err(ErrorReport::new(
-                ErrorCode::InvalidRequest,
+                ErrorCode::InvalidArguments,
                 "summary must not be empty: say in one line what the page explains",
             ));
         }
         if summary.chars().count() > page::SUMMARY_CHARS || summary.contains('\n') {
             return Err(ErrorReport::new(
-                ErrorCode::InvalidRequest,
+                ErrorCode::InvalidArguments,
                 format!(
                     "summary must be one line of at most {} characters",
                     page::SUMMARY_CHARS
@@ -344,7 +344,7 @@ impl Wiki {
             Some("user") => vec![Scope::User(self.user.clone())],
             Some(other) => {
                 return Err(ErrorReport::new(
-                    ErrorCode::InvalidRequest,
+                    ErrorCode::InvalidArguments,
                     format!("scope must be global or user, got `{other}`"),
                 ));
             }

@@ -168,7 +168,7 @@ impl Tool for EntityDetails {
             .iter()
             .map(|e| query_of(e).map(|(table, columns)| EntityRequest { table, columns }))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|message| ErrorReport::new(ErrorCode::InvalidRequest, message))?;
+            .map_err(|message| ErrorReport::new(ErrorCode::InvalidArguments, message))?;
         let catalog = Arc::clone(&self.catalog);
         let id = input.connection_id.clone();
         let snapshot = tokio::task::spawn_blocking(move || catalog.latest(&id))
