@@ -178,11 +178,45 @@ pub fn triage(markdown: &str) -> Triage {
     let events: Vec<(Event<'_>, std::ops::Range<usize>)> = Parser::new_ext(markdown, options)
         .into_offset_iter()
         .collect();
-
     // Headings first: they decide the sections.
+    let headings = headings(&events);
+    let (title, ranges) = section_ranges(markdown, &events, &headings);
+    let mut triage = Triage {
+        title: title.clone(),
+        ..Triage::default()
+    };
+    for (heading, start, end) in &ranges {
+        triage.sections.push(Section {
+            heading: if heading.is_empty() {
+                title.clone()
+            } else {
+                heading.clone()
+            },
+            summary: None,
+            body: markdown[*start..*end].trim().to_string(),
+            paragraphs: Vec::new(),
+        });
+    }
+    // One walk for paragraphs, definitions, notes, tables and code.
+    let mut walk = Walk {
+        ranges: &ranges,
+        triage,
+        paragraph: None,
+        code: None,
+        table: None,
+        in_heading: false,
+    };
+    for (event, range) in &events {
+        walk.event(event, range);
+    }
+    walk.triage
+}
+
+/// The note's headings, with their level, text and place.
+fn headings(events: &[(Event<'_>, std::ops::Range<usize>)]) -> Vec<Heading> {
     let mut headings: Vec<Heading> = Vec::new();
     let mut open: Option<(u8, usize, String)> = None;
-    for (event, range) in &events {
+    for (event, range) in events {
         match event {
             Event::Start(Tag::Heading { level: l, .. }) => {
                 open = Some((level(*l), range.start, String::new()));
@@ -205,6 +239,18 @@ pub fn triage(markdown: &str) -> Triage {
             _ => {}
         }
     }
+    headings
+}
+
+/// The note's title (a lone first `#`, else the first section's heading,
+/// else its first words) and its sections as (heading, start, end): the
+/// text before the first cut (after the title), then each heading of the
+/// highest repeated level to the next.
+fn section_ranges(
+    markdown: &str,
+    events: &[(Event<'_>, std::ops::Range<usize>)],
+    headings: &[Heading],
+) -> (String, Vec<(String, usize, usize)>) {
     let mut title: Option<String> = None;
     let mut splitting: Vec<&Heading> = headings.iter().collect();
     if let Some(first) = headings.first()
@@ -219,23 +265,17 @@ pub fn triage(markdown: &str) -> Triage {
         .into_iter()
         .filter(|h| Some(h.level) == split_level)
         .collect();
-
-    // Section ranges: the text before the first cut (after the title),
-    // then each cut to the next.
     let body_start = match (&title, headings.first()) {
         (Some(_), Some(first)) => first.end,
         _ => 0,
     };
     let mut ranges: Vec<(String, usize, usize)> = Vec::new();
     let first_cut = cuts.first().map_or(markdown.len(), |c| c.start);
-    let front = front_matter_end(&events);
-    let preamble_start = body_start.max(front);
-    if markdown[preamble_start.min(first_cut)..first_cut]
+    let preamble_start = body_start.max(front_matter_end(events));
+    if !markdown[preamble_start.min(first_cut)..first_cut]
         .trim()
         .is_empty()
     {
-        // No text before the first section.
-    } else {
         let heading = title.clone().unwrap_or_default();
         ranges.push((heading, preamble_start.min(first_cut), first_cut));
     }
@@ -246,44 +286,36 @@ pub fn triage(markdown: &str) -> Triage {
     let title = title
         .or_else(|| cuts.first().map(|c| c.text.clone()))
         .unwrap_or_else(|| first_words(markdown));
-    let mut triage = Triage {
-        title: title.clone(),
-        ..Triage::default()
-    };
-    for (heading, start, end) in &ranges {
-        triage.sections.push(Section {
-            heading: if heading.is_empty() {
-                title.clone()
-            } else {
-                heading.clone()
-            },
-            summary: None,
-            body: markdown[*start..*end].trim().to_string(),
-            paragraphs: Vec::new(),
-        });
-    }
-    // The ranges are in order: a binary search keeps a note of many
-    // sections and paragraphs linear enough.
-    let section_of = |offset: usize| -> usize {
-        ranges
+    (title, ranges)
+}
+
+/// The walk over the note's events that files paragraphs, definitions,
+/// notes, glossary tables and code blocks into their sections.
+struct Walk<'r> {
+    ranges: &'r [(String, usize, usize)],
+    triage: Triage,
+    paragraph: Option<Paragraph>,
+    /// An open code block: its language, text and start.
+    code: Option<(String, String, usize)>,
+    table: Option<Table>,
+    in_heading: bool,
+}
+
+impl Walk<'_> {
+    /// The section holding `offset`. The ranges are in order: a binary
+    /// search keeps a note of many sections and paragraphs linear enough.
+    fn section_of(&self, offset: usize) -> usize {
+        self.ranges
             .partition_point(|(_, start, _)| *start <= offset)
             .saturating_sub(1)
-    };
+    }
 
-    // One walk for paragraphs, definitions, notes, tables and code.
-    let mut paragraph: Option<Paragraph> = None;
-    let mut quote_depth = 0usize;
-    let mut code: Option<(String, String, usize)> = None;
-    let mut table: Option<Table> = None;
-    let mut in_heading = false;
-    for (event, range) in &events {
+    fn event(&mut self, event: &Event<'_>, range: &std::ops::Range<usize>) {
         match event {
-            Event::Start(Tag::Heading { .. }) => in_heading = true,
-            Event::End(TagEnd::Heading(_)) => in_heading = false,
-            Event::Start(Tag::BlockQuote(_)) => quote_depth += 1,
-            Event::End(TagEnd::BlockQuote(_)) => quote_depth = quote_depth.saturating_sub(1),
-            Event::Start(Tag::Paragraph) if table.is_none() => {
-                paragraph = Some(Paragraph {
+            Event::Start(Tag::Heading { .. }) => self.in_heading = true,
+            Event::End(TagEnd::Heading(_)) => self.in_heading = false,
+            Event::Start(Tag::Paragraph) if self.table.is_none() => {
+                self.paragraph = Some(Paragraph {
                     text: String::new(),
                     strong_first: None,
                     in_strong: false,
@@ -292,7 +324,7 @@ pub fn triage(markdown: &str) -> Triage {
                 });
             }
             Event::Start(Tag::Strong) => {
-                if let Some(p) = paragraph.as_mut()
+                if let Some(p) = self.paragraph.as_mut()
                     && p.events == 0
                 {
                     p.in_strong = true;
@@ -300,57 +332,18 @@ pub fn triage(markdown: &str) -> Triage {
                 }
             }
             Event::End(TagEnd::Strong) => {
-                if let Some(p) = paragraph.as_mut() {
+                if let Some(p) = self.paragraph.as_mut() {
                     p.in_strong = false;
                     p.events += 1;
                 }
             }
-            Event::Text(t) | Event::Code(t) => {
-                if let Some((_, text, _)) = code.as_mut() {
-                    text.push_str(t);
-                } else if let Some(t_state) = table.as_mut() {
-                    t_state.cell.push_str(t);
-                } else if let Some(p) = paragraph.as_mut() {
-                    p.text.push_str(t);
-                    if p.in_strong
-                        && let Some(s) = p.strong_first.as_mut()
-                    {
-                        s.push_str(t);
-                    } else {
-                        p.events += 1;
-                    }
-                }
-            }
+            Event::Text(t) | Event::Code(t) => self.text(t),
             Event::SoftBreak | Event::HardBreak => {
-                if let Some(p) = paragraph.as_mut() {
+                if let Some(p) = self.paragraph.as_mut() {
                     p.text.push(' ');
                 }
             }
-            Event::End(TagEnd::Paragraph) => {
-                if let Some(p) = paragraph.take() {
-                    let section = section_of(p.start);
-                    let text = squash(&p.text);
-                    if text.is_empty() || in_heading {
-                        continue;
-                    }
-                    if let Some(callout) = callout_of(&text) {
-                        triage.callouts.push(Callout {
-                            label: callout.0,
-                            text: callout.1,
-                            section,
-                        });
-                    } else if let Some((term, meaning)) = definition_of(&p, &text) {
-                        triage.definitions.push(Definition {
-                            term,
-                            text: meaning,
-                            section,
-                        });
-                    }
-                    if let Some(s) = triage.sections.get_mut(section) {
-                        s.paragraphs.push(text);
-                    }
-                }
-            }
+            Event::End(TagEnd::Paragraph) => self.end_paragraph(),
             Event::Start(Tag::CodeBlock(kind)) => {
                 let lang = match kind {
                     CodeBlockKind::Fenced(info) => info
@@ -360,48 +353,103 @@ pub fn triage(markdown: &str) -> Triage {
                         .to_lowercase(),
                     CodeBlockKind::Indented => String::new(),
                 };
-                code = Some((lang, String::new(), range.start));
+                self.code = Some((lang, String::new(), range.start));
             }
             Event::End(TagEnd::CodeBlock) => {
-                if let Some((lang, text, start)) = code.take() {
+                if let Some((lang, text, start)) = self.code.take() {
                     let kind = classify(&lang, &text);
-                    triage.blocks.push(CodeBlock {
+                    let section = self.section_of(start);
+                    self.triage.blocks.push(CodeBlock {
                         label: None,
                         lang,
                         kind,
                         text,
-                        section: section_of(start),
+                        section,
                     });
                 }
             }
+            _ => self.table_event(event, range),
+        }
+    }
+
+    /// Text goes to the open code block, table cell or paragraph (and to
+    /// the bold words a paragraph opens with).
+    fn text(&mut self, t: &str) {
+        if let Some((_, text, _)) = self.code.as_mut() {
+            text.push_str(t);
+        } else if let Some(table) = self.table.as_mut() {
+            table.cell.push_str(t);
+        } else if let Some(p) = self.paragraph.as_mut() {
+            p.text.push_str(t);
+            if p.in_strong
+                && let Some(s) = p.strong_first.as_mut()
+            {
+                s.push_str(t);
+            } else {
+                p.events += 1;
+            }
+        }
+    }
+
+    /// A paragraph ends: a callout becomes a note, a definition a
+    /// glossary entry, and its text joins its section's paragraphs.
+    fn end_paragraph(&mut self) {
+        let Some(p) = self.paragraph.take() else {
+            return;
+        };
+        let section = self.section_of(p.start);
+        let text = squash(&p.text);
+        if text.is_empty() || self.in_heading {
+            return;
+        }
+        if let Some(callout) = callout_of(&text) {
+            self.triage.callouts.push(Callout {
+                label: callout.0,
+                text: callout.1,
+                section,
+            });
+        } else if let Some((term, meaning)) = definition_of(&p, &text) {
+            self.triage.definitions.push(Definition {
+                term,
+                text: meaning,
+                section,
+            });
+        }
+        if let Some(s) = self.triage.sections.get_mut(section) {
+            s.paragraphs.push(text);
+        }
+    }
+
+    /// Tables: a glossary table's rows become definitions.
+    fn table_event(&mut self, event: &Event<'_>, range: &std::ops::Range<usize>) {
+        match event {
             Event::Start(Tag::Table(_)) => {
-                table = Some(Table {
+                self.table = Some(Table {
                     start: range.start,
                     ..Table::default()
                 });
             }
             Event::End(TagEnd::TableCell) => {
-                if let Some(t) = table.as_mut() {
+                if let Some(t) = self.table.as_mut() {
                     let cell = squash(&std::mem::take(&mut t.cell));
                     t.row.push(cell);
                 }
             }
             Event::End(TagEnd::TableHead) | Event::End(TagEnd::TableRow) => {
-                if let Some(t) = table.as_mut() {
+                if let Some(t) = self.table.as_mut() {
                     let row = std::mem::take(&mut t.row);
                     t.rows.push(row);
                 }
             }
             Event::End(TagEnd::Table) => {
-                if let Some(t) = table.take() {
-                    let section = section_of(t.start);
-                    triage.definitions.extend(glossary(&t.rows, section));
+                if let Some(t) = self.table.take() {
+                    let section = self.section_of(t.start);
+                    self.triage.definitions.extend(glossary(&t.rows, section));
                 }
             }
             _ => {}
         }
     }
-    triage
 }
 
 struct Paragraph {
