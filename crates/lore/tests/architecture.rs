@@ -42,46 +42,26 @@ fn dependencies() -> BTreeMap<String, Vec<String>> {
     all
 }
 
-/// The Lore crates each crate may depend on (ARCHITECTURE.md, invariant 1).
-fn allowed(crate_name: &str) -> &'static [&'static str] {
-    const ENGINES: &[&str] = &["lore-core", "lore-tls", "lore-llm"];
+/// The Lore crates each crate may depend on (ARCHITECTURE.md, invariant
+/// 1): each layer may use the layers below it.
+fn allowed(crate_name: &str) -> Vec<&'static str> {
+    const FLOOR: [&str; 2] = ["lore-core", "lore-tls"];
+    const ENGINES: [&str; 5] = [
+        "lore-llm",
+        "lore-store",
+        "lore-search",
+        "lore-warehouse",
+        "lore-semantic",
+    ];
+    const SERVICES: [&str; 2] = ["lore-context", "lore-gateway"];
     match crate_name {
-        "lore-core" | "lore-tls" => &[],
-        "lore-llm" | "lore-semantic" => &["lore-core"],
-        "lore-store" | "lore-warehouse" => &["lore-core", "lore-tls"],
-        "lore-search" => ENGINES,
-        "lore-context" | "lore-gateway" => &[
-            "lore-core",
-            "lore-tls",
-            "lore-llm",
-            "lore-store",
-            "lore-search",
-            "lore-warehouse",
-            "lore-semantic",
-        ],
-        "lore-mcp" => &[
-            "lore-core",
-            "lore-tls",
-            "lore-llm",
-            "lore-store",
-            "lore-search",
-            "lore-warehouse",
-            "lore-semantic",
-            "lore-context",
-            "lore-gateway",
-        ],
-        _ => &[
-            "lore-core",
-            "lore-tls",
-            "lore-llm",
-            "lore-store",
-            "lore-search",
-            "lore-warehouse",
-            "lore-semantic",
-            "lore-context",
-            "lore-gateway",
-            "lore-mcp",
-        ],
+        "lore-core" | "lore-tls" => Vec::new(),
+        "lore-llm" | "lore-semantic" => vec!["lore-core"],
+        "lore-store" | "lore-warehouse" => FLOOR.to_vec(),
+        "lore-search" => [&FLOOR[..], &["lore-llm"]].concat(),
+        "lore-context" | "lore-gateway" => [&FLOOR[..], &ENGINES[..]].concat(),
+        "lore-mcp" => [&FLOOR[..], &ENGINES[..], &SERVICES[..]].concat(),
+        _ => [&FLOOR[..], &ENGINES[..], &SERVICES[..], &["lore-mcp"]].concat(),
     }
 }
 

@@ -189,20 +189,7 @@ fn check_link(page: &Path, target: &str) -> Option<String> {
     let headings: Vec<String> = text
         .lines()
         .filter(|line| line.starts_with('#'))
-        .map(|line| slug(line.trim_start_matches('#').trim()))
+        .map(|line| lore_core::config::heading_anchor(line.trim_start_matches('#').trim()))
         .collect();
     (!headings.iter().any(|heading| heading == anchor)).then(|| "no such heading".into())
-}
-
-/// The anchor GitHub gives a heading.
-fn slug(heading: &str) -> String {
-    heading
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .collect()
 }

@@ -569,7 +569,7 @@ pub fn config_json_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(LoreConfig)).unwrap_or_default()
 }
 
-pub use reference::config_reference_markdown;
+pub use reference::{config_reference_markdown, heading_anchor};
 
 #[cfg(test)]
 mod tests {

@@ -107,7 +107,7 @@ fn describe_type(
                 path: path.to_string(),
                 schema: target,
             });
-            return format!("table ([below](#{}))", anchor(path));
+            return format!("table ([below](#{}))", heading_anchor(path));
         }
         if name == "Secret" {
             return "secret".to_string();
@@ -225,9 +225,10 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-/// The anchor GitHub gives the heading `` `path` ``: lower case, spaces as
-/// dashes, punctuation other than `-` and `_` dropped.
-pub fn anchor(path: &str) -> String {
+/// The anchor GitHub gives a heading: lower case, spaces as dashes,
+/// punctuation other than `-` and `_` dropped (`` `connections.<name>` ``
+/// is `connectionsname`).
+pub fn heading_anchor(path: &str) -> String {
     path.to_lowercase()
         .chars()
         .filter_map(|c| match c {
@@ -272,8 +273,11 @@ mod tests {
     #[test]
     fn nested_tables_link_to_their_own_section() {
         let page = config_reference_markdown();
-        let link = format!("(#{})", anchor("connections.<name>.scan"));
+        let link = format!("(#{})", heading_anchor("connections.<name>.scan"));
         assert!(page.contains(&link), "{link} missing");
-        assert_eq!(anchor("`connections.<name>.scan`"), "connectionsnamescan");
+        assert_eq!(
+            heading_anchor("`connections.<name>.scan`"),
+            "connectionsnamescan"
+        );
     }
 }

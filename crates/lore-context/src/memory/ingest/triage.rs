@@ -344,6 +344,16 @@ impl Walk<'_> {
                 }
             }
             Event::End(TagEnd::Paragraph) => self.end_paragraph(),
+            Event::Start(Tag::CodeBlock(_)) | Event::End(TagEnd::CodeBlock) => {
+                self.code_event(event, range)
+            }
+            _ => self.table_event(event, range),
+        }
+    }
+
+    /// Code blocks, with the language their fence names.
+    fn code_event(&mut self, event: &Event<'_>, range: &std::ops::Range<usize>) {
+        match event {
             Event::Start(Tag::CodeBlock(kind)) => {
                 let lang = match kind {
                     CodeBlockKind::Fenced(info) => info
@@ -368,7 +378,7 @@ impl Walk<'_> {
                     });
                 }
             }
-            _ => self.table_event(event, range),
+            _ => {}
         }
     }
 

@@ -345,8 +345,7 @@ fn foreign_changes(manifest: &Manifest, plans: &[Plan]) -> anyhow::Result<Vec<St
                 } => {
                     let root = read_json_object(file)?;
                     if let Some(current) = get_path(&root, pointer)
-                        && current != value
-                        && !manifest.wrote_key(file, pointer, current)
+                        && is_foreign_entry(manifest, file, pointer, current, value)
                     {
                         foreign.push(format!("{} in {}", pointer_text(pointer), file.display()));
                     }
@@ -416,7 +415,7 @@ fn apply(manifest: &mut Manifest, plan: &Plan) -> anyhow::Result<()> {
                 let previous = get_path(&root, pointer).cloned();
                 let replaced = previous
                     .as_ref()
-                    .is_some_and(|p| p != value && !manifest.wrote_key(file, pointer, p));
+                    .is_some_and(|p| is_foreign_entry(manifest, file, pointer, p, value));
                 set_path(&mut root, pointer, value.clone());
                 write_json(file, &root)?;
                 let mut entry =
@@ -620,6 +619,18 @@ fn undo(entry: &Entry) -> anyhow::Result<String> {
             Ok(format!("removed {}", path.display()))
         }
     }
+}
+
+/// Whether the entry `current` at `pointer` is one Lore did not write: it
+/// differs from what Lore would write now and no recorded setup wrote it.
+fn is_foreign_entry(
+    manifest: &Manifest,
+    file: &Path,
+    pointer: &[String],
+    current: &Value,
+    value: &Value,
+) -> bool {
+    current != value && !manifest.wrote_key(file, pointer, current)
 }
 
 /// Whether a file at `path` holds something Lore did not write: it
