@@ -17,7 +17,6 @@
 #![doc = include_str!("../README.md")]
 
 pub mod backup;
-pub mod calls;
 pub mod chunk;
 pub mod classify;
 pub mod explore;
@@ -733,7 +732,9 @@ impl Gateway {
         }
     }
 
-    /// Searches the chunks. Blocking.
+    /// Searches the chunks (what `km-search` and `lore gateway search`
+    /// answer), with each result's graph context when the request asks.
+    /// Blocking.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse, ErrorReport> {
         search::check_request(request)?;
         let index = self.open_index()?;
@@ -818,6 +819,9 @@ impl Gateway {
                     ));
                 }
             }
+        }
+        if request.include_graph {
+            self.add_graph_context(&mut response)?;
         }
         Ok(response)
     }

@@ -115,6 +115,22 @@ fn a_code_repository_without_a_database_is_ingested_and_searched() {
     );
     let tests_only: serde_json::Value = serde_json::from_slice(&tests_only.stdout).unwrap();
     assert_eq!(tests_only["results"].as_array().unwrap().len(), 1);
+    // `--graph` answers what km-search's include_graph does: the code
+    // file's tests beside it.
+    let with_graph = lore_in(
+        root,
+        &[
+            "gateway", "search", "checkout", "--type", "code", "--graph", "--json",
+        ],
+    );
+    assert!(with_graph.status.success(), "{}", stderr(&with_graph));
+    let with_graph: serde_json::Value = serde_json::from_slice(&with_graph.stdout).unwrap();
+    let context = &with_graph["results"][0]["graph_context"];
+    assert_eq!(context["node"], "Code:shop/basket.py", "{with_graph}");
+    assert_eq!(
+        context["tests"][0], "TestCase:tests/test_basket.py",
+        "{with_graph}"
+    );
 
     // A changed file alone; the root is not added twice.
     std::fs::write(

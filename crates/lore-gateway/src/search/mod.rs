@@ -92,6 +92,9 @@ pub struct SearchRequest {
     pub filters: SearchFilters,
     /// Rank by the embedding lane alone (when the gateway has one).
     pub sort_by_vector: bool,
+    /// Add each result's file neighbours in the code graph
+    /// ([`Gateway::add_graph_context`](crate::Gateway::add_graph_context)).
+    pub include_graph: bool,
 }
 
 /// A chunk as results show it.

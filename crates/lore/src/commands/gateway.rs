@@ -352,13 +352,9 @@ fn search(project: &Project, args: SearchArgs) -> anyhow::Result<()> {
             ..Default::default()
         },
         sort_by_vector: args.sort_by_vector,
+        include_graph: args.graph,
     };
-    let mut found = gateway.search(&request).map_err(|e| super::coded(&e))?;
-    if args.graph {
-        gateway
-            .add_graph_context(&mut found)
-            .map_err(|e| super::coded(&e))?;
-    }
+    let found = gateway.search(&request).map_err(|e| super::coded(&e))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&found)?);
         return Ok(());

@@ -1,9 +1,11 @@
-//! The gateway's tools (`km-…`) as calls on a [`Gateway`]: each tool's
-//! arguments (their JSON Schema comes from these types; field docs become
-//! descriptions) and what it does with them. The MCP adapter publishes
-//! them as tools; recipe steps ([`GatewayCalls`], for `km-recipe-run` and
-//! `lore gateway recipe run`) call them by name with JSON arguments,
-//! prepared exactly as an agent's are (`lore_core::arguments`).
+//! The gateway's tool contract: each `km-…` tool's arguments (their JSON
+//! Schema comes from these types; field docs become descriptions), how
+//! they map onto the gateway's service ([`Gateway`]'s methods), and the
+//! call-by-name dispatch recipe steps use ([`GatewayCalls`], for
+//! `km-recipe-run` and `lore gateway recipe run`), with arguments prepared
+//! exactly as an agent's are (`lore_core::arguments`). The gateway crate
+//! knows no tool names: its recipe runner calls whatever
+//! [`StepCaller`] it is given.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,13 +17,13 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::explore::{
+use lore_gateway::explore::{
     GraphSearchAnswer, NodeAnswer, Relationships, SubsystemAnswer, TestsOfAnswer,
 };
-use crate::recipe::StepCaller;
-use crate::report::{CoverageSummary, LifecycleReport};
-use crate::search::{SearchFilters, SearchResponse};
-use crate::{
+use lore_gateway::recipe::StepCaller;
+use lore_gateway::report::{CoverageSummary, LifecycleReport};
+use lore_gateway::search::{SearchFilters, SearchResponse};
+use lore_gateway::{
     Gateway, IngestRequest, IngestRun, SearchRequest, StoreTextRequest, StoredFile, UploadRequest,
 };
 
@@ -103,7 +105,7 @@ where
 
 /// The gateway's tools as a recipe's steps see them, on behalf of one
 /// voter: what `km-recipe-run` and `lore gateway recipe run` hand to
-/// [`run_named`](crate::recipe::run_named). Each call runs on tokio's
+/// [`run_named`](lore_gateway::recipe::run_named). Each call runs on tokio's
 /// blocking pool.
 #[derive(Clone)]
 pub struct GatewayCalls {
@@ -363,19 +365,15 @@ pub struct FeedbackAnswer {
 }
 
 /// `km-search`: the chunks `input.query` is about, with graph context
-/// when asked.
+/// when asked (the service call `lore gateway search` makes too).
 pub fn search(gateway: &Gateway, input: KmSearchInput) -> Result<SearchResponse, ErrorReport> {
-    let request = SearchRequest {
+    gateway.search(&SearchRequest {
         query: input.query,
         limit: input.limit,
         filters: input.filters.unwrap_or_default(),
         sort_by_vector: input.sort_by_vector == Some(true),
-    };
-    let mut found = gateway.search(&request)?;
-    if input.include_graph == Some(true) {
-        gateway.add_graph_context(&mut found)?;
-    }
-    Ok(found)
+        include_graph: input.include_graph == Some(true),
+    })
 }
 
 /// `km-ingest-status`: the last run (of a profile).
@@ -501,7 +499,7 @@ pub fn feedback_submit(
 pub fn backup_trigger(
     gateway: &Gateway,
     input: KmBackupTriggerInput,
-) -> Result<crate::backup::BackupWritten, ErrorReport> {
+) -> Result<lore_gateway::backup::BackupWritten, ErrorReport> {
     gateway.backup(input.destination.as_deref())
 }
 
