@@ -25,7 +25,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
 use crate::analytics::register_analytics_tools;
-use crate::memory::MemoryService;
+use crate::memory::MemoryToolset;
 use crate::memory::subscriptions::Subscriptions;
 use crate::memory::{prompts, resources};
 use crate::telemetry::{CallRecord, CallResult, Telemetry, logs_calls, summarize_arguments};
@@ -50,7 +50,7 @@ const ERROR_INSTRUCTIONS: &str = "Errors come back as JSON {code, message, retry
 pub struct LoreServer {
     registry: Arc<ToolRegistry>,
     warm_up: Option<Arc<WarmUp>>,
-    memory: Option<MemoryService>,
+    memory: Option<MemoryToolset>,
     /// Discovery, with the wiki (`discover.wiki()`).
     discover: Option<Arc<lore_context::discover::Discover>>,
     /// The store's change feed the file mirrors follow (also when the
@@ -111,19 +111,20 @@ impl LoreServer {
         let mut registry = ToolRegistry::new();
         registry.set_answer_budget(crate::toolkit::AnswerBudget::of(&project.config.limits));
         let models = Arc::new(ModelCache::new(&project.semantic_layer_dir()));
-        let mut memory = MemoryService::new(lore_store::feed::StoreHandle::for_project(project));
+        let store = Arc::new(lore_store::feed::StoreHandle::for_project(project));
+        let feed = Arc::new(lore_store::feed::ChangeFeed::new(Arc::clone(&store)));
         let wiki = Arc::new(lore_context::wiki::Wiki::for_project(
             project,
-            Some(Arc::clone(&memory.store)),
+            Some(Arc::clone(&store)),
         ));
         let model_files = Arc::new(lore_context::semantic::files::SemanticFiles::new(
             project,
-            Some(Arc::clone(&memory.store)),
+            Some(Arc::clone(&store)),
         ));
         remove_temp_files(project, &wiki, &model_files);
         let ingest = Arc::new(lore_context::memory::ingest::MemoryIngest::new(
             project,
-            Arc::clone(&memory.store),
+            Arc::clone(&store),
             Arc::clone(&wiki),
             Arc::clone(&model_files),
             Arc::clone(&catalog),
@@ -144,9 +145,8 @@ impl LoreServer {
             .with_model_files(model_files)
             .with_watch(&project.root),
         );
-        let gateway = Arc::new(
-            lore_gateway::Gateway::for_project(project).with_store(Arc::clone(&memory.store)),
-        );
+        let gateway =
+            Arc::new(lore_gateway::Gateway::for_project(project).with_store(Arc::clone(&store)));
         let toolsets = project.config.mcp.served_toolsets(gateway.is_configured());
         if toolsets.contains(&Toolset::Gateway) {
             crate::gateway::register_gateway_tools(
@@ -169,7 +169,7 @@ impl LoreServer {
                 })
                 .register(crate::analytics::WikiWrite {
                     discover: Arc::clone(&discover),
-                    feed: Arc::clone(&memory.feed),
+                    feed: Arc::clone(&feed),
                 });
             register_analytics_tools(&mut registry, warehouses, catalog, models);
             registry
@@ -179,10 +179,12 @@ impl LoreServer {
                 .register(crate::analytics::MemoryIngestStatusTool { ingest });
             instructions.push_str(ANALYTICS_INSTRUCTIONS);
         }
-        memory.search = Some(Arc::new(lore_context::memory::query::MemorySearch::new(
-            Arc::clone(&discover),
-        )));
-        let feed = Arc::clone(&memory.feed);
+        let memory = MemoryToolset::new(Arc::new(
+            lore_context::memory::service::Memory::new(Arc::clone(&store), Arc::clone(&feed))
+                .with_search(Arc::new(lore_context::memory::query::MemorySearch::new(
+                    Arc::clone(&discover),
+                ))),
+        ));
         let tasks = Arc::new(
             crate::tasks::Tasks::new(Some(Arc::clone(&memory.store)))
                 .with_ingest(Arc::clone(&warm_up.ingest)),

@@ -8,8 +8,12 @@
 //!   cursors that keep their ranking.
 //! - [`results`]: what the memory operations answer, shared by the memory
 //!   tools and `lore memory`.
+//! - [`service`]: [`Memory`](service::Memory), the store's operations as
+//!   the memory tools and `lore memory` run them (writes told to the
+//!   change feed).
 
 pub mod completion;
 pub mod ingest;
 pub mod query;
 pub mod results;
+pub mod service;

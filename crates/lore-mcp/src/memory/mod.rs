@@ -21,40 +21,34 @@ pub mod tools;
 use std::sync::Arc;
 
 use crate::toolkit::ToolRegistry;
-use lore_context::memory::query::MemorySearch;
 use lore_store::feed::{ChangeFeed, StoreHandle};
 use tools::Memory;
 
-/// The memory toolset's shared state: the store and its change feed.
+/// The memory toolset's shared state: the memory service, and the store
+/// and change feed its resources and subscriptions read.
 #[derive(Clone)]
-pub struct MemoryService {
+pub struct MemoryToolset {
     /// The project's knowledge store.
     pub store: Arc<StoreHandle>,
     /// Its change feed.
     pub feed: Arc<ChangeFeed>,
-    /// Text queries through the shared index.
-    pub search: Option<Arc<MemorySearch>>,
+    /// The service the tools call.
+    pub service: Arc<lore_context::memory::service::Memory>,
 }
 
-impl MemoryService {
-    /// The service over `store` (opened on first use).
-    pub fn new(store: StoreHandle) -> MemoryService {
-        let store = Arc::new(store);
-        let feed = Arc::new(ChangeFeed::new(Arc::clone(&store)));
-        MemoryService {
-            store,
-            feed,
-            search: None,
+impl MemoryToolset {
+    /// The toolset over `service`.
+    pub fn new(service: Arc<lore_context::memory::service::Memory>) -> MemoryToolset {
+        MemoryToolset {
+            store: Arc::clone(service.store_handle()),
+            feed: Arc::clone(service.feed()),
+            service,
         }
     }
 
     /// Registers the eight memory tools.
     pub fn register_tools(&self, registry: &mut ToolRegistry) {
-        let memory = Memory {
-            store: Arc::clone(&self.store),
-            feed: Arc::clone(&self.feed),
-            search: self.search.clone(),
-        };
+        let memory = Memory(Arc::clone(&self.service));
         registry
             .register(tools::Store(memory.clone()))
             .register(tools::Update(memory.clone()))

@@ -5,12 +5,15 @@
 
 use std::io::BufRead;
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::Context;
-use lore_context::memory::query::QueryOutput;
+use lore_context::memory::query::{MemorySearch, QueryOutput};
 use lore_context::memory::results::{
     DeleteOutput, EntryOutput, HistoryOutput, QueryGraphOutput, RelateOutput, UndoOutput,
 };
+use lore_context::memory::service::{Memory, undo_target};
+use lore_core::ErrorReport;
 use lore_store::{
     Direction, EntryPatch, EntryQuery, GraphQuery, HistoryQuery, KnowledgeStore, NewEntry,
     NewTriple, TxId,
@@ -256,12 +259,14 @@ struct ImportLine {
 
 pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;
-    // Through the store seam, as the server does: any backend behind
-    // `KnowledgeStore` serves the CLI unchanged.
-    let handle = std::sync::Arc::new(lore_store::feed::StoreHandle::for_project(&project));
-    let store = handle.open().map_err(|e| super::coded(&e))?;
-    let store: &dyn KnowledgeStore = store.as_ref();
-    let coded = |e: lore_store::StoreError| super::coded(&e);
+    // Through the memory service over the store seam, as the server's
+    // tools are: any backend behind `KnowledgeStore` serves the CLI
+    // unchanged. Text queries of the current state read the shared index.
+    let handle = Arc::new(lore_store::feed::StoreHandle::for_project(&project));
+    let feed = Arc::new(lore_store::feed::ChangeFeed::new(Arc::clone(&handle)));
+    let memory = Memory::new(Arc::clone(&handle), feed).with_search(Arc::new(MemorySearch::new(
+        Arc::new(lore_context::discover::Discover::standalone(&project)),
+    )));
     // Writes may touch mirrored entries (wiki pages, model files): their files follow.
     let writes = !matches!(
         command,
@@ -272,6 +277,38 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             | MemoryCommand::IngestStatus { .. }
     );
     let outcome = match command {
+        MemoryCommand::Ingest(args) => ingest(&project, &handle, args),
+        MemoryCommand::IngestStatus { run_id } => {
+            let status = ingest_service(&project, &handle)
+                .status(run_id.trim())
+                .map_err(|e| super::coded(&e))?;
+            print(&status)
+        }
+        MemoryCommand::Import(args) => {
+            let store = handle.open().map_err(|e| super::coded(&e))?;
+            import(store.as_ref(), &args)
+        }
+        MemoryCommand::Check => {
+            let store = handle.open().map_err(|e| super::coded(&e))?;
+            let health = store.check().map_err(|e| super::coded(&e))?;
+            print(&health)?;
+            if !health.integrity_ok {
+                anyhow::bail!("the store failed its integrity check [upstream_error]");
+            }
+            Ok(())
+        }
+        other => answer(&memory, other),
+    };
+    if writes && outcome.is_ok() {
+        super::wiki::mirror(&project);
+    }
+    outcome
+}
+
+/// The memory operations the tools share, printed as the tools answer.
+fn answer(memory: &Memory, command: MemoryCommand) -> anyhow::Result<()> {
+    let coded = |e: ErrorReport| super::coded(&e);
+    match command {
         MemoryCommand::Store(args) => {
             let entry = NewEntry {
                 topic: args.topic,
@@ -281,8 +318,9 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
                 source: args.source,
                 kind: None,
             };
-            let written = store.store(ACTOR, entry).map_err(coded)?;
-            print(&EntryOutput::from(written))
+            print(&EntryOutput::from(
+                memory.store(ACTOR, entry).map_err(coded)?,
+            ))
         }
         MemoryCommand::Update(args) => {
             let patch = EntryPatch {
@@ -293,63 +331,31 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
                 source: None,
                 expected_version: args.expected_version,
             };
-            let written = store.update(ACTOR, args.id.trim(), patch).map_err(coded)?;
+            let written = memory.update(ACTOR, &args.id, patch).map_err(coded)?;
             print(&EntryOutput::from(written))
         }
-        MemoryCommand::Query(args) => {
-            // Text queries of the current state read the shared index, as
-            // the query tool does.
-            let input = lore_context::memory::query::QueryInput {
-                text: args.text.clone(),
-                topic: args.topic.clone(),
-                tags: Some(args.tags.clone()),
-                min_confidence: args.min_confidence,
-                limit: args.limit,
-                cursor: args.cursor.clone(),
-                as_of_tx_id: args.as_of_tx_id,
-            };
-            let search = lore_context::memory::query::MemorySearch::new(std::sync::Arc::new(
-                lore_context::discover::Discover::standalone(&project),
-            ));
-            if let Some(found) = search.query(store, &input).map_err(|e| super::coded(&e))? {
-                return print(&found);
-            }
-            let page = store
-                .query(&EntryQuery {
-                    text: args.text,
-                    topic: args.topic,
-                    tags: args.tags,
-                    min_confidence: args.min_confidence,
-                    kind: None,
-                    limit: args.limit,
-                    cursor: args.cursor,
-                    as_of_tx_id: args.as_of_tx_id,
-                })
-                .map_err(coded)?;
-            print(&QueryOutput::from(page))
-        }
+        MemoryCommand::Query(args) => query(memory, args),
         MemoryCommand::Delete { id } => {
-            let id = id.trim().to_string();
-            let tx_id = store.delete(ACTOR, &id).map_err(coded)?;
-            print(&DeleteOutput { id, tx_id })
+            let tx_id = memory.delete(ACTOR, &id).map_err(coded)?;
+            print(&DeleteOutput {
+                id: id.trim().to_string(),
+                tx_id,
+            })
         }
         MemoryCommand::Relate(args) => {
-            let written = store
-                .relate(
-                    ACTOR,
-                    NewTriple {
-                        subject: args.subject,
-                        predicate: args.predicate,
-                        object: args.object,
-                        confidence: args.confidence,
-                        properties: None,
-                    },
-                )
-                .map_err(coded)?;
-            print(&RelateOutput::from(written))
+            let triple = NewTriple {
+                subject: args.subject,
+                predicate: args.predicate,
+                object: args.object,
+                confidence: args.confidence,
+                properties: None,
+            };
+            print(&RelateOutput::from(
+                memory.relate(ACTOR, triple).map_err(coded)?,
+            ))
         }
         MemoryCommand::Unrelate(args) => {
-            let (id, tx_id) = store
+            let (id, tx_id) = memory
                 .unrelate(ACTOR, &args.subject, &args.predicate, &args.object)
                 .map_err(coded)?;
             print(&DeleteOutput { id, tx_id })
@@ -360,7 +366,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
                 "in" => Direction::In,
                 _ => Direction::Both,
             };
-            let graph = store
+            let graph = memory
                 .query_graph(&GraphQuery {
                     node: args.node,
                     predicate: args.predicate,
@@ -373,7 +379,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             print(&QueryGraphOutput::from(graph))
         }
         MemoryCommand::History(args) => {
-            let page = store
+            let page = memory
                 .history(&HistoryQuery {
                     id: args.id,
                     since_tx_id: args.since_tx_id,
@@ -385,37 +391,50 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             print(&HistoryOutput::from(page))
         }
         MemoryCommand::Undo(args) => {
-            let tx_id = match (args.tx_id, &args.run_id) {
-                (Some(tx), _) => tx,
-                (None, Some(run)) => {
-                    lore_context::memory::ingest::run_transaction(store, run).map_err(coded)?
-                }
-                (None, None) => anyhow::bail!("give --tx-id or --run [invalid_arguments]"),
+            let Ok(target) = undo_target(args.tx_id, args.run_id) else {
+                anyhow::bail!("give --tx-id or --run [invalid_arguments]");
             };
-            let undone = store.undo(ACTOR, tx_id, args.force).map_err(coded)?;
+            let undone = memory.undo(ACTOR, target, args.force).map_err(coded)?;
             print(&UndoOutput::from(undone))
         }
-        MemoryCommand::Ingest(args) => ingest(&project, &handle, args),
-        MemoryCommand::IngestStatus { run_id } => {
-            let status = ingest_service(&project, &handle)
-                .status(run_id.trim())
-                .map_err(|e| super::coded(&e))?;
-            print(&status)
+        // `run` answers these itself (they need the project).
+        MemoryCommand::Ingest(_)
+        | MemoryCommand::IngestStatus { .. }
+        | MemoryCommand::Import(_)
+        | MemoryCommand::Check => {
+            anyhow::bail!("this memory command is run by `lore memory` itself [internal]")
         }
-        MemoryCommand::Import(args) => import(store, &args),
-        MemoryCommand::Check => {
-            let health = store.check().map_err(coded)?;
-            print(&health)?;
-            if !health.integrity_ok {
-                anyhow::bail!("the store failed its integrity check [upstream_error]");
-            }
-            Ok(())
-        }
-    };
-    if writes && outcome.is_ok() {
-        super::wiki::mirror(&project);
     }
-    outcome
+}
+
+/// `lore memory query`: ranked by the shared index when it answers the
+/// query, else by the store, as the query tool does.
+fn query(memory: &Memory, args: QueryArgs) -> anyhow::Result<()> {
+    let input = lore_context::memory::query::QueryInput {
+        text: args.text.clone(),
+        topic: args.topic.clone(),
+        tags: Some(args.tags.clone()),
+        min_confidence: args.min_confidence,
+        limit: args.limit,
+        cursor: args.cursor.clone(),
+        as_of_tx_id: args.as_of_tx_id,
+    };
+    if let Some(found) = memory.ranked(&input).map_err(|e| super::coded(&e))? {
+        return print(&found);
+    }
+    let page = memory
+        .entries(&EntryQuery {
+            text: args.text,
+            topic: args.topic,
+            tags: args.tags,
+            min_confidence: args.min_confidence,
+            kind: None,
+            limit: args.limit,
+            cursor: args.cursor,
+            as_of_tx_id: args.as_of_tx_id,
+        })
+        .map_err(|e| super::coded(&e))?;
+    print(&QueryOutput::from(page))
 }
 
 fn ingest_service(

@@ -52,12 +52,7 @@ impl Tool for Delete {
         let actor = ctx.actor();
         let id = input.id.trim().to_string();
         let deleted = id.clone();
-        let tx_id = self
-            .0
-            .store
-            .run(move |s| s.delete(&actor, &deleted))
-            .await?;
-        self.0.feed.committed();
+        let tx_id = self.0.run(move |m| m.delete(&actor, &deleted)).await?;
         Ok(DeleteOutput { id, tx_id })
     }
 }

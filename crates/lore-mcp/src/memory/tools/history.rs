@@ -65,7 +65,7 @@ impl Tool for History {
             cursor: input.cursor,
             as_of_tx_id: None,
         };
-        let page = self.0.store.run(move |s| s.history(&query)).await?;
+        let page = self.0.run(move |m| m.history(&query)).await?;
         Ok(page.into())
     }
 }

@@ -14,12 +14,11 @@ mod update;
 
 use crate::memory::resources::{ENTRIES_URI, HISTORY_URI, TRIPLES_URI, uri_with_query};
 use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition};
-use lore_context::memory::query::{MemorySearch, QueryInput, QueryOutput};
+use lore_context::memory::query::{QueryInput, QueryOutput};
 use lore_context::memory::results::{
     DeleteOutput, EntryOutput, HistoryOutput, QueryGraphOutput, RelateOutput, UndoOutput,
 };
 use lore_core::{ErrorCode, ErrorReport};
-use lore_store::feed::{ChangeFeed, StoreHandle};
 use lore_store::{
     Direction, EntryKind, EntryPatch, EntryQuery, GraphQuery, HistoryQuery, NewEntry, NewTriple,
     TxId,
@@ -29,13 +28,29 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
 
-/// What every memory tool holds.
+/// What every memory tool holds: the memory service.
 #[derive(Clone)]
-pub struct Memory {
-    pub(crate) store: Arc<StoreHandle>,
-    pub(crate) feed: Arc<ChangeFeed>,
-    /// Text queries of the current state through the shared index.
-    pub(crate) search: Option<Arc<MemorySearch>>,
+pub struct Memory(pub(crate) Arc<lore_context::memory::service::Memory>);
+
+impl Memory {
+    /// Runs `work` on the service, on tokio's blocking pool (the store is
+    /// blocking); a panic in it is an `internal` error.
+    pub(crate) async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&lore_context::memory::service::Memory) -> Result<T, ErrorReport>
+        + Send
+        + 'static,
+    ) -> Result<T, ErrorReport> {
+        let service = Arc::clone(&self.0);
+        tokio::task::spawn_blocking(move || work(&service))
+            .await
+            .unwrap_or_else(|_| {
+                Err(ErrorReport::new(
+                    ErrorCode::Internal,
+                    "the memory operation was interrupted",
+                ))
+            })
+    }
 }
 
 /// The text block and the embedded resource of a memory result.

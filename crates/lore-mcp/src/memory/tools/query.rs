@@ -41,21 +41,17 @@ impl Tool for Query {
     }
 
     async fn call(&self, input: QueryInput, _ctx: ToolContext) -> Result<QueryOutput, ErrorReport> {
-        if let Some(search) = &self.0.search {
-            let search = Arc::clone(search);
-            let store = Arc::clone(&self.0.store);
-            let (input, answered) = tokio::task::spawn_blocking(move || {
-                let answered = store.open().and_then(|s| search.query(s.as_ref(), &input));
-                (input, answered)
+        let (input, answered) = self
+            .0
+            .run(move |m| {
+                let answered = m.ranked(&input)?;
+                Ok((input, answered))
             })
-            .await
-            .map_err(|_| ErrorReport::new(ErrorCode::Internal, "the query was interrupted"))?;
-            if let Some(output) = answered? {
-                return Ok(output);
-            }
-            return self.query_store(input).await;
+            .await?;
+        match answered {
+            Some(output) => Ok(output),
+            None => self.query_store(input).await,
         }
-        self.query_store(input).await
     }
 }
 
@@ -72,7 +68,7 @@ impl Query {
             cursor: input.cursor,
             as_of_tx_id: input.as_of_tx_id,
         };
-        let page = self.0.store.run(move |s| s.query(&query)).await?;
+        let page = self.0.run(move |m| m.entries(&query)).await?;
         Ok(page.into())
     }
 }

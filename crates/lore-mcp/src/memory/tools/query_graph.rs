@@ -79,7 +79,7 @@ impl Tool for QueryGraph {
             limit: input.limit,
             as_of_tx_id: input.as_of_tx_id,
         };
-        let graph = self.0.store.run(move |s| s.query_graph(&query)).await?;
+        let graph = self.0.run(move |m| m.query_graph(&query)).await?;
         Ok(graph.into())
     }
 }

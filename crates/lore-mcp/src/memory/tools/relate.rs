@@ -65,10 +65,7 @@ impl Tool for Relate {
             confidence: input.confidence,
             properties: None,
         };
-        let written = self.0.store.run(move |s| s.relate(&actor, triple)).await?;
-        if written.changed {
-            self.0.feed.committed();
-        }
+        let written = self.0.run(move |m| m.relate(&actor, triple)).await?;
         Ok(written.into())
     }
 }

@@ -63,8 +63,7 @@ impl Tool for Store {
             source: input.source,
             kind: Some(EntryKind::Note),
         };
-        let written = self.0.store.run(move |s| s.store(&actor, entry)).await?;
-        self.0.feed.committed();
+        let written = self.0.run(move |m| m.store(&actor, entry)).await?;
         Ok(written.into())
     }
 }

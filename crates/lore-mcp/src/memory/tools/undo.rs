@@ -63,24 +63,8 @@ impl Tool for Undo {
     async fn call(&self, input: UndoInput, ctx: ToolContext) -> Result<UndoOutput, ErrorReport> {
         let actor = ctx.actor();
         let force = input.force.unwrap_or(false);
-        let (tx_id, run_id) = (input.tx_id, input.run_id);
-        let undone = self
-            .0
-            .store
-            .run(move |s| {
-                let tx_id = match (tx_id, run_id) {
-                    (Some(tx), _) => tx,
-                    (None, Some(run)) => lore_context::memory::ingest::run_transaction(s, &run)?,
-                    (None, None) => {
-                        return Err(lore_store::StoreError::Invalid(
-                            "give tx_id or run_id".into(),
-                        ));
-                    }
-                };
-                s.undo(&actor, tx_id, force)
-            })
-            .await?;
-        self.0.feed.committed();
+        let target = lore_context::memory::service::undo_target(input.tx_id, input.run_id)?;
+        let undone = self.0.run(move |m| m.undo(&actor, target, force)).await?;
         Ok(undone.into())
     }
 }

@@ -80,14 +80,7 @@ impl Tool for Update {
             source: None,
             expected_version: input.expected_version,
         };
-        let written = self
-            .0
-            .store
-            .run(move |s| s.update(&actor, &id, patch))
-            .await?;
-        if written.changed {
-            self.0.feed.committed();
-        }
+        let written = self.0.run(move |m| m.update(&actor, &id, patch)).await?;
         Ok(written.into())
     }
 }
