@@ -14,10 +14,16 @@
 //!   the read-only guard, and run; the model's files kept in the store
 //!   (history, undo) and a starting model generated from a scan.
 //!
+//! - [`health`]: the project's health checks (`lore status`).
+//! - [`services`]: the composition root, every service of a project built
+//!   once over shared parts; the MCP server and the CLI both start there.
+//!
 //! Services hold the knowledge store through `lore_store::feed::StoreHandle`.
 #![doc = include_str!("../README.md")]
 
 pub mod discover;
+pub mod health;
 pub mod memory;
 pub mod semantic;
+pub mod services;
 pub mod wiki;

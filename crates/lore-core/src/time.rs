@@ -128,9 +128,37 @@ impl UtcMillis {
     }
 }
 
+/// How long ago an ISO-8601 instant was, in words ("just now", "3 days
+/// ago"); the text itself when it does not parse.
+pub fn age(iso: &str) -> String {
+    let Some(then) = UtcMillis::parse_iso(iso) else {
+        return iso.to_string();
+    };
+    let seconds = then.seconds_ago();
+    let (n, unit) = match seconds {
+        0..60 => return "just now".to_string(),
+        60..3600 => (seconds / 60, "minute"),
+        3600..86_400 => (seconds / 3600, "hour"),
+        _ => (seconds / 86_400, "day"),
+    };
+    format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ages_read_in_words() {
+        let now = UtcMillis::now();
+        assert_eq!(age(&now.to_iso()), "just now");
+        assert_eq!(
+            age(&UtcMillis(now.0 - 3 * 86_400_000).to_iso()),
+            "3 days ago"
+        );
+        assert_eq!(age(&UtcMillis(now.0 - 90 * 60_000).to_iso()), "1 hour ago");
+        assert_eq!(age("last week"), "last week");
+    }
 
     #[test]
     fn calendar_round_trips() {

@@ -8,9 +8,7 @@ use std::sync::Arc;
 
 use lore_core::config::Toolset;
 use lore_core::project::Project;
-use lore_semantic::model::ModelCache;
 use lore_warehouse::catalog::Catalog;
-use lore_warehouse::execute::Warehouses;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestMethod,
     CompleteRequestParams, CompleteResult, CreateTaskResult, GetPromptRequestParams,
@@ -31,6 +29,7 @@ use crate::memory::{prompts, resources};
 use crate::telemetry::{CallRecord, CallResult, Telemetry, logs_calls, summarize_arguments};
 use crate::toolkit::{Scope, ToolRegistry, error_result};
 use crate::transport::caller_of;
+use lore_context::services::Services;
 use lore_core::{ErrorCode, ErrorReport};
 
 const ANALYTICS_INSTRUCTIONS: &str = "Lore gives you the context to work on this project's data. \
@@ -104,49 +103,23 @@ impl LoreServer {
         }
     }
 
-    /// The server for a loaded project, with every toolset registered.
+    /// The server for a loaded project, with every toolset registered:
+    /// the project's services from the composition root
+    /// ([`Services::serving`]), the gateway over the same store.
     pub fn for_project(project: &Project) -> LoreServer {
-        let warehouses = Arc::new(Warehouses::for_project(project));
-        let catalog = Arc::new(Catalog::new(&project.root));
+        let services = Services::serving(project);
+        remove_temp_files(project, &services.wiki, &services.model_files);
         let mut registry = ToolRegistry::new();
         registry.set_answer_budget(crate::toolkit::AnswerBudget::of(&project.config.limits));
-        let models = Arc::new(ModelCache::new(&project.semantic_layer_dir()));
-        let store = Arc::new(lore_store::feed::StoreHandle::for_project(project));
-        let feed = Arc::new(lore_store::feed::ChangeFeed::new(Arc::clone(&store)));
-        let wiki = Arc::new(lore_context::wiki::Wiki::for_project(
-            project,
-            Some(Arc::clone(&store)),
-        ));
-        let model_files = Arc::new(lore_context::semantic::files::SemanticFiles::new(
-            project,
-            Some(Arc::clone(&store)),
-        ));
-        remove_temp_files(project, &wiki, &model_files);
-        let ingest = Arc::new(lore_context::memory::ingest::MemoryIngest::new(
-            project,
-            Arc::clone(&store),
-            Arc::clone(&wiki),
-            Arc::clone(&model_files),
-            Arc::clone(&catalog),
-        ));
         let warm_up = WarmUp {
-            catalog: Arc::clone(&catalog),
-            connections: warehouses.ids(),
-            ingest: Arc::clone(&ingest),
+            catalog: Arc::clone(&services.catalog),
+            connections: services.warehouses.ids(),
+            ingest: Arc::clone(&services.ingest),
             started: std::sync::Once::new(),
         };
-        let discover = Arc::new(
-            lore_context::discover::Discover::for_project(
-                project,
-                Arc::clone(&catalog),
-                Arc::clone(&models),
-            )
-            .with_wiki(wiki)
-            .with_model_files(model_files)
-            .with_watch(&project.root),
+        let gateway = Arc::new(
+            lore_gateway::Gateway::for_project(project).with_store(Arc::clone(&services.store)),
         );
-        let gateway =
-            Arc::new(lore_gateway::Gateway::for_project(project).with_store(Arc::clone(&store)));
         let toolsets = project.config.mcp.served_toolsets(gateway.is_configured());
         if toolsets.contains(&Toolset::Gateway) {
             crate::gateway::register_gateway_tools(
@@ -157,34 +130,11 @@ impl LoreServer {
         }
         let mut instructions = String::new();
         if toolsets.contains(&Toolset::Analytics) {
-            registry.register(crate::analytics::DiscoverData {
-                discover: Arc::clone(&discover),
-            });
-            registry
-                .register(crate::analytics::WikiSearch {
-                    discover: Arc::clone(&discover),
-                })
-                .register(crate::analytics::WikiRead {
-                    discover: Arc::clone(&discover),
-                })
-                .register(crate::analytics::WikiWrite {
-                    discover: Arc::clone(&discover),
-                    feed: Arc::clone(&feed),
-                });
-            register_analytics_tools(&mut registry, warehouses, catalog, models);
-            registry
-                .register(crate::analytics::MemoryIngestTool {
-                    ingest: Arc::clone(&ingest),
-                })
-                .register(crate::analytics::MemoryIngestStatusTool { ingest });
+            register_analytics_toolset(&mut registry, &services);
             instructions.push_str(ANALYTICS_INSTRUCTIONS);
         }
-        let memory = MemoryToolset::new(Arc::new(
-            lore_context::memory::service::Memory::new(Arc::clone(&store), Arc::clone(&feed))
-                .with_search(Arc::new(lore_context::memory::query::MemorySearch::new(
-                    Arc::clone(&discover),
-                ))),
-        ));
+        let (discover, feed) = (Arc::clone(&services.discover), Arc::clone(&services.feed));
+        let memory = MemoryToolset::new(Arc::clone(&services.memory));
         let tasks = Arc::new(
             crate::tasks::Tasks::new(Some(Arc::clone(&memory.store)))
                 .with_ingest(Arc::clone(&warm_up.ingest)),
@@ -248,6 +198,39 @@ impl LoreServer {
     pub fn call_cut_off(&self) -> CancellationToken {
         self.cut_off.clone()
     }
+}
+
+/// The analytics toolset over the project's services: discovery and the
+/// wiki, the catalog, semantic-layer and SQL tools, and `memory_ingest`.
+fn register_analytics_toolset(registry: &mut ToolRegistry, services: &Services) {
+    let discover = &services.discover;
+    registry
+        .register(crate::analytics::DiscoverData {
+            discover: Arc::clone(discover),
+        })
+        .register(crate::analytics::WikiSearch {
+            discover: Arc::clone(discover),
+        })
+        .register(crate::analytics::WikiRead {
+            discover: Arc::clone(discover),
+        })
+        .register(crate::analytics::WikiWrite {
+            discover: Arc::clone(discover),
+            feed: Arc::clone(&services.feed),
+        });
+    register_analytics_tools(
+        registry,
+        Arc::clone(&services.warehouses),
+        Arc::clone(&services.catalog),
+        Arc::clone(&services.models),
+    );
+    registry
+        .register(crate::analytics::MemoryIngestTool {
+            ingest: Arc::clone(&services.ingest),
+        })
+        .register(crate::analytics::MemoryIngestStatusTool {
+            ingest: Arc::clone(&services.ingest),
+        });
 }
 
 /// How old a temporary file beside Lore's state or config must be to be

@@ -4,7 +4,7 @@
 //!
 //! Run with `cargo bench -p lore --bench relevance`.
 
-use lore_context::discover::{Discover, DiscoverDataInput, discover_data};
+use lore_context::discover::{DiscoverDataInput, discover_data};
 use lore_core::project::Project;
 
 fn main() {
@@ -19,7 +19,7 @@ fn main() {
         .unwrap();
     assert!(status.success(), "lore demo failed");
     let project = Project::load(&root).unwrap();
-    let discover = Discover::standalone(&project);
+    let discover = lore_context::services::Services::for_project(&project).discover;
     let set = include_str!("relevance.txt");
     let (mut questions, mut hits, mut reciprocal) = (0usize, 0usize, 0f64);
     let mut misses = Vec::new();

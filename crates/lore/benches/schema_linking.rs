@@ -347,7 +347,7 @@ fn run_db(set: &Path, db: &str, pass: Pass, questions: &[&Question], verbose: bo
         result.coverage = coverage(&root, &comments, pass);
     }
     let project = Project::load(&root).expect("project");
-    let discover = Discover::standalone(&project);
+    let discover = lore_context::services::Services::for_project(&project).discover;
     let baseline = Bm25::build(&comments, pass == Pass::WithComments).expect("bm25 index");
     let schema_columns: usize = comments.values().map(|c| c.len() - 1).sum();
     for question in questions {

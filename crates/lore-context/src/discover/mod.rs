@@ -206,20 +206,6 @@ impl Discover {
         }
     }
 
-    /// The service of a project on its own (the CLI): its own catalog,
-    /// models, store handle and wiki (for the current user).
-    pub fn standalone(project: &Project) -> Discover {
-        let store = Arc::new(lore_store::feed::StoreHandle::for_project(project));
-        let wiki = Wiki::for_project(project, Some(Arc::clone(&store)));
-        Discover::for_project(
-            project,
-            Arc::new(Catalog::new(&project.root)),
-            Arc::new(ModelCache::new(&project.semantic_layer_dir())),
-        )
-        .with_wiki(Arc::new(wiki))
-        .with_model_files(Arc::new(SemanticFiles::new(project, Some(store))))
-    }
-
     /// The configured connection ids.
     pub fn connections(&self) -> &[String] {
         &self.connections

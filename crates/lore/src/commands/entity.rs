@@ -143,7 +143,7 @@ fn describe(entity: &EntityRecord) -> String {
     out.push_str(&format!(
         "  snapshot {} (read {})\n\n",
         entity.snapshot.sync_id,
-        super::connection::age(&entity.snapshot.extracted_at)
+        lore_core::time::age(&entity.snapshot.extracted_at)
     ));
     out
 }

@@ -8,11 +8,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
-use lore_context::memory::query::{MemorySearch, QueryOutput};
+use lore_context::memory::query::QueryOutput;
 use lore_context::memory::results::{
     DeleteOutput, EntryOutput, HistoryOutput, QueryGraphOutput, RelateOutput, UndoOutput,
 };
 use lore_context::memory::service::{Memory, undo_target};
+use lore_context::services::Services;
 use lore_core::ErrorReport;
 use lore_store::{
     Direction, EntryPatch, EntryQuery, GraphQuery, HistoryQuery, KnowledgeStore, NewEntry,
@@ -262,11 +263,8 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
     // Through the memory service over the store seam, as the server's
     // tools are: any backend behind `KnowledgeStore` serves the CLI
     // unchanged. Text queries of the current state read the shared index.
-    let handle = Arc::new(lore_store::feed::StoreHandle::for_project(&project));
-    let feed = Arc::new(lore_store::feed::ChangeFeed::new(Arc::clone(&handle)));
-    let memory = Memory::new(Arc::clone(&handle), feed).with_search(Arc::new(MemorySearch::new(
-        Arc::new(lore_context::discover::Discover::standalone(&project)),
-    )));
+    let services = Services::for_project(&project);
+    let handle = &services.store;
     // Writes may touch mirrored entries (wiki pages, model files): their files follow.
     let writes = !matches!(
         command,
@@ -277,9 +275,10 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             | MemoryCommand::IngestStatus { .. }
     );
     let outcome = match command {
-        MemoryCommand::Ingest(args) => ingest(&project, &handle, args),
+        MemoryCommand::Ingest(args) => ingest(&project, Arc::clone(&services.ingest), args),
         MemoryCommand::IngestStatus { run_id } => {
-            let status = ingest_service(&project, &handle)
+            let status = services
+                .ingest
                 .status(run_id.trim())
                 .map_err(|e| super::coded(&e))?;
             print(&status)
@@ -297,7 +296,7 @@ pub fn run(command: MemoryCommand, project_dir: Option<&Path>) -> anyhow::Result
             }
             Ok(())
         }
-        other => answer(&memory, other),
+        other => answer(&services.memory, other),
     };
     if writes && outcome.is_ok() {
         super::wiki::mirror(&project);
@@ -437,29 +436,9 @@ fn query(memory: &Memory, args: QueryArgs) -> anyhow::Result<()> {
     print(&QueryOutput::from(page))
 }
 
-fn ingest_service(
-    project: &lore_core::project::Project,
-    handle: &std::sync::Arc<lore_store::feed::StoreHandle>,
-) -> lore_context::memory::ingest::MemoryIngest {
-    let store = std::sync::Arc::clone(handle);
-    lore_context::memory::ingest::MemoryIngest::new(
-        project,
-        std::sync::Arc::clone(&store),
-        std::sync::Arc::new(lore_context::wiki::Wiki::for_project(
-            project,
-            Some(std::sync::Arc::clone(&store)),
-        )),
-        std::sync::Arc::new(lore_context::semantic::files::SemanticFiles::new(
-            project,
-            Some(std::sync::Arc::clone(&store)),
-        )),
-        std::sync::Arc::new(lore_warehouse::catalog::Catalog::new(&project.root)),
-    )
-}
-
 fn ingest(
     project: &lore_core::project::Project,
-    handle: &std::sync::Arc<lore_store::feed::StoreHandle>,
+    service: Arc<lore_context::memory::ingest::MemoryIngest>,
     args: IngestArgs,
 ) -> anyhow::Result<()> {
     let content = if args.file == "-" {
@@ -490,7 +469,6 @@ fn ingest(
     };
     // The same path as memory_ingest: the run starts, then its status is
     // polled, each stage shown as it is reached.
-    let service = std::sync::Arc::new(ingest_service(project, handle));
     let run_id = service
         .start(request, &super::gateway::cli_actor())
         .map_err(|e| super::coded(&e))?;

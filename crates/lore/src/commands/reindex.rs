@@ -6,8 +6,6 @@
 use std::path::Path;
 use std::time::Instant;
 
-use lore_context::discover::Discover;
-
 pub fn run(project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;
     let dir = project.index_dir();
@@ -21,7 +19,7 @@ pub fn run(project_dir: Option<&Path>) -> anyhow::Result<()> {
         })?;
     }
     let started = Instant::now();
-    let discover = Discover::standalone(&project);
+    let discover = lore_context::services::Services::for_project(&project).discover;
     let index = discover.refresh().map_err(|e| super::coded(&e))?;
     eprintln!(
         "Rebuilt {} in {:.1} s: {} documents.",

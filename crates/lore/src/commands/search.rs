@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use lore_context::discover::{Discover, DiscoverDataInput, RefKind, discover_data};
+use lore_context::discover::{DiscoverDataInput, RefKind, discover_data};
 
 /// Arguments of `lore search`.
 #[derive(Debug, clap::Args)]
@@ -41,7 +41,7 @@ pub fn run(args: SearchArgs, project_dir: Option<&Path>) -> anyhow::Result<()> {
                 .collect::<anyhow::Result<Vec<_>>>()
         })
         .transpose()?;
-    let discover = Discover::standalone(&project);
+    let discover = lore_context::services::Services::for_project(&project).discover;
     let input = DiscoverDataInput {
         query: args.text.join(" "),
         connection_id: args.connection,

@@ -6,7 +6,6 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
-use lore_context::discover::Discover;
 use lore_context::wiki::page::UsageMode;
 use lore_context::wiki::requests::{WikiReadInput, WikiWriteInput, wiki_read, wiki_write};
 use lore_context::wiki::{Wiki, wiki_search};
@@ -95,7 +94,7 @@ pub struct WriteArgs {
 
 pub fn run(command: WikiCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;
-    let discover = Discover::standalone(&project);
+    let discover = lore_context::services::Services::for_project(&project).discover;
     let wiki = discover
         .wiki()
         .cloned()

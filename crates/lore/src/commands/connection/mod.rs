@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use anyhow::bail;
 use lore_core::error::HasErrorCode;
-use lore_core::time::UtcMillis;
 use lore_warehouse::catalog::Catalog;
 use lore_warehouse::execute::Warehouses;
 
@@ -55,7 +54,7 @@ pub fn run(command: ConnectionCommand, project_dir: Option<&Path>) -> anyhow::Re
                         "{} ({} tables, {})",
                         s.manifest.sync_id,
                         s.tables.len(),
-                        age(&s.manifest.extracted_at)
+                        lore_core::time::age(&s.manifest.extracted_at)
                     )
                 });
                 entries.push(serde_json::json!({
@@ -181,19 +180,4 @@ fn test_connection(warehouses: &Warehouses, id: &str) -> anyhow::Result<Tested> 
             entry: serde_json::json!({"id": id, "ok": false, "error": e.report(), "elapsedMs": elapsed_ms}),
         },
     })
-}
-
-/// How long ago an ISO timestamp was, roughly: `3 minutes ago`.
-pub fn age(iso: &str) -> String {
-    let Some(then) = UtcMillis::parse_iso(iso) else {
-        return iso.to_string();
-    };
-    let seconds = then.seconds_ago();
-    let (n, unit) = match seconds {
-        0..60 => return "just now".to_string(),
-        60..3600 => (seconds / 60, "minute"),
-        3600..86_400 => (seconds / 3600, "hour"),
-        _ => (seconds / 86_400, "day"),
-    };
-    format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" })
 }
