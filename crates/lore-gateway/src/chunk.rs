@@ -367,6 +367,24 @@ fn spans(
     out
 }
 
+/// The longest text embedded for one chunk, in characters.
+pub const MAX_EMBED_CHARS: usize = 2_000;
+/// The text a chunk is embedded by: its path, its heading, its text.
+pub fn embed_text(path: &str, heading: Option<&str>, text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(MAX_EMBED_CHARS) + path.len() + 2);
+    out.push_str(path);
+    out.push('\n');
+    if let Some(heading) = heading.filter(|h| !h.is_empty()) {
+        out.push_str(heading);
+        out.push('\n');
+    }
+    out.push_str(text);
+    match out.char_indices().nth(MAX_EMBED_CHARS) {
+        Some((at, _)) => out[..at].to_string(),
+        None => out,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -232,8 +232,8 @@ fn page_all(
 impl GraphView {
     /// The links search ranks by: each test's `VALIDATES` edges to files
     /// (a symbol leads to its file).
-    pub fn search_links(&self) -> crate::search::GraphLinks {
-        let mut links = crate::search::GraphLinks::default();
+    pub fn search_links(&self) -> GraphLinks {
+        let mut links = GraphLinks::default();
         for (_, ledger, _) in &self.roots {
             for key in ledger.written.keys() {
                 let Some(edge) = crate::graph::Edge::from_key(key) else {
@@ -944,4 +944,12 @@ fn file_of(id: &str) -> Option<&str> {
         "Symbol" => rest.split_once("::").map(|(path, _)| path),
         _ => None,
     }
+}
+
+/// The files each test validates in the code graph (`VALIDATES`), by
+/// root-relative path.
+#[derive(Debug, Default)]
+pub struct GraphLinks {
+    /// Test path → the code paths it validates.
+    pub targets: std::collections::HashMap<String, Vec<String>>,
 }

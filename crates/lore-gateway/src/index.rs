@@ -363,7 +363,7 @@ impl GatewayIndex {
             doc.add_u64(f.end_line, chunk.end_line as u64);
             doc.add_i64(f.modified, facts.modified_ms);
             let embedded =
-                crate::vectors::embed_text(&facts.path, chunk.heading.as_deref(), &chunk.text);
+                crate::chunk::embed_text(&facts.path, chunk.heading.as_deref(), &chunk.text);
             doc.add_text(f.embed_hash, lore_core::hash::content_hash(&embedded));
             writer.add_document(doc).map_err(internal)?;
         }

@@ -1080,26 +1080,7 @@ pub fn git_head(root: &Path) -> Option<String> {
 const RUNS_KEPT: usize = 200;
 
 fn record_run(state: &Path, run: &IngestRun) -> Result<(), ErrorReport> {
-    append_kept(&state.join("runs.jsonl"), run, RUNS_KEPT)
-}
-
-/// Appends `record` as one JSON line to the log at `path`, keeping its
-/// newest `kept` lines; the file is replaced whole, so a reader never
-/// sees half a line.
-pub(crate) fn append_kept(
-    path: &Path,
-    record: &impl Serialize,
-    kept: usize,
-) -> Result<(), ErrorReport> {
-    let mut lines: Vec<String> = std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_string)
-        .collect();
-    lines.push(serde_json::to_string(record).unwrap_or_default());
-    let keep = lines.len().saturating_sub(kept);
-    let text = lines[keep..].join("\n") + "\n";
-    lore_core::project::write_atomically(path, text).map_err(|e| e.report())
+    crate::runlog::append_kept(&state.join("runs.jsonl"), run, RUNS_KEPT)
 }
 
 /// The recorded runs, oldest first (the newest 200).

@@ -20,7 +20,6 @@ pub mod backup;
 pub mod chunk;
 pub mod classify;
 pub mod explore;
-pub mod feedback;
 pub mod graph;
 pub mod index;
 pub mod ingest;
@@ -28,6 +27,7 @@ pub mod outline;
 pub mod project_files;
 pub mod recipe;
 pub mod report;
+pub mod runlog;
 pub mod search;
 pub mod subsystem;
 pub mod upload;
@@ -66,15 +66,15 @@ pub struct Gateway {
     /// The embedding lane (`gateway.embeddings`).
     lane: Option<vectors::VectorLane>,
     /// The graph view and the links search ranks by, as last read.
-    graph: Stamped<(Arc<explore::GraphView>, Arc<search::GraphLinks>)>,
+    graph: Stamped<(Arc<explore::GraphView>, Arc<explore::GraphLinks>)>,
     /// The run id searches report (`runs.jsonl` grows to 200 runs: it is
     /// not read per search).
     run_id: Stamped<Option<String>>,
     /// The feedback read so far (the newer is read before each search).
-    feedback: Mutex<Arc<feedback::FeedbackVotes>>,
+    feedback: Mutex<Arc<search::feedback::FeedbackVotes>>,
     /// Writes search records off the search's path (started on the first
     /// search with a store).
-    recorder: std::sync::OnceLock<feedback::Recorder>,
+    recorder: std::sync::OnceLock<search::feedback::Recorder>,
     /// The last record the recorder failed to write.
     record_failed: Arc<Mutex<Option<String>>>,
 }
@@ -140,7 +140,7 @@ impl Gateway {
             lane: vectors::VectorLane::for_project(project),
             graph: Stamped::new(),
             run_id: Stamped::new(),
-            feedback: Mutex::new(Arc::new(feedback::FeedbackVotes::default())),
+            feedback: Mutex::new(Arc::new(search::feedback::FeedbackVotes::default())),
             recorder: std::sync::OnceLock::new(),
             record_failed: Arc::new(Mutex::new(None)),
         }
@@ -304,7 +304,7 @@ impl Gateway {
             Err(e) => warnings.push(format!("embedding lane skipped: {}", e.message)),
         }
         let text = search::clean_query(&request.query);
-        let text: String = text.chars().take(vectors::MAX_EMBED_CHARS * 2).collect();
+        let text: String = text.chars().take(chunk::MAX_EMBED_CHARS * 2).collect();
         match lane.query(&text) {
             Ok(query) => Some(search::VectorSearch { lane, query }),
             Err(reason) => {
@@ -329,7 +329,7 @@ impl Gateway {
     fn fresh_votes(
         &self,
         store: &dyn KnowledgeStore,
-    ) -> Result<Arc<feedback::FeedbackVotes>, ErrorReport> {
+    ) -> Result<Arc<search::feedback::FeedbackVotes>, ErrorReport> {
         let mut votes = self.feedback.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             let newer = store
@@ -592,7 +592,7 @@ impl Gateway {
     /// another).
     fn graph_cache(
         &self,
-    ) -> Result<(Arc<explore::GraphView>, Arc<search::GraphLinks>), ErrorReport> {
+    ) -> Result<(Arc<explore::GraphView>, Arc<explore::GraphLinks>), ErrorReport> {
         let files: Vec<PathBuf> = std::iter::once(self.files.root().join(subsystem::CATALOG_FILE))
             .chain(self.roots.iter().flat_map(|root| {
                 [
@@ -792,7 +792,10 @@ impl Gateway {
                 created_at: lore_core::time::UtcMillis::now().to_iso(),
             };
             let recorder = self.recorder.get_or_init(|| {
-                feedback::Recorder::start(Arc::clone(store), Arc::clone(&self.record_failed))
+                search::feedback::Recorder::start(
+                    Arc::clone(store),
+                    Arc::clone(&self.record_failed),
+                )
             });
             if !recorder.record(record) {
                 response.metadata.warnings.push(

@@ -4,7 +4,7 @@
 //! the lexical ranking by reciprocal rank (see [`crate::search`]).
 //!
 //! - **What is embedded**: [`embed_text`] of a chunk (its path, heading
-//!   and text, at most [`MAX_EMBED_CHARS`]); the index keeps its hash
+//!   and text, at most [`MAX_EMBED_CHARS`](crate::chunk::MAX_EMBED_CHARS)); the index keeps its hash
 //!   (`embed_hash`), which keys the vector cache in the knowledge store,
 //!   so a text is sent to the provider once whichever process asks, and a
 //!   chunk that did not change is never embedded again.
@@ -36,28 +36,11 @@ use tantivy::query::Query;
 use tantivy::schema::Value;
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
+use crate::chunk::embed_text;
 use crate::index::GatewayIndex;
 
-/// The longest text embedded for one chunk, in characters.
-pub const MAX_EMBED_CHARS: usize = 2_000;
 /// Hashes asked of the vector cache at once.
 const CACHE_BATCH: usize = 500;
-
-/// The text a chunk is embedded by: its path, its heading, its text.
-pub fn embed_text(path: &str, heading: Option<&str>, text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(MAX_EMBED_CHARS) + path.len() + 2);
-    out.push_str(path);
-    out.push('\n');
-    if let Some(heading) = heading.filter(|h| !h.is_empty()) {
-        out.push_str(heading);
-        out.push('\n');
-    }
-    out.push_str(text);
-    match out.char_indices().nth(MAX_EMBED_CHARS) {
-        Some((at, _)) => out[..at].to_string(),
-        None => out,
-    }
-}
 
 /// What bringing the lane up to date did.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -352,6 +335,7 @@ fn internal(e: impl std::fmt::Display) -> ErrorReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chunk::MAX_EMBED_CHARS;
 
     #[test]
     fn a_chunk_is_embedded_by_its_path_heading_and_text_within_bounds() {

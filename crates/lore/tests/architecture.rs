@@ -224,3 +224,85 @@ fn relative(file: &Path, base: &Path) -> String {
         .to_string_lossy()
         .replace('\\', "/")
 }
+
+/// The top-level modules of `krate` and, for each, the other top-level
+/// modules its shipped code names (`crate::x`; tests and comments left
+/// out; `lib.rs`, the root that wires them, left out).
+fn module_uses(krate: &str) -> BTreeMap<String, Vec<String>> {
+    let src = crates_dir().join(krate).join("src");
+    let mut uses: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in rust_files(&src) {
+        let rel = relative(&file, &src);
+        let module = rel
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(".rs")
+            .to_string();
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("read source");
+        let shipped = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let entry = uses.entry(module.clone()).or_default();
+        for line in shipped.lines() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for (at, _) in line.match_indices("crate::") {
+                let name: String = line[at + 7..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() && name != module && !entry.contains(&name) {
+                    entry.push(name);
+                }
+            }
+        }
+    }
+    uses
+}
+
+/// A cycle among `uses` (as the modules along it), if there is one.
+fn a_cycle(uses: &BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        uses: &BTreeMap<String, Vec<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(node.to_string());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in uses.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, uses, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    for node in uses.keys() {
+        if let Some(cycle) = visit(node, uses, &mut Vec::new(), &mut done) {
+            return Some(cycle);
+        }
+    }
+    None
+}
+
+/// The gateway's modules depend on each other one way: no file circle
+/// (search ↔ explore ↔ feedback and index ↔ vectors were broken up).
+#[test]
+fn the_gateways_modules_form_no_circle() {
+    let uses = module_uses("lore-gateway");
+    assert!(uses.contains_key("search") && uses.contains_key("index"));
+    assert_eq!(a_cycle(&uses), None, "{uses:#?}");
+}

@@ -10,6 +10,7 @@
 //! most two chunks, the second at half weight, so one file cannot flood
 //! the top. Every result explains its score.
 
+pub mod feedback;
 mod issue;
 mod query;
 mod rank;
@@ -181,14 +182,6 @@ pub struct Fusion {
     pub vector_rank: Option<usize>,
 }
 
-/// The files each test validates in the code graph (`VALIDATES`), by
-/// root-relative path.
-#[derive(Debug, Default)]
-pub struct GraphLinks {
-    /// Test path → the code paths it validates.
-    pub targets: HashMap<String, Vec<String>>,
-}
-
 /// The embedding lane's part in one search.
 pub struct VectorSearch<'a> {
     /// The lane, synced to the index.
@@ -312,9 +305,9 @@ pub fn search(
 #[derive(Default)]
 pub struct Signals<'a> {
     /// The tests' links to the code they validate (`graph_neighbour`).
-    pub links: Option<&'a GraphLinks>,
+    pub links: Option<&'a crate::explore::GraphLinks>,
     /// The votes on earlier searches' results (`feedback`).
-    pub feedback: Option<&'a crate::feedback::FeedbackVotes>,
+    pub feedback: Option<&'a feedback::FeedbackVotes>,
 }
 
 /// Searches the index, fusing the embedding lane's ranking with the

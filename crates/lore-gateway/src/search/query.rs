@@ -10,8 +10,8 @@ use tantivy::query::{Bm25StatisticsProvider, BoostQuery, Occur, Query};
 
 use super::terms::TermStats;
 
+use super::feedback::FeedbackVotes;
 use crate::classify::ArtifactType;
-use crate::feedback::FeedbackVotes;
 use crate::index::Fields;
 
 /// Most distinct words a query is searched by (its rarest ones).

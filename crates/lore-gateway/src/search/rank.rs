@@ -21,9 +21,10 @@ use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 use super::query::QueryPlan;
 use super::terms::TermStats;
-use super::{GraphLinks, Scoring, Signals};
+use super::{Scoring, Signals};
 use crate::chunk::ChunkSymbol;
 use crate::classify::ArtifactType;
+use crate::explore::GraphLinks;
 use crate::index::{Fields, GatewayIndex};
 
 /// Chunks ranked before per-file aggregation.

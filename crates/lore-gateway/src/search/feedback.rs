@@ -46,7 +46,7 @@ pub struct FeedbackVotes {
 
 /// The terms a query is compared by.
 pub fn terms_of(query: &str) -> HashSet<String> {
-    query_terms(&crate::search::clean_query(query))
+    query_terms(&super::clean_query(query))
         .into_iter()
         .collect()
 }
