@@ -3,36 +3,39 @@
 //! changed.
 //!
 //! A project lists the folders to read under `gateway.roots` in
-//! `lore.yaml`. [`ingest`] walks each root (honouring its ignore files,
-//! reporting binary and oversized files), classifies every file
-//! ([`classify`]: code, test, doc, config; its language; its subsystem
-//! from a [`subsystem`] catalog or its folders), splits it into chunks
-//! ([`chunk`]) and indexes them ([`index`]) incrementally. [`search`]
-//! ranks chunks for a query with filters applied before ranking.
-//! [`recipe`] runs named sequences of gateway tool calls (checks, reports,
-//! backups) over a caller the front end provides.
+//! `lore.yaml`. Four folders hold its parts:
+//!
+//! - [`ingest`] walks each root (honouring its ignore files, reporting
+//!   binary and oversized files), classifies every file
+//!   ([`ingest::classify`]: code, test, doc, config; its language; its
+//!   subsystem from a [`ingest::subsystem`] catalog or its folders),
+//!   outlines and splits it into chunks ([`ingest::chunk`]), and writes
+//!   the index and the code graph incrementally;
+//! - [`index`] is the chunk index and its embedding lane
+//!   ([`index::vectors`]);
+//! - [`graph`] is the code graph, read by [`graph::explore`] (nodes,
+//!   subsystems, tests of) and [`graph::report`] (coverage, lifecycle);
+//! - [`search`] ranks chunks for a query with filters applied before
+//!   ranking, agents' feedback included ([`search::feedback`]);
+//!
+//! and [`recipe`] runs named sequences of gateway tool calls (checks,
+//! reports, backups) over a caller the front end provides; [`backup`]
+//! archives the gateway's state.
 //!
 //! Everything lives under `.lore/gateway/` (index, ledgers, run records):
 //! derived from the files, rebuilt when lost. Nothing here knows MCP.
 #![doc = include_str!("../README.md")]
 
 pub mod backup;
-pub mod chunk;
-pub mod classify;
-pub mod explore;
 pub mod graph;
 pub mod index;
 pub mod ingest;
-pub mod outline;
-pub mod project_files;
 pub mod recipe;
-pub mod report;
-pub mod runlog;
 pub mod search;
-pub mod subsystem;
-pub mod upload;
-pub mod vectors;
-pub mod walk;
+
+use graph::{explore, report};
+use index::vectors;
+use ingest::{chunk, project_files, subsystem, upload};
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

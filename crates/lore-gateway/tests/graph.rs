@@ -7,11 +7,11 @@ use std::collections::BTreeSet;
 
 use lore_core::ErrorCode;
 use lore_core::config::{GatewayConfig, GatewayRoot};
-use lore_gateway::explore::{GraphView, Relationships};
 use lore_gateway::graph::GraphLedger;
+use lore_gateway::graph::explore::{GraphView, Relationships};
+use lore_gateway::ingest::project_files::ProjectFiles;
+use lore_gateway::ingest::subsystem::Catalog;
 use lore_gateway::ingest::{IngestRequest, Root, ingest, resolve_roots};
-use lore_gateway::project_files::ProjectFiles;
-use lore_gateway::subsystem::Catalog;
 use lore_store::{KnowledgeStore, SqliteStore, TripleQuery};
 
 struct Repo {

@@ -5,10 +5,10 @@
 
 use lore_core::config::{GatewayConfig, GatewayRoot};
 use lore_gateway::index::GatewayIndex;
+use lore_gateway::ingest::project_files::ProjectFiles;
+use lore_gateway::ingest::walk::SkipReason;
 use lore_gateway::ingest::{IngestRequest, Root, ingest, last_run, resolve_roots};
-use lore_gateway::project_files::ProjectFiles;
 use lore_gateway::search::{SearchFilters, SearchRequest, search};
-use lore_gateway::walk::SkipReason;
 
 struct Repo {
     dir: tempfile::TempDir,

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use lore_core::ErrorCode;
 use lore_core::project::Project;
 use lore_gateway::index::GatewayIndex;
+use lore_gateway::ingest::project_files::ProjectFiles;
+use lore_gateway::ingest::walk::SkipReason;
 use lore_gateway::ingest::{IngestRequest, ingest};
-use lore_gateway::project_files::ProjectFiles;
 use lore_gateway::search::{SearchFilters, SearchRequest};
-use lore_gateway::walk::SkipReason;
 use lore_gateway::{Gateway, StoreTextRequest, UploadRequest};
 use lore_store::feed::StoreHandle;
 

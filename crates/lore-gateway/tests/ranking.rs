@@ -5,8 +5,8 @@
 
 use lore_core::config::{GatewayConfig, GatewayRoot};
 use lore_gateway::index::GatewayIndex;
+use lore_gateway::ingest::project_files::ProjectFiles;
 use lore_gateway::ingest::{IngestRequest, Root, ingest, resolve_roots};
-use lore_gateway::project_files::ProjectFiles;
 use lore_gateway::search::{SearchFilters, SearchRequest, SearchResult, search};
 
 struct Repo {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use lore_core::project::Project;
 use lore_gateway::Gateway;
 use lore_gateway::ingest::IngestRequest;
-use lore_gateway::walk::SkipReason;
+use lore_gateway::ingest::walk::SkipReason;
 use lore_store::feed::StoreHandle;
 
 struct Fixture {

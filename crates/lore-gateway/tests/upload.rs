@@ -258,7 +258,7 @@ fn stored_text_gets_front_matter_that_classifies_and_tags_it() {
     let node = gateway
         .node(
             "DesignDoc:docs/uploads/release-notes-2-1.md",
-            lore_gateway::explore::Relationships::Outgoing,
+            lore_gateway::graph::explore::Relationships::Outgoing,
             None,
         )
         .unwrap();

@@ -296,7 +296,7 @@ pub fn log_run(state: &Path, run: &RecipeRun, actor: &str) -> Result<(), ErrorRe
             format!("cannot create {}: {e}", state.display()),
         )
     })?;
-    crate::runlog::append_kept(&state.join(LOG_FILE), &entry, LOG_KEPT)
+    crate::ingest::runlog::append_kept(&state.join(LOG_FILE), &entry, LOG_KEPT)
 }
 
 /// The logged runs in `state`, oldest first.

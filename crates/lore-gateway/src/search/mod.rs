@@ -32,10 +32,10 @@ use query::QueryPlan;
 pub use query::clean_query;
 use rank::{CANDIDATES, Candidate, Ranker, per_file};
 
-use crate::chunk::ChunkSymbol;
-use crate::classify::ArtifactType;
 use crate::index::GatewayIndex;
-use crate::outline::SymbolKind;
+use crate::ingest::chunk::ChunkSymbol;
+use crate::ingest::classify::ArtifactType;
+use crate::ingest::outline::SymbolKind;
 
 /// Longest query, in characters (a pasted issue with its stack trace fits).
 pub const MAX_QUERY_CHARS: usize = 32_000;
@@ -185,7 +185,7 @@ pub struct Fusion {
 /// The embedding lane's part in one search.
 pub struct VectorSearch<'a> {
     /// The lane, synced to the index.
-    pub lane: &'a crate::vectors::VectorLane,
+    pub lane: &'a crate::index::vectors::VectorLane,
     /// The query's normalised vector.
     pub query: std::sync::Arc<[f32]>,
 }
@@ -202,7 +202,7 @@ pub struct SearchResult {
     pub scoring: Scoring,
     /// The file's neighbours in the code graph (when `include_graph`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub graph_context: Option<crate::explore::GraphContext>,
+    pub graph_context: Option<crate::graph::explore::GraphContext>,
 }
 
 /// About the search.
@@ -305,7 +305,7 @@ pub fn search(
 #[derive(Default)]
 pub struct Signals<'a> {
     /// The tests' links to the code they validate (`graph_neighbour`).
-    pub links: Option<&'a crate::explore::GraphLinks>,
+    pub links: Option<&'a crate::graph::explore::GraphLinks>,
     /// The votes on earlier searches' results (`feedback`).
     pub feedback: Option<&'a feedback::FeedbackVotes>,
 }

@@ -11,8 +11,8 @@ use tantivy::query::{Bm25StatisticsProvider, BoostQuery, Occur, Query};
 use super::terms::TermStats;
 
 use super::feedback::FeedbackVotes;
-use crate::classify::ArtifactType;
 use crate::index::Fields;
+use crate::ingest::classify::ArtifactType;
 
 /// Most distinct words a query is searched by (its rarest ones).
 const MAX_QUERY_TERMS: usize = 64;
@@ -158,7 +158,10 @@ pub fn clean_query(query: &str) -> String {
                 .map(|i| segments.get(i + 2..).unwrap_or_default().join("/"));
             if let Some(inner) = inner
                 && matches!(
-                    crate::classify::artifact_type(&inner, crate::classify::language(&inner)),
+                    crate::ingest::classify::artifact_type(
+                        &inner,
+                        crate::ingest::classify::language(&inner)
+                    ),
                     ArtifactType::Code | ArtifactType::Test
                 )
             {
@@ -212,7 +215,7 @@ pub(super) fn identifiers(query: &str) -> Vec<String> {
         let camel =
             last.chars().skip(1).any(char::is_uppercase) && last.chars().any(char::is_lowercase);
         let code_like = last.contains('_') || camel || qualified;
-        let is_file = qualified && crate::classify::language(raw).is_some();
+        let is_file = qualified && crate::ingest::classify::language(raw).is_some();
         if last.chars().count() >= 3 && code_like && !is_file && !out.iter().any(|o| o == last) {
             out.push(last.to_string());
         }
@@ -263,7 +266,7 @@ pub(super) fn mentioned_files(query: &str) -> Vec<Mention> {
         let Some((stem, _)) = file_name.rsplit_once('.') else {
             continue;
         };
-        if stem.is_empty() || crate::classify::language(file_name).is_none() {
+        if stem.is_empty() || crate::ingest::classify::language(file_name).is_none() {
             continue;
         }
         let mention = Mention {

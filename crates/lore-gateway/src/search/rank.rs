@@ -22,10 +22,10 @@ use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 use super::query::QueryPlan;
 use super::terms::TermStats;
 use super::{Scoring, Signals};
-use crate::chunk::ChunkSymbol;
-use crate::classify::ArtifactType;
-use crate::explore::GraphLinks;
+use crate::graph::explore::GraphLinks;
 use crate::index::{Fields, GatewayIndex};
+use crate::ingest::chunk::ChunkSymbol;
+use crate::ingest::classify::ArtifactType;
 
 /// Chunks ranked before per-file aggregation.
 pub(super) const CANDIDATES: usize = 300;

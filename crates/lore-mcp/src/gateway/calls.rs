@@ -17,11 +17,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use lore_gateway::explore::{
+use lore_gateway::graph::explore::{
     GraphSearchAnswer, NodeAnswer, Relationships, SubsystemAnswer, TestsOfAnswer,
 };
+use lore_gateway::graph::report::{CoverageSummary, LifecycleReport};
 use lore_gateway::recipe::StepCaller;
-use lore_gateway::report::{CoverageSummary, LifecycleReport};
 use lore_gateway::search::{SearchFilters, SearchResponse};
 use lore_gateway::{
     Gateway, IngestRequest, IngestRun, SearchRequest, StoreTextRequest, StoredFile, UploadRequest,

@@ -14,8 +14,8 @@ use calls::{
 };
 use lore_core::ErrorReport;
 use lore_gateway::Gateway;
-use lore_gateway::explore::{GraphSearchAnswer, NodeAnswer, SubsystemAnswer, TestsOfAnswer};
-use lore_gateway::report::{CoverageSummary, LifecycleReport};
+use lore_gateway::graph::explore::{GraphSearchAnswer, NodeAnswer, SubsystemAnswer, TestsOfAnswer};
+use lore_gateway::graph::report::{CoverageSummary, LifecycleReport};
 use lore_gateway::search::SearchResponse;
 use lore_gateway::{IngestRun, StoredFile};
 

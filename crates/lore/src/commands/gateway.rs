@@ -7,7 +7,7 @@ use std::path::Path;
 use lore_core::project::Project;
 
 use anyhow::{Context, bail};
-use lore_gateway::explore::Relationships;
+use lore_gateway::graph::explore::Relationships;
 use lore_gateway::search::SearchFilters;
 use lore_gateway::{Gateway, IngestRequest, SearchRequest};
 
@@ -615,7 +615,7 @@ fn breakdown(counts: &std::collections::BTreeMap<String, u64>) -> String {
         .join(", ")
 }
 
-fn print_coverage(c: &lore_gateway::report::CoverageSummary) {
+fn print_coverage(c: &lore_gateway::graph::report::CoverageSummary) {
     println!(
         "{} files ({}), {} chunks, {} root(s)",
         c.summary.artifact_total,
@@ -669,7 +669,7 @@ fn print_coverage(c: &lore_gateway::report::CoverageSummary) {
     }
 }
 
-fn print_lifecycle(r: &lore_gateway::report::LifecycleReport) {
+fn print_lifecycle(r: &lore_gateway::graph::report::LifecycleReport) {
     let dated: Vec<String> = r
         .summary
         .dated_by

@@ -6,6 +6,8 @@
 //! previous index answering. A damaged index, or one of an older format,
 //! is rebuilt empty and the next ingest fills it again.
 
+pub mod vectors;
+
 use std::path::Path;
 
 use lore_core::{ErrorCode, ErrorReport};
@@ -16,8 +18,8 @@ use tantivy::schema::{
 };
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
-use crate::chunk::Chunk;
-use crate::classify::ArtifactType;
+use crate::ingest::chunk::Chunk;
+use crate::ingest::classify::ArtifactType;
 
 const FORMAT: &str = "lore-gateway-4";
 const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
@@ -362,8 +364,11 @@ impl GatewayIndex {
             doc.add_u64(f.start_line, chunk.start_line as u64);
             doc.add_u64(f.end_line, chunk.end_line as u64);
             doc.add_i64(f.modified, facts.modified_ms);
-            let embedded =
-                crate::chunk::embed_text(&facts.path, chunk.heading.as_deref(), &chunk.text);
+            let embedded = crate::ingest::chunk::embed_text(
+                &facts.path,
+                chunk.heading.as_deref(),
+                &chunk.text,
+            );
             doc.add_text(f.embed_hash, lore_core::hash::content_hash(&embedded));
             writer.add_document(doc).map_err(internal)?;
         }

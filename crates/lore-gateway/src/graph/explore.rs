@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{GraphFile, GraphLedger, LABELS, file_node, symbol_node};
-use crate::subsystem::Catalog;
+use crate::ingest::subsystem::Catalog;
 
 /// Most relations a node lists.
 pub const MAX_NODE_LIMIT: usize = 200;

@@ -17,9 +17,9 @@ use lore_core::time::UtcMillis;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::classify::ArtifactType;
-use crate::explore::GraphView;
+use crate::graph::explore::GraphView;
 use crate::graph::{Edge, GraphLedger, dir_of, normalize};
+use crate::ingest::classify::ArtifactType;
 use crate::ingest::{IngestRun, Ledger, Skipped};
 
 /// Most entries a report's list shows (its total is always given).
@@ -582,7 +582,7 @@ fn removed_mentions(root: &RootState<'_>, graph: &GraphLedger) -> Vec<RemovedRef
         let mut seen: HashSet<&str> = HashSet::new();
         for mention in &file.mentions {
             let path = mention.trim_start_matches("./").trim_start_matches('/');
-            if !path.contains('.') || crate::classify::language(path).is_none() {
+            if !path.contains('.') || crate::ingest::classify::language(path).is_none() {
                 continue;
             }
             let relative = normalize(&format!("{}/{path}", dir_of(doc)));

@@ -499,7 +499,7 @@ fn cargo_manifests(root: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::language;
+    use crate::ingest::classify::language;
 
     fn kind(conventions: &Conventions, path: &str) -> &'static str {
         conventions.classify(path, language(path), None).as_str()

@@ -4,7 +4,7 @@
 //! the lexical ranking by reciprocal rank (see [`crate::search`]).
 //!
 //! - **What is embedded**: [`embed_text`] of a chunk (its path, heading
-//!   and text, at most [`MAX_EMBED_CHARS`](crate::chunk::MAX_EMBED_CHARS)); the index keeps its hash
+//!   and text, at most [`MAX_EMBED_CHARS`](crate::ingest::chunk::MAX_EMBED_CHARS)); the index keeps its hash
 //!   (`embed_hash`), which keys the vector cache in the knowledge store,
 //!   so a text is sent to the provider once whichever process asks, and a
 //!   chunk that did not change is never embedded again.
@@ -36,8 +36,8 @@ use tantivy::query::Query;
 use tantivy::schema::Value;
 use tantivy::{DocAddress, Searcher, TantivyDocument};
 
-use crate::chunk::embed_text;
 use crate::index::GatewayIndex;
+use crate::ingest::chunk::embed_text;
 
 /// Hashes asked of the vector cache at once.
 const CACHE_BATCH: usize = 500;
@@ -335,7 +335,7 @@ fn internal(e: impl std::fmt::Display) -> ErrorReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::MAX_EMBED_CHARS;
+    use crate::ingest::chunk::MAX_EMBED_CHARS;
 
     #[test]
     fn a_chunk_is_embedded_by_its_path_heading_and_text_within_bounds() {

@@ -6,6 +6,15 @@
 //! newly skipped files are removed. Every run is recorded
 //! (`.lore/gateway/runs.jsonl`) whether it succeeded or not.
 
+pub mod chunk;
+pub mod classify;
+pub mod outline;
+pub mod project_files;
+pub mod runlog;
+pub mod subsystem;
+pub mod upload;
+pub mod walk;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,14 +28,14 @@ use lore_core::{ErrorCode, ErrorReport};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::chunk::{Chunk, chunk, chunk_code};
-use crate::classify::{ArtifactType, Conventions, artifact_type, language};
 use crate::graph::{Edge, FACTS_VERSION, GraphFile, GraphLedger};
 use crate::index::{FileFacts, GatewayIndex};
-use crate::outline::outline;
-use crate::project_files::{ProjectFiles, resolved};
-use crate::subsystem::{Catalog, FrontMatter};
-use crate::walk::{FoundFile, SkipReason, is_ignored, modified_ms, read_text, walk};
+use crate::ingest::chunk::{Chunk, chunk, chunk_code};
+use crate::ingest::classify::{ArtifactType, Conventions, artifact_type, language};
+use crate::ingest::outline::outline;
+use crate::ingest::project_files::{ProjectFiles, resolved};
+use crate::ingest::subsystem::{Catalog, FrontMatter};
+use crate::ingest::walk::{FoundFile, SkipReason, is_ignored, modified_ms, read_text, walk};
 use lore_store::{KnowledgeStore, NewTriple, TripleKey};
 
 /// A configured root, resolved.
@@ -162,7 +171,7 @@ pub struct IngestRun {
     /// `gateway.embeddings`; in the answer to the ingest, not in the
     /// recorded run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub embeddings: Option<crate::vectors::EmbeddingReport>,
+    pub embeddings: Option<crate::index::vectors::EmbeddingReport>,
     /// Why it failed, when it did.
     pub error: Option<String>,
 }
@@ -1049,7 +1058,7 @@ pub fn root_relative(root: &Path, asked: &str) -> Option<String> {
 /// root is classified with.
 fn catalog_stamp(project_root: &Path, root: &Path, conventions: &Conventions) -> String {
     let mut texts: Vec<String> = [
-        project_root.join(crate::subsystem::CATALOG_FILE),
+        project_root.join(crate::ingest::subsystem::CATALOG_FILE),
         root.join(".metadata").join("subsystems.json"),
     ]
     .iter()
@@ -1080,7 +1089,7 @@ pub fn git_head(root: &Path) -> Option<String> {
 const RUNS_KEPT: usize = 200;
 
 fn record_run(state: &Path, run: &IngestRun) -> Result<(), ErrorReport> {
-    crate::runlog::append_kept(&state.join("runs.jsonl"), run, RUNS_KEPT)
+    crate::ingest::runlog::append_kept(&state.join("runs.jsonl"), run, RUNS_KEPT)
 }
 
 /// The recorded runs, oldest first (the newest 200).

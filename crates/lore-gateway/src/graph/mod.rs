@@ -25,14 +25,17 @@
 //! the barrel is imported too, and barrels re-exporting each other end
 //! after a few steps.
 
+pub mod explore;
+pub mod report;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::classify::ArtifactType;
-use crate::outline::{Outline, SymbolKind};
-use crate::subsystem::Catalog;
+use crate::ingest::classify::ArtifactType;
+use crate::ingest::outline::{Outline, SymbolKind};
+use crate::ingest::subsystem::Catalog;
 
 /// Edges a document mentions at most (the rest is noise).
 const MAX_MENTIONS: usize = 200;
@@ -892,7 +895,7 @@ impl<'a> Resolver<'a> {
     /// suffix of one), or a symbol by a name defined once.
     fn mentioned(&self, mention: &str, doc: &str) -> Option<String> {
         let path = mention.trim_start_matches("./").trim_start_matches('/');
-        if path.contains('.') && crate::classify::language(path).is_some() {
+        if path.contains('.') && crate::ingest::classify::language(path).is_some() {
             let relative = normalize(&format!("{}/{path}", dir_of(doc)));
             let found = relative
                 .filter(|p| self.exists(p))
@@ -926,8 +929,8 @@ pub fn mentions(text: &str) -> Vec<String> {
         if stem.is_empty() || token.contains("://") || ext.is_empty() {
             continue;
         }
-        if crate::classify::language(token).is_some()
-            && !matches!(crate::classify::language(token), Some("text"))
+        if crate::ingest::classify::language(token).is_some()
+            && !matches!(crate::ingest::classify::language(token), Some("text"))
         {
             push(token, &mut out);
         }

@@ -34,10 +34,10 @@ use lore_core::{ErrorCode, ErrorReport};
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::ingest::project_files::{ProjectFiles, lexical};
+use crate::ingest::subsystem::front_matter_block;
+use crate::ingest::walk::{SkipReason, is_ignored, read_text};
 use crate::ingest::{IngestRun, Root};
-use crate::project_files::{ProjectFiles, lexical};
-use crate::subsystem::front_matter_block;
-use crate::walk::{SkipReason, is_ignored, read_text};
 
 /// Longest title, subsystem or tag, in characters.
 const MAX_LABEL_CHARS: usize = 200;

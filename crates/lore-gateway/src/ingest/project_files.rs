@@ -23,7 +23,7 @@ use std::path::{Component, Path, PathBuf};
 use lore_core::config::{CONFIG_FILE_NAME, Driver, LoreConfig};
 use lore_core::project::{Project, STATE_DIR_NAME};
 
-use crate::walk::SkipReason;
+use crate::ingest::walk::SkipReason;
 
 /// Why the gateway never serves a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,7 +143,7 @@ impl ProjectFiles {
                 "edit them by hand in the project",
             ),
             (
-                crate::subsystem::CATALOG_FILE,
+                crate::ingest::subsystem::CATALOG_FILE,
                 "subsystems.yaml is the project's subsystem catalog",
                 "edit it by hand in the project",
             ),

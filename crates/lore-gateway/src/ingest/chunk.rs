@@ -1,5 +1,5 @@
 //! Chunks: the pieces of a file that search returns. Code in a language
-//! with a grammar ([`crate::outline`]) is split along its definitions: a
+//! with a grammar ([`crate::ingest::outline`]) is split along its definitions: a
 //! chunk per function, class or group of small neighbours, a large class
 //! split between its methods with the class's signature as the chunk's
 //! context, a very long function windowed with its signature as context.
@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::outline::{Block, Definition, Outline, SymbolKind};
+use crate::ingest::outline::{Block, Definition, Outline, SymbolKind};
 
 /// Lines in a window.
 pub const WINDOW_LINES: usize = 60;
@@ -442,7 +442,7 @@ mod tests {
     }
 
     fn code_chunks(text: &str) -> Vec<Chunk> {
-        let outline = crate::outline::outline(text, Some("python")).unwrap();
+        let outline = crate::ingest::outline::outline(text, Some("python")).unwrap();
         chunk_code(text, &outline)
     }
 
