@@ -1,5 +1,5 @@
 //! Chunks: the pieces of a file that search returns. Code in a language
-//! with a grammar ([`crate::ingest::outline`]) is split along its definitions: a
+//! with a grammar ([`outline`](mod@crate::ingest::outline)) is split along its definitions: a
 //! chunk per function, class or group of small neighbours, a large class
 //! split between its methods with the class's signature as the chunk's
 //! context, a very long function windowed with its signature as context.
