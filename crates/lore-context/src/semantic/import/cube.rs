@@ -14,7 +14,7 @@ use std::path::Path;
 
 use lore_core::{ErrorCode, ErrorReport};
 use lore_semantic::model::{
-    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, SegmentSpec,
+    Cardinality, ColumnSpec, ColumnType, JoinSpec, MeasureSpec, SegmentSpec, SourceSpec,
 };
 use lore_warehouse::catalog::LoadedSnapshot;
 use serde_json::Value;
@@ -261,163 +261,16 @@ fn from_cubes(
             table.clone(),
             sql,
         );
-        for dim in cube
-            .get("dimensions")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(dname) = text(dim, "name") else {
-                continue;
-            };
-            let full = format!("{name}.{dname}");
-            let expr = plain_sql(text(dim, "sql").unwrap_or(dname));
-            let column_type = match text(dim, "type").unwrap_or("string") {
-                "number" => ColumnType::Number,
-                "time" => ColumnType::Time,
-                "boolean" => ColumnType::Boolean,
-                "string" => ColumnType::String,
-                other => {
-                    report.push(
-                        "dimension",
-                        &full,
-                        Outcome::Skipped,
-                        format!("dimension type `{other}` has no Lore equivalent"),
-                    );
-                    continue;
-                }
-            };
-            spec.columns.push(ColumnSpec {
-                name: dname.to_string(),
-                column_type,
-                expr: (expr != dname).then_some(expr),
-                visibility: None,
-                role: None,
-                description: text(dim, "description").map(str::to_string),
-                descriptions: None,
-            });
-            if dim.get("primary_key").and_then(Value::as_bool) == Some(true) {
-                spec.grain.push(dname.to_string());
-            }
-            report.push("dimension", &full, Outcome::Imported, "column");
+        for dim in list(cube, "dimensions") {
+            add_dimension(&mut spec, name, dim, &mut report);
         }
-        for measure in cube
-            .get("measures")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(mname) = text(measure, "name") else {
-                continue;
-            };
-            let full = format!("{name}.{mname}");
-            let kind = text(measure, "type").unwrap_or("count");
-            let sql = text(measure, "sql").map(plain_sql);
-            let arg = sql.clone().unwrap_or_else(|| "*".to_string());
-            // Cube counts from a left join, so a dimension value without
-            // rows counts 0; Lore aggregates each source on its own and
-            // answers null there (as MetricFlow does).
-            let empty = "a dimension value without rows gets null where Cube answers 0".to_string();
-            let (expr, outcome) = match kind {
-                "count" => (format!("count({arg})"), Some(empty)),
-                "count_distinct" => (format!("count_distinct({arg})"), Some(empty)),
-                "count_distinct_approx" => (
-                    format!("count_distinct({arg})"),
-                    Some(format!(
-                        "an approximate distinct count: Lore counts exactly; {empty}"
-                    )),
-                ),
-                "sum" | "avg" | "min" | "max" => (format!("{kind}({arg})"), None),
-                "number" => match sql {
-                    Some(s) => (s, None),
-                    None => {
-                        report.push(
-                            "measure",
-                            &full,
-                            Outcome::Skipped,
-                            "a number measure without sql",
-                        );
-                        continue;
-                    }
-                },
-                other => {
-                    report.push(
-                        "measure",
-                        &full,
-                        Outcome::Skipped,
-                        format!("measure type `{other}` has no Lore equivalent"),
-                    );
-                    continue;
-                }
-            };
-            let filters: Vec<String> = measure
-                .get("filters")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|f| text(f, "sql").map(|s| format!("({})", plain_sql(s))))
-                .collect();
-            spec.measures.push(MeasureSpec {
-                name: mname.to_string(),
-                expr,
-                filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
-                cumulative: None,
-                offset: None,
-                non_additive: None,
-                conversion: None,
-                description: text(measure, "description")
-                    .or(text(measure, "title"))
-                    .map(str::to_string),
-                descriptions: None,
-            });
-            match outcome {
-                Some(how) => report.push("measure", &full, Outcome::Approximated, how),
-                None => report.push(
-                    "measure",
-                    &full,
-                    Outcome::Imported,
-                    format!("measure {full}"),
-                ),
-            }
+        for measure in list(cube, "measures") {
+            add_measure(&mut spec, name, measure, &mut report);
         }
-        for join in cube
-            .get("joins")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(target) = text(join, "name") else {
-                continue;
-            };
-            let full = format!("{name} → {target}");
-            let relationship = text(join, "relationship").unwrap_or("many_to_one");
-            let Some(relationship) = cardinality(relationship) else {
-                report.push(
-                    "join",
-                    &full,
-                    Outcome::Skipped,
-                    format!("relationship `{relationship}` is not known"),
-                );
-                continue;
-            };
-            let Some(on) = text(join, "sql") else {
-                report.push("join", &full, Outcome::Skipped, "a join without sql");
-                continue;
-            };
-            spec.joins.push(JoinSpec {
-                to: target.to_string(),
-                on: plain_sql(on),
-                relationship,
-                alias: None,
-            });
-            report.push("join", &full, Outcome::Imported, "join");
+        for join in list(cube, "joins") {
+            add_join(&mut spec, name, join, &mut report);
         }
-        for segment in cube
-            .get("segments")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for segment in list(cube, "segments") {
             let (Some(sname), Some(sql)) = (text(segment, "name"), text(segment, "sql")) else {
                 continue;
             };
@@ -447,6 +300,150 @@ fn from_cubes(
         sources.push(spec);
     }
     Ok(Imported { sources, report })
+}
+
+/// The items of a cube's list `key` (none when it has no such list).
+fn list<'a>(cube: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    cube.get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+/// A dimension as a column of `spec` (a `primary_key` one also its
+/// grain); a type Lore lacks is reported and skipped.
+fn add_dimension(spec: &mut SourceSpec, cube: &str, dim: &Value, report: &mut ImportReport) {
+    let Some(dname) = text(dim, "name") else {
+        return;
+    };
+    let full = format!("{cube}.{dname}");
+    let expr = plain_sql(text(dim, "sql").unwrap_or(dname));
+    let column_type = match text(dim, "type").unwrap_or("string") {
+        "number" => ColumnType::Number,
+        "time" => ColumnType::Time,
+        "boolean" => ColumnType::Boolean,
+        "string" => ColumnType::String,
+        other => {
+            report.push(
+                "dimension",
+                &full,
+                Outcome::Skipped,
+                format!("dimension type `{other}` has no Lore equivalent"),
+            );
+            return;
+        }
+    };
+    spec.columns.push(ColumnSpec {
+        name: dname.to_string(),
+        column_type,
+        expr: (expr != dname).then_some(expr),
+        visibility: None,
+        role: None,
+        description: text(dim, "description").map(str::to_string),
+        descriptions: None,
+    });
+    if dim.get("primary_key").and_then(Value::as_bool) == Some(true) {
+        spec.grain.push(dname.to_string());
+    }
+    report.push("dimension", &full, Outcome::Imported, "column");
+}
+
+/// A measure's expression and, where Lore's answer differs from Cube's,
+/// how; `Err` with the reason it cannot be imported.
+fn measure_expr(kind: &str, sql: Option<String>) -> Result<(String, Option<String>), String> {
+    let arg = sql.clone().unwrap_or_else(|| "*".to_string());
+    // Cube counts from a left join, so a dimension value without rows
+    // counts 0; Lore aggregates each source on its own and answers null
+    // there (as MetricFlow does).
+    let empty = "a dimension value without rows gets null where Cube answers 0".to_string();
+    Ok(match kind {
+        "count" => (format!("count({arg})"), Some(empty)),
+        "count_distinct" => (format!("count_distinct({arg})"), Some(empty)),
+        "count_distinct_approx" => (
+            format!("count_distinct({arg})"),
+            Some(format!(
+                "an approximate distinct count: Lore counts exactly; {empty}"
+            )),
+        ),
+        "sum" | "avg" | "min" | "max" => (format!("{kind}({arg})"), None),
+        "number" => match sql {
+            Some(s) => (s, None),
+            None => return Err("a number measure without sql".to_string()),
+        },
+        other => return Err(format!("measure type `{other}` has no Lore equivalent")),
+    })
+}
+
+/// A measure of `spec`, its filters ANDed; one Lore cannot express is
+/// reported and skipped, one it answers differently reported as such.
+fn add_measure(spec: &mut SourceSpec, cube: &str, measure: &Value, report: &mut ImportReport) {
+    let Some(mname) = text(measure, "name") else {
+        return;
+    };
+    let full = format!("{cube}.{mname}");
+    let kind = text(measure, "type").unwrap_or("count");
+    let (expr, outcome) = match measure_expr(kind, text(measure, "sql").map(plain_sql)) {
+        Ok(found) => found,
+        Err(why) => {
+            report.push("measure", &full, Outcome::Skipped, why);
+            return;
+        }
+    };
+    let filters: Vec<String> = list(measure, "filters")
+        .filter_map(|f| text(f, "sql").map(|s| format!("({})", plain_sql(s))))
+        .collect();
+    spec.measures.push(MeasureSpec {
+        name: mname.to_string(),
+        expr,
+        filter: (!filters.is_empty()).then(|| filters.join(" AND ")),
+        cumulative: None,
+        offset: None,
+        non_additive: None,
+        conversion: None,
+        description: text(measure, "description")
+            .or(text(measure, "title"))
+            .map(str::to_string),
+        descriptions: None,
+    });
+    match outcome {
+        Some(how) => report.push("measure", &full, Outcome::Approximated, how),
+        None => report.push(
+            "measure",
+            &full,
+            Outcome::Imported,
+            format!("measure {full}"),
+        ),
+    }
+}
+
+/// A join of `spec` (relationship `many_to_one` when unsaid); one without
+/// sql or with an unknown relationship is reported and skipped.
+fn add_join(spec: &mut SourceSpec, cube: &str, join: &Value, report: &mut ImportReport) {
+    let Some(target) = text(join, "name") else {
+        return;
+    };
+    let full = format!("{cube} → {target}");
+    let relationship = text(join, "relationship").unwrap_or("many_to_one");
+    let Some(relationship) = cardinality(relationship) else {
+        report.push(
+            "join",
+            &full,
+            Outcome::Skipped,
+            format!("relationship `{relationship}` is not known"),
+        );
+        return;
+    };
+    let Some(on) = text(join, "sql") else {
+        report.push("join", &full, Outcome::Skipped, "a join without sql");
+        return;
+    };
+    spec.joins.push(JoinSpec {
+        to: target.to_string(),
+        on: plain_sql(on),
+        relationship,
+        alias: None,
+    });
+    report.push("join", &full, Outcome::Imported, "join");
 }
 
 #[cfg(test)]
