@@ -506,80 +506,21 @@ pub(super) fn conversion(
         }
     }
     let entity = text(params, "entity").ok_or("no conversion_type_params.entity")?;
-    let column_of = |at: &Model, element: &str, what: &str| -> Result<String, String> {
-        if let Some((column, _)) = at.entities.get(element) {
-            return Ok(column.clone());
-        }
-        if at.dimensions.contains_key(element) {
-            return Ok(element.to_string());
-        }
-        Err(format!(
-            "{what} `{element}` is not an entity or dimension of semantic model {}",
-            at.name
-        ))
-    };
-    let pair = |b: String, c: String| {
-        if b == c {
-            ColumnPair::Same(b)
-        } else {
-            ColumnPair::Each {
-                base: b,
-                conversion: c,
-            }
-        }
-    };
     let entity_columns = pair(
         column_of(model, entity, "entity")?,
         column_of(other, entity, "entity")?,
     );
-    let mut constant = Vec::new();
-    for p in params
-        .get("constant_properties")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let (Some(b), Some(c)) = (text(p, "base_property"), text(p, "conversion_property")) else {
-            return Err("a constant property without base_property and conversion_property".into());
-        };
-        constant.push(pair(
-            column_of(model, b, "constant property")?,
-            column_of(other, c, "constant property")?,
-        ));
-    }
+    let constant = constant_properties(params, model, other)?;
     let window = window_text(params.get("window").filter(|v| !v.is_null()))?;
     if let Some(w) = &window {
         parse_span(w).map_err(|why| {
             format!("{why}; Lore's windows are counted in days, weeks, months, quarters or years")
         })?;
     }
-    let calculation = match text(params, "calculation")
-        .map(str::to_lowercase)
-        .as_deref()
-    {
-        None | Some("conversion_rate") => Calculation::Rate,
-        Some("conversions") => Calculation::Count,
-        Some(other) => {
-            return Err(format!(
-                "calculation `{other}` is not conversion_rate or conversions"
-            ));
-        }
-    };
+    let calculation = calculation_of(params)?;
     // Each side runs along its measure's time dimension (MetricFlow's
     // metric_time for that measure).
     let mut notes = Vec::new();
-    let time_of = |at: &Model, m: &str| -> Result<String, String> {
-        match at.measure_time.get(m) {
-            Some(t) => Ok(t.clone()),
-            None => match at.time_grains.keys().collect::<Vec<_>>().as_slice() {
-                [only] => Ok((*only).clone()),
-                _ => Err(format!(
-                    "measure `{m}` has no agg_time_dimension (and semantic model {} no defaults.agg_time_dimension), so the time it is matched along is unknown",
-                    at.name
-                )),
-            },
-        }
-    };
     let times = (time_of(model, &base)?, time_of(other, &converted)?);
     for (at, time) in [(model, &times.0), (other, &times.1)] {
         if let Some(grain) = at.time_grains.get(time).filter(|g| *g != "day") {
@@ -589,14 +530,7 @@ pub(super) fn conversion(
             ));
         }
     }
-    let time = if times.0 == times.1 {
-        ColumnPair::Same(times.0.clone())
-    } else {
-        ColumnPair::Each {
-            base: times.0.clone(),
-            conversion: times.1.clone(),
-        }
-    };
+    let time = pair(times.0.clone(), times.1.clone());
     // The metric's filter and the base measure's choose the base rows.
     let scope = FilterScope {
         home,
@@ -637,9 +571,9 @@ pub(super) fn conversion(
             .map(|w| format!(" within {w}"))
             .unwrap_or_default(),
         if constant.is_empty() {
-            String::new()
+            ""
         } else {
-            " with constant properties".to_string()
+            " with constant properties"
         },
         match calculation {
             Calculation::Rate => "a rate",
@@ -670,6 +604,82 @@ pub(super) fn conversion(
         fill_nulls_with,
     });
     Ok(Some(placed))
+}
+
+/// The column `element` (an entity or a dimension) names in `at`.
+fn column_of(at: &Model, element: &str, what: &str) -> Result<String, String> {
+    if let Some((column, _)) = at.entities.get(element) {
+        return Ok(column.clone());
+    }
+    if at.dimensions.contains_key(element) {
+        return Ok(element.to_string());
+    }
+    Err(format!(
+        "{what} `{element}` is not an entity or dimension of semantic model {}",
+        at.name
+    ))
+}
+
+/// A base and a conversion column, one when they are the same.
+fn pair(base: String, conversion: String) -> ColumnPair {
+    if base == conversion {
+        ColumnPair::Same(base)
+    } else {
+        ColumnPair::Each { base, conversion }
+    }
+}
+
+/// The constant properties' columns on each side.
+fn constant_properties(
+    params: &Value,
+    model: &Model,
+    other: &Model,
+) -> Result<Vec<ColumnPair>, String> {
+    let mut constant = Vec::new();
+    for p in params
+        .get("constant_properties")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (Some(b), Some(c)) = (text(p, "base_property"), text(p, "conversion_property")) else {
+            return Err("a constant property without base_property and conversion_property".into());
+        };
+        constant.push(pair(
+            column_of(model, b, "constant property")?,
+            column_of(other, c, "constant property")?,
+        ));
+    }
+    Ok(constant)
+}
+
+/// `conversion_rate` (the default) or `conversions`.
+fn calculation_of(params: &Value) -> Result<Calculation, String> {
+    match text(params, "calculation")
+        .map(str::to_lowercase)
+        .as_deref()
+    {
+        None | Some("conversion_rate") => Ok(Calculation::Rate),
+        Some("conversions") => Ok(Calculation::Count),
+        Some(other) => Err(format!(
+            "calculation `{other}` is not conversion_rate or conversions"
+        )),
+    }
+}
+
+/// The time dimension measure `m` of `at` is matched along: its
+/// `agg_time_dimension`, else the model's only time dimension.
+fn time_of(at: &Model, m: &str) -> Result<String, String> {
+    match at.measure_time.get(m) {
+        Some(t) => Ok(t.clone()),
+        None => match at.time_grains.keys().collect::<Vec<_>>().as_slice() {
+            [only] => Ok((*only).clone()),
+            _ => Err(format!(
+                "measure `{m}` has no agg_time_dimension (and semantic model {} no defaults.agg_time_dimension), so the time it is matched along is unknown",
+                at.name
+            )),
+        },
+    }
 }
 
 /// A metric's `window` as `<count> <unit>`: written so in YAML, or the
