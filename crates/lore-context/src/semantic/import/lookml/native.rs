@@ -150,14 +150,9 @@ fn native_sql(
         .or(get_text(explore_items, "view_name"))
         .unwrap_or(&table.explore)
         .to_string();
-    // `explore.field` names the explore's own view.
-    let field_of = |text: &str| -> String {
-        let text = text.trim().trim_matches('"');
-        match text.split_once('.') {
-            Some((view, field)) if view == table.explore => format!("{base}.{field}"),
-            Some(_) => text.to_string(),
-            None => format!("{base}.{text}"),
-        }
+    let fields = Fields {
+        explore: &table.explore,
+        base: &base,
     };
     let mut approximations = Vec::new();
     let mut query = SemanticQuery {
@@ -173,36 +168,12 @@ fn native_sql(
                 let Some((Some(alias), body)) = value.block() else {
                     return Err("a `column` without a name".into());
                 };
-                let field = field_of(get_text(body, "field").unwrap_or(alias));
-                let (view, name) = field.split_once('.').unwrap_or((&base, &field));
-                let source = sources
-                    .iter()
-                    .find(|s| s.name == view)
-                    .ok_or_else(|| format!("column {alias} reads view {view}, which was not imported"))?;
-                if source.measures.iter().any(|m| m.name == name) {
-                    columns.push((alias.clone(), "measure", query.measures.len()));
-                    query.measures.push(MeasureRef::Name(field.clone()));
-                    continue;
-                }
-                let dimension = TIMEFRAMES.iter().find_map(|(suffix, granularity)| {
-                    let column = name.strip_suffix(suffix)?;
-                    let found = source.columns.iter().find(|c| c.name == column)?;
-                    match granularity {
-                        Some(g) if found.column_type == ColumnType::Time => Some(DimensionRef::Field {
-                            field: format!("{view}.{column}"),
-                            granularity: Some(g.to_string()),
-                        }),
-                        Some(_) => None,
-                        None => Some(DimensionRef::Name(format!("{view}.{column}"))),
-                    }
-                });
-                let Some(dimension) = dimension else {
-                    return Err(format!(
-                        "column {alias} reads {field}, which is no imported dimension or measure"
-                    ));
+                let kind = add_column(&mut query, &fields, sources, alias, body)?;
+                let index = match kind {
+                    "measure" => query.measures.len() - 1,
+                    _ => query.dimensions.len() - 1,
                 };
-                columns.push((alias.clone(), "dimension", query.dimensions.len()));
-                query.dimensions.push(dimension);
+                columns.push((alias.clone(), kind, index));
             }
             "derived_column" => {
                 let Some((Some(alias), body)) = value.block() else {
@@ -212,42 +183,8 @@ fn native_sql(
                     .ok_or_else(|| format!("derived_column {alias} has no sql"))?;
                 derived.push((alias.clone(), plain_sql(sql, &table.view)));
             }
-            "filters" => {
-                // `filters: [view.field: "value", …]`, or the older
-                // `filters: { field: view.field value: "value" }`.
-                let pairs: Vec<String> = match value {
-                    Lkml::List(pairs) => pairs.clone(),
-                    Lkml::Block(_, items) => match (get_text(items, "field"), get_text(items, "value")) {
-                        (Some(field), Some(value)) => vec![format!("{field}: \"{value}\"")],
-                        _ => return Err("a `filters` block without field and value".into()),
-                    },
-                    Lkml::Text(text) => return Err(format!("filters: {text} is not a list of field: value")),
-                };
-                for pair in &pairs {
-                    let (field, filter) = pair
-                        .split_once(':')
-                        .ok_or_else(|| format!("filter `{pair}` names no field"))?;
-                    let field = field_of(field);
-                    let sql = filter_sql(&field, filter)
-                        .ok_or_else(|| format!("filter `{pair}` is not translated"))?;
-                    query.filters.push(sql);
-                }
-            }
-            "sorts" => {
-                let Lkml::List(pairs) = value else {
-                    return Err("sorts: is not a list of field: asc|desc".into());
-                };
-                for pair in pairs {
-                    let (field, direction) = pair.split_once(':').unwrap_or((pair, "asc"));
-                    let field = field_of(field);
-                    let desc = direction.trim().trim_matches('"').eq_ignore_ascii_case("desc");
-                    query.order_by.push(OrderRef::Name(if desc {
-                        format!("{field} desc")
-                    } else {
-                        field
-                    }));
-                }
-            }
+            "filters" => query.filters.extend(filters(value, &fields)?),
+            "sorts" => query.order_by.extend(sorts(value, &fields)?),
             "limit" => {
                 let limit = value
                     .text()
@@ -270,8 +207,123 @@ fn native_sql(
     }
     let compiled = lore_semantic::planner::compile(model, &query, dialect, &SqlLimits::default())
         .map_err(|e| format!("Lore's planner cannot write its query: {e}"))?;
+    let sql = table_sql(compiled, query.limit.is_some(), &columns, &derived, dialect)?;
+    Ok((sql, approximations))
+}
+
+/// How an explore's fields are named: `explore.field` names the
+/// explore's own view (`base`).
+struct Fields<'a> {
+    explore: &'a str,
+    base: &'a str,
+}
+
+impl Fields<'_> {
+    /// `view.field` for a field as written.
+    fn of(&self, text: &str) -> String {
+        let text = text.trim().trim_matches('"');
+        match text.split_once('.') {
+            Some((view, field)) if view == self.explore => format!("{}.{field}", self.base),
+            Some(_) => text.to_string(),
+            None => format!("{}.{text}", self.base),
+        }
+    }
+}
+
+/// A `column` of the table added to `query` as the measure or the
+/// dimension (a timeframe read at its granularity) it reads; its kind.
+fn add_column(
+    query: &mut SemanticQuery,
+    fields: &Fields<'_>,
+    sources: &[SourceSpec],
+    alias: &str,
+    body: &Items,
+) -> Result<&'static str, String> {
+    let field = fields.of(get_text(body, "field").unwrap_or(alias));
+    let (view, name) = field.split_once('.').unwrap_or((fields.base, &field));
+    let source = sources
+        .iter()
+        .find(|s| s.name == view)
+        .ok_or_else(|| format!("column {alias} reads view {view}, which was not imported"))?;
+    if source.measures.iter().any(|m| m.name == name) {
+        query.measures.push(MeasureRef::Name(field.clone()));
+        return Ok("measure");
+    }
+    let dimension = TIMEFRAMES.iter().find_map(|(suffix, granularity)| {
+        let column = name.strip_suffix(suffix)?;
+        let found = source.columns.iter().find(|c| c.name == column)?;
+        match granularity {
+            Some(g) if found.column_type == ColumnType::Time => Some(DimensionRef::Field {
+                field: format!("{view}.{column}"),
+                granularity: Some(g.to_string()),
+            }),
+            Some(_) => None,
+            None => Some(DimensionRef::Name(format!("{view}.{column}"))),
+        }
+    });
+    let Some(dimension) = dimension else {
+        return Err(format!(
+            "column {alias} reads {field}, which is no imported dimension or measure"
+        ));
+    };
+    query.dimensions.push(dimension);
+    Ok("dimension")
+}
+
+/// `filters: [view.field: "value", …]`, or the older `filters: { field:
+/// view.field value: "value" }`, as SQL conditions.
+fn filters(value: &Lkml, fields: &Fields<'_>) -> Result<Vec<String>, String> {
+    let pairs: Vec<String> = match value {
+        Lkml::List(pairs) => pairs.clone(),
+        Lkml::Block(_, items) => match (get_text(items, "field"), get_text(items, "value")) {
+            (Some(field), Some(value)) => vec![format!("{field}: \"{value}\"")],
+            _ => return Err("a `filters` block without field and value".into()),
+        },
+        Lkml::Text(text) => return Err(format!("filters: {text} is not a list of field: value")),
+    };
+    pairs
+        .iter()
+        .map(|pair| {
+            let (field, filter) = pair
+                .split_once(':')
+                .ok_or_else(|| format!("filter `{pair}` names no field"))?;
+            filter_sql(&fields.of(field), filter)
+                .ok_or_else(|| format!("filter `{pair}` is not translated"))
+        })
+        .collect()
+}
+
+/// `sorts: [view.field: asc|desc, …]` as the query's order.
+fn sorts(value: &Lkml, fields: &Fields<'_>) -> Result<Vec<OrderRef>, String> {
+    let Lkml::List(pairs) = value else {
+        return Err("sorts: is not a list of field: asc|desc".into());
+    };
+    Ok(pairs
+        .iter()
+        .map(|pair| {
+            let (field, direction) = pair.split_once(':').unwrap_or((pair, "asc"));
+            let field = fields.of(field);
+            let desc = direction
+                .trim()
+                .trim_matches('"')
+                .eq_ignore_ascii_case("desc");
+            OrderRef::Name(if desc { format!("{field} desc") } else { field })
+        })
+        .collect())
+}
+
+/// The table's SQL: the planner's query (without its default row limit
+/// when the table set none) with its columns renamed to the table's, then
+/// the derived columns over it.
+fn table_sql(
+    compiled: lore_semantic::planner::CompiledQuery,
+    limited: bool,
+    columns: &[(String, &'static str, usize)],
+    derived: &[(String, String)],
+    dialect: Dialect,
+) -> Result<String, String> {
     let mut sql = compiled.sql;
-    if query.limit.is_none() {
+    if !limited {
         // The planner always ends with the default row limit; the table
         // has every row.
         let trimmed = sql.trim_end();
@@ -293,7 +345,7 @@ fn native_sql(
             .map(|c| dialect.quote(&dialect.output_name(&c.name)))
     };
     let mut select = Vec::new();
-    for (alias, kind, index) in &columns {
+    for (alias, kind, index) in columns {
         let column = by_kind(kind, *index)
             .ok_or_else(|| format!("the planner's SQL has no column for {alias}"))?;
         select.push(format!("q.{column} AS {}", dialect.quote(alias)));
@@ -306,5 +358,5 @@ fn native_sql(
             .collect();
         out = format!("SELECT d.*, {} FROM ({out}) d", extra.join(", "));
     }
-    Ok((out, approximations))
+    Ok(out)
 }
