@@ -23,8 +23,10 @@
 #![doc = include_str!("../README.md")]
 
 pub mod analytics;
+pub mod caller;
 pub mod gateway;
 pub mod memory;
+mod panics;
 pub mod server;
 pub mod tasks;
 pub mod telemetry;

@@ -23,12 +23,12 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
 use crate::analytics::register_analytics_tools;
+use crate::caller::caller_of;
 use crate::memory::MemoryToolset;
 use crate::memory::subscriptions::Subscriptions;
 use crate::memory::{prompts, resources};
 use crate::telemetry::{CallRecord, CallResult, Telemetry, logs_calls, summarize_arguments};
 use crate::toolkit::{Scope, ToolRegistry, error_result};
-use crate::transport::caller_of;
 use lore_context::services::Services;
 use lore_core::{ErrorCode, ErrorReport};
 
@@ -782,37 +782,7 @@ async fn isolated<T>(tool: &str, call: impl std::future::Future<Output = T>) -> 
     std::panic::AssertUnwindSafe(call)
         .catch_unwind()
         .await
-        .map_err(|payload| panic_message(payload.as_ref()))
-}
-
-/// The text a panic was raised with.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_string())
-}
-
-/// Logs every panic once, with where it happened and a backtrace, through
-/// the server's log (stderr, or the daemon's JSON log) instead of the
-/// default hook's bare line. Idempotent.
-pub fn log_panics() {
-    static INSTALL: std::sync::Once = std::sync::Once::new();
-    INSTALL.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
-            let location = info
-                .location()
-                .map(|l| format!("{}:{}", l.file(), l.line()))
-                .unwrap_or_default();
-            tracing::error!(
-                panic = %panic_message(info.payload()),
-                location = %location,
-                backtrace = %std::backtrace::Backtrace::force_capture(),
-                "panic"
-            );
-        }));
-    });
+        .map_err(|payload| crate::panics::panic_message(payload.as_ref()))
 }
 
 #[cfg(test)]

@@ -209,7 +209,7 @@ impl Tasks {
 /// with tokens), else the HTTP session, else the client's name; `stdio`
 /// for the one client of a stdio server.
 pub fn caller_of_request(context: &RequestContext<RoleServer>) -> String {
-    let Some((caller, _)) = crate::transport::caller_of(&context.extensions) else {
+    let Some((caller, _)) = crate::caller::caller_of(&context.extensions) else {
         return "stdio".to_string();
     };
     if &*caller.name != "local" {

@@ -332,3 +332,16 @@ fn the_gateways_modules_form_no_circle() {
     }
     assert_eq!(a_cycle(&uses), None, "{uses:#?}");
 }
+
+/// The adapter's files depend one way too: the transports serve the
+/// server, which registers the toolsets over the toolkit; who is calling
+/// (`caller`) and how panics are reported (`panics`) sit below them all
+/// (the transport ↔ server circle was broken up).
+#[test]
+fn the_adapters_modules_form_no_circle() {
+    let uses = module_uses("lore-mcp");
+    for part in ["caller", "panics", "server", "toolkit", "transport/http"] {
+        assert!(uses.contains_key(part), "no module {part}: {uses:#?}");
+    }
+    assert_eq!(a_cycle(&uses), None, "{uses:#?}");
+}

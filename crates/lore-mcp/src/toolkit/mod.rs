@@ -131,7 +131,7 @@ impl ToolContext {
         ToolContext {
             progress_token: ctx.meta.get_progress_token(),
             peer: Some(ctx.peer.clone()),
-            token: crate::transport::caller_of(&ctx.extensions)
+            token: crate::caller::caller_of(&ctx.extensions)
                 .map(|(caller, _)| std::sync::Arc::clone(&caller.name)),
             local_actor: None,
         }

@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+pub use crate::caller::Caller;
+
 use axum::http::{HeaderMap, header};
 use lore_core::config::Scope;
 
@@ -26,16 +28,6 @@ impl std::fmt::Debug for AccessToken {
             .field("scope", &self.scope)
             .finish_non_exhaustive()
     }
-}
-
-/// Who is calling, as established by the transport. HTTP requests carry it
-/// in their extensions; stdio callers have none and act as the local user.
-#[derive(Debug, Clone)]
-pub struct Caller {
-    /// The token's name, or `local` when the server has no tokens.
-    pub name: Arc<str>,
-    /// What the caller may do.
-    pub scope: Scope,
 }
 
 /// Why a request was not let in.

@@ -21,17 +21,15 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use super::auth::{self, AccessToken, Caller, Denied, Tokens};
+use super::auth::{self, AccessToken, Denied, Tokens};
 use super::gate::Gate;
 use super::limit::RateLimiter;
 use crate::LoreServer;
+use crate::caller::REQUEST_ID_HEADER;
 use crate::telemetry::Telemetry;
 
 /// The largest request body `/mcp` accepts (413 beyond).
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
-
-/// The header that carries a request's id, given by the client or made up.
-pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
 /// Settings of the HTTP transport.
 #[derive(Debug, Clone)]
@@ -76,7 +74,7 @@ pub fn http_router(
     settings: HttpSettings,
     shutdown: CancellationToken,
 ) -> Router {
-    crate::server::log_panics();
+    crate::panics::log_panics();
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(settings.session_idle);
     let sessions = Arc::new(sessions);
@@ -538,17 +536,6 @@ fn log_refusal(request: &Request, reason: &'static str) {
         reason,
         "request refused"
     );
-}
-
-/// The caller an MCP request came with: `None` for stdio.
-pub(crate) fn caller_of(extensions: &rmcp::model::Extensions) -> Option<(&Caller, Option<&str>)> {
-    let parts = extensions.get::<axum::http::request::Parts>()?;
-    let caller = parts.extensions.get::<Caller>()?;
-    let request_id = parts
-        .headers
-        .get(REQUEST_ID_HEADER)
-        .and_then(|v| v.to_str().ok());
-    Some((caller, request_id))
 }
 
 #[cfg(test)]

@@ -14,10 +14,10 @@ mod gate;
 mod http;
 mod limit;
 
+pub use crate::caller::REQUEST_ID_HEADER;
 pub use auth::{AccessToken, Caller};
 pub use gate::{LOOPBACK_HOSTS, is_loopback_host, normalize_host, validate_origin};
-pub(crate) use http::caller_of;
-pub use http::{HttpSettings, MAX_BODY_BYTES, REQUEST_ID_HEADER, STOP_KEY_HEADER, http_router};
+pub use http::{HttpSettings, MAX_BODY_BYTES, STOP_KEY_HEADER, http_router};
 
 use rmcp::ServiceExt;
 
@@ -37,7 +37,7 @@ pub enum TransportError {
 /// Serves one MCP session over this process's stdin and stdout until the
 /// client closes it.
 pub async fn serve_stdio(server: LoreServer) -> Result<(), TransportError> {
-    crate::server::log_panics();
+    crate::panics::log_panics();
     let running = server
         .serve(rmcp::transport::stdio())
         .await
