@@ -340,7 +340,7 @@ fn main() {
 /// The embedding lane's work per document and per search (no provider:
 /// the vectors are random, the cost is the same).
 fn embedding_lane(schema: &[SearchDoc], semantic: &[SearchDoc], wiki: &[SearchDoc]) {
-    use lore_search::embed::{content_hash, dot, embed_text, normalized, top_k};
+    use lore_search::vectors::{content_hash, dot, embed_text, normalized, top_k};
     let embedded: Vec<&SearchDoc> = schema
         .iter()
         .filter(|d| d.kind == DocKind::Table)

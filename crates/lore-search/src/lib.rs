@@ -8,7 +8,7 @@
 //!   a group at a time with a freshness stamp; BM25 search weighted by the
 //!   field a term matched, filtered by kind and connection; rebuilt when
 //!   missing or damaged.
-//! - [`embed`]: the optional semantic lane's parts: the text a document is
+//! - [`vectors`]: the optional semantic lane's parts: the text a document is
 //!   embedded by, its content hash and cosine similarity (the client that
 //!   embeds is `lore-llm`'s).
 //!
@@ -16,9 +16,9 @@
 //! artifacts into [`SearchDoc`]s.
 #![doc = include_str!("../README.md")]
 
-pub mod embed;
 pub mod index;
 pub mod tokenizer;
+pub mod vectors;
 
 use serde::{Deserialize, Serialize};
 

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use lore_core::config::EmbeddingsConfig;
 use lore_core::project::Project;
 use lore_llm::Provider;
-use lore_search::embed::{content_hash, dot, embed_text, normalized, top_k};
+use lore_search::vectors::{content_hash, dot, embed_text, normalized, top_k};
 use lore_search::{DocKind, SearchHit, SearchIndex};
 use lore_store::KnowledgeStore;
 

@@ -643,7 +643,7 @@ pub fn fuse(ranked: Vec<RankedLane<'_>>, limit: usize) -> Vec<Fused> {
     let mut by_key: BTreeMap<String, (f32, f32, SearchHit, Vec<LaneRank>)> = BTreeMap::new();
     for RankedLane { lane, weight, hits } in ranked {
         for (rank, hit) in hits.into_iter().enumerate() {
-            let rrf = lore_search::embed::reciprocal_rank(rank + 1, weight);
+            let rrf = lore_search::vectors::reciprocal_rank(rank + 1, weight);
             let similarity = (lane == EMBEDDING_LANE).then(|| round(hit.score as f64, 1e4));
             let slot = by_key
                 .entry(hit.key.clone())
@@ -668,7 +668,7 @@ pub fn fuse(ranked: Vec<RankedLane<'_>>, limit: usize) -> Vec<Fused> {
     let best = fused
         .first()
         .map_or(1.0, |f| f.0)
-        .max(lore_search::embed::reciprocal_rank(1, 1.0));
+        .max(lore_search::vectors::reciprocal_rank(1, 1.0));
     fused
         .into_iter()
         .map(|(rrf, _, hit, lanes)| Fused {

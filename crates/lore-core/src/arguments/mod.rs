@@ -11,7 +11,7 @@
 //!   refused as `invalid_arguments`, naming the field and what it expects
 //!   (its schema description).
 
-mod drift;
+mod repair;
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{ErrorCode, ErrorReport};
 
-pub use drift::normalize;
+pub use repair::normalize;
 
 /// A JSON object: a tool's arguments, or a schema.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;

@@ -299,7 +299,7 @@ impl VectorLane {
                 .get(address.segment_ord as usize)?
                 .get(address.doc_id as usize)?
                 .as_ref()?;
-            Some((lore_search::embed::dot(query, vector), address))
+            Some((lore_search::vectors::dot(query, vector), address))
         };
         let scored: Vec<(f32, DocAddress)> = match filter {
             Some(filter) => searcher
@@ -318,7 +318,7 @@ impl VectorLane {
                 .filter_map(score)
                 .collect(),
         };
-        Ok(Some(lore_search::embed::top_k(scored, limit)))
+        Ok(Some(lore_search::vectors::top_k(scored, limit)))
     }
 }
 

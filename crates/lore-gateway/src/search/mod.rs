@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use lore_core::time::UtcMillis;
 use lore_core::{ErrorCode, ErrorReport};
-use lore_search::embed::reciprocal_rank;
+use lore_search::vectors::reciprocal_rank;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tantivy::query::{BooleanQuery, Occur, Query, RangeQuery, TermQuery};

@@ -76,7 +76,7 @@
 //! ```
 
 mod cache;
-mod conversion;
+mod conversion_metric;
 pub mod expr;
 mod load;
 mod validate;
@@ -88,7 +88,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use cache::ModelCache;
-pub use conversion::{Calculation, ColumnPair, Conversion, ConversionSpec};
+pub use conversion_metric::{Calculation, ColumnPair, Conversion, ConversionSpec};
 pub use expr::SqlExpr;
 pub use load::{is_model_file_name, load_dir, load_sources, parse_file};
 

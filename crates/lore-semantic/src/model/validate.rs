@@ -374,7 +374,14 @@ impl SourceCheck<'_> {
             None => None,
             Some(c) => {
                 let field = format!("measures.{}.conversion", m.name);
-                match super::conversion::validate(c, m, self.spec, self.by_name, self.all, &field) {
+                match super::conversion_metric::validate(
+                    c,
+                    m,
+                    self.spec,
+                    self.by_name,
+                    self.all,
+                    &field,
+                ) {
                     Ok(found) => Some(found),
                     Err(message) => {
                         self.issue(issues, field, message);

@@ -21,9 +21,9 @@
 //! over the aggregated result (HAVING).
 
 mod clickhouse;
-mod conversion;
-mod days;
-mod last_day;
+mod conversion_metric;
+mod cumulative_offset;
+mod non_additive;
 pub mod paths;
 mod render;
 mod resolve;

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::days::{Running, SPINE_DAY, note as cumulative_note, reduction, running};
+use super::cumulative_offset::{Running, SPINE_DAY, note as cumulative_note, reduction, running};
 use super::paths::Step;
 use super::sql::{Renderer, Tree};
 use super::{CompiledQuery, GroupPlan, OutputColumn, Resolved};
