@@ -399,34 +399,8 @@ pub fn lifecycle(
             .keys()
             .filter_map(|k| Edge::from_key(k))
             .collect();
-        let mut linked: HashSet<&str> = HashSet::new();
-        let mut validated: HashSet<&str> = HashSet::new();
-        let mut describes: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for Edge(subject, predicate, object) in &edges {
-            if !LINKS.contains(&predicate.as_str()) {
-                continue;
-            }
-            let (Some(from), Some(to)) = (node_path(subject), node_path(object)) else {
-                continue;
-            };
-            if from == to {
-                continue;
-            }
-            linked.insert(from);
-            linked.insert(to);
-            if predicate == "VALIDATES" || predicate == "EXERCISES" {
-                validated.insert(to);
-            }
-            // The code a document describes (its links to other
-            // documents and to tests are not what it documents).
-            if predicate == "DESCRIBES"
-                && (object.starts_with("Code:")
-                    || object.starts_with("Config:")
-                    || object.starts_with("Symbol:"))
-            {
-                describes.entry(from).or_default().insert(to);
-            }
-        }
+        let links = Links::of(&edges);
+        let (linked, validated) = (&links.linked, &links.validated);
         for (path, file) in &graph.files {
             if let Some(node) = crate::graph::file_node(file.artifact_type, path)
                 && !linked.contains(path.as_str())
@@ -452,76 +426,17 @@ pub fn lifecycle(
         }
 
         // Documents: their age, and the code they describe.
-        let docs: Vec<&str> = graph
-            .files
-            .iter()
-            .filter(|(_, f)| f.artifact_type == ArtifactType::Doc)
-            .map(|(p, _)| p.as_str())
-            .collect();
-        let mut wanted: HashSet<String> = docs.iter().map(|d| d.to_string()).collect();
-        for targets in describes.values() {
-            wanted.extend(targets.iter().map(|t| t.to_string()));
-        }
-        let history = git_last_changes(root.path, &wanted);
-        dated_by.insert(
-            root.name.to_string(),
-            if history.is_some() { "git" } else { "mtime" }.to_string(),
+        let docs = StaleDocs::of(
+            root,
+            graph,
+            &links.describes,
+            exclude,
+            stale_after_days,
+            now_ms,
         );
-        let changed_at = |path: &str| -> Option<i64> {
-            match &history {
-                Some(history) => history.get(path).copied(),
-                None => root.ledger.files.get(path).map(|e| e.modified_ms),
-            }
-        };
-        for doc in docs {
-            if exclude.is_match(doc) {
-                excluded_docs += 1;
-                continue;
-            }
-            let Some(doc_at) = changed_at(doc) else {
-                continue;
-            };
-            let age_days = (now_ms - doc_at).max(0) as u64 / 86_400_000;
-            let mut reasons = Vec::new();
-            if age_days > u64::from(stale_after_days) {
-                reasons.push("age".to_string());
-            }
-            let mut changed_code = Vec::new();
-            if history.is_some() {
-                for target in describes.get(doc).into_iter().flatten() {
-                    if let Some(at) = changed_at(target)
-                        && at > doc_at
-                    {
-                        changed_code.push((at, target.to_string()));
-                    }
-                }
-            }
-            if !changed_code.is_empty() {
-                reasons.push("code_changed".to_string());
-            }
-            if reasons.is_empty() {
-                continue;
-            }
-            changed_code.sort_by(|a, b| b.cmp(a));
-            stale.push((
-                doc_at,
-                StaleDoc {
-                    id: format!("DesignDoc:{doc}"),
-                    root: root.name.to_string(),
-                    path: doc.to_string(),
-                    last_changed: UtcMillis(doc_at).to_iso(),
-                    age_days,
-                    reasons,
-                    changed_code: changed_code
-                        .into_iter()
-                        .map(|(at, path)| ChangedCode {
-                            path,
-                            last_changed: UtcMillis(at).to_iso(),
-                        })
-                        .collect(),
-                },
-            ));
-        }
+        dated_by.insert(root.name.to_string(), docs.dated_by.to_string());
+        excluded_docs += docs.excluded;
+        stale.extend(docs.stale);
         removed_references.extend(removed_mentions(root, graph));
     }
     // Documents the code outdated first (the most telling), then the
@@ -562,6 +477,145 @@ pub fn lifecycle(
         stale_docs,
         missing_tests,
         removed_references,
+    }
+}
+
+/// What a root's graph links: the files with any link, the files a test
+/// validates or exercises, and the code each document describes (its
+/// links to other documents and to tests are not what it documents).
+struct Links<'a> {
+    linked: HashSet<&'a str>,
+    validated: HashSet<&'a str>,
+    describes: BTreeMap<&'a str, BTreeSet<&'a str>>,
+}
+
+impl<'a> Links<'a> {
+    fn of(edges: &'a [Edge]) -> Links<'a> {
+        let mut links = Links {
+            linked: HashSet::new(),
+            validated: HashSet::new(),
+            describes: BTreeMap::new(),
+        };
+        for Edge(subject, predicate, object) in edges {
+            if !LINKS.contains(&predicate.as_str()) {
+                continue;
+            }
+            let (Some(from), Some(to)) = (node_path(subject), node_path(object)) else {
+                continue;
+            };
+            if from == to {
+                continue;
+            }
+            links.linked.insert(from);
+            links.linked.insert(to);
+            if predicate == "VALIDATES" || predicate == "EXERCISES" {
+                links.validated.insert(to);
+            }
+            if predicate == "DESCRIBES"
+                && (object.starts_with("Code:")
+                    || object.starts_with("Config:")
+                    || object.starts_with("Symbol:"))
+            {
+                links.describes.entry(from).or_default().insert(to);
+            }
+        }
+        links
+    }
+}
+
+/// A root's stale documents: older than `stale_after_days`, or older than
+/// code they describe (by git history when the root has one, else by
+/// file times, which cannot tell the order of changes).
+struct StaleDocs {
+    /// `git` or `mtime`.
+    dated_by: &'static str,
+    /// Documents left out by `gateway.lifecycle.exclude`.
+    excluded: usize,
+    /// Each stale document with its last change.
+    stale: Vec<(i64, StaleDoc)>,
+}
+
+impl StaleDocs {
+    fn of(
+        root: &RootState<'_>,
+        graph: &GraphLedger,
+        describes: &BTreeMap<&str, BTreeSet<&str>>,
+        exclude: &globset::GlobSet,
+        stale_after_days: u32,
+        now_ms: i64,
+    ) -> StaleDocs {
+        let docs: Vec<&str> = graph
+            .files
+            .iter()
+            .filter(|(_, f)| f.artifact_type == ArtifactType::Doc)
+            .map(|(p, _)| p.as_str())
+            .collect();
+        let mut wanted: HashSet<String> = docs.iter().map(|d| d.to_string()).collect();
+        for targets in describes.values() {
+            wanted.extend(targets.iter().map(|t| t.to_string()));
+        }
+        let history = git_last_changes(root.path, &wanted);
+        let changed_at = |path: &str| -> Option<i64> {
+            match &history {
+                Some(history) => history.get(path).copied(),
+                None => root.ledger.files.get(path).map(|e| e.modified_ms),
+            }
+        };
+        let mut found = StaleDocs {
+            dated_by: if history.is_some() { "git" } else { "mtime" },
+            excluded: 0,
+            stale: Vec::new(),
+        };
+        for doc in docs {
+            if exclude.is_match(doc) {
+                found.excluded += 1;
+                continue;
+            }
+            let Some(doc_at) = changed_at(doc) else {
+                continue;
+            };
+            let age_days = (now_ms - doc_at).max(0) as u64 / 86_400_000;
+            let mut reasons = Vec::new();
+            if age_days > u64::from(stale_after_days) {
+                reasons.push("age".to_string());
+            }
+            let mut changed_code = Vec::new();
+            if history.is_some() {
+                for target in describes.get(doc).into_iter().flatten() {
+                    if let Some(at) = changed_at(target)
+                        && at > doc_at
+                    {
+                        changed_code.push((at, target.to_string()));
+                    }
+                }
+            }
+            if !changed_code.is_empty() {
+                reasons.push("code_changed".to_string());
+            }
+            if reasons.is_empty() {
+                continue;
+            }
+            changed_code.sort_by(|a, b| b.cmp(a));
+            found.stale.push((
+                doc_at,
+                StaleDoc {
+                    id: format!("DesignDoc:{doc}"),
+                    root: root.name.to_string(),
+                    path: doc.to_string(),
+                    last_changed: UtcMillis(doc_at).to_iso(),
+                    age_days,
+                    reasons,
+                    changed_code: changed_code
+                        .into_iter()
+                        .map(|(at, path)| ChangedCode {
+                            path,
+                            last_changed: UtcMillis(at).to_iso(),
+                        })
+                        .collect(),
+                },
+            ));
+        }
+        found
     }
 }
 
