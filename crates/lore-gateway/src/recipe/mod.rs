@@ -364,6 +364,85 @@ fn valid_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// A step as written, checked: its action (one call, or a polling
+/// `wait`), its checks (`expect`, then `assert`) and its captures; every
+/// problem is reported under `context`.
+fn step_of(raw_step: RawStep, id: String, context: &str) -> Result<Step, String> {
+    let action = match (raw_step.tool, raw_step.wait) {
+        (Some(tool), None) => Action::Call {
+            tool: tool.trim().to_string(),
+            params: raw_step.params,
+        },
+        (None, Some(wait)) => {
+            if !raw_step.params.is_empty() {
+                return Err(format!(
+                    "{context}: a wait step's params go under `wait.params`"
+                ));
+            }
+            let wait_context = format!("{context}, wait");
+            Action::Wait(Wait {
+                tool: wait.tool.trim().to_string(),
+                params: wait.params,
+                until: condition(wait.until, &format!("{wait_context}.until"))?,
+                interval: seconds(
+                    wait.interval_seconds,
+                    2.0,
+                    "interval_seconds",
+                    &wait_context,
+                )?,
+                timeout: seconds(wait.timeout_seconds, 60.0, "timeout_seconds", &wait_context)?,
+            })
+        }
+        (Some(_), Some(_)) => {
+            return Err(format!("{context}: give `tool` or `wait`, not both"));
+        }
+        (None, None) => {
+            return Err(format!(
+                "{context}: say what it does with `tool` (one call) or `wait` (polling)"
+            ));
+        }
+    };
+    let mut checks = Vec::new();
+    for (path, value) in raw_step.expect {
+        checks.push(condition(
+            RawCondition {
+                path,
+                equals: Some(value),
+                not_equals: None,
+                exists: None,
+                at_least: None,
+                at_most: None,
+            },
+            &format!("{context}, expect"),
+        )?);
+    }
+    for (i, raw_condition) in raw_step.assert.into_iter().enumerate() {
+        checks.push(condition(
+            raw_condition,
+            &format!("{context}, assert {}", i + 1),
+        )?);
+    }
+    let mut captures = Vec::new();
+    for raw_capture in raw_step.capture {
+        let name = raw_capture.name.trim().to_string();
+        if !valid_name(&name) {
+            return Err(format!(
+                "{context}: capture name `{name}` must be letters, digits, `-` or `_`"
+            ));
+        }
+        let path = JsonPath::parse(&raw_capture.path)
+            .map_err(|e| format!("{context}, capture `{name}`: {e}"))?
+            .under_result();
+        captures.push(Capture { name, path });
+    }
+    Ok(Step {
+        id,
+        action,
+        checks,
+        captures,
+    })
+}
+
 impl Recipe {
     /// Parses and checks a recipe. `fallback_name` (the file's stem) names
     /// it when it does not say `name`. Every problem is reported with
@@ -412,84 +491,7 @@ impl Recipe {
             if steps.iter().any(|s| s.id == id) {
                 return Err(format!("{context}: another step has the id `{id}`"));
             }
-            let action = match (raw_step.tool, raw_step.wait) {
-                (Some(tool), None) => Action::Call {
-                    tool: tool.trim().to_string(),
-                    params: raw_step.params,
-                },
-                (None, Some(wait)) => {
-                    if !raw_step.params.is_empty() {
-                        return Err(format!(
-                            "{context}: a wait step's params go under `wait.params`"
-                        ));
-                    }
-                    let wait_context = format!("{context}, wait");
-                    Action::Wait(Wait {
-                        tool: wait.tool.trim().to_string(),
-                        params: wait.params,
-                        until: condition(wait.until, &format!("{wait_context}.until"))?,
-                        interval: seconds(
-                            wait.interval_seconds,
-                            2.0,
-                            "interval_seconds",
-                            &wait_context,
-                        )?,
-                        timeout: seconds(
-                            wait.timeout_seconds,
-                            60.0,
-                            "timeout_seconds",
-                            &wait_context,
-                        )?,
-                    })
-                }
-                (Some(_), Some(_)) => {
-                    return Err(format!("{context}: give `tool` or `wait`, not both"));
-                }
-                (None, None) => {
-                    return Err(format!(
-                        "{context}: say what it does with `tool` (one call) or `wait` (polling)"
-                    ));
-                }
-            };
-            let mut checks = Vec::new();
-            for (path, value) in raw_step.expect {
-                checks.push(condition(
-                    RawCondition {
-                        path,
-                        equals: Some(value),
-                        not_equals: None,
-                        exists: None,
-                        at_least: None,
-                        at_most: None,
-                    },
-                    &format!("{context}, expect"),
-                )?);
-            }
-            for (i, raw_condition) in raw_step.assert.into_iter().enumerate() {
-                checks.push(condition(
-                    raw_condition,
-                    &format!("{context}, assert {}", i + 1),
-                )?);
-            }
-            let mut captures = Vec::new();
-            for raw_capture in raw_step.capture {
-                let name = raw_capture.name.trim().to_string();
-                if !valid_name(&name) {
-                    return Err(format!(
-                        "{context}: capture name `{name}` must be letters, digits, `-` or `_`"
-                    ));
-                }
-                let path = JsonPath::parse(&raw_capture.path)
-                    .map_err(|e| format!("{context}, capture `{name}`: {e}"))?
-                    .under_result();
-                captures.push(Capture { name, path });
-            }
-            let step = Step {
-                id,
-                action,
-                checks,
-                captures,
-            };
+            let step = step_of(raw_step, id, &context)?;
             // Templates see the variables, the steps before this one and
             // what they captured.
             let earlier: Vec<&str> = steps.iter().map(|s| s.id.as_str()).collect();
