@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
+use lore_context::discover::Discover;
 use lore_context::wiki::page::UsageMode;
 use lore_context::wiki::requests::{WikiReadInput, WikiWriteInput, wiki_read, wiki_write};
 use lore_context::wiki::{Wiki, wiki_search};
@@ -100,151 +101,15 @@ pub fn run(command: WikiCommand, project_dir: Option<&Path>) -> anyhow::Result<(
         .cloned()
         .context("the project has no wiki")?;
     match command {
-        WikiCommand::Search { text, limit, json } => {
-            let query = text.join(" ");
-            if query.trim().is_empty() {
-                anyhow::bail!("give some text to search for [invalid_request]");
-            }
-            let found =
-                wiki_search(&discover, &query, limit as usize).map_err(|e| super::coded(&e))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&found)?);
-            } else if found.results.is_empty() {
-                eprintln!("No page matches; list them with `lore wiki list`.");
-            } else {
-                for hit in &found.results {
-                    println!("{:>5.3}  {}  ({})", hit.score, hit.key, hit.path);
-                    if let Some(summary) = &hit.summary {
-                        println!("       {summary}");
-                    }
-                    println!("       matched: {}", hit.match_reasons.join("; "));
-                }
-            }
-            Ok(())
-        }
+        WikiCommand::Search { text, limit, json } => search(&discover, &text, limit, json),
         WikiCommand::Read {
             key,
             scope,
             as_of,
             json,
-        } => {
-            let read = wiki_read(
-                &discover,
-                WikiReadInput {
-                    key,
-                    scope,
-                    as_of_tx_id: as_of,
-                },
-            )
-            .map_err(|e| super::coded(&e))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&read)?);
-                return Ok(());
-            }
-            match read.page {
-                Some(page) => {
-                    println!(
-                        "{} — version {} (transaction {}, {})",
-                        page.path, page.version, page.tx_id, page.updated_at
-                    );
-                    if let Some(summary) = &page.summary {
-                        println!("summary: {summary}");
-                    }
-                    if !page.tags.is_empty() {
-                        println!("tags: {}", page.tags.join(", "));
-                    }
-                    println!("\n{}", page.body.trim_end());
-                    if !page.broken_links.is_empty() {
-                        eprintln!(
-                            "\nwarning: links to missing pages: {}",
-                            page.broken_links.join(", ")
-                        );
-                    }
-                    Ok(())
-                }
-                None => anyhow::bail!(
-                    "{} [not_found]",
-                    read.message.unwrap_or_else(|| "no such page".into())
-                ),
-            }
-        }
-        WikiCommand::Write(args) => {
-            let body = match (args.body, args.body_file.as_deref()) {
-                (Some(body), _) => body,
-                (None, Some("-")) => {
-                    let mut body = String::new();
-                    std::io::stdin()
-                        .read_to_string(&mut body)
-                        .context("cannot read the body from stdin")?;
-                    body
-                }
-                (None, Some(file)) => std::fs::read_to_string(file)
-                    .with_context(|| format!("cannot read the body from {file}"))?,
-                (None, None) => {
-                    anyhow::bail!(
-                        "give the page's body with --body or --body-file [invalid_request]"
-                    )
-                }
-            };
-            let usage_mode: UsageMode = serde_json::from_value(serde_json::json!(
-                args.usage_mode.trim()
-            ))
-            .map_err(|_| {
-                anyhow::anyhow!(
-                    "--usage-mode must be auto, always or never, got `{}` [invalid_request]",
-                    args.usage_mode
-                )
-            })?;
-            let written = wiki_write(
-                &wiki,
-                ACTOR,
-                WikiWriteInput {
-                    key: args.key,
-                    summary: args.summary,
-                    body,
-                    tags: args.tags,
-                    refs: args.refs,
-                    sl_refs: args.sl_refs,
-                    usage_mode,
-                    scope: args.user.then(|| "user".to_string()),
-                    expected_version: args.expected_version,
-                },
-            )
-            .map_err(|e| super::coded(&e))?;
-            println!("{}", serde_json::to_string_pretty(&written)?);
-            Ok(())
-        }
-        WikiCommand::List { json } => {
-            let pages = wiki.pages().map_err(|e| super::coded(&e))?;
-            if json {
-                let list: Vec<serde_json::Value> = pages
-                    .iter()
-                    .map(|p| {
-                        serde_json::json!({
-                            "key": p.address.key,
-                            "scope": p.address.scope.name(),
-                            "path": p.address.path(),
-                            "summary": p.front.summary,
-                            "version": p.entry.version,
-                        })
-                    })
-                    .collect();
-                println!("{}", serde_json::to_string_pretty(&list)?);
-            } else if pages.is_empty() {
-                eprintln!(
-                    "No pages yet: write one with `lore wiki write KEY --summary … --body …`."
-                );
-            } else {
-                for p in &pages {
-                    println!(
-                        "{:<28} {}",
-                        p.address.key,
-                        p.front.summary.as_deref().unwrap_or("(no summary)")
-                    );
-                }
-            }
-            Ok(())
-        }
+        } => read(&discover, key, scope, as_of, json),
+        WikiCommand::Write(args) => write(&wiki, args),
+        WikiCommand::List { json } => list(&wiki, json),
         WikiCommand::Sync { json } => {
             let report = wiki.sync().map_err(|e| super::coded(&e))?;
             if json {
@@ -255,6 +120,153 @@ pub fn run(command: WikiCommand, project_dir: Option<&Path>) -> anyhow::Result<(
             Ok(())
         }
     }
+}
+
+/// `lore wiki search`: what wiki_search answers.
+fn search(discover: &Discover, text: &[String], limit: u32, json: bool) -> anyhow::Result<()> {
+    let query = text.join(" ");
+    if query.trim().is_empty() {
+        anyhow::bail!("give some text to search for [invalid_request]");
+    }
+    let found = wiki_search(discover, &query, limit as usize).map_err(|e| super::coded(&e))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+    } else if found.results.is_empty() {
+        eprintln!("No page matches; list them with `lore wiki list`.");
+    } else {
+        for hit in &found.results {
+            println!("{:>5.3}  {}  ({})", hit.score, hit.key, hit.path);
+            if let Some(summary) = &hit.summary {
+                println!("       {summary}");
+            }
+            println!("       matched: {}", hit.match_reasons.join("; "));
+        }
+    }
+    Ok(())
+}
+
+/// `lore wiki read`: a page, or what it was at a transaction.
+fn read(
+    discover: &Discover,
+    key: String,
+    scope: Option<String>,
+    as_of: Option<i64>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let read = wiki_read(
+        discover,
+        WikiReadInput {
+            key,
+            scope,
+            as_of_tx_id: as_of,
+        },
+    )
+    .map_err(|e| super::coded(&e))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&read)?);
+        return Ok(());
+    }
+    match read.page {
+        Some(page) => {
+            println!(
+                "{} — version {} (transaction {}, {})",
+                page.path, page.version, page.tx_id, page.updated_at
+            );
+            if let Some(summary) = &page.summary {
+                println!("summary: {summary}");
+            }
+            if !page.tags.is_empty() {
+                println!("tags: {}", page.tags.join(", "));
+            }
+            println!("\n{}", page.body.trim_end());
+            if !page.broken_links.is_empty() {
+                eprintln!(
+                    "\nwarning: links to missing pages: {}",
+                    page.broken_links.join(", ")
+                );
+            }
+            Ok(())
+        }
+        None => anyhow::bail!(
+            "{} [not_found]",
+            read.message.unwrap_or_else(|| "no such page".into())
+        ),
+    }
+}
+
+/// `lore wiki write`: a page written as wiki_write writes it.
+fn write(wiki: &Wiki, args: WriteArgs) -> anyhow::Result<()> {
+    let body = match (args.body, args.body_file.as_deref()) {
+        (Some(body), _) => body,
+        (None, Some("-")) => {
+            let mut body = String::new();
+            std::io::stdin()
+                .read_to_string(&mut body)
+                .context("cannot read the body from stdin")?;
+            body
+        }
+        (None, Some(file)) => std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read the body from {file}"))?,
+        (None, None) => {
+            anyhow::bail!("give the page's body with --body or --body-file [invalid_request]")
+        }
+    };
+    let usage_mode: UsageMode = serde_json::from_value(serde_json::json!(args.usage_mode.trim()))
+        .map_err(|_| {
+        anyhow::anyhow!(
+            "--usage-mode must be auto, always or never, got `{}` [invalid_request]",
+            args.usage_mode
+        )
+    })?;
+    let written = wiki_write(
+        wiki,
+        ACTOR,
+        WikiWriteInput {
+            key: args.key,
+            summary: args.summary,
+            body,
+            tags: args.tags,
+            refs: args.refs,
+            sl_refs: args.sl_refs,
+            usage_mode,
+            scope: args.user.then(|| "user".to_string()),
+            expected_version: args.expected_version,
+        },
+    )
+    .map_err(|e| super::coded(&e))?;
+    println!("{}", serde_json::to_string_pretty(&written)?);
+    Ok(())
+}
+
+/// `lore wiki list`: every page, key and summary.
+fn list(wiki: &Wiki, json: bool) -> anyhow::Result<()> {
+    let pages = wiki.pages().map_err(|e| super::coded(&e))?;
+    if json {
+        let list: Vec<serde_json::Value> = pages
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "key": p.address.key,
+                    "scope": p.address.scope.name(),
+                    "path": p.address.path(),
+                    "summary": p.front.summary,
+                    "version": p.entry.version,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&list)?);
+    } else if pages.is_empty() {
+        eprintln!("No pages yet: write one with `lore wiki write KEY --summary … --body …`.");
+    } else {
+        for p in &pages {
+            println!(
+                "{:<28} {}",
+                p.address.key,
+                p.front.summary.as_deref().unwrap_or("(no summary)")
+            );
+        }
+    }
+    Ok(())
 }
 
 fn print_sync(report: &lore_context::wiki::SyncReport) {
