@@ -174,143 +174,159 @@ pub fn run(command: SlCommand, project_dir: Option<&Path>) -> anyhow::Result<()>
     };
     let project = super::load_project(project_dir)?;
     match command {
-        SlCommand::List(target) => {
-            let connection = super::pick_connection(&project, target.connection.as_deref())?;
-            let (_, model) = model(&project, &connection)?;
-            let rows: Vec<Vec<String>> = model
-                .sources
-                .iter()
-                .map(|s| {
-                    vec![
-                        s.name.clone(),
-                        s.grain.join(", "),
-                        s.measures
-                            .iter()
-                            .map(|m| m.name.clone())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        s.columns.len().to_string(),
-                        s.joins
-                            .iter()
-                            .map(|j| j.name.clone())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    ]
-                })
-                .collect();
-            let headers = ["source", "grain", "measures", "columns", "joins"].map(String::from);
-            if target.json {
-                let sources: Vec<serde_json::Value> = model
-                    .sources
-                    .iter()
-                    .map(|s| {
-                        serde_json::json!({
-                            "source": s.name,
-                            "grain": s.grain,
-                            "measures": s.measures.iter().map(|m| &m.name).collect::<Vec<_>>(),
-                            "columns": s.columns.len(),
-                            "joins": s.joins.iter().map(|j| &j.name).collect::<Vec<_>>(),
-                        })
-                    })
-                    .collect();
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&serde_json::json!({
-                        "connectionId": connection,
-                        "sources": sources,
-                        "warnings": model.warnings,
-                    }))?
-                );
-                return Ok(());
-            }
-            print!("{}", render::grid(&headers, &rows));
-            for warning in &model.warnings {
-                eprintln!("warning: {warning}");
-            }
-            Ok(())
-        }
-        SlCommand::Read { source, target } => {
-            let connection = super::pick_connection(&project, target.connection.as_deref())?;
-            let (_, model) = model(&project, &connection)?;
-            let Some(found) = model.source(&source) else {
-                bail!(
-                    "no source `{source}`; sources: {}",
-                    model.source_names().join(", ")
-                );
-            };
-            if target.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&serde_json::json!({
-                        "connectionId": connection,
-                        "file": found.file,
-                        "source": found.spec,
-                    }))?
-                );
-                return Ok(());
-            }
-            println!("# {}", found.file.display());
-            print!("{}", found.to_yaml());
-            Ok(())
-        }
-        SlCommand::Validate(target) => {
-            let connection = super::pick_connection(&project, target.connection.as_deref())?;
-            let (cache, model) = model(&project, &connection)?;
-            for warning in &model.warnings {
-                eprintln!("warning: {warning}");
-            }
-            let measures: usize = model.sources.iter().map(|s| s.measures.len()).sum();
-            if target.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&serde_json::json!({
-                        "ok": true,
-                        "connectionId": connection,
-                        "sources": model.sources.len(),
-                        "measures": measures,
-                        "dir": cache.dir(&connection),
-                        "warnings": model.warnings,
-                    }))?
-                );
-                return Ok(());
-            }
-            println!(
-                "ok: {} sources, {measures} measures in {}",
-                model.sources.len(),
-                cache.dir(&connection).display()
-            );
-            Ok(())
-        }
+        SlCommand::List(target) => list(&project, target),
+        SlCommand::Read { source, target } => read(&project, &source, target),
+        SlCommand::Validate(target) => validate(&project, target),
         SlCommand::Query(args) => query(&project, args),
         SlCommand::Import(args) => import(&project, args),
         SlCommand::Generate(target) => generate(&project, target),
-        SlCommand::Sync { json } => {
-            let files = lore_context::semantic::files::SemanticFiles::new(&project, None);
-            let report = files.sync().map_err(|e| super::coded(&e))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-                return Ok(());
-            }
-            for (what, paths) in [
-                ("recorded", &report.imported),
-                ("restored", &report.mirrored),
-                ("removed file", &report.removed_files),
-                ("deleted", &report.deleted),
-            ] {
-                for path in paths {
-                    println!("{what:<13} {path}");
-                }
-            }
-            for problem in &report.problems {
-                eprintln!("warning: {}: {}", problem.path, problem.message);
-            }
-            println!(
-                "semantic-layer files in step with the store (transaction {}).",
-                report.tx_id
-            );
-            Ok(())
+        SlCommand::Sync { json } => sync(&project, json),
+    }
+}
+
+/// `lore sl list`: each source's grain, measures, columns and joins.
+fn list(project: &lore_core::project::Project, target: SlTarget) -> anyhow::Result<()> {
+    let connection = super::pick_connection(project, target.connection.as_deref())?;
+    let (_, model) = model(project, &connection)?;
+    let rows: Vec<Vec<String>> = model
+        .sources
+        .iter()
+        .map(|s| {
+            vec![
+                s.name.clone(),
+                s.grain.join(", "),
+                s.measures
+                    .iter()
+                    .map(|m| m.name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                s.columns.len().to_string(),
+                s.joins
+                    .iter()
+                    .map(|j| j.name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ]
+        })
+        .collect();
+    let headers = ["source", "grain", "measures", "columns", "joins"].map(String::from);
+    if target.json {
+        let sources: Vec<serde_json::Value> = model
+            .sources
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "source": s.name,
+                    "grain": s.grain,
+                    "measures": s.measures.iter().map(|m| &m.name).collect::<Vec<_>>(),
+                    "columns": s.columns.len(),
+                    "joins": s.joins.iter().map(|j| &j.name).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "connectionId": connection,
+                "sources": sources,
+                "warnings": model.warnings,
+            }))?
+        );
+        return Ok(());
+    }
+    print!("{}", render::grid(&headers, &rows));
+    for warning in &model.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(())
+}
+
+/// `lore sl read`: one source's YAML (or JSON).
+fn read(
+    project: &lore_core::project::Project,
+    source: &str,
+    target: SlTarget,
+) -> anyhow::Result<()> {
+    let connection = super::pick_connection(project, target.connection.as_deref())?;
+    let (_, model) = model(project, &connection)?;
+    let Some(found) = model.source(source) else {
+        bail!(
+            "no source `{source}`; sources: {}",
+            model.source_names().join(", ")
+        );
+    };
+    if target.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "connectionId": connection,
+                "file": found.file,
+                "source": found.spec,
+            }))?
+        );
+        return Ok(());
+    }
+    println!("# {}", found.file.display());
+    print!("{}", found.to_yaml());
+    Ok(())
+}
+
+/// `lore sl validate`: the model loads; its size and warnings.
+fn validate(project: &lore_core::project::Project, target: SlTarget) -> anyhow::Result<()> {
+    let connection = super::pick_connection(project, target.connection.as_deref())?;
+    let (cache, model) = model(project, &connection)?;
+    for warning in &model.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let measures: usize = model.sources.iter().map(|s| s.measures.len()).sum();
+    if target.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "ok": true,
+                "connectionId": connection,
+                "sources": model.sources.len(),
+                "measures": measures,
+                "dir": cache.dir(&connection),
+                "warnings": model.warnings,
+            }))?
+        );
+        return Ok(());
+    }
+    println!(
+        "ok: {} sources, {measures} measures in {}",
+        model.sources.len(),
+        cache.dir(&connection).display()
+    );
+    Ok(())
+}
+
+/// `lore sl sync`: the semantic-layer files and the store brought in step.
+fn sync(project: &lore_core::project::Project, json: bool) -> anyhow::Result<()> {
+    let files = lore_context::semantic::files::SemanticFiles::new(project, None);
+    let report = files.sync().map_err(|e| super::coded(&e))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    for (what, paths) in [
+        ("recorded", &report.imported),
+        ("restored", &report.mirrored),
+        ("removed file", &report.removed_files),
+        ("deleted", &report.deleted),
+    ] {
+        for path in paths {
+            println!("{what:<13} {path}");
         }
     }
+    for problem in &report.problems {
+        eprintln!("warning: {}: {}", problem.path, problem.message);
+    }
+    println!(
+        "semantic-layer files in step with the store (transaction {}).",
+        report.tx_id
+    );
+    Ok(())
 }
 
 fn generate(project: &lore_core::project::Project, target: SlTarget) -> anyhow::Result<()> {
