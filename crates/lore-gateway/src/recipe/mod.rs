@@ -31,6 +31,7 @@
 //! `recipes/` folder, and the log of runs).
 
 mod book;
+pub mod calls;
 mod path;
 mod run;
 

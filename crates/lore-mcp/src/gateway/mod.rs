@@ -1,27 +1,26 @@
 //! The `gateway` toolset (spec 004's names and snake_case fields): search
 //! the chunks of the ingested repositories, and run and inspect ingests.
-//! Each tool publishes a call of [`calls`] (the tool contract: arguments,
+//! Each tool publishes a call of `lore_gateway::recipe::calls` (arguments,
 //! their mapping onto the gateway's service, and the by-name dispatch
 //! recipe steps use), so an agent's call and a recipe step's are one.
 
 use std::sync::Arc;
 
-use calls::{
-    FeedbackAnswer, KmBackupTriggerInput, KmCoverageSummaryInput, KmFeedbackSubmitInput,
-    KmGraphNodeInput, KmGraphSearchInput, KmGraphSubsystemInput, KmGraphTestsOfInput,
-    KmIngestStatusInput, KmIngestTriggerInput, KmLifecycleReportInput, KmSearchInput,
-    KmStoreTextInput, KmUploadInput, blocking,
-};
 use lore_core::ErrorReport;
 use lore_gateway::Gateway;
 use lore_gateway::graph::explore::{GraphSearchAnswer, NodeAnswer, SubsystemAnswer, TestsOfAnswer};
 use lore_gateway::graph::report::{CoverageSummary, LifecycleReport};
+use lore_gateway::recipe::calls::{
+    self, FeedbackAnswer, KmBackupTriggerInput, KmCoverageSummaryInput, KmFeedbackSubmitInput,
+    KmGraphNodeInput, KmGraphSearchInput, KmGraphSubsystemInput, KmGraphTestsOfInput,
+    KmIngestStatusInput, KmIngestTriggerInput, KmLifecycleReportInput, KmSearchInput,
+    KmStoreTextInput, KmUploadInput, blocking,
+};
 use lore_gateway::search::SearchResponse;
 use lore_gateway::{IngestRun, StoredFile};
 
 use crate::toolkit::{Scope, Tool, ToolContext, ToolDefinition, ToolRegistry};
 
-pub mod calls;
 mod help;
 mod recipe;
 

@@ -1,5 +1,5 @@
 //! `km-recipe-run`: a named recipe (`lore_gateway::recipe::run_named`)
-//! whose steps are the gateway's calls ([`super::calls`], prepared
+//! whose steps are the gateway's calls (`lore_gateway::recipe::calls`, prepared
 //! exactly as an agent's own call of each tool), with a progress
 //! notification as each step starts. `lore gateway recipe run` runs the
 //! same calls without the notifications.
@@ -7,9 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::calls::GatewayCalls;
 use lore_core::ErrorReport;
 use lore_gateway::Gateway;
+use lore_gateway::recipe::calls::GatewayCalls;
 use lore_gateway::recipe::{
     RecipeRequest, RecipeRun, RunStatus, Step, StepCaller, failure_report, run_named,
 };

@@ -1,14 +1,14 @@
 //! `lore gateway recipe …`: list, show and run recipes from a terminal.
 //! A run is `lore_gateway::recipe::run_named` over the gateway's tools
-//! called by name (`lore_mcp::gateway::calls::GatewayCalls`, the adapter's
-//! tool contract), as for `km-recipe-run`.
+//! called by name (`lore_gateway::recipe::calls::GatewayCalls`, the
+//! steps recipes may call), as for `km-recipe-run`.
 
 use anyhow::bail;
 use lore_gateway::Gateway;
+use lore_gateway::recipe::calls::GatewayCalls;
 use lore_gateway::recipe::{
     RecipeRequest, RecipeRun, RecipeSource, RunStatus, StepStatus, failure_report, run_named,
 };
-use lore_mcp::gateway::calls::GatewayCalls;
 
 /// `lore gateway recipe …` subcommands.
 #[derive(Debug, clap::Subcommand)]

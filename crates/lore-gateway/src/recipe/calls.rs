@@ -1,11 +1,11 @@
-//! The gateway's tool contract: each `km-…` tool's arguments (their JSON
-//! Schema comes from these types; field docs become descriptions), how
-//! they map onto the gateway's service ([`Gateway`]'s methods), and the
-//! call-by-name dispatch recipe steps use ([`GatewayCalls`], for
-//! `km-recipe-run` and `lore gateway recipe run`), with arguments prepared
-//! exactly as an agent's are (`lore_core::arguments`). The gateway crate
-//! knows no tool names: its recipe runner calls whatever
-//! [`StepCaller`] it is given.
+//! The steps a recipe may call, by tool name: each `km-…` tool's
+//! arguments (their JSON Schema comes from these types; field docs become
+//! descriptions), how they map onto [`Gateway`]'s methods, and the
+//! by-name dispatch ([`GatewayCalls`]) both front ends hand to the recipe
+//! runner (`km-recipe-run` and `lore gateway recipe run`), with arguments
+//! prepared exactly as an agent's are (`lore_core::arguments`). Recipes
+//! are programs over tool names, so this is the one place below the
+//! adapter that names tools; the MCP adapter publishes these same types.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,13 +17,13 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use lore_gateway::graph::explore::{
+use super::StepCaller;
+use crate::graph::explore::{
     GraphSearchAnswer, NodeAnswer, Relationships, SubsystemAnswer, TestsOfAnswer,
 };
-use lore_gateway::graph::report::{CoverageSummary, LifecycleReport};
-use lore_gateway::recipe::StepCaller;
-use lore_gateway::search::{SearchFilters, SearchResponse};
-use lore_gateway::{
+use crate::graph::report::{CoverageSummary, LifecycleReport};
+use crate::search::{SearchFilters, SearchResponse};
+use crate::{
     Gateway, IngestRequest, IngestRun, SearchRequest, StoreTextRequest, StoredFile, UploadRequest,
 };
 
@@ -105,7 +105,7 @@ where
 
 /// The gateway's tools as a recipe's steps see them, on behalf of one
 /// voter: what `km-recipe-run` and `lore gateway recipe run` hand to
-/// [`run_named`](lore_gateway::recipe::run_named). Each call runs on tokio's
+/// [`run_named`](crate::recipe::run_named). Each call runs on tokio's
 /// blocking pool.
 #[derive(Clone)]
 pub struct GatewayCalls {
@@ -499,7 +499,7 @@ pub fn feedback_submit(
 pub fn backup_trigger(
     gateway: &Gateway,
     input: KmBackupTriggerInput,
-) -> Result<lore_gateway::backup::BackupWritten, ErrorReport> {
+) -> Result<crate::backup::BackupWritten, ErrorReport> {
     gateway.backup(input.destination.as_deref())
 }
 
