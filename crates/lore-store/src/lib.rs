@@ -45,6 +45,7 @@ mod rules;
 mod sqlite;
 mod tasks;
 mod text;
+mod versioning;
 
 pub use error::StoreError;
 pub use model::*;

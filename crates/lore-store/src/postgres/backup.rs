@@ -41,6 +41,8 @@ pub(super) fn to_sqlite(session: &mut Session, target: &Path) -> Result<TxId, St
     copied
 }
 
+/// Copies every row of one snapshot of the store into a new SQLite store
+/// file at `path`; returns the newest transaction copied.
 fn copy(session: &mut Session, path: &Path) -> Result<TxId, StoreError> {
     let mut snapshot = session.begin_snapshot()?;
     let head: TxId = get(
@@ -51,7 +53,26 @@ fn copy(session: &mut Session, path: &Path) -> Result<TxId, StoreError> {
         0,
     )?;
     let restore = Restore::create(path)?;
+    copy_transactions(&mut snapshot, &restore)?;
+    copy_entry_versions(&mut snapshot, &restore)?;
+    copy_triple_versions(&mut snapshot, &restore)?;
+    copy_vectors(&mut snapshot, &restore)?;
+    copy_searches(&mut snapshot, &restore)?;
+    copy_feedback(&mut snapshot, &restore)?;
+    copy_ingest_runs(&mut snapshot, &restore)?;
+    snapshot.commit()?;
 
+    let copied = restore.finish()?;
+    if copied != head {
+        return Err(StoreError::Unavailable(format!(
+            "the backup holds transactions up to {copied}, not {head}; nothing was written"
+        )));
+    }
+    Ok(head)
+}
+
+/// Copies the transaction log, oldest first.
+fn copy_transactions(snapshot: &mut Session, restore: &Restore) -> Result<(), StoreError> {
     let mut after = 0_i64;
     loop {
         let rows = snapshot.query(
@@ -74,10 +95,13 @@ fn copy(session: &mut Session, path: &Path) -> Result<TxId, StoreError> {
             after = transaction.tx_id;
         }
         if (rows.len() as i64) < PAGE_ROWS {
-            break;
+            return Ok(());
         }
     }
+}
 
+/// Copies every entry version with its row id and validity.
+fn copy_entry_versions(snapshot: &mut Session, restore: &Restore) -> Result<(), StoreError> {
     let mut after = 0_i64;
     loop {
         let rows = snapshot.query(
@@ -93,10 +117,13 @@ fn copy(session: &mut Session, path: &Path) -> Result<TxId, StoreError> {
             after = vid;
         }
         if (rows.len() as i64) < ENTRY_PAGE_ROWS {
-            break;
+            return Ok(());
         }
     }
+}
 
+/// Copies every triple version with its row id and validity.
+fn copy_triple_versions(snapshot: &mut Session, restore: &Restore) -> Result<(), StoreError> {
     let mut after = 0_i64;
     loop {
         let rows = snapshot.query(
@@ -112,10 +139,13 @@ fn copy(session: &mut Session, path: &Path) -> Result<TxId, StoreError> {
             after = vid;
         }
         if (rows.len() as i64) < PAGE_ROWS {
-            break;
+            return Ok(());
         }
     }
+}
 
+/// Copies the embedding cache.
+fn copy_vectors(snapshot: &mut Session, restore: &Restore) -> Result<(), StoreError> {
     let (mut model, mut hash) = (String::new(), String::new());
     loop {
         let rows = snapshot.query(
@@ -130,10 +160,13 @@ fn copy(session: &mut Session, path: &Path) -> Result<TxId, StoreError> {
             restore.embedding(&model, &hash, &vector, &created_at)?;
         }
         if (rows.len() as i64) < PAGE_ROWS {
-            break;
+            return Ok(());
         }
     }
+}
 
+/// Copies the recorded searches with their numbers.
+fn copy_searches(snapshot: &mut Session, restore: &Restore) -> Result<(), StoreError> {
     let mut after = 0_i64;
     loop {
         let rows = snapshot.query(
@@ -152,22 +185,28 @@ fn copy(session: &mut Session, path: &Path) -> Result<TxId, StoreError> {
             restore.search(after, &search)?;
         }
         if (rows.len() as i64) < PAGE_ROWS {
-            break;
+            return Ok(());
         }
     }
+}
 
+/// Copies the feedback with its ids.
+fn copy_feedback(snapshot: &mut Session, restore: &Restore) -> Result<(), StoreError> {
     let mut after = 0_i64;
     loop {
-        let feedback = super::feedback::since(&mut snapshot, after, PAGE_ROWS as usize)?;
+        let feedback = super::feedback::since(snapshot, after, PAGE_ROWS as usize)?;
         for one in &feedback {
             restore.feedback(one)?;
             after = one.id;
         }
         if (feedback.len() as i64) < PAGE_ROWS {
-            break;
+            return Ok(());
         }
     }
+}
 
+/// Copies the `memory_ingest` runs with their numbers.
+fn copy_ingest_runs(snapshot: &mut Session, restore: &Restore) -> Result<(), StoreError> {
     let mut after = 0_i64;
     loop {
         let rows = snapshot.query(
@@ -182,16 +221,7 @@ fn copy(session: &mut Session, path: &Path) -> Result<TxId, StoreError> {
             restore.ingest_run(after, &run_id, &status, &record)?;
         }
         if (rows.len() as i64) < PAGE_ROWS {
-            break;
+            return Ok(());
         }
     }
-    snapshot.commit()?;
-
-    let copied = restore.finish()?;
-    if copied != head {
-        return Err(StoreError::Unavailable(format!(
-            "the backup holds transactions up to {copied}, not {head}; nothing was written"
-        )));
-    }
-    Ok(head)
 }

@@ -69,6 +69,7 @@ use crate::KnowledgeStore;
 use crate::error::StoreError;
 use crate::model::*;
 use crate::rules::{EntryState, TopicChange};
+use crate::versioning;
 
 /// The schema a store lives in unless told otherwise.
 pub const DEFAULT_SCHEMA: &str = "lore";
@@ -241,7 +242,7 @@ impl KnowledgeStore for PostgresStore {
             .map(EntryState::from_new)
             .collect::<Result<Vec<_>, _>>()?;
         self.sessions
-            .with(|s| write::store_entries(s, actor, entries))
+            .with(|s| versioning::store_entries(s, actor, entries))
     }
 
     fn update(
@@ -251,7 +252,7 @@ impl KnowledgeStore for PostgresStore {
         patch: EntryPatch,
     ) -> Result<Written<Entry>, StoreError> {
         self.sessions
-            .with(|s| write::update_entry(s, actor, id, patch))
+            .with(|s| versioning::update_entry(s, actor, id, patch))
     }
 
     fn put(
@@ -262,7 +263,7 @@ impl KnowledgeStore for PostgresStore {
     ) -> Result<Written<Entry>, StoreError> {
         let state = EntryState::from_new(entry)?;
         self.sessions
-            .with(|s| write::put_entry(s, actor, state, expected_version))
+            .with(|s| versioning::put_entry(s, actor, state, expected_version))
     }
 
     fn put_many(
@@ -273,7 +274,7 @@ impl KnowledgeStore for PostgresStore {
     ) -> Result<BatchWritten, StoreError> {
         let changes = TopicChange::batch(writes)?;
         self.sessions
-            .with(|s| write::put_many(s, actor, summary, changes))
+            .with(|s| versioning::put_many(s, actor, summary, changes))
     }
 
     fn relate_many(
@@ -284,15 +285,15 @@ impl KnowledgeStore for PostgresStore {
         unrelate: Vec<TripleKey>,
     ) -> Result<RelateManyWritten, StoreError> {
         self.sessions
-            .with(|s| write::relate_many(s, actor, summary, relate, unrelate))
+            .with(|s| versioning::relate_many(s, actor, summary, relate, unrelate))
     }
 
     fn delete(&self, actor: &str, id: &str) -> Result<TxId, StoreError> {
-        self.sessions.with(|s| write::delete(s, actor, id))
+        self.sessions.with(|s| versioning::delete(s, actor, id))
     }
 
     fn relate(&self, actor: &str, triple: NewTriple) -> Result<Written<Triple>, StoreError> {
-        self.sessions.with(|s| write::relate(s, actor, triple))
+        self.sessions.with(|s| versioning::relate(s, actor, triple))
     }
 
     fn unrelate(
@@ -303,11 +304,12 @@ impl KnowledgeStore for PostgresStore {
         object: &str,
     ) -> Result<(String, TxId), StoreError> {
         self.sessions
-            .with(|s| write::unrelate(s, actor, subject, predicate, object))
+            .with(|s| versioning::unrelate(s, actor, subject, predicate, object))
     }
 
     fn undo(&self, actor: &str, tx_id: TxId, force: bool) -> Result<UndoResult, StoreError> {
-        self.sessions.with(|s| write::undo(s, actor, tx_id, force))
+        self.sessions
+            .with(|s| versioning::undo(s, actor, tx_id, force))
     }
 
     fn get(&self, id: &str, as_of_tx_id: Option<TxId>) -> Result<serde_json::Value, StoreError> {

@@ -343,6 +343,8 @@ fn changed_ids(session: &mut Session, tx_id: TxId) -> Result<(Vec<String>, bool)
 
 const TRANSACTION_COLUMNS: &str = "t.tx_id, t.at, t.actor, t.kind, t.summary, t.reverts_tx_id";
 
+/// See [`crate::KnowledgeStore::history`]: one page of transactions, with
+/// what each changed (and, for one id, the version it wrote).
 pub(super) fn history(
     session: &mut Session,
     query: &HistoryQuery,
@@ -360,17 +362,7 @@ pub(super) fn history(
     let since_text = since.map(|s| s.to_string()).unwrap_or_default();
     let filters = fingerprint(&["history", id.unwrap_or(""), &since_text]);
     if let Some(id) = id {
-        let row = session.query_one(
-            "SELECT EXISTS(SELECT 1 FROM entry_versions WHERE id = $1)
-                 OR EXISTS(SELECT 1 FROM triple_versions WHERE id = $1)",
-            &[&id],
-        )?;
-        let known: bool = get(&row, 0)?;
-        if !known {
-            return Err(StoreError::NotFound(format!(
-                "no entry or triple with id {id} was ever stored"
-            )));
-        }
+        refuse_unknown_id(session, id)?;
     }
     // Newest first, pinned to as_of (the position is the last tx shown);
     // or, with since_tx_id, oldest first after it (the polling path).
@@ -387,50 +379,7 @@ pub(super) fn history(
             }
         }
     };
-    let mut transactions = match id {
-        // One id: its versions name its transactions (a handful), so read
-        // those instead of filtering the whole log.
-        Some(id) => {
-            let rows = session.query(
-                &format!(
-                    "SELECT {TRANSACTION_COLUMNS} FROM transactions t
-                     WHERE t.tx_id IN (SELECT from_tx FROM entry_versions WHERE id = $1
-                                       UNION SELECT from_tx FROM triple_versions WHERE id = $1)"
-                ),
-                &[&id],
-            )?;
-            let mut all = decode_all(rows, transaction_from_row)?;
-            if since.is_some() {
-                all.retain(|t| t.tx_id > position);
-                all.sort_by_key(|t| t.tx_id);
-            } else {
-                all.retain(|t| t.tx_id < position && t.tx_id <= as_of);
-                all.sort_by_key(|t| std::cmp::Reverse(t.tx_id));
-            }
-            all.truncate(limit + 1);
-            all
-        }
-        None => {
-            let rows = if since.is_some() {
-                session.query(
-                    &format!(
-                        "SELECT {TRANSACTION_COLUMNS} FROM transactions t
-                         WHERE t.tx_id > $1 ORDER BY t.tx_id LIMIT $2"
-                    ),
-                    &[&position, &(limit as i64 + 1)],
-                )?
-            } else {
-                session.query(
-                    &format!(
-                        "SELECT {TRANSACTION_COLUMNS} FROM transactions t
-                         WHERE t.tx_id < $1 AND t.tx_id <= $2 ORDER BY t.tx_id DESC LIMIT $3"
-                    ),
-                    &[&position, &as_of, &(limit as i64 + 1)],
-                )?
-            };
-            decode_all(rows, transaction_from_row)?
-        }
-    };
+    let mut transactions = transactions_page(session, id, since.is_some(), position, as_of, limit)?;
     let more = transactions.len() > limit;
     transactions.truncate(limit);
     let next_cursor = match transactions.last() {
@@ -463,6 +412,81 @@ pub(super) fn history(
         } else {
             as_of
         },
+    })
+}
+
+/// A `not_found` unless a version of the entry or triple `id` was ever
+/// stored.
+fn refuse_unknown_id(session: &mut Session, id: &str) -> Result<(), StoreError> {
+    let row = session.query_one(
+        "SELECT EXISTS(SELECT 1 FROM entry_versions WHERE id = $1)
+             OR EXISTS(SELECT 1 FROM triple_versions WHERE id = $1)",
+        &[&id],
+    )?;
+    let known: bool = get(&row, 0)?;
+    if !known {
+        return Err(StoreError::NotFound(format!(
+            "no entry or triple with id {id} was ever stored"
+        )));
+    }
+    Ok(())
+}
+
+/// The transactions of one page of [`history`], and one more when more
+/// follow: those that wrote a version of `id` (all when `None`); when
+/// `polling` (`since_tx_id`), oldest first after `position`, otherwise
+/// newest first before `position` and up to `as_of`.
+fn transactions_page(
+    session: &mut Session,
+    id: Option<&str>,
+    polling: bool,
+    position: TxId,
+    as_of: TxId,
+    limit: usize,
+) -> Result<Vec<Transaction>, StoreError> {
+    Ok(match id {
+        // One id: its versions name its transactions (a handful), so read
+        // those instead of filtering the whole log.
+        Some(id) => {
+            let rows = session.query(
+                &format!(
+                    "SELECT {TRANSACTION_COLUMNS} FROM transactions t
+                     WHERE t.tx_id IN (SELECT from_tx FROM entry_versions WHERE id = $1
+                                       UNION SELECT from_tx FROM triple_versions WHERE id = $1)"
+                ),
+                &[&id],
+            )?;
+            let mut all = decode_all(rows, transaction_from_row)?;
+            if polling {
+                all.retain(|t| t.tx_id > position);
+                all.sort_by_key(|t| t.tx_id);
+            } else {
+                all.retain(|t| t.tx_id < position && t.tx_id <= as_of);
+                all.sort_by_key(|t| std::cmp::Reverse(t.tx_id));
+            }
+            all.truncate(limit + 1);
+            all
+        }
+        None => {
+            let rows = if polling {
+                session.query(
+                    &format!(
+                        "SELECT {TRANSACTION_COLUMNS} FROM transactions t
+                         WHERE t.tx_id > $1 ORDER BY t.tx_id LIMIT $2"
+                    ),
+                    &[&position, &(limit as i64 + 1)],
+                )?
+            } else {
+                session.query(
+                    &format!(
+                        "SELECT {TRANSACTION_COLUMNS} FROM transactions t
+                         WHERE t.tx_id < $1 AND t.tx_id <= $2 ORDER BY t.tx_id DESC LIMIT $3"
+                    ),
+                    &[&position, &as_of, &(limit as i64 + 1)],
+                )?
+            };
+            decode_all(rows, transaction_from_row)?
+        }
     })
 }
 

@@ -32,6 +32,7 @@ pub use schema::SCHEMA_VERSION;
 use crate::KnowledgeStore;
 use crate::error::StoreError;
 use crate::model::*;
+use crate::versioning;
 
 /// How hard a commit presses data to disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -213,7 +214,7 @@ impl KnowledgeStore for SqliteStore {
             .into_iter()
             .map(crate::rules::EntryState::from_new)
             .collect::<Result<Vec<_>, _>>()?;
-        self.with_writer(|conn| write::store_entries(conn, actor, entries))
+        self.with_writer(|conn| versioning::store_entries(conn, actor, entries))
     }
 
     fn update(
@@ -222,7 +223,7 @@ impl KnowledgeStore for SqliteStore {
         id: &str,
         patch: EntryPatch,
     ) -> Result<Written<Entry>, StoreError> {
-        self.with_writer(|conn| write::update_entry(conn, actor, id, patch))
+        self.with_writer(|conn| versioning::update_entry(conn, actor, id, patch))
     }
 
     fn put(
@@ -232,7 +233,7 @@ impl KnowledgeStore for SqliteStore {
         expected_version: Option<i64>,
     ) -> Result<Written<Entry>, StoreError> {
         let state = crate::rules::EntryState::from_new(entry)?;
-        self.with_writer(|conn| write::put_entry(conn, actor, state, expected_version))
+        self.with_writer(|conn| versioning::put_entry(conn, actor, state, expected_version))
     }
 
     fn put_many(
@@ -242,11 +243,11 @@ impl KnowledgeStore for SqliteStore {
         writes: Vec<TopicWrite>,
     ) -> Result<BatchWritten, StoreError> {
         let changes = crate::rules::TopicChange::batch(writes)?;
-        self.with_writer(|conn| write::put_many(conn, actor, summary, changes))
+        self.with_writer(|conn| versioning::put_many(conn, actor, summary, changes))
     }
 
     fn delete(&self, actor: &str, id: &str) -> Result<TxId, StoreError> {
-        self.with_writer(|conn| write::delete(conn, actor, id))
+        self.with_writer(|conn| versioning::delete(conn, actor, id))
     }
 
     fn relate_many(
@@ -256,11 +257,11 @@ impl KnowledgeStore for SqliteStore {
         relate: Vec<NewTriple>,
         unrelate: Vec<TripleKey>,
     ) -> Result<RelateManyWritten, StoreError> {
-        self.with_writer(|conn| write::relate_many(conn, actor, summary, relate, unrelate))
+        self.with_writer(|conn| versioning::relate_many(conn, actor, summary, relate, unrelate))
     }
 
     fn relate(&self, actor: &str, triple: NewTriple) -> Result<Written<Triple>, StoreError> {
-        self.with_writer(|conn| write::relate(conn, actor, triple))
+        self.with_writer(|conn| versioning::relate(conn, actor, triple))
     }
 
     fn unrelate(
@@ -270,11 +271,11 @@ impl KnowledgeStore for SqliteStore {
         predicate: &str,
         object: &str,
     ) -> Result<(String, TxId), StoreError> {
-        self.with_writer(|conn| write::unrelate(conn, actor, subject, predicate, object))
+        self.with_writer(|conn| versioning::unrelate(conn, actor, subject, predicate, object))
     }
 
     fn undo(&self, actor: &str, tx_id: TxId, force: bool) -> Result<UndoResult, StoreError> {
-        self.with_writer(|conn| write::undo(conn, actor, tx_id, force))
+        self.with_writer(|conn| versioning::undo(conn, actor, tx_id, force))
     }
 
     fn get(&self, id: &str, as_of_tx_id: Option<TxId>) -> Result<serde_json::Value, StoreError> {

@@ -112,12 +112,34 @@ fn copy(
     )?;
     refuse_unless_empty(&mut tx, schema)?;
 
-    let mut report = MigrationReport {
+    let report = MigrationReport {
         head_tx_id: source.head()?,
-        ..MigrationReport::default()
+        transactions: copy_transactions(source, &mut tx)?,
+        entry_versions: copy_entry_versions(source, &mut tx)?,
+        triple_versions: copy_triple_versions(source, &mut tx)?,
+        vectors: copy_vectors(source, &mut tx)?,
+        searches: copy_searches(source, &mut tx)?,
+        feedback: copy_feedback(source, &mut tx)?,
+        ingest_runs: copy_ingest_runs(source, &mut tx)?,
     };
-    report.transactions = stream(
-        &mut tx,
+
+    continue_counters(&mut tx, report.head_tx_id)?;
+    verify::same_answers(source, &mut tx, &report)?;
+    if report.head_tx_id > 0 {
+        let channel = tx.channel().to_string();
+        tx.execute(
+            "SELECT pg_notify($1, $2)",
+            &[&channel, &report.head_tx_id.to_string()],
+        )?;
+    }
+    tx.commit()?;
+    Ok(report)
+}
+
+/// Copies the transaction log; returns how many transactions it holds.
+fn copy_transactions(source: &Snapshot, tx: &mut Session) -> Result<i64, StoreError> {
+    stream(
+        tx,
         |each| {
             source.each_transaction(|t| {
                 refuse_nul(
@@ -129,9 +151,14 @@ fn copy(
         },
         |t| 64 + t.actor.len() + t.summary.len(),
         insert_transactions,
-    )?;
-    report.entry_versions = stream(
-        &mut tx,
+    )
+}
+
+/// Copies every entry version with its row id and validity; returns how
+/// many there are.
+fn copy_entry_versions(source: &Snapshot, tx: &mut Session) -> Result<i64, StoreError> {
+    stream(
+        tx,
         |each| {
             source.each_entry_version(|(vid, entry, to_tx)| {
                 let e = &entry;
@@ -147,9 +174,14 @@ fn copy(
         },
         EntryRow::size,
         insert_entry_versions,
-    )?;
-    report.triple_versions = stream(
-        &mut tx,
+    )
+}
+
+/// Copies every triple version with its row id and validity; returns how
+/// many there are.
+fn copy_triple_versions(source: &Snapshot, tx: &mut Session) -> Result<i64, StoreError> {
+    stream(
+        tx,
         |each| {
             source.each_triple_version(|(vid, triple, to_tx)| {
                 let t = &triple;
@@ -162,9 +194,13 @@ fn copy(
         },
         TripleRow::size,
         insert_triple_versions,
-    )?;
-    report.vectors = stream(
-        &mut tx,
+    )
+}
+
+/// Copies the embedding cache; returns how many vectors it holds.
+fn copy_vectors(source: &Snapshot, tx: &mut Session) -> Result<i64, StoreError> {
+    stream(
+        tx,
         |each| {
             source.each_vector(|v| {
                 refuse_nul(
@@ -176,9 +212,14 @@ fn copy(
         },
         |v| 64 + v.vector.len(),
         insert_vectors,
-    )?;
-    report.searches = stream(
-        &mut tx,
+    )
+}
+
+/// Copies the recorded searches with their numbers; returns how many
+/// there are.
+fn copy_searches(source: &Snapshot, tx: &mut Session) -> Result<i64, StoreError> {
+    stream(
+        tx,
         |each| {
             source.each_search(|(seq, s)| {
                 refuse_nul(
@@ -192,9 +233,13 @@ fn copy(
         },
         |(_, s)| 64 + s.query.len() + s.chunk_ids.iter().map(String::len).sum::<usize>(),
         insert_searches,
-    )?;
-    report.feedback = stream(
-        &mut tx,
+    )
+}
+
+/// Copies the feedback with its ids; returns how many pieces there are.
+fn copy_feedback(source: &Snapshot, tx: &mut Session) -> Result<i64, StoreError> {
+    stream(
+        tx,
         |each| {
             source.each_feedback(|f| {
                 let row = FeedbackRow::new(f);
@@ -217,9 +262,14 @@ fn copy(
         },
         |row| 128 + row.feedback.query.len() + row.context.as_deref().map_or(0, str::len),
         insert_feedback,
-    )?;
-    report.ingest_runs = stream(
-        &mut tx,
+    )
+}
+
+/// Copies the `memory_ingest` runs with their numbers; returns how many
+/// there are.
+fn copy_ingest_runs(source: &Snapshot, tx: &mut Session) -> Result<i64, StoreError> {
+    stream(
+        tx,
         |each| {
             source.each_ingest_run(|run| {
                 refuse_nul(
@@ -231,19 +281,7 @@ fn copy(
         },
         |run| 64 + run.record.len(),
         insert_ingest_runs,
-    )?;
-
-    continue_counters(&mut tx, report.head_tx_id)?;
-    verify::same_answers(source, &mut tx, &report)?;
-    if report.head_tx_id > 0 {
-        let channel = tx.channel().to_string();
-        tx.execute(
-            "SELECT pg_notify($1, $2)",
-            &[&channel, &report.head_tx_id.to_string()],
-        )?;
-    }
-    tx.commit()?;
-    Ok(report)
+    )
 }
 
 /// Refuses a target that holds anything: a migration never merges two
