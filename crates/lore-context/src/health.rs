@@ -92,7 +92,14 @@ pub async fn project_checks(project: &Project, services: &Services) -> Vec<Check
         .next("lore config check")
     });
     let ids = services.warehouses.ids();
-    if ids.is_empty() {
+    if ids.is_empty() && !project.config.gateway.roots.is_empty() {
+        // A code project: the gateway serves it, no database is missing.
+        checks.push(check(
+            "connection",
+            Level::Ok,
+            "none (a code project: the gateway toolset serves it)",
+        ));
+    } else if ids.is_empty() {
         checks.push(check("connection", Level::Warn, "none configured").next(
             "add one: lore connection add NAME --driver postgres --url URL (or uncomment an example in lore.yaml)",
         ));

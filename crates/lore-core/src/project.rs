@@ -263,8 +263,32 @@ pub fn remove_stale_temp_files(dir: &Path, older_than: std::time::Duration) -> V
     removed
 }
 
+/// The permissions a file written at `path` should have, as its folder
+/// usually has them: an existing file's own; for a new file, its folder's
+/// read and write bits (a `0755` folder gives `0644`, a `0700` one
+/// `0600`). None where the platform has no such bits or nothing can be
+/// read (the temporary file's own `0600` then stays).
+pub fn usual_permissions(path: &Path) -> Option<std::fs::Permissions> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = std::fs::metadata(path) {
+            return Some(meta.permissions());
+        }
+        let folder = std::fs::metadata(path.parent()?).ok()?;
+        let mode = folder.permissions().mode() & 0o666;
+        Some(std::fs::Permissions::from_mode(mode | 0o600))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
 /// Writes `contents` to `path` through a temporary file and a rename, so a
-/// reader never sees a half-written file.
+/// reader never sees a half-written file; a file written again keeps its
+/// permissions, a new one is its owner's alone (`0600`: some hold keys).
 pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), ProjectError> {
     use std::io::Write;
     let write_err = |source| ProjectError::Write {
@@ -285,6 +309,12 @@ pub fn write_atomically(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), P
         .tempfile_in(parent)
         .map_err(write_err)?;
     file.write_all(contents.as_ref()).map_err(write_err)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let permissions = meta.permissions();
+        file.as_file()
+            .set_permissions(permissions)
+            .map_err(write_err)?;
+    }
     file.persist(path).map_err(|e| write_err(e.error))?;
     Ok(())
 }

@@ -20,7 +20,8 @@
 //!
 //! and [`recipe`] runs named sequences of gateway tool calls (checks,
 //! reports, backups) over a caller the front end provides; [`backup`]
-//! archives the gateway's state.
+//! archives the gateway's state; [`read`] serves a file of a root, or
+//! some of its lines, to read around a hit.
 //!
 //! Everything lives under `.lore/gateway/` (index, ledgers, run records):
 //! derived from the files, rebuilt when lost. Nothing here knows MCP.
@@ -30,6 +31,7 @@ pub mod backup;
 pub mod graph;
 pub mod index;
 pub mod ingest;
+pub mod read;
 pub mod recipe;
 pub mod search;
 
@@ -504,15 +506,25 @@ impl Gateway {
     /// `km-lifecycle-report`: isolated files, stale documents (older than
     /// `stale_after_days`, default `gateway.lifecycle.stale_after_days`,
     /// or older than the code they describe), subsystems without tests,
-    /// documents mentioning removed files. Blocking (reads git history).
+    /// documents mentioning removed files; test fixtures and web assets
+    /// left out unless `include_fixtures`, at most `limit` (default 50) per
+    /// list. Blocking (reads git history).
     pub fn lifecycle(
         &self,
-        stale_after_days: Option<u32>,
+        request: &report::LifecycleRequest,
     ) -> Result<report::LifecycleReport, ErrorReport> {
+        let stale_after_days = request.stale_after_days;
         if stale_after_days == Some(0) {
             return Err(ErrorReport::new(
                 ErrorCode::InvalidArguments,
                 "stale_after_days must be at least 1 (the days a document may stay unchanged)",
+            ));
+        }
+        let limit = request.limit.unwrap_or(report::DEFAULT_LISTED);
+        if !(1..=report::MAX_LISTED).contains(&limit) {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                format!("limit must be 1 to {}, got {limit}", report::MAX_LISTED),
             ));
         }
         if self.last_run(None).is_none() {
@@ -544,11 +556,16 @@ impl Gateway {
                 format!("gateway.lifecycle.exclude: {e}"),
             )
         })?;
+        let scope = report::LifecycleScope {
+            stale_after_days: days,
+            exclude,
+            include_fixtures: request.include_fixtures,
+            limit,
+        };
         Ok(report::lifecycle(
             &states,
             &view,
-            days,
-            &exclude,
+            &scope,
             lore_core::time::UtcMillis::now().0,
         ))
     }
@@ -562,6 +579,12 @@ impl Gateway {
                 ledger: ingest::read_ledger(&self.state, &root.name),
             })
             .collect()
+    }
+
+    /// `km-read`: a file of a root, or some of its lines, bounded by
+    /// `limits.result_bytes` (see [`read`]).
+    pub fn read(&self, request: &read::ReadRequest) -> Result<read::ReadAnswer, ErrorReport> {
+        read::read(&self.roots, &self.files, request, self.result_bytes)
     }
 
     /// The newest run (of `profile`, when given).
@@ -828,6 +851,9 @@ impl Gateway {
         }
         if request.include_graph {
             self.add_graph_context(&mut response)?;
+        }
+        if request.detail == search::Detail::Compact {
+            search::snippet::compact(&mut response, &request.query);
         }
         Ok(response)
     }

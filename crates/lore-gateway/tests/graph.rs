@@ -630,3 +630,106 @@ fn a_python_test_is_linked_to_the_private_module_it_is_named_after() {
         "{edges:#?}"
     );
 }
+
+#[test]
+fn a_go_module_s_own_packages_resolve_by_its_go_mod_path_the_root_package_too() {
+    let repo = Repo::new(&[
+        ("go.mod", "module github.com/acme/cobra\n\ngo 1.21\n"),
+        ("command.go", "package cobra\n\nfunc Execute() {}\n"),
+        ("args.go", "package cobra\n\nfunc ExactArgs() {}\n"),
+        (
+            "doc/man_docs.go",
+            "package doc\n\nimport (\n\t\"github.com/acme/cobra\"\n\t\"github.com/acme/cobra/internal/flags\"\n)\n\nfunc Gen() { cobra.Execute(); flags.Parse() }\n",
+        ),
+        (
+            "internal/flags/parse.go",
+            "package flags\n\nfunc Parse() {}\n",
+        ),
+        // Another module's `flags` package is not this module's.
+        (
+            "vendorish/flags/other.go",
+            "package flags\n\nfunc Other() {}\n",
+        ),
+    ]);
+    repo.ingest();
+    let edges = repo.edges();
+    for target in ["command.go", "args.go", "internal/flags/parse.go"] {
+        let edge = format!("Code:doc/man_docs.go IMPORTS Code:{target}");
+        assert!(edges.contains(&edge), "{edge} missing from {edges:#?}");
+    }
+    assert!(!edges.contains("Code:doc/man_docs.go IMPORTS Code:vendorish/flags/other.go"));
+}
+
+#[test]
+fn a_package_importing_itself_by_name_and_tsconfig_aliases_resolve() {
+    let repo = Repo::new(&[
+        (
+            "package.json",
+            "{\"name\": \"zustand\", \"main\": \"./index.js\"}\n",
+        ),
+        (
+            "tsconfig.json",
+            "{\n  // aliases\n  \"compilerOptions\": {\n    \"baseUrl\": \".\",\n    \"paths\": { \"@lib/*\": [\"src/lib/*\"], },\n  },\n}\n",
+        ),
+        (
+            "src/vanilla.ts",
+            "export function createStore() { return {}; }\n",
+        ),
+        ("src/index.ts", "export { createStore } from './vanilla';\n"),
+        (
+            "src/lib/strings.ts",
+            "export function slugify(s: string) { return s; }\n",
+        ),
+        (
+            "src/app.ts",
+            "import { slugify } from '@lib/strings';\nexport const x = slugify('a');\n",
+        ),
+        (
+            "tests/vanilla.test.ts",
+            "import { createStore } from 'zustand/vanilla';\nimport { createStore as c } from 'zustand';\ntest('x', () => createStore());\n",
+        ),
+    ]);
+    repo.ingest();
+    let edges = repo.edges();
+    for edge in [
+        "TestCase:tests/vanilla.test.ts VALIDATES Code:src/vanilla.ts",
+        "TestCase:tests/vanilla.test.ts EXERCISES Symbol:src/vanilla.ts::createStore",
+        "TestCase:tests/vanilla.test.ts IMPORTS Code:src/index.ts",
+        "Code:src/app.ts IMPORTS Code:src/lib/strings.ts",
+    ] {
+        assert!(edges.contains(edge), "{edge} missing from {edges:#?}");
+    }
+}
+
+#[test]
+fn rust_crates_resolve_by_their_manifest_name_and_binary_roots_outside_src() {
+    let repo = Repo::new(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"ripgrep\"\n\n[[bin]]\nname = \"rg\"\npath = \"crates/core/main.rs\"\n\n[workspace]\nmembers = [\"crates/searcher\"]\n",
+        ),
+        (
+            "crates/core/main.rs",
+            "mod flags;\nmod search;\nfn main() {}\n",
+        ),
+        ("crates/core/flags/mod.rs", "pub mod defs;\n"),
+        ("crates/core/flags/defs.rs", "pub struct Flag;\n"),
+        (
+            "crates/core/search.rs",
+            "use crate::flags::defs::Flag;\nuse grep_searcher::Searcher;\n\npub fn run(_: Flag, _: Searcher) {}\n",
+        ),
+        (
+            "crates/searcher/Cargo.toml",
+            "[package]\nname = \"grep-searcher\"\nversion = \"0.1.0\"\n",
+        ),
+        ("crates/searcher/src/lib.rs", "pub struct Searcher;\n"),
+    ]);
+    repo.ingest();
+    let edges = repo.edges();
+    for edge in [
+        "Code:crates/core/search.rs IMPORTS Code:crates/core/flags/defs.rs",
+        "Code:crates/core/search.rs IMPORTS Code:crates/searcher/src/lib.rs",
+    ] {
+        assert!(edges.contains(edge), "{edge} missing from {edges:#?}");
+    }
+}

@@ -71,6 +71,7 @@ fn found(gateway: &Gateway, query: &str) -> Vec<(String, String)> {
             query: query.into(),
             limit: Some(25),
             filters: SearchFilters::default(),
+            detail: lore_gateway::search::Detail::Full,
             ..Default::default()
         })
         .unwrap()

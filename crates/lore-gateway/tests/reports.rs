@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use lore_core::project::Project;
 use lore_gateway::Gateway;
+use lore_gateway::graph::report::LifecycleRequest;
 use lore_gateway::ingest::IngestRequest;
 use lore_gateway::ingest::walk::SkipReason;
 use lore_store::feed::StoreHandle;
@@ -251,7 +252,7 @@ fn lifecycle_finds_stale_documents_untested_subsystems_isolated_files_and_dead_r
     );
     fixture.ingest();
 
-    let report = fixture.gateway().lifecycle(None).unwrap();
+    let report = fixture.gateway().lifecycle(&Default::default()).unwrap();
     assert_eq!(
         report.summary.dated_by.get("app").map(String::as_str),
         Some("git")
@@ -311,7 +312,13 @@ fn lifecycle_finds_stale_documents_untested_subsystems_isolated_files_and_dead_r
     assert_eq!(dead, [("DesignDoc:docs/legacy.md", "src/legacy.py")]);
 
     // A longer threshold keeps only what the code outdated.
-    let patient = fixture.gateway().lifecycle(Some(1_000)).unwrap();
+    let patient = fixture
+        .gateway()
+        .lifecycle(&LifecycleRequest {
+            stale_after_days: Some(1_000),
+            ..Default::default()
+        })
+        .unwrap();
     let paths: Vec<&str> = patient.stale_docs.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(paths, ["docs/billing.md"]);
     assert_eq!(patient.stale_docs[0].reasons, ["code_changed"]);
@@ -320,7 +327,10 @@ fn lifecycle_finds_stale_documents_untested_subsystems_isolated_files_and_dead_r
 #[test]
 fn lifecycle_outside_git_dates_by_modification_time_and_needs_an_ingest_first() {
     let fixture = Fixture::new("  lifecycle:\n    stale_after_days: 30\n    exclude: []\n");
-    let refused = fixture.gateway().lifecycle(None).unwrap_err();
+    let refused = fixture
+        .gateway()
+        .lifecycle(&Default::default())
+        .unwrap_err();
     assert_eq!(refused.code, lore_core::ErrorCode::NotFound);
     assert!(
         refused.message.contains("lore gateway ingest"),
@@ -341,7 +351,7 @@ fn lifecycle_outside_git_dates_by_modification_time_and_needs_an_ingest_first() 
             .unwrap();
     }
     fixture.ingest();
-    let report = fixture.gateway().lifecycle(None).unwrap();
+    let report = fixture.gateway().lifecycle(&Default::default()).unwrap();
     assert_eq!(
         report.summary.dated_by.get("app").map(String::as_str),
         Some("mtime")
@@ -356,4 +366,70 @@ fn lifecycle_outside_git_dates_by_modification_time_and_needs_an_ingest_first() 
     // Without history, code newer than the document is not a reason.
     assert_eq!(notes.reasons, ["age"]);
     assert!((89..=91).contains(&notes.age_days), "{}", notes.age_days);
+}
+
+#[test]
+fn lifecycle_leaves_test_fixtures_and_web_assets_out_and_bounds_its_lists() {
+    let fixture = Fixture::new("  lifecycle:\n    stale_after_days: 30\n");
+    // sphinx's shape: fixture projects under tests/, a theme's assets.
+    for n in 0..6 {
+        fixture.write(
+            &format!("tests/roots/test-{n}/index.rst"),
+            "Fixture\n=======\n",
+        );
+    }
+    fixture.write("docs/usage.md", "# Usage\n\nRun it.\n");
+    fixture.write("themes/basic/static/searchtools.js", "var Search = {};\n");
+    fixture.write("themes/basic/static/basic.css", "body { margin: 0 }\n");
+    fixture.write("themes/basic/layout.html", "<html></html>\n");
+    for n in 0..4 {
+        fixture.write(&format!("src/lonely_{n}.py"), "def f():\n    return 1\n");
+    }
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(90 * 86_400);
+    let docs = (0..6)
+        .map(|n| format!("tests/roots/test-{n}/index.rst"))
+        .chain(["docs/usage.md".to_string()]);
+    for doc in docs {
+        std::fs::File::options()
+            .write(true)
+            .open(fixture.repo().join(doc))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    fixture.ingest();
+
+    let report = fixture.gateway().lifecycle(&Default::default()).unwrap();
+    let stale: Vec<&str> = report.stale_docs.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(stale, ["docs/usage.md"], "fixtures are not documentation");
+    let code = &report.isolated_nodes["Code"];
+    assert!(
+        code.iter().all(|n| n.starts_with("Code:src/lonely_")),
+        "{code:?}"
+    );
+    assert_eq!(report.summary.fixtures_and_assets, 9);
+
+    // Asked for, they are reported; a limit bounds each list, not the
+    // counts.
+    let all = fixture
+        .gateway()
+        .lifecycle(&LifecycleRequest {
+            include_fixtures: true,
+            limit: Some(2),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(all.summary.stale_docs, 7);
+    assert_eq!(all.stale_docs.len(), 2);
+    assert_eq!(all.summary.isolated_nodes["Code"], 7);
+    assert_eq!(all.isolated_nodes["Code"].len(), 2);
+    assert_eq!(all.summary.fixtures_and_assets, 0);
+    let refused = fixture
+        .gateway()
+        .lifecycle(&LifecycleRequest {
+            limit: Some(0),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(refused.code, lore_core::ErrorCode::InvalidArguments);
 }

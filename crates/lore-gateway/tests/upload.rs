@@ -354,3 +354,43 @@ fn a_destination_the_ignore_rules_hide_is_stored_but_not_ingested() {
     );
     assert!(search(&gateway, "artifact layout", SearchFilters::default()).is_empty());
 }
+
+#[cfg(unix)]
+#[test]
+fn written_files_get_the_repository_s_usual_mode_and_replaced_ones_keep_theirs() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, gateway) = project("");
+    let mode = |path: &str| {
+        std::fs::metadata(dir.path().join(path))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let uploads = dir.path().join("repo/docs/uploads");
+    std::fs::create_dir_all(&uploads).unwrap();
+    std::fs::set_permissions(&uploads, std::fs::Permissions::from_mode(0o755)).unwrap();
+    gateway
+        .upload(&UploadRequest {
+            source_path: "notes/design.md".into(),
+            ingest: Some(false),
+            ..Default::default()
+        })
+        .unwrap();
+    // A folder others may read gets a file others may read, not 0600.
+    assert_eq!(mode("repo/docs/uploads/design.md"), 0o644);
+
+    let file = dir.path().join("repo/docs/uploads/design.md");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+    gateway
+        .store_text(&StoreTextRequest {
+            content: "Payments retry three times.".into(),
+            destination: Some("docs/uploads/design.md".into()),
+            overwrite: true,
+            ingest: Some(false),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(mode("repo/docs/uploads/design.md"), 0o640);
+    assert!(read(dir.path(), "repo/docs/uploads/design.md").contains("three times"));
+}

@@ -120,7 +120,10 @@ impl LoreServer {
         let gateway = Arc::new(
             lore_gateway::Gateway::for_project(project).with_store(Arc::clone(&services.store)),
         );
-        let toolsets = project.config.mcp.served_toolsets(gateway.is_configured());
+        let toolsets = project.config.mcp.served_toolsets(
+            gateway.is_configured(),
+            !project.config.connections.is_empty(),
+        );
         if toolsets.contains(&Toolset::Gateway) {
             crate::gateway::register_gateway_tools(
                 &mut registry,

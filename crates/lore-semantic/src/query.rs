@@ -33,8 +33,9 @@ pub struct SemanticQuery {
     /// or `{"id": "revenue", "desc": true}`; fields are dimensions or measures.
     #[serde(default)]
     pub order_by: Vec<OrderRef>,
-    /// At most this many rows (default 1000).
+    /// At most this many rows, 1 to 10,000 (default 1000).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 10000))]
     pub limit: Option<u64>,
     /// Also list dimension values that have no rows (every value of each
     /// dimension in its own source, combined; measures are empty there).

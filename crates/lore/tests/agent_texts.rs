@@ -419,7 +419,8 @@ async fn argument_errors_are_in_band_and_name_the_field() {
         json!({"key": "k", "summary": "s", "body": "a\u{0}b"}),
     )
     .await;
-    // Every tool's schema says unknown arguments are refused.
+    // Every tool's schema says unknown arguments are refused, and what a
+    // limit may be (the range the tool accepts, not any integer).
     for tool in client.list_all_tools().await.unwrap() {
         assert_eq!(
             tool.input_schema.get("additionalProperties"),
@@ -427,6 +428,15 @@ async fn argument_errors_are_in_band_and_name_the_field() {
             "{}",
             tool.name
         );
+        let limit = tool
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.get("limit"));
+        if let Some(limit) = limit {
+            let bound = |key: &str| limit.get(key).and_then(Value::as_u64);
+            assert_eq!(bound("minimum"), Some(1), "{}: {limit}", tool.name);
+            assert!(bound("maximum").is_some(), "{}: {limit}", tool.name);
+        }
     }
     client.cancel().await.unwrap();
 }

@@ -748,3 +748,98 @@ fn recipes_are_listed_shown_and_run_from_the_terminal() {
         );
     }
 }
+
+#[test]
+fn a_neighbouring_repository_stays_relative_and_a_dry_run_writes_nothing() {
+    // A project folder and a repository beside it, as the README's
+    // `lore gateway ingest ../other` has it.
+    let parent = tempfile::tempdir().unwrap();
+    let project = parent.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let init = lore().arg("init").arg(&project).output().unwrap();
+    assert!(init.status.success(), "{}", stderr(&init));
+    let other = parent.path().join("other");
+    std::fs::create_dir_all(other.join("pkg")).unwrap();
+    std::fs::write(other.join("pkg/app.py"), "def run():\n    return 1\n").unwrap();
+    let config = || std::fs::read_to_string(project.join("lore.yaml")).unwrap();
+    let before = config();
+
+    let dry = lore()
+        .current_dir(&project)
+        .args(["gateway", "ingest", "../other", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    assert!(
+        stdout(&dry).starts_with("dry run of other"),
+        "{}",
+        stdout(&dry)
+    );
+    assert!(stdout(&dry).contains("would read 1 new or changed files"));
+    assert!(!stdout(&dry).contains("ingested"), "{}", stdout(&dry));
+    assert!(stderr(&dry).contains("would add gateway root `other` (../other)"));
+    assert_eq!(config(), before, "a dry run leaves lore.yaml as it was");
+    assert!(!project.join(".lore/gateway/graph").exists());
+
+    let real = lore()
+        .current_dir(&project)
+        .args(["gateway", "ingest", "../other"])
+        .output()
+        .unwrap();
+    assert!(real.status.success(), "{}", stderr(&real));
+    assert!(config().contains("path: \"../other\""), "{}", config());
+    assert!(!config().contains(parent.path().to_str().unwrap()));
+    assert!(
+        stdout(&real).starts_with("ingested other"),
+        "{}",
+        stdout(&real)
+    );
+}
+
+#[test]
+fn status_in_a_code_project_shows_the_gateway_and_names_its_next_command() {
+    let repo = initialised_repository();
+    let root = repo.path();
+    std::fs::write(
+        root.join("lore.yaml"),
+        std::fs::read_to_string(root.join("lore.yaml")).unwrap()
+            + "\ngateway:\n  roots:\n    - path: .\n      name: shop\n",
+    )
+    .unwrap();
+    let status = |args: &[&str]| lore().current_dir(root).args(args).output().unwrap();
+    let before = status(&["status", "--json"]);
+    let value: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap();
+    let check = |value: &serde_json::Value, name: &str| {
+        value["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} check in {value}"))
+    };
+    // No database is not a problem here; the gateway's next step is.
+    assert_eq!(check(&value, "connection")["status"], "ok", "{value}");
+    let gateway = check(&value, "gateway");
+    assert!(
+        gateway["detail"]
+            .as_str()
+            .unwrap()
+            .contains("never ingested")
+    );
+    assert_eq!(gateway["next"], "lore gateway ingest");
+    let text = stdout(&status(&["status"]));
+    assert!(!text.contains("lore connection add"), "{text}");
+
+    let ingest = status(&["gateway", "ingest"]);
+    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    let after: serde_json::Value =
+        serde_json::from_slice(&status(&["status", "--json"]).stdout).unwrap();
+    let gateway = check(&after, "gateway");
+    assert_eq!(gateway["status"], "ok", "{gateway}");
+    let detail = gateway["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("1 root(s): shop") && detail.contains("chunks"),
+        "{detail}"
+    );
+}

@@ -82,6 +82,37 @@ async fn an_agent_ingests_and_searches_a_repository() {
     assert_eq!(first["chunk"]["subsystem"], "billing");
     assert_eq!(found["metadata"]["index_run_id"], run["run_id"]);
     assert!(first["scoring"]["lexical"].as_f64().unwrap() > 0.0);
+    // Compact by default: the matching lines, then km-read around them.
+    assert!(first["chunk"].get("text").is_none(), "{first}");
+    let snippet = &first["chunk"]["snippet"];
+    assert!(
+        snippet["text"].as_str().unwrap().contains("total_with_tax"),
+        "{snippet}"
+    );
+    let read = ok(
+        &client,
+        "km-read",
+        json!({"path": "billing/invoice.py", "start_line": snippet["start_line"]}),
+    )
+    .await;
+    assert_eq!(read["root"], "repo", "{read}");
+    assert!(read["text"].as_str().unwrap().contains("total_with_tax"));
+    let outside = call(&client, "km-read", json!({"path": "../lore.yaml"}))
+        .await
+        .unwrap();
+    assert_eq!(error_of(&outside)["code"], "forbidden", "{outside:?}");
+    let whole = ok(
+        &client,
+        "km-search",
+        json!({"query": "total_with_tax", "limit": 5, "detail": "full"}),
+    )
+    .await;
+    assert!(
+        whole["results"][0]["chunk"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("return self.net * 1.2")
+    );
     let tests = ok(
         &client,
         "km-search",
@@ -126,6 +157,30 @@ async fn an_agent_ingests_and_searches_a_repository() {
     .await
     .unwrap();
     assert_eq!(error_of(&kind)["code"], "invalid_arguments");
+    // An unknown language is refused as an unknown kind is, not answered
+    // with nothing.
+    let language = call(
+        &client,
+        "km-search",
+        json!({"query": "tax", "filters": {"symbol_languages": ["klingon"]}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(error_of(&language)["code"], "invalid_arguments");
+    assert!(
+        error_of(&language)["message"]
+            .as_str()
+            .unwrap()
+            .contains("`klingon` is not a language"),
+        "{language:?}"
+    );
+    let python = ok(
+        &client,
+        "km-search",
+        json!({"query": "tax", "filters": {"symbol_languages": ["Python"]}}),
+    )
+    .await;
+    assert!(python["metadata"]["result_count"].as_u64().unwrap() >= 1);
 
     // A later run in the same server: searches report it.
     let again = ok(&client, "km-ingest-trigger", json!({})).await;
@@ -169,12 +224,42 @@ async fn the_gateway_is_listed_only_where_it_can_work() {
             "km-ingest-status",
             "km-ingest-trigger",
             "km-lifecycle-report",
+            "km-read",
             "km-recipe-run",
             "km-search",
             "km-storetext",
             "km-upload"
         ]
     );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_code_project_without_a_connection_serves_the_gateway_alone() {
+    let dir = code_project();
+    let client = stdio_client(dir.path()).await;
+    let names = tool_names(&client.list_all_tools().await.unwrap());
+    assert!(names.iter().all(|n| n.starts_with("km-")), "{names:?}");
+    assert!(names.contains(&"km-search".to_string()));
+    client.cancel().await.unwrap();
+
+    // With a connection as well, every toolset is served.
+    let config = dir.path().join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replacen(
+            "connections:\n",
+            "connections:\n  warehouse:\n    driver: sqlite\n    path: data/w.db\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let client = stdio_client(dir.path()).await;
+    let names = tool_names(&client.list_all_tools().await.unwrap());
+    for tool in ["km-search", "store", "discover_data"] {
+        assert!(names.contains(&tool.to_string()), "{tool}: {names:?}");
+    }
     client.cancel().await.unwrap();
 }
 
@@ -358,13 +443,15 @@ async fn an_agent_stores_notes_uploads_files_and_reads_the_help() {
     let listed = client.list_all_tools().await.unwrap();
     let all = ok(&client, "km-help", json!({})).await;
     assert_eq!(all["tools"].as_array().unwrap().len(), listed.len());
+    // A code project with no connection serves the gateway alone: help
+    // explains what is served, nothing else.
     assert!(
         all["tools"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|t| t["name"] == "store" && t["read_only"] == false),
-        "memory tools are explained too"
+            .all(|t| t["name"].as_str().unwrap().starts_with("km-")),
+        "{all}"
     );
     let spec = ok(
         &client,
@@ -815,7 +902,12 @@ async fn at_the_readme_layout_the_gateway_serves_no_secret_and_writes_no_control
         "{run}"
     );
     for secret in [token, "pw-9c1e5b2d8f40x"] {
-        let found = ok(&client, "km-search", json!({"query": secret})).await;
+        let found = ok(
+            &client,
+            "km-search",
+            json!({"query": secret, "detail": "full"}),
+        )
+        .await;
         for result in found["results"].as_array().unwrap() {
             let chunk = &result["chunk"];
             assert_ne!(chunk["artifact_path"], "lore.yaml", "{found}");

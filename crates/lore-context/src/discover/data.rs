@@ -68,6 +68,7 @@ pub struct DiscoverDataInput {
     pub kinds: Option<Vec<RefKind>>,
     /// Most refs, 1 to 50 (default 15).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
     pub limit: Option<usize>,
 }
 

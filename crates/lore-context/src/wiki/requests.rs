@@ -24,6 +24,7 @@ pub struct WikiSearchInput {
     pub query: String,
     /// Most pages, 1 to 50 (default 10).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
     pub limit: Option<usize>,
 }
 

@@ -35,8 +35,9 @@ pub struct McpConfig {
     #[serde(default = "default_session_idle_seconds")]
     pub session_idle_seconds: u64,
     /// The toolsets served over MCP. Default: analytics and memory, and
-    /// gateway when `gateway.roots` lists a folder (a project lists only
-    /// tools that can work in it). A client reads every served tool's
+    /// gateway when `gateway.roots` lists a folder; the gateway alone in a
+    /// project with roots and no connection (a project lists only tools
+    /// that can work in it). A client reads every served tool's
     /// definition on every request: serve only what its agents use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toolsets: Option<Vec<Toolset>>,
@@ -201,10 +202,12 @@ impl McpConfig {
     }
 
     /// The toolsets to serve: the configured list, else analytics and
-    /// memory, plus gateway when the project has gateway roots.
-    pub fn served_toolsets(&self, has_gateway_roots: bool) -> Vec<Toolset> {
+    /// memory, plus gateway when the project has gateway roots; a code
+    /// project (roots, no connection) gets the gateway alone.
+    pub fn served_toolsets(&self, has_gateway_roots: bool, has_connections: bool) -> Vec<Toolset> {
         match &self.toolsets {
             Some(list) => list.clone(),
+            None if has_gateway_roots && !has_connections => vec![Toolset::Gateway],
             None => {
                 let mut out = vec![Toolset::Analytics, Toolset::Memory];
                 if has_gateway_roots {
@@ -231,12 +234,14 @@ mod tests {
     fn every_toolset_is_served_unless_the_list_names_some() {
         let default = McpConfig::default();
         assert_eq!(
-            default.served_toolsets(false),
+            default.served_toolsets(false, true),
             vec![Toolset::Analytics, Toolset::Memory]
         );
-        assert_eq!(default.served_toolsets(true), Toolset::ALL.to_vec());
+        assert_eq!(default.served_toolsets(true, true), Toolset::ALL.to_vec());
+        // A code repository with no database: the gateway alone.
+        assert_eq!(default.served_toolsets(true, false), vec![Toolset::Gateway]);
         let only: McpConfig = serde_json::from_str(r#"{"toolsets":["memory"]}"#).unwrap();
-        assert_eq!(only.served_toolsets(true), vec![Toolset::Memory]);
+        assert_eq!(only.served_toolsets(true, false), vec![Toolset::Memory]);
         let unknown = serde_json::from_str::<McpConfig>(r#"{"toolsets":["gateway2"]}"#);
         assert!(unknown.unwrap_err().to_string().contains("analytics"));
         let none: McpConfig = serde_json::from_str(r#"{"toolsets":[]}"#).unwrap();

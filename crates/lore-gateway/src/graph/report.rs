@@ -268,10 +268,11 @@ pub struct LifecycleReport {
     /// `DesignDoc`, `Config`): nothing imports them and they import
     /// nothing the graph resolves, no test validates them (or, for a
     /// test, it validates nothing), no document describes them (or, for a
-    /// document, it describes nothing). At most 200 per label.
+    /// document, it describes nothing). At most `limit` per label (50 by
+    /// default); test fixtures and web assets are left out unless asked.
     pub isolated_nodes: BTreeMap<String, Vec<String>>,
     /// Documents gone stale: those older than the code they describe
-    /// first, then the oldest (at most 200).
+    /// first, then the oldest (at most `limit`).
     pub stale_docs: Vec<StaleDoc>,
     /// Subsystems with code and no test: no test file in them, and no
     /// test validating any of their files.
@@ -355,6 +356,9 @@ pub struct LifecycleSummary {
     /// Documents `gateway.lifecycle.exclude` kept out of `stale_docs`
     /// (licences, changelogs, blog posts, … by default).
     pub excluded_docs: usize,
+    /// Test fixtures and web assets left out of every list (ask for
+    /// them with `include_fixtures`).
+    pub fixtures_and_assets: usize,
     /// How each root's files were dated: `git` (commit history) or
     /// `mtime` (not a git work tree, or git is not installed).
     pub dated_by: BTreeMap<String, String>,
@@ -374,15 +378,61 @@ fn node_path(node: &str) -> Option<&str> {
     }
 }
 
+/// Entries a lifecycle report lists per list unless asked for more.
+pub const DEFAULT_LISTED: usize = 50;
+
+/// What is asked of a lifecycle report.
+#[derive(Debug, Clone, Default)]
+pub struct LifecycleRequest {
+    /// Days after which an unchanged document is stale (default
+    /// `gateway.lifecycle.stale_after_days`).
+    pub stale_after_days: Option<u32>,
+    /// Most entries per list, 1 to [`MAX_LISTED`] (default
+    /// [`DEFAULT_LISTED`]).
+    pub limit: Option<usize>,
+    /// Also report test fixtures and web assets.
+    pub include_fixtures: bool,
+}
+
+/// What a lifecycle report looks at and how much it lists.
+#[derive(Debug, Clone)]
+pub struct LifecycleScope {
+    /// Days after which an unchanged document is stale.
+    pub stale_after_days: u32,
+    /// Documents never called stale (`gateway.lifecycle.exclude`).
+    pub exclude: globset::GlobSet,
+    /// Also report test fixtures (documents in test folders) and web
+    /// assets (stylesheets, pages, scripts under `static/`), which are
+    /// left out by default.
+    pub include_fixtures: bool,
+    /// Most entries listed per list (isolated files per label, stale
+    /// documents, removed references); the summary counts them all.
+    pub limit: usize,
+}
+
+impl LifecycleScope {
+    /// Whether the file at `path` is left out: a document in a test
+    /// folder (a fixture, not the project's documentation) or a web
+    /// asset, unless asked for.
+    fn leaves_out(&self, path: &str, file: &crate::graph::GraphFile) -> bool {
+        use crate::ingest::classify::{in_test_folder, is_asset};
+        !self.include_fixtures
+            && ((file.artifact_type == ArtifactType::Doc && in_test_folder(path))
+                || (file.artifact_type == ArtifactType::Code
+                    && is_asset(path, file.language.as_deref())))
+    }
+}
+
 /// The lifecycle of the roots, as of `now_ms`.
 pub fn lifecycle(
     roots: &[RootState<'_>],
     view: &GraphView,
-    stale_after_days: u32,
-    exclude: &globset::GlobSet,
+    scope: &LifecycleScope,
     now_ms: i64,
 ) -> LifecycleReport {
+    let stale_after_days = scope.stale_after_days;
     let mut excluded_docs = 0;
+    let mut fixtures_and_assets = 0;
     let mut isolated: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut isolated_totals: BTreeMap<String, usize> = BTreeMap::new();
     let mut stale = Vec::new();
@@ -402,13 +452,17 @@ pub fn lifecycle(
         let links = Links::of(&edges);
         let (linked, validated) = (&links.linked, &links.validated);
         for (path, file) in &graph.files {
+            if scope.leaves_out(path, file) {
+                fixtures_and_assets += 1;
+                continue;
+            }
             if let Some(node) = crate::graph::file_node(file.artifact_type, path)
                 && !linked.contains(path.as_str())
             {
                 let label = node.split(':').next().unwrap_or_default().to_string();
                 *isolated_totals.entry(label.clone()).or_default() += 1;
                 let listed = isolated.entry(label).or_default();
-                if listed.len() < MAX_LISTED {
+                if listed.len() < scope.limit {
                     listed.push(node);
                 }
             }
@@ -426,14 +480,7 @@ pub fn lifecycle(
         }
 
         // Documents: their age, and the code they describe.
-        let docs = StaleDocs::of(
-            root,
-            graph,
-            &links.describes,
-            exclude,
-            stale_after_days,
-            now_ms,
-        );
+        let docs = StaleDocs::of(root, graph, &links.describes, scope, now_ms);
         dated_by.insert(root.name.to_string(), docs.dated_by.to_string());
         excluded_docs += docs.excluded;
         stale.extend(docs.stale);
@@ -451,7 +498,11 @@ pub fn lifecycle(
         ))
     });
     let stale_total = stale.len();
-    let stale_docs: Vec<StaleDoc> = stale.into_iter().take(MAX_LISTED).map(|(_, d)| d).collect();
+    let stale_docs: Vec<StaleDoc> = stale
+        .into_iter()
+        .take(scope.limit)
+        .map(|(_, d)| d)
+        .collect();
     let missing_tests: Vec<MissingTests> = subsystems
         .into_iter()
         .filter(|(_, (code, tested))| !code.is_empty() && !tested)
@@ -462,7 +513,7 @@ pub fn lifecycle(
         })
         .collect();
     let removed_total = removed_references.len();
-    removed_references.truncate(MAX_LISTED);
+    removed_references.truncate(scope.limit);
     LifecycleReport {
         summary: LifecycleSummary {
             isolated_nodes: isolated_totals,
@@ -471,6 +522,7 @@ pub fn lifecycle(
             removed_references: removed_total,
             stale_after_days,
             excluded_docs,
+            fixtures_and_assets,
             dated_by,
         },
         isolated_nodes: isolated,
@@ -540,14 +592,14 @@ impl StaleDocs {
         root: &RootState<'_>,
         graph: &GraphLedger,
         describes: &BTreeMap<&str, BTreeSet<&str>>,
-        exclude: &globset::GlobSet,
-        stale_after_days: u32,
+        scope: &LifecycleScope,
         now_ms: i64,
     ) -> StaleDocs {
+        let (exclude, stale_after_days) = (&scope.exclude, scope.stale_after_days);
         let docs: Vec<&str> = graph
             .files
             .iter()
-            .filter(|(_, f)| f.artifact_type == ArtifactType::Doc)
+            .filter(|(p, f)| f.artifact_type == ArtifactType::Doc && !scope.leaves_out(p, f))
             .map(|(p, _)| p.as_str())
             .collect();
         let mut wanted: HashSet<String> = docs.iter().map(|d| d.to_string()).collect();

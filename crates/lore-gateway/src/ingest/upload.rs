@@ -585,6 +585,12 @@ impl Place<'_> {
                 .map_err(|e| io_error("write", &shown, e))?;
             temp.write_all(file.text.as_bytes())
                 .map_err(|e| io_error("write", &shown, e))?;
+            // The repository's usual mode, not the temporary file's 0600.
+            if let Some(permissions) = lore_core::project::usual_permissions(&file.absolute) {
+                temp.as_file()
+                    .set_permissions(permissions)
+                    .map_err(|e| io_error("write", &shown, e))?;
+            }
             if file.overwrite {
                 temp.persist(&file.absolute)
                     .map_err(|e| io_error("write", &shown, e.error))?;

@@ -21,16 +21,18 @@ use super::StepCaller;
 use crate::graph::explore::{
     GraphSearchAnswer, NodeAnswer, Relationships, SubsystemAnswer, TestsOfAnswer,
 };
-use crate::graph::report::{CoverageSummary, LifecycleReport};
-use crate::search::{SearchFilters, SearchResponse};
+use crate::graph::report::{CoverageSummary, LifecycleReport, LifecycleRequest};
+use crate::read::{ReadAnswer, ReadRequest};
+use crate::search::{Detail, SearchFilters, SearchResponse};
 use crate::{
     Gateway, IngestRequest, IngestRun, SearchRequest, StoreTextRequest, StoredFile, UploadRequest,
 };
 
 /// The tools a recipe's steps may call: every gateway tool but
 /// `km-recipe-run` itself.
-pub const STEP_TOOLS: [&str; 13] = [
+pub const STEP_TOOLS: [&str; 14] = [
     "km-search",
+    "km-read",
     "km-ingest-status",
     "km-ingest-trigger",
     "km-graph-node",
@@ -57,6 +59,7 @@ pub fn call(
 ) -> Result<Value, ErrorReport> {
     match tool {
         "km-search" => answer(tool, arguments, |input| search(gateway, input)),
+        "km-read" => answer(tool, arguments, |input| read(gateway, input)),
         "km-ingest-status" => answer(tool, arguments, |input| ingest_status(gateway, input)),
         "km-ingest-trigger" => answer(tool, arguments, |input| {
             ingest_trigger(gateway, input, &mut |_, _| {})
@@ -170,10 +173,14 @@ pub struct KmSearchInput {
     pub query: String,
     /// Most results, 1 to 25 (default 10).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 25))]
     pub limit: Option<usize>,
     /// Add each result's file neighbours in the code graph: subsystem, tests, imports, importers, documents.
     #[serde(default)]
     pub include_graph: Option<bool>,
+    /// compact (default): each chunk's place and a snippet of the lines that match (read more with km-read); full: each chunk's whole text.
+    #[serde(default)]
+    pub detail: Option<Detail>,
     /// Filters, combined with AND and applied before ranking.
     #[serde(default)]
     pub filters: Option<SearchFilters>,
@@ -220,6 +227,7 @@ pub struct KmGraphNodeInput {
     pub relationships: Option<Relationships>,
     /// Most relations, 1 to 200 (default 50).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 200))]
     pub limit: Option<usize>,
 }
 
@@ -231,6 +239,7 @@ pub struct KmGraphSubsystemInput {
     pub name: String,
     /// Hops of DEPENDS_ON to follow both ways, 1 to 5 (default 1).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 5))]
     pub depth: Option<usize>,
     /// Also list its files (default true).
     #[serde(default)]
@@ -240,6 +249,7 @@ pub struct KmGraphSubsystemInput {
     pub cursor: Option<String>,
     /// Page size, 1 to 100 (default 25).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
     pub limit: Option<usize>,
 }
 
@@ -251,6 +261,7 @@ pub struct KmGraphSearchInput {
     pub term: String,
     /// Most results, 1 to 50 (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
     pub limit: Option<usize>,
 }
 
@@ -260,6 +271,25 @@ pub struct KmGraphSearchInput {
 pub struct KmGraphTestsOfInput {
     /// A root-relative path (src/app.py) or a node id (Code:…, Symbol:…, TestCase:…).
     pub target: String,
+}
+
+/// `km-read` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmReadInput {
+    /// The file, root-relative as results name it (chunk.artifact_path).
+    pub path: String,
+    /// Its root (chunk.root); may be left out when one root holds the path.
+    #[serde(default)]
+    pub root: Option<String>,
+    /// First line, from 1 (default 1).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub start_line: Option<usize>,
+    /// Last line, inclusive (default the file's last); a long range ends early with next_start_line.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub end_line: Option<usize>,
 }
 
 /// `km-coverage-summary` arguments (none).
@@ -273,7 +303,15 @@ pub struct KmCoverageSummaryInput {}
 pub struct KmLifecycleReportInput {
     /// Days after which an unchanged document is stale (default gateway.lifecycle.stale_after_days in lore.yaml, 180).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub stale_after_days: Option<u32>,
+    /// Most entries per list, 1 to 200 (default 50); the summary counts them all.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 200))]
+    pub limit: Option<usize>,
+    /// Also report test fixtures (documents in test folders) and web assets (stylesheets, pages, scripts under static/), left out by default.
+    #[serde(default)]
+    pub include_fixtures: Option<bool>,
 }
 
 /// `km-feedback-submit` arguments.
@@ -373,6 +411,7 @@ pub fn search(gateway: &Gateway, input: KmSearchInput) -> Result<SearchResponse,
         filters: input.filters.unwrap_or_default(),
         sort_by_vector: input.sort_by_vector == Some(true),
         include_graph: input.include_graph == Some(true),
+        detail: input.detail.unwrap_or_default(),
     })
 }
 
@@ -451,6 +490,16 @@ pub fn graph_search(
     gateway.graph_search(&input.term, input.limit)
 }
 
+/// `km-read`.
+pub fn read(gateway: &Gateway, input: KmReadInput) -> Result<ReadAnswer, ErrorReport> {
+    gateway.read(&ReadRequest {
+        path: input.path,
+        root: input.root,
+        start_line: input.start_line,
+        end_line: input.end_line,
+    })
+}
+
 /// `km-graph-tests-of`.
 pub fn graph_tests_of(
     gateway: &Gateway,
@@ -472,7 +521,11 @@ pub fn lifecycle_report(
     gateway: &Gateway,
     input: KmLifecycleReportInput,
 ) -> Result<LifecycleReport, ErrorReport> {
-    gateway.lifecycle(input.stale_after_days)
+    gateway.lifecycle(&LifecycleRequest {
+        stale_after_days: input.stale_after_days,
+        limit: input.limit,
+        include_fixtures: input.include_fixtures.unwrap_or(false),
+    })
 }
 
 /// `km-feedback-submit`: `voter`'s vote on a search result.

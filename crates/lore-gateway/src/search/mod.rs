@@ -14,7 +14,10 @@ pub mod feedback;
 mod issue;
 mod query;
 mod rank;
+pub mod snippet;
 mod terms;
+
+pub use snippet::Detail;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -89,6 +92,8 @@ pub struct SearchRequest {
     pub query: String,
     /// Most results (1 to 25; default 10).
     pub limit: Option<usize>,
+    /// Snippets (the default) or each chunk's whole text.
+    pub detail: Detail,
     /// Filters applied before ranking.
     pub filters: SearchFilters,
     /// Rank by the embedding lane alone (when the gateway has one).
@@ -120,12 +125,29 @@ pub struct ChunkOut {
     /// The heading it sits under (documents), or the signature of the
     /// definition around it (a part of a large class or function).
     pub heading: Option<String>,
-    /// The text.
+    /// The whole text (with `detail: full`; empty and left out of a
+    /// compact answer).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub text: String,
+    /// The lines that hold most of the query's words (a compact answer,
+    /// the default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<Snippet>,
     /// The definitions it holds.
     pub symbols: Vec<SymbolOut>,
     /// The file's tags.
     pub tags: Vec<String>,
+}
+
+/// A few lines of a chunk.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Snippet {
+    /// First line shown (1-based, in the file).
+    pub start_line: u64,
+    /// Last line shown (inclusive).
+    pub end_line: u64,
+    /// The lines (each cut at 160 characters).
+    pub text: String,
 }
 
 /// A definition in a result.
@@ -263,6 +285,17 @@ pub fn check_request(request: &SearchRequest) -> Result<(), ErrorReport> {
         if SymbolKind::parse(kind).is_none() {
             return Err(invalid(format!(
                 "filters.symbol_kinds: `{kind}` is not one of class, function, method, interface, type, module"
+            )));
+        }
+    }
+    for language in &f.symbol_languages {
+        let known = crate::ingest::classify::LANGUAGES
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case(language.trim()));
+        if !known && !language.trim().is_empty() {
+            return Err(invalid(format!(
+                "filters.symbol_languages: `{language}` is not a language the gateway knows; use one of {}",
+                crate::ingest::classify::LANGUAGES.join(", ")
             )));
         }
     }
@@ -506,6 +539,7 @@ fn chunk_of(index: &GatewayIndex, doc: &TantivyDocument) -> ChunkOut {
         end_line: number(f.end_line),
         heading: optional(f.heading),
         text: text(f.text),
+        snippet: None,
         symbols: symbols_of(doc.get_first(f.symbols).and_then(|v| v.as_str()), &path),
         tags: doc
             .get_all(f.tags)

@@ -10,10 +10,11 @@ use lore_core::ErrorReport;
 use lore_gateway::Gateway;
 use lore_gateway::graph::explore::{GraphSearchAnswer, NodeAnswer, SubsystemAnswer, TestsOfAnswer};
 use lore_gateway::graph::report::{CoverageSummary, LifecycleReport};
+use lore_gateway::read::ReadAnswer;
 use lore_gateway::recipe::calls::{
     self, FeedbackAnswer, KmBackupTriggerInput, KmCoverageSummaryInput, KmFeedbackSubmitInput,
     KmGraphNodeInput, KmGraphSearchInput, KmGraphSubsystemInput, KmGraphTestsOfInput,
-    KmIngestStatusInput, KmIngestTriggerInput, KmLifecycleReportInput, KmSearchInput,
+    KmIngestStatusInput, KmIngestTriggerInput, KmLifecycleReportInput, KmReadInput, KmSearchInput,
     KmStoreTextInput, KmUploadInput, blocking,
 };
 use lore_gateway::search::SearchResponse;
@@ -37,6 +38,9 @@ pub fn register_gateway_tools(
 ) {
     registry
         .register(KmSearch {
+            gateway: Arc::clone(&gateway),
+        })
+        .register(KmRead {
             gateway: Arc::clone(&gateway),
         })
         .register(KmIngestStatus {
@@ -108,6 +112,32 @@ impl Tool for KmSearch {
     ) -> Result<SearchResponse, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
         blocking(move || calls::search(&gateway, input)).await
+    }
+}
+
+/// `km-read`.
+pub struct KmRead {
+    gateway: Arc<Gateway>,
+}
+
+impl Tool for KmRead {
+    type Input = KmReadInput;
+    type Output = ReadAnswer;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-read",
+        title: "Read File",
+        description: "Read a file of an ingested repository, or a range of its lines, to see around a km-search hit: path and root as the result names them. Only files the gateway serves (inside its roots, not ignored, never credentials); a long range ends early with next_start_line. Example: {\"path\":\"src/billing/invoice.py\",\"start_line\":40,\"end_line\":90}",
+        read_only: true,
+        scope: Scope::Reader,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(&self, input: KmReadInput, _ctx: ToolContext) -> Result<ReadAnswer, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        blocking(move || calls::read(&gateway, input)).await
     }
 }
 

@@ -111,6 +111,12 @@ pub enum GatewayCommand {
         /// gateway.lifecycle.stale_after_days, 180).
         #[arg(long)]
         stale_after_days: Option<u32>,
+        /// Most entries per list, 1 to 200 (default 50).
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Also report test fixtures and web assets (left out by default).
+        #[arg(long)]
+        include_fixtures: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -305,10 +311,17 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
         }
         GatewayCommand::Lifecycle {
             stale_after_days,
+            limit,
+            include_fixtures,
             json,
         } => {
+            let request = lore_gateway::graph::report::LifecycleRequest {
+                stale_after_days,
+                limit,
+                include_fixtures,
+            };
             let report = gateway_of(&project)
-                .lifecycle(stale_after_days)
+                .lifecycle(&request)
                 .map_err(|e| super::coded(&e))?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
@@ -353,6 +366,12 @@ fn search(project: &Project, args: SearchArgs) -> anyhow::Result<()> {
         },
         sort_by_vector: args.sort_by_vector,
         include_graph: args.graph,
+        // The terminal shows places; --json prints the whole chunks.
+        detail: if args.json {
+            lore_gateway::search::Detail::Full
+        } else {
+            lore_gateway::search::Detail::Compact
+        },
     };
     let found = gateway.search(&request).map_err(|e| super::coded(&e))?;
     if args.json {
@@ -767,7 +786,7 @@ fn ingest(mut project: lore_core::project::Project, args: IngestArgs) -> anyhow:
         if gateway.roots().iter().any(|r| r.path == path) {
             continue;
         }
-        project = add_root(&project, &path)?;
+        project = add_root(&project, &path, args.dry_run)?;
     }
     let gateway = gateway_of(&project);
     if !gateway.is_configured() {
@@ -822,19 +841,17 @@ fn ingest(mut project: lore_core::project::Project, args: IngestArgs) -> anyhow:
     Ok(())
 }
 
-/// Adds `folder` to `gateway.roots` in lore.yaml and reloads the project.
+/// Adds `folder` to `gateway.roots` in lore.yaml and reloads the project;
+/// in a dry run, to the project in memory only (lore.yaml is unchanged).
 fn add_root(
     project: &lore_core::project::Project,
     folder: &Path,
+    dry_run: bool,
 ) -> anyhow::Result<lore_core::project::Project> {
     let config_path = project.config_path();
     let text = std::fs::read_to_string(&config_path)
         .with_context(|| format!("cannot read {}", config_path.display()))?;
-    let shown = match folder.strip_prefix(&project.root) {
-        Ok(rest) if rest.as_os_str().is_empty() => ".".to_string(),
-        Ok(rest) => rest.to_string_lossy().replace('\\', "/"),
-        Err(_) => folder.display().to_string(),
-    };
+    let shown = root_as_written(&project.root, folder);
     let taken: Vec<String> = Gateway::for_project(project)
         .roots()
         .iter()
@@ -851,6 +868,19 @@ fn add_root(
         })
         .find(|n| !taken.contains(n))
         .unwrap_or(base);
+    if dry_run {
+        let mut project = project.clone();
+        project
+            .config
+            .gateway
+            .roots
+            .push(lore_core::config::GatewayRoot {
+                path: shown.clone(),
+                name: Some(name.clone()),
+            });
+        eprintln!("would add gateway root `{name}` ({shown}) to lore.yaml (dry run: unchanged)");
+        return Ok(project);
+    }
     let Some(updated) = lore_core::config::with_root_added(&text, &shown, Some(&name)) else {
         bail!(
             "cannot add the root to {}: write it under gateway.roots by hand (- path: {shown}) [config_error]",
@@ -874,6 +904,37 @@ fn add_root(
     }
 }
 
+/// How lore.yaml names `folder`: relative to the project (`.`, `repo`,
+/// `../sphinx`) when the two share a folder below the file system's root,
+/// so the project can move with its neighbours; absolute otherwise.
+fn root_as_written(project_root: &Path, folder: &Path) -> String {
+    let base = project_root
+        .canonicalize()
+        .unwrap_or_else(|_| project_root.to_path_buf());
+    let base: Vec<_> = base.components().collect();
+    let target: Vec<_> = folder.components().collect();
+    let shared = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    // Sharing only the file system's root (or a drive) is not a neighbour.
+    let leading = base
+        .iter()
+        .take_while(|c| !matches!(c, std::path::Component::Normal(_)))
+        .count();
+    if shared <= leading {
+        return folder.display().to_string();
+    }
+    let mut parts: Vec<String> = vec!["..".to_string(); base.len() - shared];
+    parts.extend(
+        target[shared..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    }
+}
+
 /// Why a file was left out, with what exactly when the run says.
 fn skip_reason(skipped: &lore_gateway::ingest::Skipped) -> String {
     match &skipped.detail {
@@ -883,6 +944,18 @@ fn skip_reason(skipped: &lore_gateway::ingest::Skipped) -> String {
 }
 
 fn print_run(run: &lore_gateway::IngestRun) {
+    if run.dry_run && run.success {
+        println!(
+            "dry run of {} in {:.2} s: {} files seen; an ingest would read {} new or changed files and remove {} files' chunks; nothing was written",
+            run.roots.join(", "),
+            run.duration_seconds,
+            run.files_seen,
+            run.files_changed,
+            run.files_removed,
+        );
+        print_skipped(run);
+        return;
+    }
     let counts: Vec<String> = run
         .artifact_counts
         .iter()
@@ -904,23 +977,7 @@ fn print_run(run: &lore_gateway::IngestRun) {
             counts.join(", ")
         }
     );
-    if !run.skipped.is_empty() {
-        println!("skipped {} files:", run.skipped.len());
-        for skipped in run.skipped.iter().take(20) {
-            println!(
-                "  {}/{} ({})",
-                skipped.root,
-                skipped.path,
-                skip_reason(skipped)
-            );
-        }
-        if run.skipped.len() > 20 {
-            println!(
-                "  … and {} more (--json lists them all)",
-                run.skipped.len() - 20
-            );
-        }
-    }
+    print_skipped(run);
     for (root, head) in &run.repo_head {
         println!("{root} at {head}");
     }
@@ -937,5 +994,27 @@ fn print_run(run: &lore_gateway::IngestRun) {
     }
     if let Some(error) = &run.error {
         println!("error: {error}");
+    }
+}
+
+/// The files a run left out (the first 20).
+fn print_skipped(run: &lore_gateway::IngestRun) {
+    if run.skipped.is_empty() {
+        return;
+    }
+    println!("skipped {} files:", run.skipped.len());
+    for skipped in run.skipped.iter().take(20) {
+        println!(
+            "  {}/{} ({})",
+            skipped.root,
+            skipped.path,
+            skip_reason(skipped)
+        );
+    }
+    if run.skipped.len() > 20 {
+        println!(
+            "  … and {} more (--json lists them all)",
+            run.skipped.len() - 20
+        );
     }
 }

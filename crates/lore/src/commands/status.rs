@@ -96,9 +96,44 @@ fn failed(checks: &[Check]) -> anyhow::Result<()> {
 fn project_checks(project: &Project) -> anyhow::Result<Vec<Check>> {
     let services = Services::for_project(project);
     let mut checks = super::block_on(health::project_checks(project, &services))?;
+    if !project.config.gateway.roots.is_empty() {
+        checks.push(gateway_check(project));
+    }
     checks.push(server_check(project));
     checks.push(agents_check(project));
     Ok(checks)
+}
+
+/// The gateway's roots and its last ingest: when, how it went, what the
+/// index holds.
+fn gateway_check(project: &Project) -> Check {
+    let gateway = lore_gateway::Gateway::for_project(project);
+    let roots: Vec<&str> = gateway.roots().iter().map(|r| r.name.as_str()).collect();
+    let roots = format!("{} root(s): {}", roots.len(), roots.join(", "));
+    match gateway.last_run(None) {
+        None => check("gateway", Level::Warn, format!("{roots}; never ingested"))
+            .next("lore gateway ingest"),
+        Some(run) if !run.success => check(
+            "gateway",
+            Level::Warn,
+            format!(
+                "{roots}; the last ingest ({}) failed: {}",
+                lore_core::time::age(&run.started_at),
+                run.error.as_deref().unwrap_or("no reason recorded")
+            ),
+        )
+        .next("lore gateway ingest"),
+        Some(run) => check(
+            "gateway",
+            Level::Ok,
+            format!(
+                "{roots}; last ingest {} ({} files, {} chunks)",
+                lore_core::time::age(&run.started_at),
+                run.files_seen,
+                run.chunk_count
+            ),
+        ),
+    }
 }
 
 fn server_check(project: &Project) -> Check {

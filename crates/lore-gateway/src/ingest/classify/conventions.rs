@@ -233,6 +233,36 @@ impl Conventions {
     }
 }
 
+/// Whether `path` lies in a test, test-support or benchmark folder
+/// (`tests/`, `__tests__/`, `testing/`, `fixtures/`, `testdata/`, …), as
+/// the test fixtures of any type do (sphinx's `tests/roots/**/*.rst`).
+pub fn in_test_folder(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.split('/').rev().skip(1).any(|folder| {
+        ["tests", "test", "__tests__", "spec"].contains(&folder)
+            || TEST_SUPPORT.contains(&folder)
+            || BENCHMARKS.contains(&folder)
+    })
+}
+
+/// Whether `path` is a web asset rather than code a graph links: a
+/// stylesheet, a page, or a script under `static/`, `assets/` or
+/// `public/` (a documentation theme's JavaScript).
+pub fn is_asset(path: &str, language: Option<&str>) -> bool {
+    match language {
+        Some("css" | "html") => true,
+        Some("javascript") => {
+            let lower = path.to_ascii_lowercase();
+            lower
+                .split('/')
+                .rev()
+                .skip(1)
+                .any(|folder| ["static", "assets", "public", "_static"].contains(&folder))
+        }
+        _ => false,
+    }
+}
+
 /// A source file's type by its language's test conventions alone.
 fn by_language(language: Option<&str>) -> ArtifactType {
     match language {

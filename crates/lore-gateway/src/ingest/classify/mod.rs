@@ -9,7 +9,7 @@
 
 mod conventions;
 
-pub use conventions::Conventions;
+pub use conventions::{Conventions, in_test_folder, is_asset};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +59,38 @@ impl ArtifactType {
             .find(|t| t.as_str().eq_ignore_ascii_case(text))
     }
 }
+
+/// Every language [`language`] names, for checking a filter's values.
+pub const LANGUAGES: [&str; 28] = [
+    "python",
+    "typescript",
+    "tsx",
+    "javascript",
+    "go",
+    "rust",
+    "java",
+    "kotlin",
+    "ruby",
+    "php",
+    "c",
+    "cpp",
+    "csharp",
+    "swift",
+    "scala",
+    "shell",
+    "sql",
+    "markdown",
+    "rst",
+    "text",
+    "yaml",
+    "toml",
+    "json",
+    "ini",
+    "html",
+    "css",
+    "dockerfile",
+    "make",
+];
 
 /// The language of a file, from its name.
 pub fn language(path: &str) -> Option<&'static str> {
@@ -111,6 +143,19 @@ pub fn artifact_type(path: &str, language: Option<&str>) -> ArtifactType {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_language_a_file_can_have_is_a_known_filter_value() {
+        let extensions = "py pyi ts mts cts tsx js mjs cjs jsx go rs java kt kts rb php c h cc cpp cxx hpp hh cs swift scala sh bash zsh sql md markdown mdx rst txt yaml yml toml json ini cfg html htm css scss";
+        let mut named = std::collections::BTreeSet::new();
+        for ext in extensions.split(' ') {
+            named.insert(language(&format!("x.{ext}")).unwrap());
+        }
+        named.insert(language("Dockerfile").unwrap());
+        named.insert(language("Makefile").unwrap());
+        let known: std::collections::BTreeSet<&str> = LANGUAGES.into_iter().collect();
+        assert_eq!(named, known);
+    }
 
     fn kind(path: &str) -> &'static str {
         artifact_type(path, language(path)).as_str()

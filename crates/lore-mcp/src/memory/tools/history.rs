@@ -14,6 +14,7 @@ pub struct HistoryInput {
     pub since_tx_id: Option<TxId>,
     /// Page size, 1 to 200 (default 20).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 200))]
     pub limit: Option<usize>,
     /// next_cursor of the previous page (keep the other arguments the same).
     #[serde(default)]

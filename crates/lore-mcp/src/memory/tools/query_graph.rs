@@ -19,6 +19,7 @@ pub struct QueryGraphInput {
     pub depth: Option<usize>,
     /// Most relations to return, 1 to 1000 (default 100); truncated says when it was hit.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<usize>,
     /// Read the graph as it was right after this transaction.
     #[serde(default)]

@@ -1,0 +1,598 @@
+//! Finds the files an import, a test's name or a document's mention
+//! points to, per language: Python packages and relative imports, TS/JS
+//! relative paths, `tsconfig` path aliases and a package importing itself
+//! by name, Go package folders (through `go.mod` module paths), Rust
+//! modules of the same crate and of the workspace's other crates (through
+//! their `Cargo.toml`), and barrels that re-export names.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::packages::Packages;
+use super::{GraphFile, ImportFact, MAX_PACKAGE_FILES, MAX_REEXPORT_DEPTH, SCRIPT_EXTENSIONS};
+use super::{file_node, symbol_node};
+use crate::ingest::classify::ArtifactType;
+
+/// Finds the files an import, a test's name or a document's mention
+/// points to.
+pub(super) struct Resolver<'a> {
+    files: &'a BTreeMap<String, GraphFile>,
+    /// File name → paths with that name.
+    by_name: HashMap<&'a str, Vec<&'a str>>,
+    /// Folder → its files.
+    by_dir: HashMap<&'a str, Vec<&'a str>>,
+    /// Symbol name (qualified, and bare when unique) → its node.
+    symbols: HashMap<String, Option<String>>,
+    /// What [`Resolver::by_suffix`] answered, by suffix (thousands of
+    /// files import the same few modules).
+    suffixes: std::cell::RefCell<HashMap<String, Option<String>>>,
+    /// What the root's manifests say (module paths, package names,
+    /// path aliases, crates).
+    packages: Packages,
+}
+
+pub(crate) fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+fn name_of(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Whether a file passes on names of others: a package's `__init__.py`,
+/// a folder's `index.ts` (the files an import of the folder reads).
+fn is_barrel(path: &str) -> bool {
+    match name_of(path).split_once('.') {
+        Some(("__init__", ext)) => ext == "py",
+        Some(("index", ext)) => SCRIPT_EXTENSIONS.contains(&ext),
+        _ => false,
+    }
+}
+
+/// `a/b/../c/./d` → `a/c/d`; `None` when it climbs out of the root.
+pub(crate) fn normalize(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+impl<'a> Resolver<'a> {
+    pub(super) fn new(files: &'a BTreeMap<String, GraphFile>) -> Resolver<'a> {
+        let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut by_dir: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut symbols: HashMap<String, Option<String>> = HashMap::new();
+        for (path, file) in files {
+            by_name.entry(name_of(path)).or_default().push(path);
+            by_dir.entry(dir_of(path)).or_default().push(path);
+            if file.artifact_type != ArtifactType::Code {
+                continue;
+            }
+            for symbol in &file.symbols {
+                let node = symbol_node(path, &symbol.qualified_name);
+                let bare = symbol.qualified_name.rsplit('.').next().unwrap_or_default();
+                for key in [symbol.qualified_name.as_str(), bare] {
+                    // A name defined twice names nothing.
+                    symbols
+                        .entry(key.to_string())
+                        .and_modify(|known| {
+                            if known.as_deref() != Some(node.as_str()) {
+                                *known = None;
+                            }
+                        })
+                        .or_insert_with(|| Some(node.clone()));
+                }
+            }
+        }
+        let manifests = files
+            .iter()
+            .filter_map(|(path, file)| Some((path.as_str(), file.package.as_ref()?)));
+        let packages = Packages::new(manifests, |p| files.contains_key(p));
+        Resolver {
+            files,
+            by_name,
+            by_dir,
+            symbols,
+            suffixes: std::cell::RefCell::default(),
+            packages,
+        }
+    }
+
+    fn exists(&self, path: &str) -> bool {
+        self.files.contains_key(path)
+    }
+
+    /// The first candidate that exists.
+    fn first(&self, candidates: impl IntoIterator<Item = String>) -> Option<String> {
+        candidates.into_iter().find(|c| self.exists(c))
+    }
+
+    /// A path that exists ending with `/suffix` (or being it): the
+    /// shortest, and only when it is the only one that short.
+    fn by_suffix(&self, suffix: &str) -> Option<String> {
+        if let Some(known) = self.suffixes.borrow().get(suffix) {
+            return known.clone();
+        }
+        let ends = |p: &str| {
+            p == suffix
+                || (p.len() > suffix.len()
+                    && p.ends_with(suffix)
+                    && p.as_bytes()[p.len() - suffix.len() - 1] == b'/')
+        };
+        let mut found: Vec<&str> = self
+            .by_name
+            .get(name_of(suffix))
+            .map(|paths| paths.iter().copied().filter(|p| ends(p)).collect())
+            .unwrap_or_default();
+        found.sort_by_key(|p| p.len());
+        let answer = match found.as_slice() {
+            [] => None,
+            [one] => Some(one.to_string()),
+            [a, b, ..] if a.len() < b.len() => Some(a.to_string()),
+            _ => None,
+        };
+        self.suffixes
+            .borrow_mut()
+            .insert(suffix.to_string(), answer.clone());
+        answer
+    }
+
+    /// The files an import of `from` points to, each with the names taken
+    /// from it: a name a barrel re-exports leads on to the file defining
+    /// it (named as it is there), and the barrel keeps the rest.
+    pub(super) fn resolve(
+        &self,
+        from: &str,
+        language: Option<&str>,
+        import: &ImportFact,
+    ) -> Vec<(String, Vec<String>)> {
+        let mut out = Vec::new();
+        for (path, names) in self.module_files(from, language, import) {
+            let mut kept = Vec::new();
+            for name in names {
+                match self.reexport(&path, &name, 0) {
+                    Some((target, defined)) => out.push((target, vec![defined])),
+                    None => kept.push(name),
+                }
+            }
+            // The barrel is imported too, whatever it passes on.
+            out.push((path, kept));
+        }
+        out
+    }
+
+    /// The file defining `name` that a barrel (a package's `__init__.py`,
+    /// a folder's `index.ts`) re-exports, with the name it has there; none
+    /// when the barrel defines it itself or does not pass it on. Named
+    /// re-exports lead to the module they name, `export *` to a module
+    /// that defines the name.
+    fn reexport(&self, barrel: &str, name: &str, depth: usize) -> Option<(String, String)> {
+        // `*` is the module itself, not a name in it.
+        if depth >= MAX_REEXPORT_DEPTH || name == "*" || !is_barrel(barrel) {
+            return None;
+        }
+        let file = self.files.get(barrel)?;
+        if file.defines(name) {
+            return None;
+        }
+        let named = file
+            .imports
+            .iter()
+            .filter(|i| i.names.iter().any(|n| n == name))
+            .map(|i| (i, false));
+        let stars = file
+            .imports
+            .iter()
+            .filter(|i| i.names.iter().any(|n| n == "*"))
+            .map(|i| (i, true));
+        named.chain(stars).find_map(|(import, star)| {
+            let source = match import.aliases.get(name) {
+                Some(source) if !star => source.as_str(),
+                _ => name,
+            };
+            let one = ImportFact {
+                module: import.module.clone(),
+                names: vec![source.to_string()],
+                aliases: BTreeMap::new(),
+            };
+            self.module_files(barrel, file.language.as_deref(), &one)
+                .into_iter()
+                .filter(|(_, names)| names.iter().any(|n| n == source))
+                .find_map(
+                    |(target, _)| match self.reexport(&target, source, depth + 1) {
+                        Some(found) => Some(found),
+                        None if !star
+                            || self.files.get(&target).is_some_and(|f| f.defines(source)) =>
+                        {
+                            Some((target, source.to_string()))
+                        }
+                        None => None,
+                    },
+                )
+        })
+    }
+
+    /// The files an import of `from` names, each with the names taken
+    /// from it, barrels not followed.
+    fn module_files(
+        &self,
+        from: &str,
+        language: Option<&str>,
+        import: &ImportFact,
+    ) -> Vec<(String, Vec<String>)> {
+        match language {
+            Some("python") => self.python(from, import),
+            Some("typescript" | "tsx" | "javascript") => self
+                .script(from, &import.module)
+                .map(|p| vec![(p, import.names.clone())])
+                .unwrap_or_default(),
+            Some("go") => self
+                .go(&import.module)
+                .into_iter()
+                .map(|p| (p, Vec::new()))
+                .collect(),
+            Some("rust") => self.rust(from, &import.module),
+            _ => Vec::new(),
+        }
+    }
+
+    fn python_module(&self, base: Option<&str>, dotted: &str) -> Option<String> {
+        let rel = dotted.replace('.', "/");
+        let candidates = [
+            format!("{rel}.py"),
+            format!("{rel}/__init__.py"),
+            format!("{rel}.pyi"),
+        ];
+        match base {
+            Some(base) => {
+                let join = |c: &String| {
+                    if base.is_empty() {
+                        c.clone()
+                    } else {
+                        format!("{base}/{c}")
+                    }
+                };
+                self.first(candidates.iter().map(join))
+            }
+            None => candidates.iter().find_map(|c| self.by_suffix(c)),
+        }
+    }
+
+    fn python(&self, from: &str, import: &ImportFact) -> Vec<(String, Vec<String>)> {
+        let module = import.module.as_str();
+        let dots = module.chars().take_while(|c| *c == '.').count();
+        let rest = &module[dots..];
+        // Relative: from the file's package, one folder up per extra dot.
+        let base = if dots > 0 {
+            let mut dir = dir_of(from).to_string();
+            for _ in 1..dots {
+                dir = dir_of(&dir).to_string();
+            }
+            Some(dir)
+        } else {
+            None
+        };
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        let mut names_left = Vec::new();
+        // `from pkg import module` imports a module, not a name.
+        for name in &import.names {
+            let dotted = if rest.is_empty() {
+                name.clone()
+            } else {
+                format!("{rest}.{name}")
+            };
+            match self.python_module(base.as_deref(), &dotted) {
+                Some(path) => out.push((path, Vec::new())),
+                None => names_left.push(name.clone()),
+            }
+        }
+        if (import.names.is_empty() || !names_left.is_empty())
+            && !rest.is_empty()
+            && let Some(path) = self.python_module(base.as_deref(), rest)
+        {
+            out.push((path, names_left));
+        } else if rest.is_empty()
+            && let Some(base) = &base
+            && !names_left.is_empty()
+        {
+            let init = if base.is_empty() {
+                "__init__.py".to_string()
+            } else {
+                format!("{base}/__init__.py")
+            };
+            if self.exists(&init) {
+                out.push((init, names_left));
+            }
+        }
+        out
+    }
+
+    fn script(&self, from: &str, module: &str) -> Option<String> {
+        let joined = if module.starts_with('.') {
+            normalize(&format!("{}/{module}", dir_of(from)))?
+        } else if let Some(rest) = module
+            .strip_prefix("@/")
+            .or_else(|| module.strip_prefix("~/"))
+        {
+            // The common `@/` alias for the source folder.
+            return ["src", ""].iter().find_map(|base| {
+                let joined = if base.is_empty() {
+                    rest.to_string()
+                } else {
+                    format!("{base}/{rest}")
+                };
+                self.script_file(&joined)
+            });
+        } else {
+            return self
+                .packages
+                .script_candidates(from, module)
+                .iter()
+                .find_map(|candidate| self.script_file(candidate));
+        };
+        self.script_file(&joined)
+    }
+
+    fn script_file(&self, joined: &str) -> Option<String> {
+        // ESM TypeScript writes `./x.js` for `./x.ts`.
+        let stem = ["js", "jsx", "mjs", "cjs"]
+            .iter()
+            .find_map(|ext| joined.strip_suffix(&format!(".{ext}")))
+            .unwrap_or(joined);
+        let mut candidates = vec![joined.to_string()];
+        for base in [stem, joined] {
+            for ext in SCRIPT_EXTENSIONS {
+                candidates.push(format!("{base}.{ext}"));
+            }
+            for ext in ["ts", "tsx", "js", "jsx"] {
+                candidates.push(format!("{base}/index.{ext}"));
+            }
+        }
+        self.first(candidates)
+    }
+
+    /// The files of the package folder an import path ends with.
+    /// The module's own packages are found by its `go.mod` path (the root
+    /// package too); others by the folder their path ends with.
+    fn go(&self, module: &str) -> Vec<String> {
+        let package = |dir: &str| -> Vec<String> {
+            let Some(files) = self.by_dir.get(dir) else {
+                return Vec::new();
+            };
+            files
+                .iter()
+                .filter(|p| p.ends_with(".go") && !p.ends_with("_test.go"))
+                .take(MAX_PACKAGE_FILES)
+                .map(|p| p.to_string())
+                .collect()
+        };
+        if let Some(dir) = self.packages.go_folder(module) {
+            return package(&dir);
+        }
+        let segments: Vec<&str> = module.split('/').collect();
+        (0..segments.len())
+            .map(|start| package(&segments[start..].join("/")))
+            .find(|code| !code.is_empty())
+            .unwrap_or_default()
+    }
+
+    fn rust(&self, from: &str, module: &str) -> Vec<(String, Vec<String>)> {
+        // `crate::a::b::{C, d}` → the module path and the names.
+        let (path, names) = match module.split_once("::{") {
+            Some((path, list)) => (
+                path,
+                list.trim_end_matches('}')
+                    .split(',')
+                    .map(|n| n.trim().split("::").next().unwrap_or_default().to_string())
+                    .filter(|n| !n.is_empty() && n != "self")
+                    .collect::<Vec<_>>(),
+            ),
+            None => {
+                let (path, last) = module.rsplit_once("::").unwrap_or((module, ""));
+                let last = last
+                    .split(" as ")
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string();
+                (
+                    path,
+                    vec![last]
+                        .into_iter()
+                        .filter(|n| !n.is_empty() && n != "*")
+                        .collect(),
+                )
+            }
+        };
+        let mut segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+        let Some((base, root_file)) = self.rust_base(from, &mut segments) else {
+            return Vec::new();
+        };
+        // The deepest module file that exists; the rest are items in it.
+        let mut out = Vec::new();
+        let mut module_names: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
+        let mut item_names = names.clone();
+        // `use crate::a::{b, C}`: `b` may be a module of its own.
+        let mut submodules = Vec::new();
+        for name in &names {
+            let mut deeper = module_names.clone();
+            deeper.push(name.clone());
+            if let Some(file) = self.rust_module(&base, &deeper) {
+                submodules.push((file, Vec::new()));
+                item_names.retain(|n| n != name);
+            }
+        }
+        out.extend(submodules);
+        while !module_names.is_empty() {
+            if let Some(file) = self.rust_module(&base, &module_names) {
+                out.push((file, item_names));
+                return out;
+            }
+            item_names = vec![module_names.pop().unwrap_or_default()];
+        }
+        // Nothing deeper: an item of the crate's root file.
+        if out.is_empty()
+            && let Some(root) = root_file
+        {
+            out.push((root, item_names));
+        }
+        out
+    }
+
+    /// The folder a Rust module path starts from (its leading `crate`,
+    /// `self`, `super` or crate name taken off `segments`), and the crate
+    /// root file an item of no deeper module is in; none when the path
+    /// leads nowhere in the root.
+    fn rust_base(&self, from: &str, segments: &mut Vec<&str>) -> Option<(String, Option<String>)> {
+        let first = *segments.first()?;
+        match first {
+            "crate" => {
+                let dir = self.crate_folder(from)?;
+                segments.remove(0);
+                let root = self.first([format!("{dir}/lib.rs"), format!("{dir}/main.rs")]);
+                Some((dir, root))
+            }
+            "self" | "super" => {
+                let own = from.trim_end_matches(".rs");
+                let own = own.strip_suffix("/mod").unwrap_or(own);
+                let mut dir = if own.ends_with("/lib") || own.ends_with("/main") {
+                    dir_of(own).to_string()
+                } else {
+                    own.to_string()
+                };
+                while segments.first() == Some(&"super") {
+                    dir = dir_of(&dir).to_string();
+                    segments.remove(0);
+                }
+                if segments.first() == Some(&"self") {
+                    segments.remove(0);
+                }
+                Some((dir, None))
+            }
+            name => {
+                // Another crate of this workspace, by its manifest's name
+                // or its folder's: `lore_store` → `…/lore-store/src`.
+                let dashed = name.replace('_', "-");
+                let lib = self
+                    .packages
+                    .crate_lib(name)
+                    .map(str::to_string)
+                    .or_else(|| {
+                        [name, dashed.as_str()]
+                            .iter()
+                            .find_map(|n| self.by_suffix(&format!("{n}/src/lib.rs")))
+                    })?;
+                segments.remove(0);
+                Some((dir_of(&lib).to_string(), Some(lib)))
+            }
+        }
+    }
+
+    /// The folder `crate::` means in `from`: the crate root its manifest
+    /// names (`crates/core/main.rs`), else the `src/` folder holding it.
+    fn crate_folder(&self, from: &str) -> Option<String> {
+        if let Some(dir) = self.packages.crate_folder(from) {
+            return Some(dir.to_string());
+        }
+        match from.find("src/") {
+            Some(at) if at == 0 || from[..at].ends_with('/') => Some(from[..at + 3].to_string()),
+            _ => None,
+        }
+    }
+
+    fn rust_module(&self, base: &str, segments: &[String]) -> Option<String> {
+        if segments.is_empty() {
+            return None;
+        }
+        let rel = segments.join("/");
+        self.first([format!("{base}/{rel}.rs"), format!("{base}/{rel}/mod.rs")])
+    }
+
+    /// The code a test is named after: `test_x.py`/`x_test.py` → `x.py`
+    /// (else the private `_x.py`),
+    /// `x.test.ts`/`x.spec.tsx` → `x.ts(x)`, `x_test.go` → the package's
+    /// `x.go`; the nearest one when several share the name.
+    pub(super) fn tested_by_name(&self, test: &str) -> Vec<String> {
+        let name = name_of(test);
+        let mut stems: Vec<String> = Vec::new();
+        if let Some(stem) = name.strip_suffix(".py") {
+            let tested = stem
+                .strip_prefix("test_")
+                .or_else(|| stem.strip_suffix("_test"));
+            if let Some(s) = tested {
+                stems.push(format!("{s}.py"));
+                // A private module a package re-exports (`_config.py`).
+                stems.push(format!("_{s}.py"));
+            }
+        } else if let Some(stem) = name.strip_suffix("_test.go") {
+            let same = format!("{}/{stem}.go", dir_of(test));
+            return [same.trim_start_matches('/').to_string()]
+                .into_iter()
+                .filter(|p| self.exists(p))
+                .collect();
+        } else {
+            for marker in [".test.", ".spec."] {
+                if let Some((stem, ext)) = name.split_once(marker) {
+                    let ext = ext.trim_start_matches("d.");
+                    for e in [ext, "ts", "tsx", "js", "jsx"] {
+                        stems.push(format!("{stem}.{e}"));
+                    }
+                }
+            }
+        }
+        for stem in stems {
+            let Some(paths) = self.by_name.get(stem.as_str()) else {
+                continue;
+            };
+            let code: Vec<&str> = paths
+                .iter()
+                .copied()
+                .filter(|p| {
+                    self.files
+                        .get(*p)
+                        .is_some_and(|f| f.artifact_type == ArtifactType::Code)
+                })
+                .collect();
+            // Nearest: most leading folders shared with the test.
+            let shared = |p: &str| {
+                p.split('/')
+                    .zip(test.split('/'))
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            };
+            let best = code.iter().map(|p| shared(p)).max();
+            let nearest: Vec<String> = code
+                .iter()
+                .filter(|p| Some(shared(p)) == best)
+                .map(|p| p.to_string())
+                .collect();
+            if nearest.len() == 1 {
+                return nearest;
+            }
+        }
+        Vec::new()
+    }
+
+    /// The node a document's mention names: a file by path (or a unique
+    /// suffix of one), or a symbol by a name defined once.
+    pub(super) fn mentioned(&self, mention: &str, doc: &str) -> Option<String> {
+        let path = mention.trim_start_matches("./").trim_start_matches('/');
+        if path.contains('.') && crate::ingest::classify::language(path).is_some() {
+            let relative = normalize(&format!("{}/{path}", dir_of(doc)));
+            let found = relative
+                .filter(|p| self.exists(p))
+                .or_else(|| self.exists(path).then(|| path.to_string()))
+                .or_else(|| path.contains('/').then(|| self.by_suffix(path)).flatten())?;
+            let file = self.files.get(&found)?;
+            return file_node(file.artifact_type, &found);
+        }
+        let name = mention.trim_end_matches("()");
+        self.symbols.get(name).cloned().flatten()
+    }
+}
