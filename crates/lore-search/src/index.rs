@@ -422,9 +422,33 @@ impl SearchIndex {
             return Ok(Vec::new());
         }
         let f = &self.fields;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(f.relevance(&wanted, &query.text)))];
+        clauses.extend(f.filters(query));
+        let searcher = self.reader.searcher();
+        let top = searcher
+            .search(
+                &BooleanQuery::new(clauses),
+                &TopDocs::with_limit(query.limit.max(1)).order_by_score(),
+            )
+            .map_err(tantivy_error)?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            let doc: TantivyDocument = searcher.doc(address).map_err(tantivy_error)?;
+            hits.push(f.hit(&doc, score, &wanted));
+        }
+        Ok(hits)
+    }
+}
+
+impl Fields {
+    /// What scores a document: each query word in each text field (at the
+    /// field's weight), every word together, and the whole query as the
+    /// exact name.
+    fn relevance(&self, wanted: &BTreeSet<String>, text: &str) -> BooleanQuery {
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for term in &wanted {
-            for (field, tantivy_field) in &f.text {
+        for term in wanted {
+            for (field, tantivy_field) in &self.text {
                 let q = TermQuery::new(
                     Term::from_field_text(*tantivy_field, term),
                     IndexRecordOption::WithFreqs,
@@ -439,48 +463,58 @@ impl SearchIndex {
         // that repeats a single word: "monthly recurring revenue" prefers
         // the measure described by all three over one named `revenue`.
         if wanted.len() > 1 {
-            let all: Vec<(Occur, Box<dyn Query>)> = wanted
-                .iter()
-                .map(|term| -> (Occur, Box<dyn Query>) {
-                    let any_field = f
-                        .text
-                        .iter()
-                        .map(|(_, tantivy_field)| -> (Occur, Box<dyn Query>) {
-                            (
-                                Occur::Should,
-                                Box::new(TermQuery::new(
-                                    Term::from_field_text(*tantivy_field, term),
-                                    IndexRecordOption::Basic,
-                                )),
-                            )
-                        })
-                        .collect();
-                    (Occur::Must, Box::new(BooleanQuery::new(any_field)))
-                })
-                .collect();
             should.push((
                 Occur::Should,
                 Box::new(BoostQuery::new(
-                    Box::new(BooleanQuery::new(all)),
+                    Box::new(self.all_terms(wanted)),
                     ALL_TERMS_BOOST,
                 )),
             ));
         }
-        let whole = query.text.trim().to_lowercase();
+        let whole = text.trim().to_lowercase();
         if !whole.is_empty() {
             should.push((
                 Occur::Should,
                 Box::new(BoostQuery::new(
                     Box::new(TermQuery::new(
-                        Term::from_field_text(f.exact, &whole),
+                        Term::from_field_text(self.exact, &whole),
                         IndexRecordOption::Basic,
                     )),
                     EXACT_NAME_BOOST,
                 )),
             ));
         }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        BooleanQuery::new(should)
+    }
+
+    /// Documents holding every query word, each in any text field.
+    fn all_terms(&self, wanted: &BTreeSet<String>) -> BooleanQuery {
+        let all: Vec<(Occur, Box<dyn Query>)> = wanted
+            .iter()
+            .map(|term| -> (Occur, Box<dyn Query>) {
+                let any_field = self
+                    .text
+                    .iter()
+                    .map(|(_, tantivy_field)| -> (Occur, Box<dyn Query>) {
+                        (
+                            Occur::Should,
+                            Box::new(TermQuery::new(
+                                Term::from_field_text(*tantivy_field, term),
+                                IndexRecordOption::Basic,
+                            )),
+                        )
+                    })
+                    .collect();
+                (Occur::Must, Box::new(BooleanQuery::new(any_field)))
+            })
+            .collect();
+        BooleanQuery::new(all)
+    }
+
+    /// The query's filters, each a clause a document must meet: one of
+    /// the kinds asked for, and the connection asked for (or none).
+    fn filters(&self, query: &SearchQuery) -> Vec<(Occur, Box<dyn Query>)> {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         if !query.kinds.is_empty() {
             let kinds = query
                 .kinds
@@ -489,7 +523,7 @@ impl SearchIndex {
                     (
                         Occur::Should,
                         Box::new(TermQuery::new(
-                            Term::from_field_text(f.kind, k.as_str()),
+                            Term::from_field_text(self.kind, k.as_str()),
                             IndexRecordOption::Basic,
                         )),
                     )
@@ -506,7 +540,7 @@ impl SearchIndex {
                     (
                         Occur::Should,
                         Box::new(TermQuery::new(
-                            Term::from_field_text(f.connection, c),
+                            Term::from_field_text(self.connection, c),
                             IndexRecordOption::Basic,
                         )),
                     )
@@ -514,46 +548,40 @@ impl SearchIndex {
                 .collect();
             clauses.push((Occur::Must, Box::new(BooleanQuery::new(scope))));
         }
-        let searcher = self.reader.searcher();
-        let top = searcher
-            .search(
-                &BooleanQuery::new(clauses),
-                &TopDocs::with_limit(query.limit.max(1)).order_by_score(),
-            )
-            .map_err(tantivy_error)?;
-        let mut hits = Vec::with_capacity(top.len());
-        for (score, address) in top {
-            let doc: TantivyDocument = searcher.doc(address).map_err(tantivy_error)?;
-            let text = |field: Field| stored_text(&doc, field);
-            // Stems are (nearly always) prefixes of the words they come
-            // from, so a lower-cased substring test finds the matching
-            // field without analysing every stored text again.
-            let (matched_on, matched_text) = f
-                .text
-                .iter()
-                .filter_map(|(field, tantivy_field)| {
-                    let value = text(*tantivy_field);
-                    let lower = value.to_lowercase();
-                    wanted
-                        .iter()
-                        .any(|t| lower.contains(t.as_str()))
-                        .then_some((*field, value))
-                })
-                .max_by(|a, b| a.0.weight().total_cmp(&b.0.weight()))
-                .unwrap_or((MatchField::Name, String::new()));
-            let connection = text(f.connection);
-            hits.push(SearchHit {
-                key: text(f.key),
-                kind: DocKind::parse(&text(f.kind)).unwrap_or(DocKind::Entry),
-                connection: (!connection.is_empty()).then_some(connection),
-                id: text(f.id),
-                score,
-                matched_on,
-                matched_text,
-                payload: serde_json::from_str(&text(f.payload)).unwrap_or_default(),
-            });
+        clauses
+    }
+
+    /// A found document as a hit, with the heaviest field that holds a
+    /// query word as what it matched on.
+    fn hit(&self, doc: &TantivyDocument, score: f32, wanted: &BTreeSet<String>) -> SearchHit {
+        let text = |field: Field| stored_text(doc, field);
+        // Stems are (nearly always) prefixes of the words they come
+        // from, so a lower-cased substring test finds the matching
+        // field without analysing every stored text again.
+        let (matched_on, matched_text) = self
+            .text
+            .iter()
+            .filter_map(|(field, tantivy_field)| {
+                let value = text(*tantivy_field);
+                let lower = value.to_lowercase();
+                wanted
+                    .iter()
+                    .any(|t| lower.contains(t.as_str()))
+                    .then_some((*field, value))
+            })
+            .max_by(|a, b| a.0.weight().total_cmp(&b.0.weight()))
+            .unwrap_or((MatchField::Name, String::new()));
+        let connection = text(self.connection);
+        SearchHit {
+            key: text(self.key),
+            kind: DocKind::parse(&text(self.kind)).unwrap_or(DocKind::Entry),
+            connection: (!connection.is_empty()).then_some(connection),
+            id: text(self.id),
+            score,
+            matched_on,
+            matched_text,
+            payload: serde_json::from_str(&text(self.payload)).unwrap_or_default(),
         }
-        Ok(hits)
     }
 }
 

@@ -80,127 +80,163 @@ pub fn generate_sources(
     tables: &[TableShape],
     links: &[LinkShape],
 ) -> (Vec<SourceSpec>, Vec<String>) {
-    // Source names: the table name, qualified when two schemas share it.
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let names = SourceNames::of(tables);
+    let mut skipped = Vec::new();
+    let mut specs = Vec::new();
     for t in tables {
-        *counts.entry(t.name.as_str()).or_default() += 1;
+        let me = names.name(&t.db, &t.name);
+        let joins = joins_of(t, &me, tables, links, &names, &mut skipped);
+        specs.push(source_spec(t, me, joins));
     }
-    let source_name = |db: &Option<String>, name: &str| -> String {
-        if counts.get(name).copied().unwrap_or(0) > 1 {
+    (specs, skipped)
+}
+
+/// Source names: the table name, qualified when two schemas share it.
+struct SourceNames<'a> {
+    /// How many scanned tables have each name.
+    counts: HashMap<&'a str, usize>,
+}
+
+impl<'a> SourceNames<'a> {
+    /// The names of `tables`' sources.
+    fn of(tables: &'a [TableShape]) -> SourceNames<'a> {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for t in tables {
+            *counts.entry(t.name.as_str()).or_default() += 1;
+        }
+        SourceNames { counts }
+    }
+
+    /// The source name of the table `db.name`.
+    fn name(&self, db: &Option<String>, name: &str) -> String {
+        if self.counts.get(name).copied().unwrap_or(0) > 1 {
             format!("{}_{name}", db.as_deref().unwrap_or("default"))
         } else {
             name.to_string()
         }
-    };
-    let mut skipped = Vec::new();
-    let mut specs = Vec::new();
-    for t in tables {
-        let me = source_name(&t.db, &t.name);
-        let mut joins = Vec::new();
-        let mut targets = HashSet::new();
-        let mut mine: Vec<&LinkShape> = links
+    }
+}
+
+/// The joins of the table `t` (source `me`) to the scanned tables its
+/// links reach, declared links first; self-references and a second link
+/// to the same source are left out, said in `skipped`.
+fn joins_of(
+    t: &TableShape,
+    me: &str,
+    tables: &[TableShape],
+    links: &[LinkShape],
+    names: &SourceNames,
+    skipped: &mut Vec<String>,
+) -> Vec<JoinSpec> {
+    let mut joins = Vec::new();
+    let mut targets = HashSet::new();
+    let mut mine: Vec<&LinkShape> = links
+        .iter()
+        .filter(|l| l.from.0 == t.db && l.from.1 == t.name)
+        .collect();
+    // Declared first, then by column name, for a stable choice.
+    mine.sort_by(|a, b| {
+        b.declared
+            .cmp(&a.declared)
+            .then(a.from_columns.cmp(&b.from_columns))
+    });
+    for link in mine {
+        if !tables
             .iter()
-            .filter(|l| l.from.0 == t.db && l.from.1 == t.name)
-            .collect();
-        // Declared first, then by column name, for a stable choice.
-        mine.sort_by(|a, b| {
-            b.declared
-                .cmp(&a.declared)
-                .then(a.from_columns.cmp(&b.from_columns))
-        });
-        for link in mine {
-            if !tables
-                .iter()
-                .any(|x| x.db == link.to.0 && x.name == link.to.1)
-            {
-                continue;
-            }
-            let target = source_name(&link.to.0, &link.to.1);
-            if target == me {
-                skipped.push(format!(
-                    "{me}: self-reference {} -> {target} (self-joins need an alias, not generated)",
-                    link.from_columns.join(", ")
-                ));
-                continue;
-            }
-            if !targets.insert(target.clone()) {
-                skipped.push(format!(
-                    "{me}: second relationship to {target} ({}) left out, so paths to {target} stay unambiguous; add it by hand with an alias",
-                    link.from_columns.join(", ")
-                ));
-                continue;
-            }
-            let on = link
-                .from_columns
-                .iter()
-                .zip(&link.to_columns)
-                .map(|(f, p)| format!("{f} = {target}.{p}"))
-                .collect::<Vec<_>>()
-                .join(" AND ");
-            let one_to_one = !t.primary_key.is_empty() && {
-                let mut pk = t.primary_key.clone();
-                let mut cols = link.from_columns.clone();
-                pk.sort();
-                cols.sort();
-                pk == cols
-            };
-            joins.push(JoinSpec {
-                to: target,
-                on,
-                relationship: if one_to_one {
-                    Cardinality::OneToOne
-                } else {
-                    Cardinality::ManyToOne
-                },
-                alias: None,
-            });
+            .any(|x| x.db == link.to.0 && x.name == link.to.1)
+        {
+            continue;
         }
-        specs.push(SourceSpec {
-            name: me,
-            description: None,
-            descriptions: t.comment.clone().map(|c| Descriptions {
-                db: Some(c),
-                ..Descriptions::default()
-            }),
-            table: Some(match &t.db {
-                Some(db) => format!("{db}.{}", t.name),
-                None => t.name.clone(),
-            }),
-            sql: None,
-            time_spine: None,
-            grain: t.primary_key.clone(),
-            columns: t
-                .columns
-                .iter()
-                .map(|c| ColumnSpec {
-                    name: c.name.clone(),
-                    column_type: c.column_type,
-                    expr: None,
-                    visibility: None,
-                    role: None,
-                    description: None,
-                    descriptions: c.comment.clone().map(|d| Descriptions {
-                        db: Some(d),
-                        ..Descriptions::default()
-                    }),
-                })
-                .collect(),
-            joins,
-            measures: vec![MeasureSpec {
-                name: "count".into(),
-                expr: "count(*)".into(),
-                filter: None,
-                cumulative: None,
-                offset: None,
-                non_additive: None,
-                conversion: None,
-                description: Some(format!("Number of {} rows", t.name)),
-                descriptions: None,
-            }],
-            segments: Vec::new(),
+        let target = names.name(&link.to.0, &link.to.1);
+        if target == me {
+            skipped.push(format!(
+                "{me}: self-reference {} -> {target} (self-joins need an alias, not generated)",
+                link.from_columns.join(", ")
+            ));
+            continue;
+        }
+        if !targets.insert(target.clone()) {
+            skipped.push(format!(
+                "{me}: second relationship to {target} ({}) left out, so paths to {target} stay unambiguous; add it by hand with an alias",
+                link.from_columns.join(", ")
+            ));
+            continue;
+        }
+        let on = link
+            .from_columns
+            .iter()
+            .zip(&link.to_columns)
+            .map(|(f, p)| format!("{f} = {target}.{p}"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let one_to_one = !t.primary_key.is_empty() && {
+            let mut pk = t.primary_key.clone();
+            let mut cols = link.from_columns.clone();
+            pk.sort();
+            cols.sort();
+            pk == cols
+        };
+        joins.push(JoinSpec {
+            to: target,
+            on,
+            relationship: if one_to_one {
+                Cardinality::OneToOne
+            } else {
+                Cardinality::ManyToOne
+            },
+            alias: None,
         });
     }
-    (specs, skipped)
+    joins
+}
+
+/// The source `name` over the table `t`: its typed columns, the primary
+/// key as grain, `joins`, and a `count` measure.
+fn source_spec(t: &TableShape, name: String, joins: Vec<JoinSpec>) -> SourceSpec {
+    SourceSpec {
+        name,
+        description: None,
+        descriptions: t.comment.clone().map(|c| Descriptions {
+            db: Some(c),
+            ..Descriptions::default()
+        }),
+        table: Some(match &t.db {
+            Some(db) => format!("{db}.{}", t.name),
+            None => t.name.clone(),
+        }),
+        sql: None,
+        time_spine: None,
+        grain: t.primary_key.clone(),
+        columns: t
+            .columns
+            .iter()
+            .map(|c| ColumnSpec {
+                name: c.name.clone(),
+                column_type: c.column_type,
+                expr: None,
+                visibility: None,
+                role: None,
+                description: None,
+                descriptions: c.comment.clone().map(|d| Descriptions {
+                    db: Some(d),
+                    ..Descriptions::default()
+                }),
+            })
+            .collect(),
+        joins,
+        measures: vec![MeasureSpec {
+            name: "count".into(),
+            expr: "count(*)".into(),
+            filter: None,
+            cumulative: None,
+            offset: None,
+            non_additive: None,
+            conversion: None,
+            description: Some(format!("Number of {} rows", t.name)),
+            descriptions: None,
+        }],
+        segments: Vec::new(),
+    }
 }
 
 /// The file (`<source>.yaml`) and text of each spec; `origin` is said in

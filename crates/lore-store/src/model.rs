@@ -511,7 +511,7 @@ impl EntryFilter {
         }
         Ok(EntryFilter {
             topic,
-            tags: crate::rules::normalise_tags(tags)?,
+            tags: normalise_tags(tags)?,
             min_confidence,
         })
     }
@@ -525,6 +525,38 @@ impl EntryFilter {
             && self.tags.iter().all(|t| entry.tags.contains(t))
             && self.min_confidence.is_none_or(|c| entry.confidence >= c)
     }
+}
+
+/// Trimmed, lower-cased, deduplicated tags in first-seen order (what
+/// entries keep and filters ask for).
+pub(crate) fn normalise_tags(tags: &[String]) -> Result<Vec<String>, StoreError> {
+    let mut out: Vec<String> = Vec::new();
+    for tag in tags {
+        let tag = tag.trim().to_lowercase();
+        if tag.is_empty() {
+            return Err(StoreError::Invalid(
+                "tags must not be empty strings".to_string(),
+            ));
+        }
+        if tag.chars().count() > limits::TAG_CHARS {
+            return Err(StoreError::Invalid(format!(
+                "tag `{}…` is longer than {} characters",
+                tag.chars().take(20).collect::<String>(),
+                limits::TAG_CHARS
+            )));
+        }
+        if !out.contains(&tag) {
+            out.push(tag);
+        }
+    }
+    if out.len() > limits::TAGS {
+        return Err(StoreError::Invalid(format!(
+            "at most {} tags per entry, got {}",
+            limits::TAGS,
+            out.len()
+        )));
+    }
+    Ok(out)
 }
 
 /// The result of [`crate::KnowledgeStore::check`].

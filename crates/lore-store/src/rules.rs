@@ -100,37 +100,6 @@ pub(crate) fn check_source(source: Option<String>) -> Result<Option<String>, Sto
     }
 }
 
-/// Trimmed, lower-cased, deduplicated tags in first-seen order.
-pub(crate) fn normalise_tags(tags: &[String]) -> Result<Vec<String>, StoreError> {
-    let mut out: Vec<String> = Vec::new();
-    for tag in tags {
-        let tag = tag.trim().to_lowercase();
-        if tag.is_empty() {
-            return Err(StoreError::Invalid(
-                "tags must not be empty strings".to_string(),
-            ));
-        }
-        if tag.chars().count() > limits::TAG_CHARS {
-            return Err(StoreError::Invalid(format!(
-                "tag `{}…` is longer than {} characters",
-                tag.chars().take(20).collect::<String>(),
-                limits::TAG_CHARS
-            )));
-        }
-        if !out.contains(&tag) {
-            out.push(tag);
-        }
-    }
-    if out.len() > limits::TAGS {
-        return Err(StoreError::Invalid(format!(
-            "at most {} tags per entry, got {}",
-            limits::TAGS,
-            out.len()
-        )));
-    }
-    Ok(out)
-}
-
 pub(crate) fn check_node(field: &str, value: &str) -> Result<String, StoreError> {
     let value = value.trim();
     if value.is_empty() {

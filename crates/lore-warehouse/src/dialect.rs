@@ -73,7 +73,7 @@ impl SqlDialect {
     /// (escaped with a backslash in BigQuery, which has no doubling).
     pub fn quote_ident(self, name: &str) -> String {
         if self == SqlDialect::Bigquery {
-            return crate::connector::bigquery::quote_ident(name);
+            return bigquery_ident(name);
         }
         let quote = match self {
             SqlDialect::Mysql => '`',
@@ -109,7 +109,7 @@ impl SqlDialect {
     /// BigQuery escapes both with a backslash).
     pub fn quote_literal(self, text: &str) -> String {
         if self == SqlDialect::Bigquery {
-            return crate::connector::bigquery::quote_literal(text);
+            return bigquery_literal(text);
         }
         let mut escaped = text.replace('\'', "''");
         if matches!(
@@ -201,6 +201,28 @@ impl From<Driver> for SqlDialect {
             Driver::Duckdb => SqlDialect::Duckdb,
         }
     }
+}
+
+/// A BigQuery identifier in backticks, with backticks and backslashes escaped.
+pub fn bigquery_ident(name: &str) -> String {
+    format!("`{}`", name.replace('\\', "\\\\").replace('`', "\\`"))
+}
+
+/// A BigQuery string literal in single quotes, with quotes and backslashes escaped.
+pub fn bigquery_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('\'');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            _ => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 #[cfg(test)]

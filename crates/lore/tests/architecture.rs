@@ -247,30 +247,71 @@ fn module_uses(krate: &str) -> BTreeMap<String, Vec<String>> {
             if line.trim_start().starts_with("//") {
                 continue;
             }
-            for (at, _) in line.match_indices("crate::") {
-                let path: Vec<String> = line[at + 7..]
-                    .split("::")
-                    .map(|part| {
-                        part.chars()
-                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                            .collect()
-                    })
-                    .take_while(|part: &String| !part.is_empty())
-                    .collect();
-                let target = (1..=path.len())
-                    .rev()
-                    .map(|n| path[..n].join("/"))
-                    .find(|candidate| modules.contains(candidate));
-                if let Some(target) = target
-                    && target != module
-                    && !entry.contains(&target)
-                {
+            for target in named_modules(line, &module, &modules) {
+                if target != module && !entry.contains(&target) {
                     entry.push(target);
                 }
             }
         }
     }
     uses
+}
+
+/// The modules a line of `module` names: `crate::a::b::…` and
+/// `super::…` paths (from `module`'s parent), each resolved to the longest
+/// module path it starts with (the parent itself for `super::Item`).
+fn named_modules(
+    line: &str,
+    module: &str,
+    modules: &std::collections::BTreeSet<String>,
+) -> Vec<String> {
+    let parent_of = |m: &str| {
+        m.rsplit_once('/')
+            .map_or(String::new(), |(p, _)| p.to_string())
+    };
+    let mut out = Vec::new();
+    for (prefix, from_crate) in [("crate::", true), ("super::", false)] {
+        for (at, _) in line.match_indices(prefix) {
+            if !from_crate && line[..at].ends_with("super::") {
+                continue; // counted from the first `super::`
+            }
+            let mut path: Vec<String> = line[at + prefix.len()..]
+                .split("::")
+                .map(|part| {
+                    part.chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect()
+                })
+                .take_while(|part: &String| !part.is_empty())
+                .collect();
+            let mut base = if from_crate {
+                String::new()
+            } else {
+                parent_of(module)
+            };
+            while path.first().is_some_and(|p| p == "super") {
+                base = parent_of(&base);
+                path.remove(0);
+            }
+            let joined = |n: usize| {
+                let tail = path[..n].join("/");
+                match (base.is_empty(), tail.is_empty()) {
+                    (true, _) => tail,
+                    (false, true) => base.clone(),
+                    (false, false) => format!("{base}/{tail}"),
+                }
+            };
+            let lowest = usize::from(from_crate || base.is_empty());
+            if let Some(target) = (lowest..=path.len())
+                .rev()
+                .map(joined)
+                .find(|candidate| modules.contains(candidate))
+            {
+                out.push(target);
+            }
+        }
+    }
+    out
 }
 
 /// A cycle among `uses` (as the modules along it), if there is one.
@@ -326,6 +367,29 @@ fn the_gateways_modules_form_no_circle() {
         assert!(uses.contains_key(part), "no module {part}: {uses:#?}");
     }
     assert_eq!(a_cycle(&uses), None, "{uses:#?}");
+}
+
+/// No crate's files form a circle: each module depends on others one
+/// way, so a newcomer can read a crate from its lowest modules up.
+#[test]
+fn no_crate_s_modules_form_a_circle() {
+    for krate in [
+        "lore-core",
+        "lore-tls",
+        "lore-store",
+        "lore-search",
+        "lore-warehouse",
+        "lore-semantic",
+        "lore-llm",
+        "lore-context",
+        "lore-gateway",
+        "lore-mcp",
+        "lore",
+    ] {
+        let uses = module_uses(krate);
+        assert!(!uses.is_empty(), "{krate} has no modules");
+        assert_eq!(a_cycle(&uses), None, "{krate}: {uses:#?}");
+    }
 }
 
 /// The adapter's files depend one way too: the transports serve the

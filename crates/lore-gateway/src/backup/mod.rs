@@ -14,21 +14,24 @@
 //! `gateway.backups.keep` are removed. Of the index folder only the files
 //! of its last commit are archived (not segments awaiting garbage
 //! collection, nor stray files), so two backups of the same state hold
-//! the same files. Restoring is [`restore`]'s (its own module).
+//! the same files. Taking a backup is [`create`]'s and restoring is
+//! [`restore`]'s (each its own module).
+//!
+//! [`KnowledgeStore::backup_to`]: lore_store::KnowledgeStore::backup_to
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use lore_core::time::UtcMillis;
 use lore_core::{ErrorCode, ErrorReport};
-use lore_store::KnowledgeStore;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+mod create;
 mod restore;
+pub use create::create;
 pub use restore::{RESTORE_FLOOR_BYTES, RESTORE_SIZE_MULTIPLE, restore, restore_cap};
 
 /// The archive format this build writes and reads.
@@ -258,6 +261,20 @@ impl BackupPlace<'_> {
         found.sort();
         found
     }
+
+    /// Retention: the newest `keep` archives of this project in `folder`
+    /// stay; the older ones (never `target`) are removed, and returned.
+    fn prune(&self, folder: &Path, target: &Path) -> Vec<String> {
+        let mut removed = Vec::new();
+        let archives = self.archives(folder);
+        let excess = archives.len().saturating_sub(self.keep as usize);
+        for old in archives.into_iter().take(excess) {
+            if old != target && std::fs::remove_file(&old).is_ok() {
+                removed.push(old.to_string_lossy().into_owned());
+            }
+        }
+        removed
+    }
 }
 
 /// `$XDG_DATA_HOME/lore/backups/<project>-<id>` (or under
@@ -375,134 +392,6 @@ fn gateway_files(
 /// path (links resolved).
 fn project_id(project_root: &Path) -> String {
     lore_core::hash::content_hash(resolved(project_root).to_string_lossy().as_bytes())
-}
-
-/// Takes a backup of `place` into `destination` (or the configured
-/// folder), holding `index_lock` while the gateway's files are read.
-pub fn create(
-    place: &BackupPlace<'_>,
-    store: Option<&dyn KnowledgeStore>,
-    index_lock: &dyn Fn() -> Result<Option<HeldIndex>, ErrorReport>,
-    destination: Option<&str>,
-) -> Result<BackupWritten, ErrorReport> {
-    if place.keep == 0 {
-        return Err(ErrorReport::new(
-            ErrorCode::ConfigError,
-            "gateway.backups.keep must be at least 1",
-        ));
-    }
-    let folder = place.folder(destination)?;
-    std::fs::create_dir_all(&folder).map_err(|e| io_error("cannot create", &folder, e))?;
-    let now = UtcMillis::now();
-    let name = format!("{}{}", archive_prefix(place.project_root), now.to_compact());
-    let target = folder.join(format!("{name}.zip"));
-    if target.exists() {
-        return Err(ErrorReport::new(
-            ErrorCode::Conflict,
-            format!("{} already exists; try again in a second", target.display()),
-        ));
-    }
-    let scratch = tempfile::Builder::new()
-        .prefix(".lore-backup-")
-        .tempdir_in(&folder)
-        .map_err(|e| io_error("cannot write in", &folder, e))?;
-
-    // The gateway's files, while no ingest runs; the store's snapshot in
-    // the same window, so the graph in the store matches the ledgers.
-    let started = Instant::now();
-    let held = loop {
-        match index_lock() {
-            Ok(held) => break held,
-            Err(e) if e.code == ErrorCode::Conflict && started.elapsed() < LOCK_WAIT => {
-                std::thread::sleep(Duration::from_millis(200));
-            }
-            Err(e) => {
-                return Err(ErrorReport::new(
-                    e.code,
-                    format!(
-                        "{} (the backup waited {} s)",
-                        e.message,
-                        LOCK_WAIT.as_secs()
-                    ),
-                ));
-            }
-        }
-    };
-    let mut files: Vec<(String, PathBuf)> = Vec::new();
-    let store_head_tx = match store {
-        Some(store) => {
-            let copy = scratch.path().join(STORE);
-            let head = store.backup_to(&copy).map_err(|e| {
-                ErrorReport::new(ErrorCode::UpstreamError, format!("store snapshot: {e}"))
-            })?;
-            files.push((STORE.to_string(), copy));
-            Some(head)
-        }
-        None => None,
-    };
-    let partial = folder.join(format!(".{name}.zip.partial"));
-    let result = (|| -> Result<Manifest, ErrorReport> {
-        // The gateway's files are copied into the scratch folder first
-        // (the lock is held only that long), then zipped.
-        let live_index = held.as_ref().map(|h| &h.live_files);
-        for (archived, source) in gateway_files(place.gateway_state, live_index) {
-            let copy = scratch.path().join(&archived);
-            if let Some(parent) = copy.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| io_error("cannot create", parent, e))?;
-            }
-            std::fs::copy(&source, &copy).map_err(|e| io_error("cannot copy", &source, e))?;
-            files.push((archived, copy));
-        }
-        drop(held);
-        let mut manifest = Manifest {
-            format: FORMAT.to_string(),
-            created_at: now.to_iso(),
-            lore_version: env!("CARGO_PKG_VERSION").to_string(),
-            project: project_name(place.project_root),
-            project_id: Some(project_id(place.project_root)),
-            store_head_tx,
-            index_run_id: crate::ingest::last_run(place.gateway_state, None)
-                .filter(|r| r.success)
-                .map(|r| r.run_id),
-            files: Vec::new(),
-        };
-        for (archived, copy) in &files {
-            let (bytes, sha256) = sha256_of(copy)?;
-            manifest.files.push(ArchivedFile {
-                path: archived.clone(),
-                bytes,
-                sha256,
-            });
-        }
-        write_zip(&partial, &manifest, &files)?;
-        Ok(manifest)
-    })();
-    let manifest = match result {
-        Ok(manifest) => manifest,
-        Err(e) => {
-            let _ = std::fs::remove_file(&partial);
-            return Err(e);
-        }
-    };
-    std::fs::rename(&partial, &target).map_err(|e| io_error("cannot write", &target, e))?;
-    let bytes = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
-
-    // Retention: the newest `keep` archives of this project stay.
-    let mut removed = Vec::new();
-    let archives = place.archives(&folder);
-    let excess = archives.len().saturating_sub(place.keep as usize);
-    for old in archives.into_iter().take(excess) {
-        if old != target && std::fs::remove_file(&old).is_ok() {
-            removed.push(old.to_string_lossy().into_owned());
-        }
-    }
-    Ok(BackupWritten {
-        archive: target.to_string_lossy().into_owned(),
-        bytes,
-        manifest,
-        removed,
-    })
 }
 
 fn write_zip(

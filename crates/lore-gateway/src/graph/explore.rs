@@ -670,6 +670,40 @@ impl GraphView {
         store: &dyn KnowledgeStore,
         target: &str,
     ) -> Result<TestsOfAnswer, ErrorReport> {
+        let id = self.tests_of_node(target)?;
+        let (label, rest) = parse_id(&id)?;
+        let mut found = Coverage::default();
+        let direction = match label {
+            "TestCase" => {
+                code_covered_by(store, &id, &mut found)?;
+                "covers"
+            }
+            "Code" => {
+                self.tests_of_code(store, &id, rest, &mut found)?;
+                "tests"
+            }
+            "Symbol" => {
+                tests_of_symbol(store, &id, rest, &mut found)?;
+                "tests"
+            }
+            _ => {
+                return Err(ErrorReport::new(
+                    ErrorCode::InvalidRequest,
+                    format!("{id} is a {label}: name a source file, a test or a symbol"),
+                ));
+            }
+        };
+        Ok(TestsOfAnswer {
+            target: id,
+            direction: direction.into(),
+            results: found.closest_first(),
+        })
+    }
+
+    /// The node `tests_of` answers about: `target` as a node id, or the
+    /// file node of a root-relative path; an error when it is empty,
+    /// unknown to the graph, or a file that is neither code nor a test.
+    fn tests_of_node(&self, target: &str) -> Result<String, ErrorReport> {
         let target = target.trim();
         if target.is_empty() {
             return Err(ErrorReport::new(
@@ -699,103 +733,144 @@ impl GraphView {
         if self.describe(&id).is_none() {
             return Err(self.not_found(&id));
         }
-        let (label, rest) = parse_id(&id)?;
-        let incoming =
-            |object: &str, predicate: &str| -> Result<Vec<lore_store::Triple>, ErrorReport> {
-                Ok(page_all(
+        Ok(id)
+    }
+
+    /// The tests of the code file `id` (at `path`): those that import it or
+    /// are named after it, and those that import one of its symbols.
+    fn tests_of_code(
+        &self,
+        store: &dyn KnowledgeStore,
+        id: &str,
+        path: &str,
+        found: &mut Coverage,
+    ) -> Result<(), ErrorReport> {
+        for t in incoming(store, id, "VALIDATES")? {
+            found.note(t.subject, "VALIDATES", None);
+        }
+        if let Some((_, file)) = self.file(path) {
+            for symbol in &file.symbols {
+                for t in incoming(
                     store,
-                    TripleQuery {
-                        object: Some(object.to_string()),
-                        predicate: Some(predicate.to_string()),
-                        ..Default::default()
-                    },
-                    1_000,
-                )?
-                .0)
-            };
-        let mut found: BTreeMap<String, CoverageOut> = BTreeMap::new();
-        let mut note = |node: String, via: &str, symbol: Option<String>| {
-            let path = node
-                .split_once(':')
-                .map(|(_, r)| r.split("::").next().unwrap_or(r).to_string())
-                .unwrap_or_default();
-            let entry = found.entry(node.clone()).or_insert_with(|| CoverageOut {
+                    &symbol_node(path, &symbol.qualified_name),
+                    "EXERCISES",
+                )? {
+                    found.note(t.subject, "EXERCISES", Some(symbol.qualified_name.clone()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The tests of the symbol `id` (`rest` is `path::qualified.name`): those
+/// that import it or the class it belongs to, and those of its file.
+fn tests_of_symbol(
+    store: &dyn KnowledgeStore,
+    id: &str,
+    rest: &str,
+    found: &mut Coverage,
+) -> Result<(), ErrorReport> {
+    let (path, qualified) = rest.split_once("::").unwrap_or((rest, ""));
+    for t in incoming(store, id, "EXERCISES")? {
+        found.note(t.subject, "EXERCISES", Some(qualified.to_string()));
+    }
+    // Tests of the class a method belongs to exercise it too.
+    if let Some((parent, _)) = qualified.rsplit_once('.') {
+        for t in incoming(store, &symbol_node(path, parent), "EXERCISES")? {
+            found.note(t.subject, "EXERCISES", Some(parent.to_string()));
+        }
+    }
+    for t in incoming(store, &format!("Code:{path}"), "VALIDATES")? {
+        found.note(t.subject, "VALIDATES", None);
+    }
+    Ok(())
+}
+
+/// The code the test `id` covers: the files it validates and the symbols
+/// it exercises (noted under their file).
+fn code_covered_by(
+    store: &dyn KnowledgeStore,
+    id: &str,
+    found: &mut Coverage,
+) -> Result<(), ErrorReport> {
+    for predicate in ["VALIDATES", "EXERCISES"] {
+        let (triples, _) = page_all(
+            store,
+            TripleQuery {
+                subject: Some(id.to_string()),
+                predicate: Some(predicate.into()),
+                ..Default::default()
+            },
+            1_000,
+        )?;
+        for t in triples {
+            match t.object.split_once("::") {
+                Some((file, symbol)) if t.object.starts_with("Symbol:") => {
+                    let code = format!("Code:{}", file.trim_start_matches("Symbol:"));
+                    found.note(code, predicate, Some(symbol.to_string()));
+                }
+                _ => found.note(t.object, predicate, None),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The relations `predicate` to `object` (the first 1,000).
+fn incoming(
+    store: &dyn KnowledgeStore,
+    object: &str,
+    predicate: &str,
+) -> Result<Vec<lore_store::Triple>, ErrorReport> {
+    Ok(page_all(
+        store,
+        TripleQuery {
+            object: Some(object.to_string()),
+            predicate: Some(predicate.to_string()),
+            ..Default::default()
+        },
+        1_000,
+    )?
+    .0)
+}
+
+/// The nodes `tests_of` found, by id, with how each is linked.
+#[derive(Default)]
+struct Coverage {
+    found: BTreeMap<String, CoverageOut>,
+}
+
+impl Coverage {
+    /// Notes `node`, linked `via` a predicate (through `symbol`, if any).
+    fn note(&mut self, node: String, via: &str, symbol: Option<String>) {
+        let path = node
+            .split_once(':')
+            .map(|(_, r)| r.split("::").next().unwrap_or(r).to_string())
+            .unwrap_or_default();
+        let entry = self
+            .found
+            .entry(node.clone())
+            .or_insert_with(|| CoverageOut {
                 id: node,
                 path,
                 via: Vec::new(),
                 symbols: Vec::new(),
             });
-            if !entry.via.iter().any(|v| v == via) {
-                entry.via.push(via.to_string());
-            }
-            if let Some(symbol) = symbol
-                && !entry.symbols.contains(&symbol)
-            {
-                entry.symbols.push(symbol);
-            }
-        };
-        let direction = match label {
-            "TestCase" => {
-                for predicate in ["VALIDATES", "EXERCISES"] {
-                    let (triples, _) = page_all(
-                        store,
-                        TripleQuery {
-                            subject: Some(id.clone()),
-                            predicate: Some(predicate.into()),
-                            ..Default::default()
-                        },
-                        1_000,
-                    )?;
-                    for t in triples {
-                        match t.object.split_once("::") {
-                            Some((file, symbol)) if t.object.starts_with("Symbol:") => {
-                                let code = format!("Code:{}", file.trim_start_matches("Symbol:"));
-                                note(code, predicate, Some(symbol.to_string()));
-                            }
-                            _ => note(t.object, predicate, None),
-                        }
-                    }
-                }
-                "covers"
-            }
-            "Code" => {
-                for t in incoming(&id, "VALIDATES")? {
-                    note(t.subject, "VALIDATES", None);
-                }
-                if let Some((_, file)) = self.file(rest) {
-                    for symbol in &file.symbols {
-                        for t in incoming(&symbol_node(rest, &symbol.qualified_name), "EXERCISES")?
-                        {
-                            note(t.subject, "EXERCISES", Some(symbol.qualified_name.clone()));
-                        }
-                    }
-                }
-                "tests"
-            }
-            "Symbol" => {
-                let (path, qualified) = rest.split_once("::").unwrap_or((rest, ""));
-                for t in incoming(&id, "EXERCISES")? {
-                    note(t.subject, "EXERCISES", Some(qualified.to_string()));
-                }
-                // Tests of the class a method belongs to exercise it too.
-                if let Some((parent, _)) = qualified.rsplit_once('.') {
-                    for t in incoming(&symbol_node(path, parent), "EXERCISES")? {
-                        note(t.subject, "EXERCISES", Some(parent.to_string()));
-                    }
-                }
-                for t in incoming(&format!("Code:{path}"), "VALIDATES")? {
-                    note(t.subject, "VALIDATES", None);
-                }
-                "tests"
-            }
-            _ => {
-                return Err(ErrorReport::new(
-                    ErrorCode::InvalidRequest,
-                    format!("{id} is a {label}: name a source file, a test or a symbol"),
-                ));
-            }
-        };
-        let mut results: Vec<CoverageOut> = found.into_values().collect();
+        if !entry.via.iter().any(|v| v == via) {
+            entry.via.push(via.to_string());
+        }
+        if let Some(symbol) = symbol
+            && !entry.symbols.contains(&symbol)
+        {
+            entry.symbols.push(symbol);
+        }
+    }
+
+    /// The nodes found, the closest tests first: linked in more ways,
+    /// then through more symbols, then by path.
+    fn closest_first(self) -> Vec<CoverageOut> {
+        let mut results: Vec<CoverageOut> = self.found.into_values().collect();
         // Imports and names of the symbol first: the closest tests.
         results.sort_by(|a, b| {
             b.via
@@ -804,11 +879,7 @@ impl GraphView {
                 .then_with(|| b.symbols.len().cmp(&a.symbols.len()))
                 .then_with(|| a.path.cmp(&b.path))
         });
-        Ok(TestsOfAnswer {
-            target: id,
-            direction: direction.into(),
-            results,
-        })
+        results
     }
 }
 

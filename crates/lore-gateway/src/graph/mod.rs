@@ -29,12 +29,13 @@
 
 pub mod explore;
 mod packages;
+mod paths;
 pub mod report;
 mod resolve;
 
 pub use packages::PackageFact;
 use resolve::Resolver;
-pub(crate) use resolve::{dir_of, normalize};
+pub(crate) use paths::{dir_of, normalize};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

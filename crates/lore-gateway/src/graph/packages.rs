@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::resolve::{dir_of, normalize};
+use super::paths::{dir_of, normalize};
 
 /// What one manifest declares.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

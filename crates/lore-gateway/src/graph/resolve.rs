@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::packages::Packages;
+use super::paths::{dir_of, normalize};
 use super::{GraphFile, ImportFact, MAX_PACKAGE_FILES, MAX_REEXPORT_DEPTH, SCRIPT_EXTENSIONS};
 use super::{file_node, symbol_node};
 use crate::ingest::classify::ArtifactType;
@@ -30,10 +31,6 @@ pub(super) struct Resolver<'a> {
     packages: Packages,
 }
 
-pub(crate) fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(dir, _)| dir)
-}
-
 fn name_of(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
@@ -46,21 +43,6 @@ fn is_barrel(path: &str) -> bool {
         Some(("index", ext)) => SCRIPT_EXTENSIONS.contains(&ext),
         _ => false,
     }
-}
-
-/// `a/b/../c/./d` → `a/c/d`; `None` when it climbs out of the root.
-pub(crate) fn normalize(path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            other => parts.push(other),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 impl<'a> Resolver<'a> {

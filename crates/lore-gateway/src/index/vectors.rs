@@ -137,79 +137,87 @@ impl VectorLane {
             model: self.provider.model().to_string(),
             ..Default::default()
         };
-        {
-            let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            if state.layout.as_ref() == Some(&layout) {
-                // Nothing new, or nothing the provider can take now: the
-                // index is not walked again.
-                let resting = match state.pending {
-                    0 => None,
-                    _ => self.provider.ready().err(),
-                };
-                if state.pending == 0 || resting.is_some() {
-                    report.chunks = state.vectors.len() + state.pending;
-                    report.pending = state.pending;
-                    report.error = resting;
-                    return Ok(report);
-                }
-            }
+        if self.at_rest(&layout, &mut report) {
+            return Ok(report);
         }
-        // Every live chunk's text hash, and a document to read it from.
-        let mut hashes_by_doc: Vec<Vec<Option<String>>> = Vec::new();
-        let mut first_doc: HashMap<String, DocAddress> = HashMap::new();
-        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-            let column = segment.fast_fields().str("embed_hash").map_err(internal)?;
-            let alive = segment.alive_bitset();
-            let mut hashes = vec![None; segment.max_doc() as usize];
-            if let Some(column) = column {
-                let mut hash = String::new();
-                for doc in 0..segment.max_doc() {
-                    if alive.is_some_and(|a| !a.is_alive(doc)) {
-                        continue;
-                    }
-                    let Some(term) = column.term_ords(doc).next() else {
-                        continue;
-                    };
-                    if column.ord_to_str(term, &mut hash).map_err(internal)? {
-                        first_doc
-                            .entry(hash.clone())
-                            .or_insert(DocAddress::new(ord as u32, doc));
-                        hashes[doc as usize] = Some(hash.clone());
-                    }
-                }
-            }
-            hashes_by_doc.push(hashes);
-        }
-        report.chunks = first_doc.len();
-        let missing: Vec<String> = {
-            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-            state.vectors.retain(|hash, _| first_doc.contains_key(hash));
-            let unknown: Vec<String> = first_doc
-                .keys()
-                .filter(|h| !state.vectors.contains_key(*h))
-                .cloned()
-                .collect();
-            if let Some(store) = store {
-                for batch in unknown.chunks(CACHE_BATCH) {
-                    let cached = store
-                        .cached_vectors(self.provider.model(), batch)
-                        .map_err(|e| ErrorReport::new(e.code(), e.to_string()))?;
-                    for (hash, vector) in cached {
-                        if let Some(vector) = normalized(&vector) {
-                            state.vectors.insert(hash, vector.into());
-                            report.from_cache += 1;
-                        }
-                    }
-                }
-            }
-            unknown
-                .into_iter()
-                .filter(|h| !state.vectors.contains_key(h))
-                .collect()
-        };
-        // Embedded without the lock: searches go on meanwhile.
-        let mut fresh: HashMap<String, Arc<[f32]>> = HashMap::new();
+        let chunks = chunk_hashes(searcher)?;
+        report.chunks = chunks.first_doc.len();
+        let missing = self.take_cached(&chunks.first_doc, store, &mut report)?;
         let wanted = &missing[..missing.len().min(budget)];
+        let fresh = self.embed(searcher, store, wanted, &chunks.first_doc, &mut report)?;
+        self.lay_out(layout, chunks, fresh, &mut report);
+        Ok(report)
+    }
+
+    /// Whether the lane is at `layout`'s generation already and has
+    /// nothing to do now; `report` then says what is pending and why.
+    fn at_rest(&self, layout: &Layout, report: &mut EmbeddingReport) -> bool {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if state.layout.as_ref() == Some(layout) {
+            // Nothing new, or nothing the provider can take now: the
+            // index is not walked again.
+            let resting = match state.pending {
+                0 => None,
+                _ => self.provider.ready().err(),
+            };
+            if state.pending == 0 || resting.is_some() {
+                report.chunks = state.vectors.len() + state.pending;
+                report.pending = state.pending;
+                report.error = resting;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Forgets the vectors of texts no longer in the index, takes the
+    /// store's cached vectors of the texts without one, and returns the
+    /// hashes still without a vector.
+    fn take_cached(
+        &self,
+        first_doc: &HashMap<String, DocAddress>,
+        store: Option<&dyn KnowledgeStore>,
+        report: &mut EmbeddingReport,
+    ) -> Result<Vec<String>, ErrorReport> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.vectors.retain(|hash, _| first_doc.contains_key(hash));
+        let unknown: Vec<String> = first_doc
+            .keys()
+            .filter(|h| !state.vectors.contains_key(*h))
+            .cloned()
+            .collect();
+        if let Some(store) = store {
+            for batch in unknown.chunks(CACHE_BATCH) {
+                let cached = store
+                    .cached_vectors(self.provider.model(), batch)
+                    .map_err(|e| ErrorReport::new(e.code(), e.to_string()))?;
+                for (hash, vector) in cached {
+                    if let Some(vector) = normalized(&vector) {
+                        state.vectors.insert(hash, vector.into());
+                        report.from_cache += 1;
+                    }
+                }
+            }
+        }
+        Ok(unknown
+            .into_iter()
+            .filter(|h| !state.vectors.contains_key(h))
+            .collect())
+    }
+
+    /// The vectors of the texts `wanted` (hashes, read from `first_doc`)
+    /// from the provider, in batches, each batch written to the store's
+    /// cache; a batch the provider refuses ends the run, its reason in
+    /// `report`. Embedded without the lock: searches go on meanwhile.
+    fn embed(
+        &self,
+        searcher: &Searcher,
+        store: Option<&dyn KnowledgeStore>,
+        wanted: &[String],
+        first_doc: &HashMap<String, DocAddress>,
+        report: &mut EmbeddingReport,
+    ) -> Result<HashMap<String, Arc<[f32]>>, ErrorReport> {
+        let mut fresh: HashMap<String, Arc<[f32]>> = HashMap::new();
         for batch in wanted.chunks(self.provider.batch_size().max(1)) {
             let mut texts = Vec::with_capacity(batch.len());
             for hash in batch {
@@ -238,12 +246,25 @@ impl VectorLane {
             }
             report.embedded += batch.len();
         }
+        Ok(fresh)
+    }
+
+    /// Keeps the `fresh` vectors and lays every vector out per document
+    /// for `layout`'s generation, counting the texts still pending.
+    fn lay_out(
+        &self,
+        layout: Layout,
+        chunks: ChunkHashes,
+        fresh: HashMap<String, Arc<[f32]>>,
+        report: &mut EmbeddingReport,
+    ) {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.vectors.extend(fresh);
         let LaneState {
             vectors, by_doc, ..
         } = &mut *state;
-        *by_doc = hashes_by_doc
+        *by_doc = chunks
+            .by_doc
             .into_iter()
             .map(|segment| {
                 segment
@@ -252,13 +273,13 @@ impl VectorLane {
                     .collect()
             })
             .collect();
-        report.pending = first_doc
+        report.pending = chunks
+            .first_doc
             .keys()
             .filter(|h| !state.vectors.contains_key(*h))
             .count();
         state.pending = report.pending;
         state.layout = Some(layout);
-        Ok(report)
     }
 
     /// The text a stored chunk was embedded by.
@@ -320,6 +341,49 @@ impl VectorLane {
         };
         Ok(Some(lore_search::vectors::top_k(scored, limit)))
     }
+}
+
+/// Every live chunk's text hash in one generation of the index.
+struct ChunkHashes {
+    /// Per segment, per document: its text hash (none for a deleted
+    /// document or one without).
+    by_doc: Vec<Vec<Option<String>>>,
+    /// Each distinct hash, with a document to read its text from.
+    first_doc: HashMap<String, DocAddress>,
+}
+
+/// Every live chunk's text hash in `searcher`'s generation, and a
+/// document to read it from.
+fn chunk_hashes(searcher: &Searcher) -> Result<ChunkHashes, ErrorReport> {
+    let mut hashes_by_doc: Vec<Vec<Option<String>>> = Vec::new();
+    let mut first_doc: HashMap<String, DocAddress> = HashMap::new();
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        let column = segment.fast_fields().str("embed_hash").map_err(internal)?;
+        let alive = segment.alive_bitset();
+        let mut hashes = vec![None; segment.max_doc() as usize];
+        if let Some(column) = column {
+            let mut hash = String::new();
+            for doc in 0..segment.max_doc() {
+                if alive.is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
+                }
+                let Some(term) = column.term_ords(doc).next() else {
+                    continue;
+                };
+                if column.ord_to_str(term, &mut hash).map_err(internal)? {
+                    first_doc
+                        .entry(hash.clone())
+                        .or_insert(DocAddress::new(ord as u32, doc));
+                    hashes[doc as usize] = Some(hash.clone());
+                }
+            }
+        }
+        hashes_by_doc.push(hashes);
+    }
+    Ok(ChunkHashes {
+        by_doc: hashes_by_doc,
+        first_doc,
+    })
 }
 
 /// The index a lane ranks: its reader, reloaded.

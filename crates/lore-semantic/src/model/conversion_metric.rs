@@ -9,7 +9,7 @@ use lore_core::limits::SqlLimits;
 use serde::{Deserialize, Serialize};
 
 use super::expr::{SqlExpr, is_aggregate};
-use super::validate::time_column;
+use super::time::time_column;
 use super::{MeasureSpec, SemanticModel, SourceSpec, parse_span};
 use crate::dialect::Granularity;
 
@@ -181,15 +181,50 @@ pub(super) fn validate(
             "a conversion measure cannot also be cumulative, offset or non-additive".into(),
         );
     }
-    // The plain measures of a source, for messages.
-    let measures_of = |spec: &SourceSpec| {
-        spec.measures
-            .iter()
-            .filter(|x| x.conversion.is_none())
-            .map(|x| x.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let base = base_measure(c, source)?;
+    let (base_expr, base_filter) = plain_measure(base, "base")?;
+    let (conversion_source, measure) = conversion_measure(c, source, by_name, all)?;
+    let (expr, filter) = plain_measure(measure, "conversion")?;
+    let target = &all[conversion_source].1;
+    let entity = column_pair(&c.entity, "entity", source, target)?;
+    let mut constant = Vec::new();
+    for p in &c.constant {
+        constant.push(column_pair(p, "constant", source, target)?);
+    }
+    let time = time_columns(c.time.as_ref(), source, target, field)?;
+    let window = c.window.as_deref().map(parse_span).transpose()?;
+    Ok((
+        base_expr,
+        base_filter,
+        Conversion {
+            base: base.name.clone(),
+            source: conversion_source,
+            measure: measure.name.clone(),
+            expr,
+            filter,
+            entity,
+            time,
+            window,
+            calculation: c.calculation.unwrap_or_default(),
+            constant,
+            fill_nulls_with: c.fill_nulls_with,
+        },
+    ))
+}
+
+/// The plain measures of a source, for messages.
+fn measures_of(spec: &SourceSpec) -> String {
+    spec.measures
+        .iter()
+        .filter(|x| x.conversion.is_none())
+        .map(|x| x.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The base measure: a measure of the conversion measure's own `source`
+/// (named alone, or as `source.measure`).
+fn base_measure<'a>(c: &ConversionSpec, source: &'a SourceSpec) -> Result<&'a MeasureSpec, String> {
     let base_name = match c.base.split_once('.') {
         Some((s, b)) if s == source.name => b,
         Some(_) => {
@@ -200,14 +235,27 @@ pub(super) fn validate(
         }
         None => c.base.as_str(),
     };
-    let Some(base) = source.measures.iter().find(|x| x.name == base_name) else {
-        return Err(format!(
-            "base: no measure `{base_name}` in `{}` (its measures: {})",
-            source.name,
-            measures_of(source)
-        ));
-    };
-    let (base_expr, base_filter) = plain_measure(base, "base")?;
+    source
+        .measures
+        .iter()
+        .find(|x| x.name == base_name)
+        .ok_or_else(|| {
+            format!(
+                "base: no measure `{base_name}` in `{}` (its measures: {})",
+                source.name,
+                measures_of(source)
+            )
+        })
+}
+
+/// The conversion measure, with the index of its source: `source.measure`
+/// of any source, or a measure of the conversion measure's own `source`.
+fn conversion_measure<'a>(
+    c: &ConversionSpec,
+    source: &SourceSpec,
+    by_name: &HashMap<String, usize>,
+    all: &'a [(PathBuf, SourceSpec)],
+) -> Result<(usize, &'a MeasureSpec), String> {
     let (conversion_source, measure_name) = match c.conversion.split_once('.') {
         Some((s, x)) => match by_name.get(s) {
             Some(&i) => (i, x),
@@ -231,59 +279,54 @@ pub(super) fn validate(
             measures_of(target)
         ));
     };
-    let (expr, filter) = plain_measure(measure, "conversion")?;
+    Ok((conversion_source, measure))
+}
+
+/// A column pair (`what`: entity, constant) as (the base column, the
+/// conversion column), each a column of its side's source.
+fn column_pair(
+    p: &ColumnPair,
+    what: &str,
+    source: &SourceSpec,
+    target: &SourceSpec,
+) -> Result<(String, String), String> {
     let has = |spec: &SourceSpec, column: &str| spec.columns.iter().any(|x| x.name == column);
-    let pair = |p: &ColumnPair, what: &str| -> Result<(String, String), String> {
-        let (b, v) = p.sides();
-        if !has(source, b) {
-            return Err(format!(
-                "{what}: `{b}` is not a column of `{}` (the base side)",
-                source.name
-            ));
-        }
-        if !has(target, v) {
-            return Err(format!(
-                "{what}: `{v}` is not a column of `{}` (the conversion side); name each side's column as {{ base: …, conversion: … }}",
-                target.name
-            ));
-        }
-        Ok((b.to_string(), v.to_string()))
-    };
-    let entity = pair(&c.entity, "entity")?;
-    let mut constant = Vec::new();
-    for p in &c.constant {
-        constant.push(pair(p, "constant")?);
+    let (b, v) = p.sides();
+    if !has(source, b) {
+        return Err(format!(
+            "{what}: `{b}` is not a column of `{}` (the base side)",
+            source.name
+        ));
     }
-    let (base_time, conversion_time) = match &c.time {
+    if !has(target, v) {
+        return Err(format!(
+            "{what}: `{v}` is not a column of `{}` (the conversion side); name each side's column as {{ base: …, conversion: … }}",
+            target.name
+        ));
+    }
+    Ok((b.to_string(), v.to_string()))
+}
+
+/// Each side's time column: the one `time` names, else the source's
+/// default time column.
+fn time_columns(
+    time: Option<&ColumnPair>,
+    source: &SourceSpec,
+    target: &SourceSpec,
+    field: &str,
+) -> Result<(String, String), String> {
+    let (base_time, conversion_time) = match time {
         Some(p) => {
             let (b, v) = p.sides();
             (Some(b.to_string()), Some(v.to_string()))
         }
         None => (None, None),
     };
-    let time = (
+    Ok((
         time_column(base_time.as_ref(), source, field)
             .map_err(|e| format!("time (the base side, `{}`): {e}", source.name))?,
         time_column(conversion_time.as_ref(), target, field)
             .map_err(|e| format!("time (the conversion side, `{}`): {e}", target.name))?,
-    );
-    let window = c.window.as_deref().map(parse_span).transpose()?;
-    Ok((
-        base_expr,
-        base_filter,
-        Conversion {
-            base: base.name.clone(),
-            source: conversion_source,
-            measure: measure.name.clone(),
-            expr,
-            filter,
-            entity,
-            time,
-            window,
-            calculation: c.calculation.unwrap_or_default(),
-            constant,
-            fill_nulls_with: c.fill_nulls_with,
-        },
     ))
 }
 

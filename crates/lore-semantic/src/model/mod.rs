@@ -78,7 +78,9 @@
 mod cache;
 mod conversion_metric;
 pub mod expr;
+pub mod join_paths;
 mod load;
+mod time;
 mod validate;
 pub(crate) use validate::SUBQUERY_IN_MEASURE;
 
@@ -676,14 +678,14 @@ pub struct SemanticModel {
     by_name: HashMap<String, usize>,
     /// The joins as a graph, built on first use and kept with the model
     /// (cached models are compiled against many times).
-    join_graph: std::sync::OnceLock<crate::planner::paths::JoinGraph>,
+    join_graph: std::sync::OnceLock<join_paths::JoinGraph>,
 }
 
 impl SemanticModel {
     /// The model's join graph.
-    pub(crate) fn join_graph(&self) -> &crate::planner::paths::JoinGraph {
+    pub(crate) fn join_graph(&self) -> &join_paths::JoinGraph {
         self.join_graph
-            .get_or_init(|| crate::planner::paths::JoinGraph::new(self))
+            .get_or_init(|| join_paths::JoinGraph::new(self))
     }
 
     /// The index of the source named `name`.

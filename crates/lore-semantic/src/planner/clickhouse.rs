@@ -232,6 +232,9 @@ struct Joined {
     on: Option<Expr>,
 }
 
+/// Rewrites a joining `SELECT`'s `FROM` as a chain of single joins over
+/// renamed columns (see the module docs); a `SELECT` without joins is
+/// left as it is.
 fn flatten_select(select: &mut Select) -> Result<(), SemanticError> {
     if select.from.len() > 1 {
         return Err(unsupported("a comma join cannot be rendered"));
@@ -242,18 +245,9 @@ fn flatten_select(select: &mut Select) -> Result<(), SemanticError> {
     if table.joins.is_empty() {
         return Ok(());
     }
-    let alias_of = |factor: &TableFactor| -> Result<String, SemanticError> {
-        match factor {
-            TableFactor::Table { alias: Some(a), .. }
-            | TableFactor::Derived { alias: Some(a), .. } => Ok(a.name.value.clone()),
-            other => Err(unsupported(format!(
-                "the joined relation `{other}` has no alias"
-            ))),
-        }
-    };
-    let mut aliases = vec![alias_of(&table.relation)?];
+    let mut aliases = vec![relation_alias(&table.relation)?];
     for join in &table.joins {
-        aliases.push(alias_of(&join.relation)?);
+        aliases.push(relation_alias(&join.relation)?);
     }
     let mut renamer = Renamer {
         aliases: &aliases,
@@ -265,14 +259,45 @@ fn flatten_select(select: &mut Select) -> Result<(), SemanticError> {
     let Some(table) = select.from.first() else {
         return Ok(());
     };
-    let without_alias = |factor: &TableFactor| -> String {
-        let mut bare = factor.clone();
-        match &mut bare {
-            TableFactor::Table { alias, .. } | TableFactor::Derived { alias, .. } => *alias = None,
-            _ => {}
-        }
-        bare.to_string()
+    let joined = joined_relations(table, &aliases)?;
+    let left = chain_joins(&joined, &used);
+    let parsed = parse_query(&format!("SELECT 1 FROM {left}"))?;
+    let SetExpr::Select(mut parsed) = *parsed.body else {
+        return Err(unsupported("the flattened joins did not parse"));
     };
+    let from: Vec<TableWithJoins> = std::mem::take(&mut parsed.from);
+    select.from = from;
+    Ok(())
+}
+
+/// The alias of a relation in a joining `SELECT`, which each must have.
+fn relation_alias(factor: &TableFactor) -> Result<String, SemanticError> {
+    match factor {
+        TableFactor::Table { alias: Some(a), .. } | TableFactor::Derived { alias: Some(a), .. } => {
+            Ok(a.name.value.clone())
+        }
+        other => Err(unsupported(format!(
+            "the joined relation `{other}` has no alias"
+        ))),
+    }
+}
+
+/// A relation as SQL text, without its alias.
+fn without_alias(factor: &TableFactor) -> String {
+    let mut bare = factor.clone();
+    match &mut bare {
+        TableFactor::Table { alias, .. } | TableFactor::Derived { alias, .. } => *alias = None,
+        _ => {}
+    }
+    bare.to_string()
+}
+
+/// The relations of `table` (named by `aliases`, in order) with how each
+/// is joined; an error for joins and constraints 18.x cannot run.
+fn joined_relations(
+    table: &TableWithJoins,
+    aliases: &[String],
+) -> Result<Vec<Joined>, SemanticError> {
     let mut joined = vec![Joined {
         alias: aliases[0].clone(),
         relation: without_alias(&table.relation),
@@ -306,52 +331,65 @@ fn flatten_select(select: &mut Select) -> Result<(), SemanticError> {
             on,
         });
     }
-    let columns_of = |alias: &str| -> Vec<String> {
-        used.iter()
-            .find(|(a, _)| a == alias)
-            .map(|(_, cols)| cols.clone())
-            .unwrap_or_default()
-    };
-    // Each relation, its columns renamed to their unique names.
-    let projected = |j: &Joined| -> String {
-        let mut columns: Vec<String> = columns_of(&j.alias)
-            .iter()
-            .map(|c| format!("{} AS {}", quoted(c), quoted(&flat_name(&j.alias, c))))
-            .collect();
-        if columns.is_empty() {
-            columns.push(format!("1 AS {}", quoted(&flat_name(&j.alias, ""))));
-        }
-        format!(
-            "(SELECT {} FROM {}) AS {}",
-            columns.join(", "),
-            j.relation,
-            quoted(&j.alias)
-        )
-    };
-    let join_text = |left: String, left_alias: &str, j: &Joined| -> String {
-        let mut text = format!(
-            "{left} {} {}",
-            j.operator.unwrap_or("CROSS JOIN"),
-            projected(j)
-        );
-        if let Some(on) = &j.on {
-            let mut on = on.clone();
-            let _ = on.visit(&mut Sides {
-                right_alias: &j.alias,
-                right_names: columns_of(&j.alias)
-                    .iter()
-                    .map(|c| flat_name(&j.alias, c))
-                    .collect(),
-                left: left_alias,
-            });
-            text.push_str(&format!(" ON {on}"));
-        }
-        text
-    };
-    let mut left = projected(&joined[0]);
+    Ok(joined)
+}
+
+/// The columns the `SELECT` reads of the relation `alias` (as the
+/// [`Renamer`] found them).
+fn columns_of(used: &[(String, Vec<String>)], alias: &str) -> Vec<String> {
+    used.iter()
+        .find(|(a, _)| a == alias)
+        .map(|(_, cols)| cols.clone())
+        .unwrap_or_default()
+}
+
+/// A relation, its columns renamed to their unique names.
+fn projected(used: &[(String, Vec<String>)], j: &Joined) -> String {
+    let mut columns: Vec<String> = columns_of(used, &j.alias)
+        .iter()
+        .map(|c| format!("{} AS {}", quoted(c), quoted(&flat_name(&j.alias, c))))
+        .collect();
+    if columns.is_empty() {
+        columns.push(format!("1 AS {}", quoted(&flat_name(&j.alias, ""))));
+    }
+    format!(
+        "(SELECT {} FROM {}) AS {}",
+        columns.join(", "),
+        j.relation,
+        quoted(&j.alias)
+    )
+}
+
+/// `left` (named `left_alias`) joined to the relation `j`, its condition's
+/// names qualified by the side that holds them.
+fn join_text(used: &[(String, Vec<String>)], left: String, left_alias: &str, j: &Joined) -> String {
+    let mut text = format!(
+        "{left} {} {}",
+        j.operator.unwrap_or("CROSS JOIN"),
+        projected(used, j)
+    );
+    if let Some(on) = &j.on {
+        let mut on = on.clone();
+        let _ = on.visit(&mut Sides {
+            right_alias: &j.alias,
+            right_names: columns_of(used, &j.alias)
+                .iter()
+                .map(|c| flat_name(&j.alias, c))
+                .collect(),
+            left: left_alias,
+        });
+        text.push_str(&format!(" ON {on}"));
+    }
+    text
+}
+
+/// The joins nested left to right, one per level, each level passing on
+/// every column of the relations joined so far: the new `FROM` as text.
+fn chain_joins(joined: &[Joined], used: &[(String, Vec<String>)]) -> String {
+    let mut left = projected(used, &joined[0]);
     let mut left_alias = joined[0].alias.clone();
     for (level, j) in joined.iter().enumerate().skip(1) {
-        let joined_here = join_text(left, &left_alias, j);
+        let joined_here = join_text(used, left, &left_alias, j);
         if level + 1 == joined.len() {
             left = joined_here;
             break;
@@ -359,7 +397,7 @@ fn flatten_select(select: &mut Select) -> Result<(), SemanticError> {
         // Pass on every column of the relations joined so far.
         let mut passed: Vec<String> = Vec::new();
         for earlier in joined.iter().take(level + 1) {
-            let mut columns = columns_of(&earlier.alias);
+            let mut columns = columns_of(used, &earlier.alias);
             if columns.is_empty() {
                 columns.push(String::new());
             }
@@ -376,13 +414,7 @@ fn flatten_select(select: &mut Select) -> Result<(), SemanticError> {
             quoted(&left_alias)
         );
     }
-    let parsed = parse_query(&format!("SELECT 1 FROM {left}"))?;
-    let SetExpr::Select(mut parsed) = *parsed.body else {
-        return Err(unsupported("the flattened joins did not parse"));
-    };
-    let from: Vec<TableWithJoins> = std::mem::take(&mut parsed.from);
-    select.from = from;
-    Ok(())
+    left
 }
 
 #[cfg(test)]

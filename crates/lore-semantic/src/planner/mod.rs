@@ -24,7 +24,6 @@ mod clickhouse;
 mod conversion_metric;
 mod cumulative_offset;
 mod non_additive;
-pub mod paths;
 mod render;
 mod resolve;
 mod sql;

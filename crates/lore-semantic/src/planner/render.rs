@@ -8,12 +8,12 @@
 use std::collections::HashMap;
 
 use super::cumulative_offset::{Running, SPINE_DAY, note as cumulative_note, reduction, running};
-use super::paths::Step;
 use super::sql::{Renderer, Tree};
 use super::{CompiledQuery, GroupPlan, OutputColumn, Resolved};
 use crate::dialect::Dialect;
 use crate::error::SemanticError;
 use crate::model::SemanticModel;
+use crate::model::join_paths::Step;
 
 /// The join paths of a tree, one line per leaf (`a -> b -> c`).
 pub(super) fn path_text(model: &SemanticModel, tree: &Tree) -> Vec<String> {

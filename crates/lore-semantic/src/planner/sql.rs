@@ -12,10 +12,10 @@ use sqlparser::ast::{
 };
 
 use super::Resolved;
-use super::paths::{JoinGraph, Step};
 use crate::dialect::{Dialect, Granularity};
 use crate::error::SemanticError;
 use crate::model::expr::{AGGREGATES, raw, rewrite};
+use crate::model::join_paths::{JoinGraph, Step};
 use crate::model::{Cardinality, Relation, SemanticModel};
 
 /// The sources one aggregating CTE joins, with their aliases.

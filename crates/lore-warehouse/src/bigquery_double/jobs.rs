@@ -11,7 +11,7 @@ use rusqlite::types::Value as Cell;
 use serde_json::{Value, json};
 
 use super::fixture::{self, FieldType};
-use super::server::{dataset_denied, google_error};
+use super::google::{dataset_denied, google_error};
 use super::{Job, MIN_BILLED_PER_TABLE, PROJECT, Shared, sql};
 
 pub(super) async fn query(state: &Shared, project: &str, request: Option<&Value>) -> (u16, Value) {

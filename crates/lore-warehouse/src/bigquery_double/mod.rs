@@ -27,6 +27,7 @@
 mod database;
 pub mod discovery;
 pub mod fixture;
+mod google;
 mod jobs;
 mod server;
 pub mod sql;

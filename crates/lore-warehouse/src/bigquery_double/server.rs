@@ -3,13 +3,13 @@
 //! checks every exchange against the discovery document.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use super::google::{dataset_denied, google_error};
 use super::jobs::{cancel, query, results};
 use super::token::token;
 use super::{Exchange, PROJECT, Shared};
@@ -21,23 +21,6 @@ fn json_response(status: u16, body: Value) -> Response {
         body.to_string(),
     )
         .into_response()
-}
-
-/// Google's error envelope.
-pub(super) fn google_error(status: u16, reason: &str, message: &str) -> Value {
-    let status_name = match status {
-        400 => "INVALID_ARGUMENT",
-        401 => "UNAUTHENTICATED",
-        403 => "PERMISSION_DENIED",
-        404 => "NOT_FOUND",
-        _ => "INTERNAL",
-    };
-    json!({"error": {
-        "code": status,
-        "message": message,
-        "errors": [{"message": message, "domain": "global", "reason": reason}],
-        "status": status_name,
-    }})
 }
 
 pub(super) async fn handle(
@@ -177,23 +160,6 @@ fn validate(
         .lock()
         .expect("violations")
         .extend(problems.into_iter().map(|p| format!("{call}: {p}")));
-}
-
-pub(super) fn now_seconds() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
-
-/// Whether a dataset is hidden from the service account altogether.
-pub(super) fn dataset_denied(state: &Shared, dataset: &str) -> bool {
-    let mut tables = state
-        .tables
-        .values()
-        .filter(|t| t.dataset == dataset)
-        .peekable();
-    tables.peek().is_some() && tables.all(|t| t.denied)
 }
 
 fn datasets(state: &Shared, project: &str) -> (u16, Value) {

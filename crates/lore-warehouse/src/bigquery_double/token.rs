@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use base64::Engine;
 use serde_json::{Value, json};
 
-use super::server::now_seconds;
+use super::google::now_seconds;
 use super::{KEY_JSON, Shared};
 
 /// The OAuth token endpoint: a JWT bearer grant signed with the test key.

@@ -63,6 +63,9 @@ pub struct QueryResult {
     pub bytes_processed: Option<u64>,
 }
 
+/// The most rows one query may return.
+pub const MAX_ROWS_LIMIT: usize = 10_000;
+
 impl QueryResult {
     /// Why the rows stopped and how to get the rest, when they were cut;
     /// `max_rows` is the row cap the query ran with.
@@ -77,10 +80,10 @@ impl QueryResult {
         self.truncated.then(|| {
             format!(
                 "Only the first {max_rows} rows are shown. Aggregate, filter or add ORDER BY … LIMIT to see what matters{}.",
-                if max_rows < crate::execute::MAX_ROWS_LIMIT {
+                if max_rows < MAX_ROWS_LIMIT {
                     format!(
                         ", or raise maxRows (up to {})",
-                        crate::execute::MAX_ROWS_LIMIT
+                        MAX_ROWS_LIMIT
                     )
                 } else {
                     String::new()

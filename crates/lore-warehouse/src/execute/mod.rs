@@ -17,14 +17,12 @@ use lore_core::project::Project;
 use serde::Serialize;
 
 pub use crate::connector::value::{BLOB_MARKER, MAX_SAFE_INTEGER};
-pub use crate::connector::{Connector, QueryResult, RowLimit, ServerInfo};
+pub use crate::connector::{Connector, MAX_ROWS_LIMIT, QueryResult, RowLimit, ServerInfo};
 pub use crate::error::WarehouseError;
 use crate::guard::{SqlDialect, check_read_only};
 
 /// Rows returned when the caller does not say.
 pub const DEFAULT_MAX_ROWS: usize = 1000;
-/// The most rows one query may return.
-pub const MAX_ROWS_LIMIT: usize = 10_000;
 
 /// A configured connection as agents see it (never with secrets).
 #[derive(Debug, Clone, PartialEq, Serialize)]

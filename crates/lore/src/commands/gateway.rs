@@ -251,14 +251,6 @@ fn plain(value: &serde_json::Value) -> String {
     }
 }
 
-/// Who runs a command, as votes and logs name them: `cli:<user>`.
-pub(super) fn cli_actor() -> String {
-    std::env::var("USER")
-        .ok()
-        .filter(|u| !u.trim().is_empty())
-        .map_or_else(|| "cli".to_string(), |u| format!("cli:{u}"))
-}
-
 pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Result<()> {
     let project = super::load_project(project_dir)?;
     match command {
@@ -278,7 +270,7 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
                 vote,
                 note,
                 context: None,
-                voter: cli_actor(),
+                voter: super::cli_actor(),
             };
             submit_feedback(&project, feedback, json)
         }

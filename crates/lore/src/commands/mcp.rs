@@ -57,7 +57,8 @@ pub enum McpCommand {
 pub struct ToolsetArgs {
     /// Serve only these toolsets, comma-separated: analytics, memory, gateway
     /// (default: mcp.toolsets in lore.yaml, else analytics, memory, and
-    /// gateway when gateway.roots is set).
+    /// gateway when gateway.roots is set; gateway alone with roots and no
+    /// connection).
     #[arg(long, value_delimiter = ',', value_name = "TOOLSETS")]
     pub toolsets: Vec<String>,
 }
@@ -547,46 +548,12 @@ fn bind_error(host: &str, port: u16, e: std::io::Error) -> anyhow::Error {
     }
 }
 
+/// `lore mcp start`: serves in this terminal (`--foreground`) or starts the
+/// server in the background and waits until it answers.
 fn start(project: &Project, args: &StartArgs) -> anyhow::Result<()> {
     let plan = Plan::new(project, &args.http)?;
-    match daemon::liveness(project) {
-        Liveness::Running { state, health } => {
-            let same = normalize_host(&state.host) == plan.host
-                && state.port == plan.port
-                && state.token_auth == plan.token_auth();
-            if health.is_none() {
-                bail!(
-                    "the server recorded in {} (pid {}) is alive but does not answer at {}; run `lore mcp stop` first",
-                    daemon::state_path(project).display(),
-                    state.pid,
-                    state.url
-                );
-            }
-            if same {
-                println!(
-                    "Lore MCP server already running at {} (pid {}).",
-                    state.url, state.pid
-                );
-                return Ok(());
-            }
-            bail!(
-                "a Lore MCP server already runs for this project at {} (pid {}, token auth {}); it differs from what you asked ({}:{}, token auth {}): run `lore mcp stop` first",
-                state.url,
-                state.pid,
-                on_off(state.token_auth),
-                plan.host,
-                plan.port,
-                on_off(plan.token_auth())
-            );
-        }
-        Liveness::Stale(state) => {
-            let _ = std::fs::remove_file(daemon::state_path(project));
-            eprintln!(
-                "note: removed stale state of pid {} (it was not running)",
-                state.pid
-            );
-        }
-        Liveness::Stopped => {}
+    if already_running(project, &plan)? {
+        return Ok(());
     }
     if args.foreground {
         return serve_plan(project, plan, true, |url| {
@@ -607,6 +574,74 @@ fn start(project: &Project, args: &StartArgs) -> anyhow::Result<()> {
         .open(&log_path)
         .with_context(|| format!("cannot open {}", log_path.display()))?;
     let log_start = log.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut command = background_command(project, &plan, args)?;
+    command
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log);
+    detach(&mut command);
+    let started = Instant::now();
+    let child = command
+        .spawn()
+        .context("cannot start the background server")?;
+    wait_until_ready(project, child, &log_path, log_start, started)
+}
+
+/// Settles the server recorded for the project before one is started:
+/// true when the one asked for already runs (and says so), an error when
+/// a different one runs or one is alive but does not answer; a stale
+/// record is removed.
+fn already_running(project: &Project, plan: &Plan) -> anyhow::Result<bool> {
+    match daemon::liveness(project) {
+        Liveness::Running { state, health } => {
+            let same = normalize_host(&state.host) == plan.host
+                && state.port == plan.port
+                && state.token_auth == plan.token_auth();
+            if health.is_none() {
+                bail!(
+                    "the server recorded in {} (pid {}) is alive but does not answer at {}; run `lore mcp stop` first",
+                    daemon::state_path(project).display(),
+                    state.pid,
+                    state.url
+                );
+            }
+            if same {
+                println!(
+                    "Lore MCP server already running at {} (pid {}).",
+                    state.url, state.pid
+                );
+                return Ok(true);
+            }
+            bail!(
+                "a Lore MCP server already runs for this project at {} (pid {}, token auth {}); it differs from what you asked ({}:{}, token auth {}): run `lore mcp stop` first",
+                state.url,
+                state.pid,
+                on_off(state.token_auth),
+                plan.host,
+                plan.port,
+                on_off(plan.token_auth())
+            );
+        }
+        Liveness::Stale(state) => {
+            let _ = std::fs::remove_file(daemon::state_path(project));
+            eprintln!(
+                "note: removed stale state of pid {} (it was not running)",
+                state.pid
+            );
+        }
+        Liveness::Stopped => {}
+    }
+    Ok(false)
+}
+
+/// The `lore mcp serve --daemon` command that serves `plan` in the
+/// background: the same options, the token in its environment only when
+/// one was passed, and the log level a daemon writes at.
+fn background_command(
+    project: &Project,
+    plan: &Plan,
+    args: &StartArgs,
+) -> anyhow::Result<std::process::Command> {
     let exe = std::env::current_exe().context("cannot find the lore executable")?;
     let mut command = std::process::Command::new(exe);
     command
@@ -630,19 +665,24 @@ fn start(project: &Project, args: &StartArgs) -> anyhow::Result<()> {
     if std::env::var_os("LORE_LOG").is_none() {
         command.env("LORE_LOG", "info,rmcp=warn");
     }
-    command
-        .stdin(Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log);
-    detach(&mut command);
-    let started = Instant::now();
-    let mut child = command
-        .spawn()
-        .context("cannot start the background server")?;
+    Ok(command)
+}
+
+/// Waits until the background server (`child`, logging to `log_path`
+/// from `log_start` on) answers `/health`, then says where it runs; an
+/// error with the log's first error when it exits first, and it is
+/// stopped when it does not answer within [`START_TIMEOUT`].
+fn wait_until_ready(
+    project: &Project,
+    mut child: std::process::Child,
+    log_path: &Path,
+    log_start: u64,
+    started: Instant,
+) -> anyhow::Result<()> {
     let pid = child.id();
     loop {
         if let Some(status) = child.try_wait()? {
-            let reason = first_error_since(&log_path, log_start)
+            let reason = first_error_since(log_path, log_start)
                 .unwrap_or_else(|| format!("it exited with {status}"));
             bail!(
                 "the server did not start: {reason} (log: {})",

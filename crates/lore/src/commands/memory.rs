@@ -470,7 +470,7 @@ fn ingest(
     // The same path as memory_ingest: the run starts, then its status is
     // polled, each stage shown as it is reached.
     let run_id = service
-        .start(request, &super::gateway::cli_actor())
+        .start(request, &super::cli_actor())
         .map_err(|e| super::coded(&e))?;
     let mut shown = String::new();
     let status = loop {

@@ -97,3 +97,11 @@ pub fn block_on<F: std::future::Future>(future: F) -> anyhow::Result<F::Output> 
         .context("cannot start the async runtime")?;
     Ok(runtime.block_on(future))
 }
+
+/// Who runs a command, as votes and logs name them: `cli:<user>`.
+pub(super) fn cli_actor() -> String {
+    std::env::var("USER")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .map_or_else(|| "cli".to_string(), |u| format!("cli:{u}"))
+}

@@ -144,8 +144,7 @@ pub fn run(command: RecipeCommand, gateway: Gateway) -> anyhow::Result<()> {
             // The service runs the recipe; its steps are the gateway's
             // calls, their arguments prepared as an agent's are.
             let gateway = std::sync::Arc::new(gateway);
-            let steps =
-                GatewayCalls::new(std::sync::Arc::clone(&gateway), super::gateway::cli_actor());
+            let steps = GatewayCalls::new(std::sync::Arc::clone(&gateway), super::cli_actor());
             let run = super::block_on(run_named(
                 &gateway,
                 request,

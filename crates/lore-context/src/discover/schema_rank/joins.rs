@@ -1,11 +1,11 @@
-//! How joins move tables' scores (rule 2 of [`super::score`]): a table
+//! How joins move tables' scores (rule 2 of `score.rs`): a table
 //! gets a share of its best joined neighbour's, a bridge between two of
 //! the best tables ranks with them, best tables joining each other gain;
 //! and the rest of a small schema is listed below everything found.
 
 use super::dense::DenseMap;
 use super::model::SchemaModel;
-use super::score::{Evidence, Weights};
+use super::weights::Weights;
 
 /// The `n` best-scored tables, best first.
 pub(super) fn best_of(scores: impl Iterator<Item = (u32, f32)>, n: usize) -> Vec<(u32, f32)> {
@@ -56,10 +56,10 @@ pub(super) fn list_the_rest(model: &SchemaModel, scores: &mut DenseMap<f32>) -> 
 pub(super) fn with_joins(
     model: &SchemaModel,
     w: &Weights,
-    tables: &DenseMap<Evidence>,
+    found: &[u32],
+    own: impl Fn(u32) -> f32,
     scores: &mut DenseMap<f32>,
 ) {
-    let own = |t: u32| tables.get(t).map_or(0.0, |e| e.score);
     let score = |t: u32, share: f32| {
         let neighbour = model.links[t as usize]
             .iter()
@@ -69,11 +69,11 @@ pub(super) fn with_joins(
         copy * (own(t) + share * neighbour)
     };
     // The tables holding a query word, and the tables they join.
-    for &t in tables.keys() {
+    for &t in found {
         scores.entry(t, score(t, w.neighbour));
     }
     if w.neighbour_only > 0.0 {
-        for &t in tables.keys() {
+        for &t in found {
             for link in &model.links[t as usize] {
                 if !scores.contains(link.other) {
                     scores.entry(link.other, score(link.other, w.neighbour_only));

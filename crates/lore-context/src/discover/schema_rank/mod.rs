@@ -8,6 +8,7 @@ mod dense;
 mod joins;
 mod model;
 mod score;
+mod weights;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -18,6 +18,7 @@
 pub mod bounds;
 mod filing;
 pub mod llm;
+mod measure_filing;
 pub mod measures;
 pub mod plan;
 pub mod run;

@@ -60,27 +60,8 @@ pub const WRITE_PERMISSIONS: [&str; 3] = [
 /// not set.
 pub const CREDENTIALS_VARIABLE: &str = "GOOGLE_APPLICATION_CREDENTIALS";
 
-/// An identifier in backticks, with backticks and backslashes escaped.
-pub fn quote_ident(name: &str) -> String {
-    format!("`{}`", name.replace('\\', "\\\\").replace('`', "\\`"))
-}
-
-/// A string literal in single quotes, with quotes and backslashes escaped.
-pub fn quote_literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('\'');
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            _ => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
+// BigQuery's quoting is the dialect's (the SQL any connector writes).
+pub use crate::dialect::{bigquery_ident as quote_ident, bigquery_literal as quote_literal};
 
 /// What a connection needs once its secrets are resolved.
 #[derive(Debug)]

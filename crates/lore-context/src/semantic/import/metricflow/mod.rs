@@ -31,6 +31,7 @@ use lore_semantic::model::{MeasureSpec, NonAdditiveSpec, SourceSpec};
 use lore_warehouse::catalog::LoadedSnapshot;
 use serde_json::Value;
 
+mod conversion;
 mod filters;
 mod metrics;
 mod models;

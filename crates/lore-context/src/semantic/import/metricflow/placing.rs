@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use lore_semantic::model::MeasureSpec;
 use serde_json::Value;
 
-use super::metrics::{Placed, Placement, conversion, cumulative, derived, simple};
+use super::conversion::conversion;
+use super::metrics::{Placed, Placement, cumulative, derived, simple};
 use super::{Documents, Model, text};
 use crate::semantic::import::{ImportReport, Outcome};
 
