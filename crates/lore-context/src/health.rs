@@ -110,7 +110,12 @@ pub async fn project_checks(project: &Project, services: &Services) -> Vec<Check
         checks.push(semantic(&services.models, id));
     }
     checks.push(store(project, &services.store));
-    checks.push(index(project, &services.discover));
+    // A code project serves the gateway alone: the discovery index (tables,
+    // wiki, memory) is not asked for there until a connection is added.
+    let code_project = ids.is_empty() && !project.config.gateway.roots.is_empty();
+    if !code_project || project.index_dir().exists() {
+        checks.push(index(project, &services.discover));
+    }
     checks
 }
 

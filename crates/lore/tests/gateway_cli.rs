@@ -830,6 +830,9 @@ fn status_in_a_code_project_shows_the_gateway_and_names_its_next_command() {
     assert_eq!(gateway["next"], "lore gateway ingest");
     let text = stdout(&status(&["status"]));
     assert!(!text.contains("lore connection add"), "{text}");
+    // Nor is the discovery index (tables, wiki) a step to take here.
+    assert!(!text.contains("lore reindex"), "{text}");
+    assert!(text.contains("Next: lore gateway ingest"), "{text}");
 
     let ingest = status(&["gateway", "ingest"]);
     assert!(ingest.status.success(), "{}", stderr(&ingest));
