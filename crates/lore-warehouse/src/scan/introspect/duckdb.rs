@@ -34,6 +34,8 @@ fn names(value: &serde_json::Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Every table and view of the opened database in `scope`, with columns,
+/// keys and comments.
 pub(super) async fn introspect(
     connector: &Connector,
     scope: &ScanScope,
@@ -55,108 +57,125 @@ pub(super) async fn introspect(
     .await?;
     let mut tables = Vec::with_capacity(listed.len());
     for chunk in listed.chunks(CHUNK_TABLES) {
-        let oids = chunk
-            .iter()
-            .filter_map(|r| integer(&r[0]))
-            .map(|oid| oid.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let mut columns = group_rows(
-            rows(
-                connector,
-                &format!(
-                    "SELECT table_oid, column_name, data_type, is_nullable, comment \
-                     FROM duckdb_columns() WHERE table_oid IN ({oids}) \
-                     ORDER BY table_oid, column_index"
-                ),
-            )
-            .await?,
-            |r| integer(&r[0]).unwrap_or_default(),
-        );
-        let mut constraints = group_rows(
-            rows(
-                connector,
-                &format!(
-                    "SELECT table_oid, constraint_type, constraint_name, constraint_column_names, \
-                     referenced_table, referenced_column_names \
-                     FROM duckdb_constraints() WHERE table_oid IN ({oids}) \
-                     AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY', 'UNIQUE') \
-                     ORDER BY table_oid, constraint_index"
-                ),
-            )
-            .await?,
-            |r| integer(&r[0]).unwrap_or_default(),
-        );
-        for row in chunk {
-            let oid = integer(&row[0]).unwrap_or_default();
-            let db = text(&row[1]);
-            let table_constraints = constraints.remove(&oid).unwrap_or_default();
-            let of_type = |kind: &'static str| {
-                table_constraints
-                    .iter()
-                    .filter(move |c| text_or_empty(&c[1]) == kind)
-            };
-            let primary_key: Vec<String> =
-                of_type("PRIMARY KEY").flat_map(|c| names(&c[3])).collect();
-            // A single-column primary key is unique; composite keys and
-            // unique constraints are not, per column.
-            let unique_columns: Vec<String> = of_type("UNIQUE")
-                .chain(of_type("PRIMARY KEY"))
-                .map(|c| names(&c[3]))
-                .filter(|columns| columns.len() == 1)
-                .flatten()
-                .collect();
-            let foreign_keys: Vec<ForeignKey> = of_type("FOREIGN KEY")
-                .flat_map(|c| {
-                    names(&c[3])
-                        .into_iter()
-                        .zip(names(&c[5]))
-                        .map(|(from_column, to_column)| ForeignKey {
-                            from_column,
-                            to_catalog: None,
-                            to_db: db.clone(),
-                            to_table: text_or_empty(&c[4]),
-                            to_column,
-                            constraint_name: text(&c[2]),
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            let table_columns = columns
-                .remove(&oid)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|c| {
-                    let name = text_or_empty(&c[1]);
-                    let native_type = text_or_empty(&c[2]);
-                    let (normalized, dimension) = normalize_duckdb_type(&native_type);
-                    SchemaColumn {
-                        normalized_type: normalized.to_string(),
-                        dimension_type: dimension,
-                        nullable: truthy(&c[3]),
-                        primary_key: primary_key.contains(&name),
-                        unique: unique_columns.contains(&name),
-                        comment: text(&c[4]),
-                        native_type,
-                        name,
-                    }
-                })
-                .collect();
-            let kind = match text_or_empty(&row[3]).as_str() {
-                "view" => TableKind::View,
-                _ => TableKind::Table,
-            };
-            tables.push(SchemaTable {
-                catalog: None,
-                db,
-                name: text_or_empty(&row[2]),
-                kind,
-                comment: text(&row[4]),
-                estimated_rows: integer(&row[5]).and_then(|n| u64::try_from(n).ok()),
-                columns: table_columns,
-                foreign_keys,
-            });
-        }
+        tables.extend(read_chunk(connector, chunk).await?);
     }
     Ok(tables)
+}
+
+type Rows = std::collections::HashMap<i64, Vec<Vec<serde_json::Value>>>;
+
+/// The tables of one chunk of listed rows (`table_oid`, schema, name,
+/// kind, comment, size): their columns and constraints in two queries.
+async fn read_chunk(
+    connector: &Connector,
+    chunk: &[Vec<serde_json::Value>],
+) -> Result<Vec<SchemaTable>, WarehouseError> {
+    let oids = chunk
+        .iter()
+        .filter_map(|r| integer(&r[0]))
+        .map(|oid| oid.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut columns = group_rows(
+        rows(
+            connector,
+            &format!(
+                "SELECT table_oid, column_name, data_type, is_nullable, comment \
+                 FROM duckdb_columns() WHERE table_oid IN ({oids}) \
+                 ORDER BY table_oid, column_index"
+            ),
+        )
+        .await?,
+        |r| integer(&r[0]).unwrap_or_default(),
+    );
+    let mut constraints = group_rows(
+        rows(
+            connector,
+            &format!(
+                "SELECT table_oid, constraint_type, constraint_name, constraint_column_names, \
+                 referenced_table, referenced_column_names \
+                 FROM duckdb_constraints() WHERE table_oid IN ({oids}) \
+                 AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY', 'UNIQUE') \
+                 ORDER BY table_oid, constraint_index"
+            ),
+        )
+        .await?,
+        |r| integer(&r[0]).unwrap_or_default(),
+    );
+    Ok(chunk
+        .iter()
+        .map(|row| table_of(row, &mut columns, &mut constraints))
+        .collect())
+}
+
+/// One listed table or view, with the columns and constraints read for
+/// it (taken out of `columns` and `constraints`).
+fn table_of(row: &[serde_json::Value], columns: &mut Rows, constraints: &mut Rows) -> SchemaTable {
+    let oid = integer(&row[0]).unwrap_or_default();
+    let db = text(&row[1]);
+    let table_constraints = constraints.remove(&oid).unwrap_or_default();
+    let of_type = |kind: &'static str| {
+        table_constraints
+            .iter()
+            .filter(move |c| text_or_empty(&c[1]) == kind)
+    };
+    let primary_key: Vec<String> = of_type("PRIMARY KEY").flat_map(|c| names(&c[3])).collect();
+    // A single-column primary key is unique; composite keys and
+    // unique constraints are not, per column.
+    let unique_columns: Vec<String> = of_type("UNIQUE")
+        .chain(of_type("PRIMARY KEY"))
+        .map(|c| names(&c[3]))
+        .filter(|columns| columns.len() == 1)
+        .flatten()
+        .collect();
+    let foreign_keys: Vec<ForeignKey> = of_type("FOREIGN KEY")
+        .flat_map(|c| {
+            names(&c[3])
+                .into_iter()
+                .zip(names(&c[5]))
+                .map(|(from_column, to_column)| ForeignKey {
+                    from_column,
+                    to_catalog: None,
+                    to_db: db.clone(),
+                    to_table: text_or_empty(&c[4]),
+                    to_column,
+                    constraint_name: text(&c[2]),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let table_columns = columns
+        .remove(&oid)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| {
+            let name = text_or_empty(&c[1]);
+            let native_type = text_or_empty(&c[2]);
+            let (normalized, dimension) = normalize_duckdb_type(&native_type);
+            SchemaColumn {
+                normalized_type: normalized.to_string(),
+                dimension_type: dimension,
+                nullable: truthy(&c[3]),
+                primary_key: primary_key.contains(&name),
+                unique: unique_columns.contains(&name),
+                comment: text(&c[4]),
+                native_type,
+                name,
+            }
+        })
+        .collect();
+    let kind = match text_or_empty(&row[3]).as_str() {
+        "view" => TableKind::View,
+        _ => TableKind::Table,
+    };
+    SchemaTable {
+        catalog: None,
+        db,
+        name: text_or_empty(&row[2]),
+        kind,
+        comment: text(&row[4]),
+        estimated_rows: integer(&row[5]).and_then(|n| u64::try_from(n).ok()),
+        columns: table_columns,
+        foreign_keys,
+    }
 }
