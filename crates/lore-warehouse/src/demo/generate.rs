@@ -462,6 +462,39 @@ fn insert_subscriptions_and_billing(
     Ok(())
 }
 
+/// One line of an invoice: line type, description, quantity and unit
+/// amount in cents.
+type InvoiceLine = (&'static str, &'static str, i64, i64);
+
+/// What a subscription bills, as its invoices need it.
+struct Terms<'a> {
+    subscription_id: i64,
+    account: &'a Account,
+    plan: &'a Plan,
+    interval_months: i64,
+    /// Seats beyond the plan's, billed every month.
+    extra_seats: i64,
+    /// The plan's fee per billing interval.
+    plan_fee: i64,
+    /// The first invoice's day.
+    trial_end: i64,
+    ended: Option<i64>,
+}
+
+impl Terms<'_> {
+    /// Whether the subscription is billed yearly.
+    fn annual(&self) -> bool {
+        self.interval_months == 12
+    }
+
+    /// Extra seats billed per interval.
+    fn seat_quantity(&self) -> i64 {
+        self.extra_seats * self.interval_months
+    }
+}
+
+/// Writes one subscription, then its invoices (with their lines and
+/// payments) from the trial's end until it ends.
 #[allow(clippy::too_many_arguments)]
 fn write_subscription(
     billing: &mut Billing<'_>,
@@ -489,19 +522,18 @@ fn write_subscription(
     } else {
         plan.monthly_cents
     };
-    let seat_quantity = extra_seats * interval_months;
-    let mrr = (plan_fee + seat_quantity * plan.extra_seat_cents) / interval_months;
-    let status = match ended {
-        Some(_) => rng.weighted(&[("canceled", 0.7), ("Cancelled", 0.2), ("CANCELED", 0.1)]),
-        None if trial_end > end => "trialing",
-        None => rng.weighted(&[
-            ("active", 0.72),
-            ("Active", 0.15),
-            ("ACTIVE", 0.06),
-            ("past_due", 0.04),
-            ("PastDue", 0.03),
-        ]),
+    let terms = Terms {
+        subscription_id,
+        account,
+        plan,
+        interval_months,
+        extra_seats,
+        plan_fee,
+        trial_end,
+        ended,
     };
+    let mrr = (plan_fee + terms.seat_quantity() * plan.extra_seat_cents) / interval_months;
+    let status = subscription_status(rng, ended, trial_end, end);
     billing.subscription.execute(params![
         subscription_id,
         account.id,
@@ -514,6 +546,39 @@ fn write_subscription(
         timestamp(trial_end, 0),
         ended.map(|e| timestamp(e, rng.range(0, 86_399))),
     ])?;
+    write_invoices(billing, rng, &terms, end)
+}
+
+/// A subscription's status, spelled as inconsistently as real billing
+/// exports spell it.
+fn subscription_status(
+    rng: &mut Rng,
+    ended: Option<i64>,
+    trial_end: i64,
+    end: i64,
+) -> &'static str {
+    match ended {
+        Some(_) => rng.weighted(&[("canceled", 0.7), ("Cancelled", 0.2), ("CANCELED", 0.1)]),
+        None if trial_end > end => "trialing",
+        None => rng.weighted(&[
+            ("active", 0.72),
+            ("Active", 0.15),
+            ("ACTIVE", 0.06),
+            ("past_due", 0.04),
+            ("PastDue", 0.03),
+        ]),
+    }
+}
+
+/// Writes a subscription's invoices, one per billing interval from the
+/// trial's end, each with its lines and payments.
+fn write_invoices(
+    billing: &mut Billing<'_>,
+    rng: &mut Rng,
+    terms: &Terms<'_>,
+    end: i64,
+) -> rusqlite::Result<()> {
+    let account = terms.account;
     let currency = match (account.region, account.country) {
         ("EMEA", "GB") => "GBP",
         ("EMEA", _) => "EUR",
@@ -524,30 +589,11 @@ fn write_subscription(
         "APAC" => 10,
         _ => 0,
     };
-    let fee_label = if annual {
-        "Plan fee (annual)"
-    } else {
-        "Plan fee (monthly)"
-    };
-    let mut period = trial_end;
-    while period <= end && ended.is_none_or(|e| period < e) {
+    let mut period = terms.trial_end;
+    while period <= end && terms.ended.is_none_or(|e| period < e) {
         billing.invoice_id += 1;
         let invoice_id = billing.invoice_id;
-        let mut lines: Vec<(&str, &str, i64, i64)> = vec![("subscription", fee_label, 1, plan_fee)];
-        if extra_seats > 0 {
-            lines.push((
-                "seats",
-                "Additional seats",
-                seat_quantity,
-                plan.extra_seat_cents,
-            ));
-        }
-        if rng.chance(0.3) {
-            lines.push(("usage", "API overage (per 1k calls)", rng.range(1, 60), 250));
-        }
-        if rng.chance(0.1) {
-            lines.push(("discount", "Promotional discount", 1, -(plan_fee / 10)));
-        }
+        let lines = invoice_lines(rng, terms);
         let subtotal: i64 = lines.iter().map(|(_, _, q, u)| q * u).sum();
         let tax = subtotal * tax_percent / 100;
         let total = subtotal + tax;
@@ -560,7 +606,7 @@ fn write_subscription(
         billing.invoice.execute(params![
             invoice_id,
             account.id,
-            subscription_id,
+            terms.subscription_id,
             format!("INV-{y}-{invoice_id:06}"),
             timestamp(period, 6 * 3600),
             date(period + 30),
@@ -583,9 +629,40 @@ fn write_subscription(
             ])?;
         }
         write_payments(billing, rng, account, invoice_id, period, total, status)?;
-        period = add_months(period, interval_months);
+        period = add_months(period, terms.interval_months);
     }
     Ok(())
+}
+
+/// The lines of one invoice: the plan fee, extra seats, and now and then
+/// API overage or a promotional discount.
+fn invoice_lines(rng: &mut Rng, terms: &Terms<'_>) -> Vec<InvoiceLine> {
+    let fee_label = if terms.annual() {
+        "Plan fee (annual)"
+    } else {
+        "Plan fee (monthly)"
+    };
+    let mut lines: Vec<InvoiceLine> = vec![("subscription", fee_label, 1, terms.plan_fee)];
+    if terms.extra_seats > 0 {
+        lines.push((
+            "seats",
+            "Additional seats",
+            terms.seat_quantity(),
+            terms.plan.extra_seat_cents,
+        ));
+    }
+    if rng.chance(0.3) {
+        lines.push(("usage", "API overage (per 1k calls)", rng.range(1, 60), 250));
+    }
+    if rng.chance(0.1) {
+        lines.push((
+            "discount",
+            "Promotional discount",
+            1,
+            -(terms.plan_fee / 10),
+        ));
+    }
+    lines
 }
 
 fn write_payments(

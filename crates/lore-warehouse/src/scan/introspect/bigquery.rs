@@ -65,6 +65,25 @@ pub(super) async fn introspect(
     Ok(tables)
 }
 
+/// What a dataset's `INFORMATION_SCHEMA` and `__TABLES__` say about its
+/// tables beyond their listing.
+struct DatasetCatalog {
+    /// Table descriptions by table name.
+    descriptions: HashMap<String, String>,
+    /// `COLUMNS` rows (with descriptions) by table name, in order.
+    columns: HashMap<String, Vec<Vec<Value>>>,
+    /// Primary and foreign key columns by table name.
+    keys: HashMap<String, Vec<Vec<Value>>>,
+    /// The referenced side of each foreign key, by constraint name.
+    referenced: HashMap<String, Vec<Vec<Value>>>,
+    /// Row counts by table name.
+    counts: HashMap<String, u64>,
+    /// Primary key columns by table name, in key order.
+    primary_keys: HashMap<String, Vec<String>>,
+}
+
+/// Reads every table and view of the dataset `prefix` names (recorded
+/// with `db`), its columns and its declared keys.
 async fn read_dataset(
     connector: &Connector,
     prefix: &str,
@@ -80,7 +99,33 @@ async fn read_dataset(
     if listed.is_empty() {
         return Ok(Vec::new());
     }
-    let descriptions: HashMap<String, String> = rows(
+    let descriptions = read_descriptions(connector, prefix).await?;
+    let columns = read_columns(connector, prefix).await?;
+    let keys = read_key_columns(connector, prefix).await?;
+    let referenced = read_referenced_columns(connector, prefix).await?;
+    let counts = read_row_counts(connector, prefix).await;
+    let primary_keys = primary_keys(&keys);
+    let mut catalog = DatasetCatalog {
+        descriptions,
+        columns,
+        keys,
+        referenced,
+        counts,
+        primary_keys,
+    };
+    let mut tables = Vec::with_capacity(listed.len());
+    for row in listed {
+        tables.push(schema_table(&row, &mut catalog, db));
+    }
+    Ok(tables)
+}
+
+/// Table descriptions (`TABLE_OPTIONS`), unquoted, by table name.
+async fn read_descriptions(
+    connector: &Connector,
+    prefix: &str,
+) -> Result<HashMap<String, String>, WarehouseError> {
+    Ok(rows(
         connector,
         &format!(
             "SELECT table_name, option_value FROM {prefix}.INFORMATION_SCHEMA.TABLE_OPTIONS \
@@ -90,8 +135,16 @@ async fn read_dataset(
     .await?
     .into_iter()
     .filter_map(|r| Some((text(&r[0])?, option_text(&text(&r[1])?))))
-    .collect();
-    let mut columns = group_rows(
+    .collect())
+}
+
+/// Every column of the dataset with its description, by table name, in
+/// declaration order.
+async fn read_columns(
+    connector: &Connector,
+    prefix: &str,
+) -> Result<HashMap<String, Vec<Vec<Value>>>, WarehouseError> {
+    Ok(group_rows(
         rows(
             connector,
             &format!(
@@ -104,8 +157,16 @@ async fn read_dataset(
         )
         .await?,
         |r| text_or_empty(&r[0]),
-    );
-    let keys = group_rows(
+    ))
+}
+
+/// The columns of every declared key (primary and foreign), by table name,
+/// in key order.
+async fn read_key_columns(
+    connector: &Connector,
+    prefix: &str,
+) -> Result<HashMap<String, Vec<Vec<Value>>>, WarehouseError> {
+    Ok(group_rows(
         rows(
             connector,
             &format!(
@@ -119,9 +180,16 @@ async fn read_dataset(
         )
         .await?,
         |r| text_or_empty(&r[0]),
-    );
-    // The referenced side of each foreign key: its table and columns.
-    let referenced = group_rows(
+    ))
+}
+
+/// The referenced side of each foreign key: its table and columns, by
+/// constraint name.
+async fn read_referenced_columns(
+    connector: &Connector,
+    prefix: &str,
+) -> Result<HashMap<String, Vec<Vec<Value>>>, WarehouseError> {
+    Ok(group_rows(
         rows(
             connector,
             &format!(
@@ -134,10 +202,14 @@ async fn read_dataset(
         )
         .await?,
         |r| text_or_empty(&r[0]),
-    );
+    ))
+}
+
+/// Row counts from the dataset's `__TABLES__` meta-table, by table name.
+async fn read_row_counts(connector: &Connector, prefix: &str) -> HashMap<String, u64> {
     // Row counts are a nicety: a dataset where __TABLES__ cannot be read
     // is still scanned.
-    let counts: HashMap<String, u64> = rows(
+    rows(
         connector,
         &format!("SELECT table_id, row_count FROM {prefix}.__TABLES__"),
     )
@@ -145,9 +217,12 @@ async fn read_dataset(
     .unwrap_or_default()
     .into_iter()
     .filter_map(|r| Some((text(&r[0])?, u64::try_from(integer(&r[1])?).ok()?)))
-    .collect();
-    let primary_keys: HashMap<String, Vec<String>> = keys
-        .iter()
+    .collect()
+}
+
+/// Each table's primary key columns, from its key column rows.
+fn primary_keys(keys: &HashMap<String, Vec<Vec<Value>>>) -> HashMap<String, Vec<String>> {
+    keys.iter()
         .map(|(table, rows)| {
             let columns = rows
                 .iter()
@@ -156,57 +231,63 @@ async fn read_dataset(
                 .collect();
             (table.clone(), columns)
         })
+        .collect()
+}
+
+/// One listed table (its `TABLES` row) with its columns and keys, taken
+/// out of `catalog`.
+fn schema_table(row: &[Value], catalog: &mut DatasetCatalog, db: &str) -> SchemaTable {
+    let name = text_or_empty(&row[0]);
+    let kind = match text_or_empty(&row[1]).as_str() {
+        "VIEW" | "MATERIALIZED VIEW" => TableKind::View,
+        "EXTERNAL" => TableKind::External,
+        _ => TableKind::Table,
+    };
+    let primary_key = catalog.primary_keys.get(&name).cloned().unwrap_or_default();
+    let table_columns = catalog
+        .columns
+        .remove(&name)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| {
+            let column = text_or_empty(&c[1]);
+            let native = text_or_empty(&c[2]);
+            let (normalized, dimension) = normalize_bigquery_type(&native);
+            SchemaColumn {
+                primary_key: primary_key.contains(&column),
+                unique: primary_key.len() == 1 && primary_key[0] == column,
+                nullable: truthy(&c[3]),
+                comment: text(&c[4]),
+                native_type: native,
+                normalized_type: normalized.to_string(),
+                dimension_type: dimension,
+                name: column,
+            }
+        })
         .collect();
-    let mut tables = Vec::with_capacity(listed.len());
-    for row in listed {
-        let name = text_or_empty(&row[0]);
-        let kind = match text_or_empty(&row[1]).as_str() {
-            "VIEW" | "MATERIALIZED VIEW" => TableKind::View,
-            "EXTERNAL" => TableKind::External,
-            _ => TableKind::Table,
-        };
-        let primary_key = primary_keys.get(&name).cloned().unwrap_or_default();
-        let table_columns = columns
-            .remove(&name)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| {
-                let column = text_or_empty(&c[1]);
-                let native = text_or_empty(&c[2]);
-                let (normalized, dimension) = normalize_bigquery_type(&native);
-                SchemaColumn {
-                    primary_key: primary_key.contains(&column),
-                    unique: primary_key.len() == 1 && primary_key[0] == column,
-                    nullable: truthy(&c[3]),
-                    comment: text(&c[4]),
-                    native_type: native,
-                    normalized_type: normalized.to_string(),
-                    dimension_type: dimension,
-                    name: column,
-                }
-            })
-            .collect();
-        let foreign_keys = foreign_keys(
-            keys.get(&name).map(Vec::as_slice).unwrap_or_default(),
-            &referenced,
-            &primary_keys,
-            db,
-        );
-        tables.push(SchemaTable {
-            catalog: None,
-            db: Some(db.to_string()),
-            estimated_rows: match kind {
-                TableKind::Table => counts.get(&name).copied(),
-                _ => None,
-            },
-            comment: descriptions.get(&name).cloned(),
-            name,
-            kind,
-            columns: table_columns,
-            foreign_keys,
-        });
+    let foreign_keys = foreign_keys(
+        catalog
+            .keys
+            .get(&name)
+            .map(Vec::as_slice)
+            .unwrap_or_default(),
+        &catalog.referenced,
+        &catalog.primary_keys,
+        db,
+    );
+    SchemaTable {
+        catalog: None,
+        db: Some(db.to_string()),
+        estimated_rows: match kind {
+            TableKind::Table => catalog.counts.get(&name).copied(),
+            _ => None,
+        },
+        comment: catalog.descriptions.get(&name).cloned(),
+        name,
+        kind,
+        columns: table_columns,
+        foreign_keys,
     }
-    Ok(tables)
 }
 
 /// The column pairs of a table's foreign keys: the referenced column is

@@ -16,7 +16,12 @@
 
 use std::collections::HashMap;
 
-use super::{CHUNK_TABLES, ScanScope, group_rows, integer, rows, text, text_or_empty, truthy};
+use serde_json::Value;
+
+use super::{
+    CHUNK_TABLES, ScanScope, group_rows, integer, rows, schema_and_name_filter, text,
+    text_or_empty, truthy,
+};
 use crate::connector::Connector;
 use crate::dialect::SqlDialect;
 use crate::error::WarehouseError;
@@ -36,10 +41,46 @@ fn scope_filter(scope: &ScanScope, column: &str) -> String {
     }
 }
 
+/// Reads every table and view in scope and its columns, a chunk of tables
+/// at a time.
 pub(super) async fn introspect(
     connector: &Connector,
     scope: &ScanScope,
 ) -> Result<Vec<SchemaTable>, WarehouseError> {
+    let listed = list_tables(connector, scope).await?;
+    let part_rows = active_part_rows(connector, scope).await?;
+    let mut tables = Vec::with_capacity(listed.len());
+    for chunk in listed.chunks(CHUNK_TABLES) {
+        let filter = schema_and_name_filter(
+            SqlDialect::Clickhouse,
+            chunk
+                .iter()
+                .map(|row| (text_or_empty(&row[0]), text_or_empty(&row[1]))),
+            "database",
+            "table",
+        );
+        let mut columns = read_columns(connector, &filter).await?;
+        for row in chunk {
+            let key = (text_or_empty(&row[0]), text_or_empty(&row[1]));
+            let table_columns = columns
+                .remove(&key)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| schema_column(&c))
+                .collect();
+            tables.push(schema_table(row, table_columns, &part_rows));
+        }
+    }
+    Ok(tables)
+}
+
+/// Tables and views in scope (not temporary tables, nor the inner tables
+/// of materialized views): database, name, engine, comment and
+/// `total_rows`, the last two where the server's `system.tables` has them.
+async fn list_tables(
+    connector: &Connector,
+    scope: &ScanScope,
+) -> Result<Vec<Vec<Value>>, WarehouseError> {
     // Columns of system.tables that only newer servers have.
     let optional: Vec<String> = rows(
         connector,
@@ -51,7 +92,7 @@ pub(super) async fn introspect(
     .filter_map(|r| text(&r[0]))
     .collect();
     let has = |name: &str| optional.iter().any(|o| o == name);
-    let listed = rows(
+    rows(
         connector,
         &format!(
             "SELECT database, name, engine, {}, {} FROM system.tables \
@@ -66,8 +107,15 @@ pub(super) async fn introspect(
             scope_filter(scope, "database")
         ),
     )
-    .await?;
-    let part_rows: HashMap<(String, String), u64> = rows(
+    .await
+}
+
+/// Rows in the active parts of each table in scope, by `(database, table)`.
+async fn active_part_rows(
+    connector: &Connector,
+    scope: &ScanScope,
+) -> Result<HashMap<(String, String), u64>, WarehouseError> {
+    Ok(rows(
         connector,
         &format!(
             "SELECT database, table, sum(rows) FROM system.parts WHERE active AND {} \
@@ -81,83 +129,70 @@ pub(super) async fn introspect(
         let count = integer(&r[2]).and_then(|n| u64::try_from(n).ok())?;
         Some(((text_or_empty(&r[0]), text_or_empty(&r[1])), count))
     })
-    .collect();
-    let mut tables = Vec::with_capacity(listed.len());
-    for chunk in listed.chunks(CHUNK_TABLES) {
-        let mut by_database: HashMap<String, Vec<String>> = HashMap::new();
-        for row in chunk {
-            by_database
-                .entry(text_or_empty(&row[0]))
-                .or_default()
-                .push(SqlDialect::Clickhouse.quote_literal(&text_or_empty(&row[1])));
-        }
-        let filter = by_database
-            .iter()
-            .map(|(database, names)| {
-                format!(
-                    "(database = {} AND table IN ({}))",
-                    SqlDialect::Clickhouse.quote_literal(database),
-                    names.join(", ")
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" OR ");
-        // system.columns lists each table's columns in declaration order.
-        let mut columns = group_rows(
-            rows(
-                connector,
-                &format!(
-                    "SELECT database, table, name, type, comment, is_in_primary_key \
-                     FROM system.columns WHERE {filter}"
-                ),
-            )
-            .await?,
-            |r| (text_or_empty(&r[0]), text_or_empty(&r[1])),
-        );
-        for row in chunk {
-            let database = text_or_empty(&row[0]);
-            let name = text_or_empty(&row[1]);
-            let engine = text_or_empty(&row[2]);
-            let key = (database.clone(), name.clone());
-            let table_columns: Vec<SchemaColumn> = columns
-                .remove(&key)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|c| {
-                    let native = text_or_empty(&c[3]);
-                    let (normalized, dimension) = normalize_clickhouse_type(&native);
-                    SchemaColumn {
-                        name: text_or_empty(&c[2]),
-                        nullable: is_nullable(&native),
-                        normalized_type: normalized.to_string(),
-                        dimension_type: dimension,
-                        native_type: native,
-                        primary_key: truthy(&c[5]),
-                        unique: false,
-                        comment: text(&c[4]),
-                    }
-                })
-                .collect();
-            let kind = table_kind(&engine);
-            let estimated_rows = match kind {
-                TableKind::View => None,
-                _ => integer(&row[4])
-                    .and_then(|n| u64::try_from(n).ok())
-                    .or_else(|| part_rows.get(&key).copied()),
-            };
-            tables.push(SchemaTable {
-                catalog: None,
-                db: Some(database),
-                name,
-                kind,
-                comment: text(&row[3]),
-                estimated_rows,
-                columns: table_columns,
-                foreign_keys: Vec::new(),
-            });
-        }
+    .collect())
+}
+
+/// The columns of the tables `filter` matches, by `(database, table)`.
+async fn read_columns(
+    connector: &Connector,
+    filter: &str,
+) -> Result<HashMap<(String, String), Vec<Vec<Value>>>, WarehouseError> {
+    // system.columns lists each table's columns in declaration order.
+    Ok(group_rows(
+        rows(
+            connector,
+            &format!(
+                "SELECT database, table, name, type, comment, is_in_primary_key \
+                 FROM system.columns WHERE {filter}"
+            ),
+        )
+        .await?,
+        |r| (text_or_empty(&r[0]), text_or_empty(&r[1])),
+    ))
+}
+
+/// A column from its `system.columns` row.
+fn schema_column(c: &[Value]) -> SchemaColumn {
+    let native = text_or_empty(&c[3]);
+    let (normalized, dimension) = normalize_clickhouse_type(&native);
+    SchemaColumn {
+        name: text_or_empty(&c[2]),
+        nullable: is_nullable(&native),
+        normalized_type: normalized.to_string(),
+        dimension_type: dimension,
+        native_type: native,
+        primary_key: truthy(&c[5]),
+        unique: false,
+        comment: text(&c[4]),
     }
-    Ok(tables)
+}
+
+/// A listed table (its `system.tables` row) with its columns; its row
+/// estimate is `total_rows`, else the rows of its active parts.
+fn schema_table(
+    row: &[Value],
+    columns: Vec<SchemaColumn>,
+    part_rows: &HashMap<(String, String), u64>,
+) -> SchemaTable {
+    let database = text_or_empty(&row[0]);
+    let name = text_or_empty(&row[1]);
+    let kind = table_kind(&text_or_empty(&row[2]));
+    let estimated_rows = match kind {
+        TableKind::View => None,
+        _ => integer(&row[4])
+            .and_then(|n| u64::try_from(n).ok())
+            .or_else(|| part_rows.get(&(database.clone(), name.clone())).copied()),
+    };
+    SchemaTable {
+        catalog: None,
+        db: Some(database),
+        name,
+        kind,
+        comment: text(&row[3]),
+        estimated_rows,
+        columns,
+        foreign_keys: Vec::new(),
+    }
 }
 
 /// What kind of relation a table of `engine` is.

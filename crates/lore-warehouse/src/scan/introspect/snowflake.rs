@@ -16,7 +16,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::{
-    CHUNK_TABLES, INTERNAL_MAX_ROWS, ScanScope, group_rows, integer, rows, text, text_or_empty,
+    CHUNK_TABLES, INTERNAL_MAX_ROWS, ScanScope, group_rows, integer, rows, schema_and_name_filter,
+    text, text_or_empty,
 };
 use crate::connector::{Connector, QueryResult};
 use crate::dialect::SqlDialect;
@@ -37,6 +38,8 @@ fn literals(names: &[String]) -> String {
         .join(", ")
 }
 
+/// Reads every table and view in scope, its columns and its declared
+/// keys, a chunk of tables at a time.
 pub(super) async fn introspect(
     connector: &Connector,
     scope: &ScanScope,
@@ -51,14 +54,49 @@ pub(super) async fn introspect(
     } else {
         format!("TABLE_SCHEMA IN ({})", literals(&schemas))
     };
-    let database = rows(connector, "SELECT CURRENT_DATABASE()")
+    let database = current_database(connector).await?;
+    let listed = list_tables(connector, &filter).await?;
+    let in_scope: Vec<String> = {
+        let mut seen: Vec<String> = listed.iter().map(|t| t.0.clone()).collect();
+        seen.dedup();
+        seen
+    };
+    let keys = declared_keys(connector, &database, &in_scope).await;
+
+    let mut tables = Vec::with_capacity(listed.len());
+    for chunk in listed.chunks(CHUNK_TABLES) {
+        let column_filter = schema_and_name_filter(
+            SF,
+            chunk.iter().map(|t| (t.0.clone(), t.1.clone())),
+            "TABLE_SCHEMA",
+            "TABLE_NAME",
+        );
+        let mut columns = read_columns(connector, &column_filter).await?;
+        for listed in chunk {
+            let key = (listed.0.clone(), listed.1.clone());
+            let table_columns = columns.remove(&key).unwrap_or_default();
+            tables.push(schema_table(listed, table_columns, &keys));
+        }
+    }
+    Ok(tables)
+}
+
+/// The session's database, which `INFORMATION_SCHEMA` and `SHOW … KEYS`
+/// describe.
+async fn current_database(connector: &Connector) -> Result<String, WarehouseError> {
+    rows(connector, "SELECT CURRENT_DATABASE()")
         .await?
         .first()
         .and_then(|r| r.first())
         .and_then(text)
         .ok_or_else(|| WarehouseError::InvalidRequest {
             message: "the Snowflake session has no current database; name one in the url (snowflake://USER@ACCOUNT/DATABASE)".to_string(),
-        })?;
+        })
+}
+
+/// The tables and views `filter` (on `TABLE_SCHEMA`) keeps, from `TABLES`
+/// and `VIEWS`, sorted by schema and name.
+async fn list_tables(connector: &Connector, filter: &str) -> Result<Vec<Listed>, WarehouseError> {
     let mut listed: Vec<Listed> = rows(
         connector,
         &format!(
@@ -68,25 +106,7 @@ pub(super) async fn introspect(
     )
     .await?
     .into_iter()
-    .map(|r| {
-        let kind = match text_or_empty(&r[2]).to_ascii_uppercase().as_str() {
-            "VIEW" | "MATERIALIZED VIEW" => TableKind::View,
-            "EXTERNAL TABLE" => TableKind::External,
-            "EVENT TABLE" => TableKind::EventStream,
-            _ => TableKind::Table,
-        };
-        let estimate = match kind {
-            TableKind::Table => integer(&r[4]).and_then(|n| u64::try_from(n).ok()),
-            _ => None,
-        };
-        (
-            text_or_empty(&r[0]),
-            text_or_empty(&r[1]),
-            kind,
-            text(&r[3]),
-            estimate,
-        )
-    })
+    .map(|r| listed_table(&r))
     .collect();
     // Snowflake lists views in TABLES too; VIEWS catches servers that do not.
     let known: HashSet<(String, String)> =
@@ -105,84 +125,89 @@ pub(super) async fn introspect(
         }
     }
     listed.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    Ok(listed)
+}
 
-    let in_scope: Vec<String> = {
-        let mut seen: Vec<String> = listed.iter().map(|t| t.0.clone()).collect();
-        seen.dedup();
-        seen
+/// A table from its `TABLES` row; only base tables have a row estimate.
+fn listed_table(r: &[Value]) -> Listed {
+    let kind = match text_or_empty(&r[2]).to_ascii_uppercase().as_str() {
+        "VIEW" | "MATERIALIZED VIEW" => TableKind::View,
+        "EXTERNAL TABLE" => TableKind::External,
+        "EVENT TABLE" => TableKind::EventStream,
+        _ => TableKind::Table,
     };
-    let keys = declared_keys(connector, &database, &in_scope).await;
+    let estimate = match kind {
+        TableKind::Table => integer(&r[4]).and_then(|n| u64::try_from(n).ok()),
+        _ => None,
+    };
+    (
+        text_or_empty(&r[0]),
+        text_or_empty(&r[1]),
+        kind,
+        text(&r[3]),
+        estimate,
+    )
+}
 
-    let mut tables = Vec::with_capacity(listed.len());
-    for chunk in listed.chunks(CHUNK_TABLES) {
-        let mut by_schema: HashMap<&str, Vec<String>> = HashMap::new();
-        for t in chunk {
-            by_schema.entry(&t.0).or_default().push(t.1.clone());
-        }
-        let column_filter = by_schema
-            .iter()
-            .map(|(schema, names)| {
-                format!(
-                    "(TABLE_SCHEMA = {} AND TABLE_NAME IN ({}))",
-                    SF.quote_literal(schema),
-                    literals(names)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" OR ");
-        let mut columns = group_rows(
-            rows(
-                connector,
-                &format!(
-                    "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, DATA_TYPE, IS_NULLABLE, COMMENT, \
-                     NUMERIC_PRECISION, NUMERIC_SCALE, CHARACTER_MAXIMUM_LENGTH \
-                     FROM INFORMATION_SCHEMA.COLUMNS WHERE {column_filter} \
-                     ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION"
-                ),
-            )
-            .await?,
-            |r| (text_or_empty(&r[0]), text_or_empty(&r[1])),
-        );
-        for (schema, name, kind, comment, estimated_rows) in chunk {
-            let key = (schema.clone(), name.clone());
-            let primary = keys.primary.get(&key);
-            let unique = keys.unique.get(&key);
-            let table_columns: Vec<SchemaColumn> = columns
-                .remove(&key)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|c| {
-                    let column_name = text_or_empty(&c[2]);
-                    let data_type = text_or_empty(&c[3]).to_ascii_uppercase();
-                    let scale = integer(&c[7]);
-                    let (normalized, dimension) = normalize_snowflake_type(&data_type, scale);
-                    let is_primary = primary.is_some_and(|k| k.contains(&column_name));
-                    SchemaColumn {
-                        native_type: native_type(&data_type, integer(&c[6]), scale, integer(&c[8])),
-                        normalized_type: normalized.to_string(),
-                        dimension_type: dimension,
-                        nullable: text_or_empty(&c[4]).eq_ignore_ascii_case("YES"),
-                        primary_key: is_primary,
-                        unique: unique.is_some_and(|u| u.contains(&column_name))
-                            || (is_primary && primary.is_some_and(|k| k.len() == 1)),
-                        comment: text(&c[5]),
-                        name: column_name,
-                    }
-                })
-                .collect();
-            tables.push(SchemaTable {
-                catalog: None,
-                db: Some(schema.clone()),
-                name: name.clone(),
-                kind: *kind,
-                comment: comment.clone(),
-                estimated_rows: *estimated_rows,
-                columns: table_columns,
-                foreign_keys: keys.foreign.get(&key).cloned().unwrap_or_default(),
-            });
-        }
+/// The columns of the tables `filter` matches, in declaration order, by
+/// `(schema, table)`.
+async fn read_columns(
+    connector: &Connector,
+    filter: &str,
+) -> Result<HashMap<(String, String), Vec<Vec<Value>>>, WarehouseError> {
+    Ok(group_rows(
+        rows(
+            connector,
+            &format!(
+                "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, DATA_TYPE, IS_NULLABLE, COMMENT, \
+                 NUMERIC_PRECISION, NUMERIC_SCALE, CHARACTER_MAXIMUM_LENGTH \
+                 FROM INFORMATION_SCHEMA.COLUMNS WHERE {filter} \
+                 ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION"
+            ),
+        )
+        .await?,
+        |r| (text_or_empty(&r[0]), text_or_empty(&r[1])),
+    ))
+}
+
+/// A listed table with its columns (their `COLUMNS` rows) marked with its
+/// declared keys.
+fn schema_table(listed: &Listed, columns: Vec<Vec<Value>>, keys: &DeclaredKeys) -> SchemaTable {
+    let (schema, name, kind, comment, estimated_rows) = listed;
+    let key = (schema.clone(), name.clone());
+    let primary = keys.primary.get(&key);
+    let unique = keys.unique.get(&key);
+    let table_columns: Vec<SchemaColumn> = columns
+        .into_iter()
+        .map(|c| {
+            let column_name = text_or_empty(&c[2]);
+            let data_type = text_or_empty(&c[3]).to_ascii_uppercase();
+            let scale = integer(&c[7]);
+            let (normalized, dimension) = normalize_snowflake_type(&data_type, scale);
+            let is_primary = primary.is_some_and(|k| k.contains(&column_name));
+            SchemaColumn {
+                native_type: native_type(&data_type, integer(&c[6]), scale, integer(&c[8])),
+                normalized_type: normalized.to_string(),
+                dimension_type: dimension,
+                nullable: text_or_empty(&c[4]).eq_ignore_ascii_case("YES"),
+                primary_key: is_primary,
+                unique: unique.is_some_and(|u| u.contains(&column_name))
+                    || (is_primary && primary.is_some_and(|k| k.len() == 1)),
+                comment: text(&c[5]),
+                name: column_name,
+            }
+        })
+        .collect();
+    SchemaTable {
+        catalog: None,
+        db: Some(schema.clone()),
+        name: name.clone(),
+        kind: *kind,
+        comment: comment.clone(),
+        estimated_rows: *estimated_rows,
+        columns: table_columns,
+        foreign_keys: keys.foreign.get(&key).cloned().unwrap_or_default(),
     }
-    Ok(tables)
 }
 
 /// Keys as `SHOW … KEYS` reports them, by `(schema, table)`.

@@ -6,12 +6,29 @@
 
 use std::collections::HashMap;
 
+use serde_json::Value;
+
 use super::{CHUNK_TABLES, group_rows, integer, rows, text, text_or_empty, truthy};
 use crate::connector::Connector;
 use crate::dialect::SqlDialect;
 use crate::error::WarehouseError;
 use crate::schema::{ForeignKey, SchemaColumn, SchemaTable, TableKind, normalize_sqlite_type};
 
+/// Rows of one chunk's catalog queries, by table name.
+type ByTable = HashMap<String, Vec<Vec<Value>>>;
+
+/// What the `pragma_*` functions say about one chunk of tables.
+struct ChunkCatalog {
+    /// `pragma_table_xinfo` rows: each table's columns in order.
+    columns: ByTable,
+    /// `pragma_foreign_key_list` rows: foreign key column pairs.
+    foreign_keys: ByTable,
+    /// The columns of single-column unique indexes.
+    unique: ByTable,
+}
+
+/// Reads every table and view, its columns, keys and comments, a chunk of
+/// tables at a time.
 pub(super) async fn introspect(connector: &Connector) -> Result<Vec<SchemaTable>, WarehouseError> {
     let listed = rows(
         connector,
@@ -28,111 +45,163 @@ pub(super) async fn introspect(connector: &Connector) -> Result<Vec<SchemaTable>
             .map(|n| SqlDialect::Sqlite.quote_literal(n))
             .collect::<Vec<_>>()
             .join(", ");
-        let mut columns = group_rows(
-            rows(
-                connector,
-                &format!(
-                    "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk FROM sqlite_master m \
-                     JOIN pragma_table_xinfo(m.name) p \
-                     WHERE m.name IN ({in_list}) AND p.hidden IN (0, 2, 3) ORDER BY m.name, p.cid"
-                ),
-            )
-            .await?,
-            |r| text_or_empty(&r[0]),
-        );
-        let mut foreign_keys = group_rows(
-            rows(
-                connector,
-                &format!(
-                    "SELECT m.name, f.id, f.\"table\", f.\"from\", f.\"to\" FROM sqlite_master m \
-                     JOIN pragma_foreign_key_list(m.name) f \
-                     WHERE m.type = 'table' AND m.name IN ({in_list}) ORDER BY m.name, f.id, f.seq"
-                ),
-            )
-            .await?,
-            |r| text_or_empty(&r[0]),
-        );
-        let unique = group_rows(
-            rows(
-                connector,
-                &format!(
-                    "SELECT m.name, max(ii.name) FROM sqlite_master m \
-                     JOIN pragma_index_list(m.name) il JOIN pragma_index_info(il.name) ii \
-                     WHERE m.type = 'table' AND m.name IN ({in_list}) AND il.\"unique\" = 1 AND il.partial = 0 \
-                     GROUP BY m.name, il.name HAVING count(*) = 1"
-                ),
-            )
-            .await?, |r| text_or_empty(&r[0]),
-        );
+        let mut catalog = ChunkCatalog {
+            columns: read_columns(connector, &in_list).await?,
+            foreign_keys: read_foreign_keys(connector, &in_list).await?,
+            unique: read_unique_indexes(connector, &in_list).await?,
+        };
         for row in chunk {
-            let name = text_or_empty(&row[1]);
-            let create_sql = text(&row[2]).unwrap_or_default();
-            let comments = column_comments(&create_sql);
-            let unique_columns: Vec<String> = unique
-                .get(&name)
-                .map(|rows| rows.iter().filter_map(|r| text(&r[1])).collect())
-                .unwrap_or_default();
-            let table_columns = columns
-                .remove(&name)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|c| {
-                    let column = text_or_empty(&c[1]);
-                    let native_type = text(&c[2]).unwrap_or_default();
-                    let (normalized, dimension) = normalize_sqlite_type(&native_type);
-                    let primary_key = integer(&c[4]).unwrap_or(0) > 0;
-                    SchemaColumn {
-                        comment: comments.columns.get(&column.to_ascii_lowercase()).cloned(),
-                        unique: unique_columns.contains(&column),
-                        nullable: !truthy(&c[3]) && !primary_key,
-                        name: column,
-                        native_type,
-                        normalized_type: normalized.to_string(),
-                        dimension_type: dimension,
-                        primary_key,
-                    }
-                })
-                .collect::<Vec<_>>();
-            let table_foreign_keys = foreign_keys
-                .remove(&name)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|f| ForeignKey {
-                    from_column: text_or_empty(&f[3]),
-                    to_catalog: None,
-                    to_db: None,
-                    to_table: text_or_empty(&f[2]),
-                    // Empty until resolved: NULL means "the parent's primary key".
-                    to_column: text(&f[4]).unwrap_or_default(),
-                    constraint_name: integer(&f[1]).map(|id| format!("fk_{name}_{id}")),
-                })
-                .collect();
-            let kind = if text_or_empty(&row[0]) == "view" {
-                TableKind::View
-            } else {
-                TableKind::Table
-            };
-            tables.push(SchemaTable {
-                catalog: None,
-                db: None,
-                estimated_rows: estimates.get(&name).copied(),
-                comment: comments.table,
-                name,
-                kind,
-                columns: table_columns,
-                foreign_keys: table_foreign_keys,
-            });
+            tables.push(schema_table(row, &mut catalog, &estimates));
         }
     }
     resolve_implicit_targets(&mut tables);
-    // A single-column primary key is unique; composite keys are not per column.
-    for table in &mut tables {
+    mark_single_column_keys_unique(&mut tables);
+    Ok(tables)
+}
+
+/// The columns (generated ones included) of the tables in `in_list`, in
+/// declaration order.
+async fn read_columns(connector: &Connector, in_list: &str) -> Result<ByTable, WarehouseError> {
+    Ok(group_rows(
+        rows(
+            connector,
+            &format!(
+                "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk FROM sqlite_master m \
+                 JOIN pragma_table_xinfo(m.name) p \
+                 WHERE m.name IN ({in_list}) AND p.hidden IN (0, 2, 3) ORDER BY m.name, p.cid"
+            ),
+        )
+        .await?,
+        |r| text_or_empty(&r[0]),
+    ))
+}
+
+/// The foreign key column pairs of the tables in `in_list`, in key order.
+async fn read_foreign_keys(
+    connector: &Connector,
+    in_list: &str,
+) -> Result<ByTable, WarehouseError> {
+    Ok(group_rows(
+        rows(
+            connector,
+            &format!(
+                "SELECT m.name, f.id, f.\"table\", f.\"from\", f.\"to\" FROM sqlite_master m \
+                 JOIN pragma_foreign_key_list(m.name) f \
+                 WHERE m.type = 'table' AND m.name IN ({in_list}) ORDER BY m.name, f.id, f.seq"
+            ),
+        )
+        .await?,
+        |r| text_or_empty(&r[0]),
+    ))
+}
+
+/// The columns that alone carry a full unique index (or `UNIQUE`
+/// constraint) in the tables in `in_list`.
+async fn read_unique_indexes(
+    connector: &Connector,
+    in_list: &str,
+) -> Result<ByTable, WarehouseError> {
+    Ok(group_rows(
+        rows(
+            connector,
+            &format!(
+                "SELECT m.name, max(ii.name) FROM sqlite_master m \
+                 JOIN pragma_index_list(m.name) il JOIN pragma_index_info(il.name) ii \
+                 WHERE m.type = 'table' AND m.name IN ({in_list}) AND il.\"unique\" = 1 AND il.partial = 0 \
+                 GROUP BY m.name, il.name HAVING count(*) = 1"
+            ),
+        )
+        .await?,
+        |r| text_or_empty(&r[0]),
+    ))
+}
+
+/// One listed table or view (its `sqlite_master` row) with its columns,
+/// foreign keys and the comments of its `CREATE TABLE`, taken out of
+/// `catalog`.
+fn schema_table(
+    row: &[Value],
+    catalog: &mut ChunkCatalog,
+    estimates: &HashMap<String, u64>,
+) -> SchemaTable {
+    let name = text_or_empty(&row[1]);
+    let create_sql = text(&row[2]).unwrap_or_default();
+    let comments = column_comments(&create_sql);
+    let unique_columns: Vec<String> = catalog
+        .unique
+        .get(&name)
+        .map(|rows| rows.iter().filter_map(|r| text(&r[1])).collect())
+        .unwrap_or_default();
+    let table_columns = catalog
+        .columns
+        .remove(&name)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| schema_column(&c, &comments, &unique_columns))
+        .collect::<Vec<_>>();
+    let table_foreign_keys = catalog
+        .foreign_keys
+        .remove(&name)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|f| ForeignKey {
+            from_column: text_or_empty(&f[3]),
+            to_catalog: None,
+            to_db: None,
+            to_table: text_or_empty(&f[2]),
+            // Empty until resolved: NULL means "the parent's primary key".
+            to_column: text(&f[4]).unwrap_or_default(),
+            constraint_name: integer(&f[1]).map(|id| format!("fk_{name}_{id}")),
+        })
+        .collect();
+    let kind = if text_or_empty(&row[0]) == "view" {
+        TableKind::View
+    } else {
+        TableKind::Table
+    };
+    SchemaTable {
+        catalog: None,
+        db: None,
+        estimated_rows: estimates.get(&name).copied(),
+        comment: comments.table,
+        name,
+        kind,
+        columns: table_columns,
+        foreign_keys: table_foreign_keys,
+    }
+}
+
+/// A column from its `pragma_table_xinfo` row, with its comment from the
+/// `CREATE TABLE` text.
+fn schema_column(
+    c: &[Value],
+    comments: &CreateComments,
+    unique_columns: &[String],
+) -> SchemaColumn {
+    let column = text_or_empty(&c[1]);
+    let native_type = text(&c[2]).unwrap_or_default();
+    let (normalized, dimension) = normalize_sqlite_type(&native_type);
+    let primary_key = integer(&c[4]).unwrap_or(0) > 0;
+    SchemaColumn {
+        comment: comments.columns.get(&column.to_ascii_lowercase()).cloned(),
+        unique: unique_columns.contains(&column),
+        nullable: !truthy(&c[3]) && !primary_key,
+        name: column,
+        native_type,
+        normalized_type: normalized.to_string(),
+        dimension_type: dimension,
+        primary_key,
+    }
+}
+
+/// A single-column primary key is unique; composite keys are not per column.
+fn mark_single_column_keys_unique(tables: &mut [SchemaTable]) {
+    for table in tables {
         let keys = table.columns.iter().filter(|c| c.primary_key).count();
         for column in &mut table.columns {
             column.unique = column.unique || (column.primary_key && keys == 1);
         }
     }
-    Ok(tables)
 }
 
 /// Row counts from `sqlite_stat1` when `ANALYZE` has run.
