@@ -34,8 +34,8 @@ pub mod report;
 mod resolve;
 
 pub use packages::PackageFact;
-use resolve::Resolver;
 pub(crate) use paths::{dir_of, normalize};
+use resolve::Resolver;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

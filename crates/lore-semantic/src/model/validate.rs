@@ -682,7 +682,6 @@ fn non_additive(
     })
 }
 
-
 fn sorted<'a>(names: impl Iterator<Item = &'a String>) -> String {
     let mut names: Vec<&String> = names.collect();
     names.sort();
