@@ -9,11 +9,11 @@ use lore_core::limits::SqlLimits;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use lore_demo::DEMO_SEMANTIC_MODEL;
 use lore_semantic::dialect::Dialect;
 use lore_semantic::model::{load_dir, load_sources};
 use lore_semantic::planner::compile;
 use lore_semantic::query::SemanticQuery;
-use lore_warehouse::demo::DEMO_SEMANTIC_MODEL;
 
 fn stats(mut samples: Vec<Duration>) -> String {
     samples.sort();

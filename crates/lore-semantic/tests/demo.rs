@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use lore_core::limits::SqlLimits;
+use lore_demo::{DEMO_SEMANTIC_MODEL, generate_demo_warehouse};
 use lore_semantic::dialect::Dialect;
 use lore_semantic::model::{SemanticModel, load_sources};
 use lore_semantic::planner::compile;
 use lore_semantic::query::SemanticQuery;
-use lore_warehouse::demo::{DEMO_SEMANTIC_MODEL, generate_demo_warehouse};
 use lore_warehouse::dialect::SqlDialect;
 use lore_warehouse::guard::check_read_only;
 use rusqlite::Connection;

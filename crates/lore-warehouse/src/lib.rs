@@ -17,7 +17,6 @@
 //! - [`catalog`]: the latest snapshot of each connection, in memory and
 //!   refreshed when a newer scan appears; entity details and the value
 //!   dictionary agents query.
-//! - [`demo`]: generates the embedded demo warehouse.
 //! - `bigquery_double` (feature `bigquery-double`, tests only): a BigQuery
 //!   REST double on loopback.
 //!
@@ -28,7 +27,6 @@
 pub mod bigquery_double;
 pub mod catalog;
 pub mod connector;
-pub mod demo;
 pub mod dialect;
 pub mod error;
 pub mod execute;

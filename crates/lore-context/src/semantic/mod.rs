@@ -7,6 +7,8 @@
 //!   undo of a multi-file write as one transaction).
 //! - [`generate`]: a starting model from a scan, written through
 //!   [`files`].
+//! - [`import`]: a model the `lore-import` readers produced, written
+//!   through [`files`] with a ledger that keeps hand edits.
 
 pub mod files;
 pub mod generate;

@@ -39,39 +39,23 @@ pub fn compact(response: &mut SearchResponse, query: &str) {
     }
 }
 
-/// The query's distinct words of three letters or more, lower-cased, and
-/// the parts of its identifiers (`total_with_tax`, `parseURL`).
+/// The query's distinct words of three letters or more, lower-cased:
+/// each identifier as written (`total_with_tax`) and the stems the index
+/// reads it as (`total`, `tax`, `pars`, `url`), so a line matches the
+/// query the way the ranking did (`orders` finds `order_items`).
 fn query_words(query: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for token in query.split(|c: char| !c.is_alphanumeric() && c != '_') {
         let whole = token.to_lowercase();
-        let parts = token
-            .split('_')
-            .flat_map(camel_parts)
-            .map(|p| p.to_lowercase());
-        for word in std::iter::once(whole).chain(parts) {
+        let stems = lore_search::tokenizer::terms(token);
+        for word in std::iter::once(whole).chain(stems) {
             if word.chars().count() >= 3 && out.len() < MAX_WORDS && seen.insert(word.clone()) {
                 out.push(word);
             }
         }
     }
     out
-}
-
-/// `parseURLString` → `parse`, `URLString` (good enough to find lines).
-fn camel_parts(token: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut start = 0;
-    let bytes = token.as_bytes();
-    for i in 1..bytes.len() {
-        if bytes[i].is_ascii_uppercase() && bytes[i - 1].is_ascii_lowercase() {
-            parts.push(&token[start..i]);
-            start = i;
-        }
-    }
-    parts.push(&token[start..]);
-    parts
 }
 
 /// The window of at most [`SNIPPET_LINES`] lines of `text` (which starts
@@ -147,5 +131,22 @@ mod tests {
         assert_eq!(one.text.chars().count(), LINE_CHARS + 1);
         let empty = snippet("", 1, &words);
         assert_eq!(empty.text, "");
+    }
+
+    #[test]
+    fn a_snippet_finds_the_words_as_the_index_reads_them() {
+        let text = (1..=30)
+            .map(|n| match n {
+                18 => "    fn parse_url_string(raw: &str) -> Url {".to_string(),
+                19 => "        let orders = load_order_items();".to_string(),
+                _ => format!("    let filler_{n} = {n};"),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        // `parseURLString`, `order` in the singular: the stems meet the
+        // snake_case names of the code.
+        let s = snippet(&text, 1, &query_words("parseURLString fails on an order"));
+        assert!((14..=18).contains(&s.start_line), "{s:?}");
+        assert!(s.text.contains("parse_url_string") && s.text.contains("load_order_items"));
     }
 }

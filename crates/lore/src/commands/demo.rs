@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use lore_core::project::init_project;
-use lore_warehouse::demo::{
+use lore_demo::{
     DEMO_CONNECTION_ID, DEMO_DATABASE_PATH, demo_project_config, generate_demo_warehouse,
 };
 
@@ -44,7 +44,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
             database.display()
         );
     }
-    let written = lore_warehouse::demo::write_demo_semantic_model(&root)
+    let written = lore_demo::write_demo_semantic_model(&root)
         .context("cannot write the demo's semantic model")?;
     if !written.is_empty() {
         eprintln!(
@@ -55,8 +55,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
                 .display()
         );
     }
-    let pages = lore_warehouse::demo::write_demo_wiki(&root)
-        .context("cannot write the demo's wiki pages")?;
+    let pages = lore_demo::write_demo_wiki(&root).context("cannot write the demo's wiki pages")?;
     if !pages.is_empty() {
         eprintln!(
             "Wrote {} wiki pages to {}",

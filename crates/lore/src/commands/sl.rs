@@ -303,7 +303,7 @@ fn validate(project: &lore_core::project::Project, target: SlTarget) -> anyhow::
 
 /// `lore sl sync`: the semantic-layer files and the store brought in step.
 fn sync(project: &lore_core::project::Project, json: bool) -> anyhow::Result<()> {
-    let files = lore_context::semantic::files::SemanticFiles::new(project, None);
+    let files = lore_context::services::Services::for_project(project).model_files;
     let report = files.sync().map_err(|e| super::coded(&e))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -332,7 +332,7 @@ fn sync(project: &lore_core::project::Project, json: bool) -> anyhow::Result<()>
 fn generate(project: &lore_core::project::Project, target: SlTarget) -> anyhow::Result<()> {
     let connection = super::pick_connection(project, target.connection.as_deref())?;
     let catalog = lore_warehouse::catalog::Catalog::new(&project.root);
-    let files = lore_context::semantic::files::SemanticFiles::new(project, None);
+    let files = lore_context::services::Services::for_project(project).model_files;
     let generated = lore_context::semantic::generate::generate_model(
         &catalog,
         &files,
@@ -454,7 +454,8 @@ fn query(project: &lore_core::project::Project, args: SlQueryArgs) -> anyhow::Re
 }
 
 fn import(project: &lore_core::project::Project, args: SlImportArgs) -> anyhow::Result<()> {
-    use lore_context::semantic::import::{self, Outcome, metricflow};
+    use lore_context::semantic::import;
+    use lore_import::{Outcome, metricflow};
     let connection = super::pick_connection(project, args.connection.as_deref())?;
     let path = std::path::Path::new(&args.path);
     let model_file = matches!(args.from, ImportFormat::Lookml)
@@ -475,15 +476,15 @@ fn import(project: &lore_core::project::Project, args: SlImportArgs) -> anyhow::
     let scan = catalog.latest(&connection).ok().flatten();
     let imported = match args.from {
         ImportFormat::Metricflow => metricflow::read(path, scan.as_deref()),
-        ImportFormat::Cube => lore_context::semantic::import::cube::read(path, scan.as_deref()),
-        ImportFormat::Lookml => lore_context::semantic::import::lookml::read(
+        ImportFormat::Cube => lore_import::cube::read(path, scan.as_deref()),
+        ImportFormat::Lookml => lore_import::lookml::read(
             path,
             scan.as_deref(),
             lore_context::semantic::dialect(project.config.connections[&connection].driver),
         ),
     }
     .map_err(|e| super::coded(&e))?;
-    let files = lore_context::semantic::files::SemanticFiles::new(project, None);
+    let files = lore_context::services::Services::for_project(project).model_files;
     let report = import::write(
         &files,
         "cli",

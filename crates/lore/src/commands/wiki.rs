@@ -302,7 +302,7 @@ pub fn mirror(project: &lore_core::project::Project) {
     if let Err(e) = Wiki::for_project(project, None).refresh() {
         eprintln!("warning: the wiki files could not be updated: {e}");
     }
-    let files = lore_context::semantic::files::SemanticFiles::new(project, None);
+    let files = lore_context::services::Services::for_project(project).model_files;
     if let Err(e) = files.refresh() {
         eprintln!("warning: the semantic-layer files could not be updated: {e}");
     }

@@ -17,7 +17,7 @@ use sqlparser::dialect::GenericDialect;
 
 use super::triage::{BlockKind, Callout, CodeBlock, Definition, Triage};
 use super::{RunReport, Skipped};
-use crate::semantic::import::nesting::check_nesting;
+use lore_import::nesting::check_nesting;
 
 /// The most skipped items, and the most warnings, a run's report lists.
 pub const REPORT_LIST: usize = 200;

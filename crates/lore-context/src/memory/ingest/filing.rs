@@ -305,7 +305,7 @@ fn import_block(
     planned: &mut plan::Plan,
 ) {
     let kind = *kind;
-    use crate::semantic::import::{Outcome, cube, lookml, metricflow, render};
+    use lore_import::{Outcome, cube, lookml, metricflow, render};
     let skip = |planned: &mut plan::Plan, reason: String| {
         planned.skipped.push(Skipped {
             section: section.to_string(),

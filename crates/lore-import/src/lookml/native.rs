@@ -11,7 +11,7 @@ use lore_semantic::query::{DimensionRef, MeasureRef, OrderRef, SemanticQuery};
 use lore_warehouse::catalog::LoadedSnapshot;
 
 use super::{Items, Lkml, filter_sql, get_text, plain_sql};
-use crate::semantic::import::{ImportReport, Outcome};
+use crate::{ImportReport, Outcome};
 
 /// A view whose table is an explore query (`derived_table: { explore_source:
 /// … }`), waiting for the explores' views to be sources.
@@ -61,17 +61,17 @@ pub(super) fn native_derived_tables(
     let names: Vec<String> = base.iter().map(|s| s.name.clone()).collect();
     for source in &mut base {
         source.joins.retain(|j| names.contains(&j.to));
-        crate::semantic::import::declare_read_columns(source, scan);
+        crate::declare_read_columns(source, scan);
         // An explore query may group by fields hidden from users.
         for column in &mut source.columns {
             column.visibility = None;
         }
     }
-    crate::semantic::import::leave_out_what_does_not_load(&mut base, &mut ImportReport::default());
+    crate::leave_out_what_does_not_load(&mut base, &mut ImportReport::default());
     let files: Vec<(PathBuf, String)> = base
         .iter()
         .filter_map(|s| {
-            crate::semantic::import::render(s, "")
+            crate::render(s, "")
                 .ok()
                 .map(|t| (PathBuf::from(format!("{}.yaml", s.name)), t))
         })

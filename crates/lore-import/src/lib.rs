@@ -5,11 +5,18 @@
 //! [`cube`] Cube projects' YAML cubes, [`lookml`] LookML views and
 //! explores.
 //!
-//! [`import`] renders the sources as model files and writes them through
-//! the semantic layer's file mirror in one transaction, refusing when the
-//! model would not load; a file changed by hand since the last import is
-//! reported as a conflict and left alone (the import's own ledger,
-//! `.lore/sl-import-<connection>.json`, remembers what it wrote).
+//! Each reader returns an [`Imported`]: the sources, in Lore's own
+//! format, and the report so far. [`render`] turns a source into its model
+//! file's text, and [`leave_out_what_does_not_load`] and
+//! [`check_against_scan`] finish the report. Reading is all this crate
+//! does: it writes nothing. The service that writes an import into a
+//! project (one transaction through the semantic layer's files, with a
+//! ledger of what it wrote so hand edits are kept) is
+//! `lore_context::semantic::import`.
+//!
+//! Knows nothing of MCP, the store or terminals; its input is files and
+//! the latest scan, its output domain types.
+#![doc = include_str!("../README.md")]
 
 pub mod cube;
 pub mod cube_js;
@@ -17,15 +24,11 @@ pub mod lookml;
 pub mod metricflow;
 pub mod nesting;
 
-use std::collections::BTreeMap;
-
 use lore_core::{ErrorCode, ErrorReport};
 use lore_semantic::model::{ColumnType, SourceSpec};
 use lore_warehouse::catalog::LoadedSnapshot;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-use crate::semantic::files::{SemanticFiles, SourceFile};
 
 /// How one item of the input came across.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -79,13 +82,7 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
-    pub(crate) fn push(
-        &mut self,
-        kind: &str,
-        name: &str,
-        outcome: Outcome,
-        detail: impl Into<String>,
-    ) {
+    pub fn push(&mut self, kind: &str, name: &str, outcome: Outcome, detail: impl Into<String>) {
         self.items.push(ReportItem {
             kind: kind.to_string(),
             name: name.to_string(),
@@ -94,7 +91,8 @@ impl ImportReport {
         });
     }
 
-    fn count(&mut self) {
+    /// Sets the counts by outcome from the items.
+    pub fn count(&mut self) {
         self.imported = self
             .items
             .iter()
@@ -283,7 +281,7 @@ pub(crate) fn scanned_type(
 
 /// Checks the sources against the latest scan: tables and physical
 /// columns exist.
-fn check_against_scan(
+pub fn check_against_scan(
     sources: &[SourceSpec],
     scan: Option<&LoadedSnapshot>,
     report: &mut ImportReport,
@@ -340,7 +338,7 @@ fn check_against_scan(
 /// skipped with the loader's own reason, instead of the whole import
 /// failing on one construct. What cannot be pinned to one item stays, and
 /// the write's own check then refuses the import with every reason.
-pub(crate) fn leave_out_what_does_not_load(sources: &mut [SourceSpec], report: &mut ImportReport) {
+pub fn leave_out_what_does_not_load(sources: &mut [SourceSpec], report: &mut ImportReport) {
     use lore_semantic::SemanticError;
     // Each round removes at least one item, so this ends; the bound only
     // keeps a pathological input from taking long.
@@ -444,80 +442,4 @@ pub fn render(source: &SourceSpec, from: &str) -> Result<String, ErrorReport> {
         )
     })?);
     Ok(text)
-}
-
-fn ledger_path(files: &SemanticFiles, connection: &str) -> std::path::PathBuf {
-    files
-        .state_dir()
-        .join(format!("sl-import-{connection}.json"))
-}
-
-/// Writes `imported`'s sources for `connection` (unless `dry_run`): one
-/// file per source, one transaction, the model checked to load first.
-pub fn write(
-    files: &SemanticFiles,
-    actor: &str,
-    connection: &str,
-    mut imported: Imported,
-    scan: Option<&LoadedSnapshot>,
-    dry_run: bool,
-) -> Result<ImportReport, ErrorReport> {
-    let mut report = std::mem::take(&mut imported.report);
-    report.connection = connection.to_string();
-    report.dry_run = dry_run;
-    leave_out_what_does_not_load(&mut imported.sources, &mut report);
-    check_against_scan(&imported.sources, scan, &mut report);
-    let ledger: BTreeMap<String, String> = std::fs::read_to_string(ledger_path(files, connection))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
-    let mut writes: Vec<SourceFile> = Vec::new();
-    let mut written_hashes = ledger.clone();
-    for source in &imported.sources {
-        let file = format!("{}.yaml", source.name);
-        let text = render(source, &report.from)?;
-        let path = SemanticFiles::path(connection, &file);
-        let current = files.read(connection, &file);
-        let hash = lore_core::hash::content_hash(&text);
-        if let Some(current) = &current {
-            let edited = ledger
-                .get(&file)
-                .is_none_or(|h| *h != lore_core::hash::content_hash(current));
-            if edited && *current != text {
-                report.conflicts.push(path.clone());
-                report.push(
-                    "file",
-                    &path,
-                    Outcome::Skipped,
-                    "changed since the last import (or not written by one): left as it is; move it away to import it again",
-                );
-                continue;
-            }
-        }
-        written_hashes.insert(file.clone(), hash);
-        report.files.push(path);
-        writes.push(SourceFile {
-            file,
-            content: Some(text),
-            expected_version: None,
-        });
-    }
-    if !dry_run && !writes.is_empty() {
-        let summary = format!(
-            "lore sl import --from {} ({} sources)",
-            report.from,
-            writes.len()
-        );
-        let written = files.write(actor, connection, &summary, writes, true)?;
-        report.tx_id = written.changed.then_some(written.tx_id);
-        lore_core::project::write_atomically(
-            &ledger_path(files, connection),
-            serde_json::to_string_pretty(&written_hashes).unwrap_or_default(),
-        )
-        .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("the import ledger: {e}")))?;
-    } else if dry_run && !writes.is_empty() {
-        files.check_model_after(connection, &writes)?;
-    }
-    report.count();
-    Ok(report)
 }

@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use lore_semantic::model::MeasureSpec;
 use serde_json::Value;
 
-use super::conversion::conversion;
+use super::conversion_metrics::conversion;
 use super::metrics::{Placed, Placement, cumulative, derived, simple};
 use super::{Documents, Model, text};
-use crate::semantic::import::{ImportReport, Outcome};
+use crate::{ImportReport, Outcome};
 
 /// Rounds of placing: a metric whose inputs are not placed yet waits for
 /// the next round.

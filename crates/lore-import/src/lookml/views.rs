@@ -9,7 +9,7 @@ use lore_semantic::model::{ColumnSpec, ColumnType, MeasureSpec, SourceSpec, Visi
 
 use super::native::NativeTable;
 use super::{Items, Lkml, extended, filter_sql, get, get_text, overlay, plain_sql};
-use crate::semantic::import::{ImportReport, Outcome};
+use crate::{ImportReport, Outcome};
 
 /// The views to import: each defined once, refinements (`view: +orders`)
 /// merged into it in the order read, `extends` resolved; a base marked
@@ -127,7 +127,7 @@ pub(super) fn view_source(
         }
     }
     let sql = if table.is_some() { None } else { derived };
-    let mut spec = crate::semantic::import::source(name, None, table, sql);
+    let mut spec = crate::source(name, None, table, sql);
     for (key, value) in items {
         let Some((Some(field), body)) = value.block() else {
             continue;

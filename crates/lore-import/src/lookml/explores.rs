@@ -7,7 +7,7 @@
 use lore_semantic::model::{Cardinality, JoinSpec, SourceSpec};
 
 use super::{Items, get_text, plain_sql};
-use crate::semantic::import::{ImportReport, Outcome};
+use crate::{ImportReport, Outcome};
 
 /// Every explore's joins, on the sources of the views they start from.
 pub(super) fn explore_joins(

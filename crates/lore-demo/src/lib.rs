@@ -1,4 +1,7 @@
-//! The demo warehouse: a believable B2B SaaS company in one SQLite file,
+//! The demo project `lore demo` writes: a warehouse, the wiki pages that
+//! explain it and the semantic model that describes it.
+//!
+//! The warehouse is a believable B2B SaaS company in one SQLite file,
 //! generated from a fixed seed so every build produces the same data.
 //!
 //! Two years (2024–2025) of accounts, users, plans, subscriptions, invoices
@@ -12,6 +15,12 @@
 //! - `subscriptions.status` with mixed-case legacy values;
 //! - one-to-many chains that fan out naive joins (invoices → invoice lines,
 //!   invoices → payments, accounts → subscriptions).
+//!
+//! [`DEMO_WIKI`] holds the pages that explain those traps and
+//! [`DEMO_SEMANTIC_MODEL`] the model that gets them right; both are
+//! compiled in, so the demo needs no file beside the binary. Nothing here
+//! connects to a warehouse or knows the services: it only writes files.
+#![doc = include_str!("../README.md")]
 
 mod generate;
 mod rng;

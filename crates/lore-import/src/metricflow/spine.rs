@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use lore_semantic::model::{ColumnSpec, ColumnType, SourceSpec};
 
 use super::LEGACY_SPINE;
-use crate::semantic::import::{ImportReport, Outcome};
+use crate::{ImportReport, Outcome};
 
 /// A time spine model: its name, its day column and that column's grain.
 pub(super) type Spine = (String, String, String);
@@ -49,7 +49,7 @@ pub(super) fn add_time_spine(
             .get(&name)
             .cloned()
             .unwrap_or_else(|| name.clone());
-        let mut spec = crate::semantic::import::source(
+        let mut spec = crate::source(
             &name,
             Some("The time spine: one row per day.".into()),
             Some(table.clone()),

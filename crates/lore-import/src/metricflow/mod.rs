@@ -31,7 +31,7 @@ use lore_semantic::model::{MeasureSpec, NonAdditiveSpec, SourceSpec};
 use lore_warehouse::catalog::LoadedSnapshot;
 use serde_json::Value;
 
-mod conversion;
+mod conversion_metrics;
 mod filters;
 mod metrics;
 mod models;
@@ -437,7 +437,7 @@ fn has_legacy_spine(project: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::semantic::import::Outcome;
+    use crate::Outcome;
     use lore_semantic::model::ColumnType;
     use lore_semantic::model::{
         Calculation, ColumnPair, ConversionSpec, CumulativeSpec, Keep, OffsetSpec, PeriodAgg,

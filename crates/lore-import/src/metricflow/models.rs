@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::metrics::non_additive;
 use super::{Documents, Model, aggregate, is_identifier, ref_name, text};
-use crate::semantic::import::{ImportReport, Outcome, identifiers, scanned_type};
+use crate::{ImportReport, Outcome, identifiers, scanned_type};
 
 /// Every semantic model that names a known relation, as a `Model`.
 pub(super) fn models(
@@ -28,7 +28,7 @@ pub(super) fn models(
         let mut builder = ModelBuilder {
             model: Model {
                 name: name.clone(),
-                spec: crate::semantic::import::source(
+                spec: crate::source(
                     &name,
                     text(sm, "description").map(|d| d.trim().to_string()),
                     Some(table.clone()),
