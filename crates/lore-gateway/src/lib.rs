@@ -10,7 +10,8 @@
 //!   ([`ingest::classify`]: code, test, doc, config; its language; its
 //!   subsystem from a [`ingest::subsystem`] catalog or its folders),
 //!   outlines and splits it into chunks ([`ingest::chunk`]), and writes
-//!   the index and the code graph incrementally;
+//!   the index and the code graph incrementally; a running server keeps
+//!   them fresh as files change ([`ingest::follow`], [`Gateway::follow`]);
 //! - [`index`] is the chunk index and its embedding lane
 //!   ([`index::vectors`]);
 //! - [`graph`] is the code graph, read by [`graph::explore`] (nodes,
@@ -82,6 +83,10 @@ pub struct Gateway {
     recorder: std::sync::OnceLock<search::feedback::Recorder>,
     /// The last record the recorder failed to write.
     record_failed: Arc<Mutex<Option<String>>>,
+    /// What this process's follower of the roots publishes.
+    board: ingest::follow::Board,
+    /// One ingest at a time in this process (a tool's, the follower's).
+    ingesting: Mutex<()>,
 }
 
 /// A value read from files, kept until one of them changes (its length or
@@ -148,6 +153,8 @@ impl Gateway {
             feedback: Mutex::new(Arc::new(search::feedback::FeedbackVotes::default())),
             recorder: std::sync::OnceLock::new(),
             record_failed: Arc::new(Mutex::new(None)),
+            board: ingest::follow::Board::default(),
+            ingesting: Mutex::new(()),
         }
     }
 
@@ -173,13 +180,29 @@ impl Gateway {
         !self.roots.is_empty()
     }
 
+    /// Follows the roots (`gateway.follow`): files saved, created, deleted
+    /// or renamed are re-ingested within a second or two until the
+    /// follower is dropped. None when following is off or there is no
+    /// root. See [`ingest::follow`].
+    pub fn follow(self: &Arc<Self>) -> Option<ingest::follow::Follower> {
+        ingest::follow::start(Arc::clone(self))
+    }
+
+    /// How fresh each root is: the follower's view, or a walk of the roots
+    /// against their ledgers when no server follows them. Blocking.
+    pub fn freshness(&self) -> Vec<ingest::follow::RootFreshness> {
+        ingest::follow::freshness(self)
+    }
+
     /// Ingests every root (or the files `request.paths` names), reporting
-    /// (done, total) files per root. Blocking.
+    /// (done, total) files per root; one at a time in this process.
+    /// Blocking.
     pub fn ingest(
         &self,
         request: &IngestRequest,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<IngestRun, ErrorReport> {
+        let _one = self.ingesting.lock().unwrap_or_else(|p| p.into_inner());
         let store = if request.dry_run {
             None
         } else {
@@ -636,7 +659,7 @@ impl Gateway {
                 let catalog = subsystem::Catalog::load(self.files.root(), &root.path)?;
                 roots.push((root.name.clone(), ledger, catalog));
             }
-            let view = explore::GraphView { roots };
+            let view = explore::GraphView::new(roots);
             let links = view.search_links();
             Ok((Arc::new(view), Arc::new(links)))
         })
@@ -707,6 +730,18 @@ impl Gateway {
     pub fn tests_of(&self, target: &str) -> Result<explore::TestsOfAnswer, ErrorReport> {
         let store = self.graph_reader()?;
         self.graph_view()?.tests_of(store.as_ref(), target)
+    }
+
+    /// A symbol's definitions, callers and callees, with the line of
+    /// each call site and how it was resolved. Blocking.
+    pub fn references(
+        &self,
+        symbol: &str,
+        root: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<graph::references::ReferencesAnswer, ErrorReport> {
+        self.graph_reader()?;
+        self.graph_view()?.references(symbol, root, limit)
     }
 
     /// Adds each result's graph context (its file's tests, imports,

@@ -66,6 +66,9 @@ pub struct LoreServer {
     /// Long calls running as tasks, for every session of this server (and
     /// the other servers' over a shared store).
     tasks: Arc<crate::tasks::Tasks>,
+    /// The gateway, when its toolset is served (its roots are followed
+    /// while the server runs: [`LoreServer::follow_roots`]).
+    gateway: Option<Arc<lore_gateway::Gateway>>,
 }
 
 /// Loads the catalog once, after the first client finished its handshake
@@ -92,6 +95,7 @@ impl LoreServer {
             telemetry: Arc::default(),
             cut_off: CancellationToken::new(),
             tasks: Arc::default(),
+            gateway: None,
         }
     }
 
@@ -131,6 +135,9 @@ impl LoreServer {
                 &project.config.gateway.tool_scopes,
             );
         }
+        let served_gateway = toolsets
+            .contains(&Toolset::Gateway)
+            .then(|| Arc::clone(&gateway));
         let mut instructions = String::new();
         if toolsets.contains(&Toolset::Analytics) {
             register_analytics_toolset(&mut registry, &services);
@@ -165,8 +172,17 @@ impl LoreServer {
             feed: Some(feed),
             instructions,
             tasks,
+            gateway: served_gateway,
             ..LoreServer::new(registry)
         }
+    }
+
+    /// Starts following the gateway's roots (`gateway.follow`): changed
+    /// files are re-ingested until the returned follower is dropped, which
+    /// a serving command does when it stops. None when the gateway is not
+    /// served, has no root, or following is off.
+    pub fn follow_roots(&self) -> Option<lore_gateway::ingest::follow::Follower> {
+        self.gateway.as_ref().and_then(|gateway| gateway.follow())
     }
 
     /// Checks a tool call's arguments as the call would, without running

@@ -217,6 +217,7 @@ async fn the_gateway_is_listed_only_where_it_can_work() {
             "km-coverage-summary",
             "km-feedback-submit",
             "km-graph-node",
+            "km-graph-references",
             "km-graph-search",
             "km-graph-subsystem",
             "km-graph-tests-of",
@@ -312,6 +313,35 @@ async fn an_agent_walks_the_code_graph() {
             .any(|r| r["predicate"] == "CONTAINS" && r["direction"] == "incoming"),
         "{node}"
     );
+    // Who calls the method: the test, through the class it imports.
+    let references = ok(
+        &client,
+        "km-graph-references",
+        json!({"symbol": "Invoice.total_with_tax"}),
+    )
+    .await;
+    assert_eq!(
+        references["definitions"][0]["start_line"], 2,
+        "{references}"
+    );
+    assert_eq!(
+        references["callers"][0]["node"],
+        "Symbol:billing/tests/test_invoice.py::test_total_with_tax",
+        "{references}"
+    );
+    assert_eq!(references["callers"][0]["line"], 4);
+    for (arguments, code) in [
+        (
+            json!({"symbol": "Invoice.total", "limit": 0}),
+            "invalid_arguments",
+        ),
+        (json!({"symbol": "Invoice.totl"}), "not_found"),
+    ] {
+        let refused = call(&client, "km-graph-references", arguments.clone())
+            .await
+            .unwrap();
+        assert_eq!(error_of(&refused)["code"], code, "{arguments}");
+    }
     let malformed = call(&client, "km-graph-node", json!({"node_id": "invoice.py"}))
         .await
         .unwrap();
@@ -985,5 +1015,63 @@ async fn at_the_readme_layout_the_gateway_serves_no_secret_and_writes_no_control
             .contains(root.to_str().unwrap()),
         "{error}"
     );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_running_server_follows_its_roots_without_anyone_running_ingest() {
+    let dir = code_project();
+    let config = dir.path().join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}  follow:\n    debounce_ms: 50\n    min_interval_ms: 50\n"),
+    )
+    .unwrap();
+    let client = stdio_client(dir.path()).await;
+    ok(&client, "km-ingest-trigger", json!({})).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(8);
+    let mut status = json!(null);
+    while std::time::Instant::now() < deadline {
+        status = ok(&client, "km-ingest-status", json!({})).await;
+        if status["freshness"][0]["fresh"] == true {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let root = &status["freshness"][0];
+    assert_eq!(root["root"], "repo", "{status}");
+    assert_eq!(root["fresh"], true, "{status}");
+    if cfg!(target_os = "linux") {
+        assert_eq!(root["follow"], "inotify", "{status}");
+    }
+
+    std::fs::write(
+        dir.path().join("repo/billing/refund.py"),
+        "def refund_pelican():\n    return 1\n",
+    )
+    .unwrap();
+    // Found, and the follower's run recorded (the index commits first).
+    let (mut found, mut status) = (json!(null), json!(null));
+    while std::time::Instant::now() < deadline {
+        found = ok(&client, "km-search", json!({"query": "pelican"})).await;
+        status = ok(&client, "km-ingest-status", json!({})).await;
+        if found["results"][0]["chunk"]["artifact_path"] == "billing/refund.py"
+            && status["profile"] == "follow"
+            && status["freshness"][0]["fresh"] == true
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        found["results"][0]["chunk"]["artifact_path"], "billing/refund.py",
+        "{found}"
+    );
+    assert_eq!(status["profile"], "follow", "{status}");
+    let root = &status["freshness"][0];
+    assert_eq!(root["fresh"], true, "{status}");
+    assert_eq!(root["ok"], true, "{status}");
+    assert!(root["changed_at"].is_string() && root["ingested_at"].is_string());
     client.cancel().await.unwrap();
 }

@@ -40,6 +40,141 @@ pub struct GatewayConfig {
     /// Unset, each needs the scope of the gateway specification: `admin`.
     #[serde(default, skip_serializing_if = "ToolScopes::is_empty")]
     pub tool_scopes: ToolScopes,
+    /// How a running server (`lore mcp …`) keeps the roots' index fresh
+    /// as files are saved, created, deleted or renamed; `false` turns it
+    /// off, `true` keeps the defaults.
+    #[serde(default, deserialize_with = "follow_setting")]
+    #[schemars(with = "FollowSetting")]
+    pub follow: FollowConfig,
+}
+
+/// `gateway.follow`: a running server re-ingests what changes in its
+/// roots (inotify where the system has it, a periodic walk otherwise),
+/// bounded in work. One-shot commands never follow.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FollowConfig {
+    /// Whether a server follows its roots (default true).
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// How changes are noticed: `auto` (inotify, a walk where inotify is
+    /// missing or its watch limit is reached) or `walk` (always walk, e.g.
+    /// on network file systems that send no notifications).
+    #[serde(default)]
+    pub watch: FollowWatch,
+    /// How often a walking follower looks for changes, in ms (default
+    /// 2,000; 100 to 3,600,000).
+    #[serde(default = "default_walk_interval_ms")]
+    pub walk_interval_ms: u64,
+    /// How long changes are collected after the first before a run, in ms
+    /// (default 300; at most 10,000).
+    #[serde(default = "default_debounce_ms")]
+    pub debounce_ms: u64,
+    /// The least time between two runs of a root, in ms (default 1,000;
+    /// at most 600,000).
+    #[serde(default = "default_min_interval_ms")]
+    pub min_interval_ms: u64,
+    /// The most files one run reads (default 500; the rest go to the next
+    /// run; 1 to 100,000).
+    #[serde(default = "default_follow_max_files")]
+    pub max_files: usize,
+}
+
+/// `gateway.follow` as written: a flag or the settings (the schema's
+/// view of [`follow_setting`]).
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum FollowSetting {
+    /// `true` (the defaults) or `false` (off).
+    Flag(bool),
+    /// The settings.
+    Settings(FollowConfig),
+}
+
+/// Reads `gateway.follow`: `true`/`false`, or the settings (whose own
+/// errors, an unknown key say, are kept).
+fn follow_setting<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<FollowConfig, D::Error> {
+    struct Setting;
+    impl<'de> serde::de::Visitor<'de> for Setting {
+        type Value = FollowConfig;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("true, false, or the follow settings (enabled, watch, walk_interval_ms, debounce_ms, min_interval_ms, max_files)")
+        }
+        fn visit_bool<E: serde::de::Error>(self, enabled: bool) -> Result<FollowConfig, E> {
+            Ok(FollowConfig {
+                enabled,
+                ..FollowConfig::default()
+            })
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<FollowConfig, E> {
+            Ok(FollowConfig::default())
+        }
+        fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<FollowConfig, M::Error> {
+            FollowConfig::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    deserializer.deserialize_any(Setting)
+}
+
+/// How a follower notices changes (`gateway.follow.watch`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FollowWatch {
+    /// inotify where available, else a periodic walk.
+    #[default]
+    Auto,
+    /// Always a periodic walk.
+    Walk,
+}
+
+fn default_walk_interval_ms() -> u64 {
+    2_000
+}
+
+fn default_debounce_ms() -> u64 {
+    300
+}
+
+fn default_min_interval_ms() -> u64 {
+    1_000
+}
+
+fn default_follow_max_files() -> usize {
+    500
+}
+
+impl Default for FollowConfig {
+    fn default() -> Self {
+        FollowConfig {
+            enabled: true,
+            watch: FollowWatch::Auto,
+            walk_interval_ms: default_walk_interval_ms(),
+            debounce_ms: default_debounce_ms(),
+            min_interval_ms: default_min_interval_ms(),
+            max_files: default_follow_max_files(),
+        }
+    }
+}
+
+impl FollowConfig {
+    /// What is wrong with these settings, as a message naming the key.
+    pub fn problem(&self) -> Option<String> {
+        let bounds: [(&str, u64, u64, u64); 4] = [
+            ("walk_interval_ms", self.walk_interval_ms, 100, 3_600_000),
+            ("debounce_ms", self.debounce_ms, 0, 10_000),
+            ("min_interval_ms", self.min_interval_ms, 0, 600_000),
+            ("max_files", self.max_files as u64, 1, 100_000),
+        ];
+        bounds
+            .into_iter()
+            .find(|(_, value, low, high)| !(*low..=*high).contains(value))
+            .map(|(key, value, low, high)| {
+                format!("gateway.follow.{key} must be {low} to {high}, got {value}")
+            })
+    }
 }
 
 /// `gateway.tool_scopes`: the token scope a maintainer tool needs over
@@ -259,6 +394,7 @@ impl Default for GatewayConfig {
             lifecycle: LifecycleConfig::default(),
             backups: BackupsConfig::default(),
             tool_scopes: ToolScopes::default(),
+            follow: FollowConfig::default(),
         }
     }
 }
@@ -268,6 +404,9 @@ impl GatewayConfig {
     pub fn problem(&self) -> Option<String> {
         if self.max_file_bytes == 0 {
             return Some("gateway.max_file_bytes must be at least 1".into());
+        }
+        if let Some(problem) = self.follow.problem() {
+            return Some(problem);
         }
         if let Some(template) = &self.editor_uri_template {
             let mut rest = template.as_str();
@@ -418,6 +557,65 @@ mod tests {
             path,
         );
         assert!(unknown.is_err(), "{unknown:?}");
+    }
+
+    #[test]
+    fn follow_may_be_a_flag_and_a_wrong_key_is_named() {
+        let path = std::path::Path::new("lore.yaml");
+        let off = crate::config::parse_config("gateway:\n  follow: false\n", path).unwrap();
+        assert!(!off.config.gateway.follow.enabled);
+        assert_eq!(off.config.gateway.follow.debounce_ms, 300);
+        let on = crate::config::parse_config("gateway:\n  follow: true\n", path).unwrap();
+        assert_eq!(on.config.gateway.follow, FollowConfig::default());
+        let wrong = crate::config::parse_config("gateway:\n  follow:\n    debounse_ms: 5\n", path);
+        let message = format!("{:?}", wrong.err());
+        assert!(message.contains("debounse_ms"), "{message}");
+        let number = crate::config::parse_config("gateway:\n  follow: 3\n", path);
+        let message = format!("{:?}", number.err());
+        assert!(
+            message.contains("true, false, or the follow settings"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn follow_settings_out_of_bounds_are_named() {
+        let path = std::path::Path::new("lore.yaml");
+        let loaded = crate::config::parse_config(
+            "gateway:\n  follow:\n    watch: walk\n    walk_interval_ms: 500\n",
+            path,
+        )
+        .unwrap();
+        let follow = &loaded.config.gateway.follow;
+        assert!(follow.enabled);
+        assert_eq!(follow.watch, FollowWatch::Walk);
+        assert_eq!(follow.walk_interval_ms, 500);
+        for (yaml, named) in [
+            (
+                "walk_interval_ms: 5",
+                "gateway.follow.walk_interval_ms must be 100 to 3600000, got 5",
+            ),
+            (
+                "max_files: 0",
+                "gateway.follow.max_files must be 1 to 100000, got 0",
+            ),
+            (
+                "debounce_ms: 60000",
+                "gateway.follow.debounce_ms must be 0 to 10000, got 60000",
+            ),
+        ] {
+            let text = format!("gateway:\n  follow:\n    {yaml}\n");
+            let error = crate::config::parse_config(&text, path).unwrap_err();
+            assert!(error.to_string().contains(named), "{yaml}: {error}");
+        }
+        for wrong in [
+            "follow: sometimes",
+            "follow:\n    watch: fanotify",
+            "follow:\n    every: 1",
+        ] {
+            let text = format!("gateway:\n  {wrong}\n");
+            assert!(crate::config::parse_config(&text, path).is_err(), "{wrong}");
+        }
     }
 
     #[test]

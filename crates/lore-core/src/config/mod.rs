@@ -30,8 +30,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ErrorCode, HasErrorCode};
 pub use connection_entry::with_connection_written;
 pub use gateway::{
-    BackupsConfig, EDITOR_URI_PLACEHOLDERS, GatewayConfig, GatewayRoot, LifecycleConfig,
-    ToolScopes, UploadsConfig, is_root_name, render_editor_uri, with_root_added,
+    BackupsConfig, EDITOR_URI_PLACEHOLDERS, FollowConfig, FollowWatch, GatewayConfig, GatewayRoot,
+    LifecycleConfig, ToolScopes, UploadsConfig, is_root_name, render_editor_uri, with_root_added,
 };
 pub use llm::{LlmConfig, LlmProtocol};
 pub use mcp::{McpConfig, RateLimitConfig, Scope, TokenConfig, Toolset};

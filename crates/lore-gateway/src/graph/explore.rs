@@ -7,6 +7,7 @@
 //! symbol's kind and lines) comes from the graph ledgers ingest keeps.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::sync::OnceLock;
 
 use lore_core::error::HasErrorCode;
 use lore_core::{ErrorCode, ErrorReport};
@@ -14,6 +15,7 @@ use lore_store::{KnowledgeStore, TripleQuery};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::graph::calls::CallIndex;
 use crate::graph::{GraphFile, GraphLedger, LABELS, file_node, symbol_node};
 use crate::ingest::subsystem::Catalog;
 
@@ -30,6 +32,8 @@ pub const MAX_SEARCH_LIMIT: usize = 50;
 pub struct GraphView {
     /// (root name, ledger, catalog) per root.
     pub roots: Vec<(String, GraphLedger, Catalog)>,
+    /// The call edges, resolved from the ledgers when first needed.
+    calls: OnceLock<CallIndex>,
 }
 
 /// Which relations of a node to list.
@@ -230,6 +234,20 @@ fn page_all(
 }
 
 impl GraphView {
+    /// The view of these roots' ledgers and catalogs.
+    pub fn new(roots: Vec<(String, GraphLedger, Catalog)>) -> GraphView {
+        GraphView {
+            roots,
+            calls: OnceLock::new(),
+        }
+    }
+
+    /// The call edges of the roots (`CALLS`), resolved on first use.
+    pub fn calls(&self) -> &CallIndex {
+        self.calls
+            .get_or_init(|| CallIndex::build(self.roots.iter().map(|(_, ledger, _)| &ledger.files)))
+    }
+
     /// The links search ranks by: each test's `VALIDATES` edges to files
     /// (a symbol leads to its file).
     pub fn search_links(&self) -> GraphLinks {

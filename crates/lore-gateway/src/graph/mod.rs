@@ -3,8 +3,8 @@
 //! the knowledge store (no graph database).
 //!
 //! Ingest records what each file says of itself ([`GraphFile`]: its
-//! symbols, its imports as written, the paths and names a document
-//! mentions) in `.lore/gateway/graph/<root>.json`. The graph is a pure
+//! symbols, its imports as written, the names its code calls, the paths
+//! and names a document mentions) in `.lore/gateway/graph/<root>.json`. The graph is a pure
 //! function of those facts and the subsystem catalog ([`build`]): every run
 //! computes it whole and writes only the difference to what it wrote last
 //! time, in one store transaction, so an import that resolves only once its
@@ -18,6 +18,11 @@
 //! `CONTAINS` (class → member), `IMPORTS` (file → file), `VALIDATES`
 //! (test → code it imports or is named after), `EXERCISES` (test → symbol
 //! it imports), `DESCRIBES` (document → file or symbol it mentions).
+//! `CALLS` (symbol → symbol it calls, or file → symbol for a call outside
+//! any definition, with the line of each site and how the name was
+//! resolved) is not written to the store: it is resolved from the call
+//! sites in the facts when a view first needs it (`calls.rs`, which says
+//! why), and read with `km-graph-references` (`references.rs`).
 //!
 //! A name imported from a barrel (a Python package's `__init__.py`, a
 //! TS/JS folder's `index.ts`/`index.js`) that the barrel re-exports leads
@@ -27,9 +32,12 @@
 //! root's package manifests declare (`packages.rs`: Go module paths, npm
 //! names, `tsconfig` aliases, Cargo crates).
 
+mod bindings;
+pub mod calls;
 pub mod explore;
 mod packages;
 mod paths;
+pub mod references;
 pub mod report;
 mod resolve;
 
@@ -43,6 +51,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::classify::ArtifactType;
+use crate::ingest::outline::references::enclosing;
 use crate::ingest::outline::{Outline, SymbolKind};
 use crate::ingest::subsystem::Catalog;
 
@@ -98,10 +107,23 @@ pub struct ImportFact {
     /// The names taken from it; `*` for a TS/JS `export * from`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub names: Vec<String>,
-    /// Names re-exported under another name than the module's: the name
-    /// here → the module's (`*` for the whole module).
+    /// Names bound or re-exported under another name than the module's:
+    /// the name here → the module's (`*` for the whole module).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub aliases: BTreeMap<String, String>,
+}
+
+/// The call sites of one definition (or of the file outside any).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallsFact {
+    /// The definition they are in (its qualified name); none for the
+    /// file's top level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<String>,
+    /// Each site: the name as written (`self.total`, `store.Get`,
+    /// `crate::feed::poll`; see `ingest::outline::references`) and its
+    /// line.
+    pub sites: Vec<(String, usize)>,
 }
 
 /// What one file says of itself.
@@ -121,6 +143,9 @@ pub struct GraphFile {
     /// Its imports.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub imports: Vec<ImportFact>,
+    /// What its code calls, by the definition the calls are in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<CallsFact>,
     /// Paths and code names a document mentions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mentions: Vec<String>,
@@ -173,7 +198,7 @@ impl GraphFile {
             }
             fit
         });
-        let (symbols, imports) = match outline {
+        let (symbols, imports): (Vec<SymbolFact>, Vec<ImportFact>) = match outline {
             Some(outline) => (
                 outline
                     .definitions
@@ -204,6 +229,7 @@ impl GraphFile {
             ),
             None => (Vec::new(), Vec::new()),
         };
+        let calls = outline.map(|o| calls_of(o, &symbols)).unwrap_or_default();
         let mentions = if artifact_type == ArtifactType::Doc {
             mentions(text)
         } else {
@@ -215,6 +241,7 @@ impl GraphFile {
             subsystem,
             symbols,
             imports,
+            calls,
             mentions,
             left_out,
             package: PackageFact::read(path, text),
@@ -229,10 +256,34 @@ impl GraphFile {
     }
 }
 
+/// The call sites of an outline, grouped by the definition they are in
+/// (a definition left out of `symbols` gives its sites to the file).
+fn calls_of(outline: &Outline, symbols: &[SymbolFact]) -> Vec<CallsFact> {
+    let kept: BTreeSet<&str> = symbols.iter().map(|s| s.qualified_name.as_str()).collect();
+    let callers = enclosing(&outline.definitions, &outline.references);
+    let mut out: Vec<CallsFact> = Vec::new();
+    let mut at: BTreeMap<Option<&str>, usize> = BTreeMap::new();
+    for (site, caller) in outline.references.iter().zip(callers) {
+        let caller = caller
+            .map(|d| outline.definitions[d].qualified_name.as_str())
+            .filter(|q| kept.contains(q));
+        let index = *at.entry(caller).or_insert_with(|| {
+            out.push(CallsFact {
+                caller: caller.map(str::to_string),
+                sites: Vec::new(),
+            });
+            out.len() - 1
+        });
+        out[index].sites.push((site.name.clone(), site.line));
+    }
+    out
+}
+
 /// The format of the facts a [`GraphLedger`] keeps; ingest reads the
 /// files of facts in an older one again (1: TS/JS re-exports list the
-/// names they pass on; 2: manifests say what they declare).
-pub const FACTS_VERSION: u32 = 2;
+/// names they pass on; 2: manifests say what they declare; 3: call sites
+/// and the names imports bind).
+pub const FACTS_VERSION: u32 = 3;
 
 /// What a root's graph was built from, and what was written.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

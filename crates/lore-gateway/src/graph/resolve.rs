@@ -149,6 +149,12 @@ impl<'a> Resolver<'a> {
         out
     }
 
+    /// The file defining `name` that the barrel `path` passes on, with
+    /// the name it has there (see [`Resolver::reexport`]).
+    pub(super) fn reexported(&self, path: &str, name: &str) -> Option<(String, String)> {
+        self.reexport(path, name, 0)
+    }
+
     /// The file defining `name` that a barrel (a package's `__init__.py`,
     /// a folder's `index.ts`) re-exports, with the name it has there; none
     /// when the barrel defines it itself or does not pass it on. Named

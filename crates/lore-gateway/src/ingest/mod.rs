@@ -8,6 +8,7 @@
 
 pub mod chunk;
 pub mod classify;
+pub mod follow;
 pub mod outline;
 pub mod project_files;
 pub mod runlog;
@@ -270,6 +271,28 @@ pub fn read_ledger(state: &Path, root: &str) -> Ledger {
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()
+}
+
+/// Whether root `root` was ever ingested (its ledger exists).
+pub fn was_ingested(state: &Path, root: &str) -> bool {
+    ledger_path(state, root).is_file()
+}
+
+/// Whether a run over some files of `root` keeps the rest of its index:
+/// the ledger was written to the index `index_instance`, under today's
+/// rules of what is served, catalog and conventions. Otherwise the next
+/// run reads every file of the root again, and a run over some files only
+/// would leave the root with those alone.
+pub fn ledger_is_current(
+    project_root: &Path,
+    root: &Root,
+    ledger: &Ledger,
+    index_instance: &str,
+) -> bool {
+    let conventions = Conventions::read(&root.path);
+    ledger.index == index_instance
+        && ledger.rules == SERVE_RULES
+        && ledger.catalog == catalog_stamp(project_root, &root.path, &conventions)
 }
 
 /// The gateway's state folder, `.lore/gateway/`.

@@ -1,7 +1,8 @@
 //! Code outlines: the definitions of a source file (classes, functions,
 //! methods, interfaces, types, modules) with their spans and qualified
 //! names, and the modules it imports, read with tree-sitter for Python,
-//! TypeScript, TSX, JavaScript, Go and Rust.
+//! TypeScript, TSX, JavaScript, Go and Rust; [`references`] reads the
+//! names it calls from the same tree.
 //!
 //! A definition's span starts at the decorators, attributes and doc
 //! comments written right above it. Functions inside functions are not
@@ -9,12 +10,16 @@
 //! does not parse cleanly still gives the definitions tree-sitter could
 //! read around the errors.
 
+pub mod references;
+
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Language, Node, Parser};
+
+use references::Reference;
 
 /// How deep definitions nest before the rest of a file is left unread
 /// (a hostile file cannot exhaust the stack).
@@ -115,11 +120,14 @@ pub struct Import {
     pub module: String,
     /// The names imported from it, when listed (`from x import a, b`);
     /// a TS/JS re-export lists the names it exports (`c` of
-    /// `export { b as c } from "./x"`), `*` for `export * from "./y"`.
+    /// `export { b as c } from "./x"`), `*` for `export * from "./y"` and
+    /// `from y import *`.
     pub names: Vec<String>,
-    /// Names re-exported under another name than the module's: the name
-    /// here → the module's (`c` → `b`; `ns` → `*` for
-    /// `export * as ns from "./z"`).
+    /// Names bound here under another name than the module's: the name
+    /// here → the module's (`c` → `b` of `export { b as c } from "./x"`,
+    /// `import { b as c }`, `from x import b as c`), `*` for the module
+    /// itself (`ns` of `export * as ns from "./z"`, `import * as ns`,
+    /// `import a.b as ns`, Go's `import ns "a/b"`).
     pub aliases: BTreeMap<String, String>,
     /// Its line (1-based).
     pub line: usize,
@@ -134,6 +142,9 @@ pub struct Outline {
     pub blocks: Vec<Block>,
     /// The imports, in order.
     pub imports: Vec<Import>,
+    /// The names it calls, constructs or inherits from, in order of their
+    /// lines (see [`references`]).
+    pub references: Vec<Reference>,
 }
 
 /// Whether Lore reads outlines of `language`.
@@ -156,6 +167,7 @@ fn grammar(language: Option<&str>) -> Option<(Lang, Language)> {
     })
 }
 
+/// The grammars' families.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Lang {
     Python,
@@ -201,7 +213,15 @@ pub fn outline(text: &str, language: Option<&str>) -> Option<Outline> {
     };
     // Definitions are recorded in a pre-order walk: in order of their start.
     reader.out.blocks = reader.body(tree.root_node(), &[], 0);
-    Some(reader.out)
+    let mut out = reader.out;
+    out.references = references::read(
+        tree.root_node(),
+        text.as_bytes(),
+        lang,
+        &out.definitions,
+        &out.imports,
+    );
+    Some(out)
 }
 
 struct Reader<'a> {
@@ -367,17 +387,29 @@ impl Reader<'_> {
                 let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
                 for name in names {
                     let module = self.imported_name(name);
-                    self.import(module, Vec::new(), BTreeMap::new(), node);
+                    let aliases = self.python_alias(name, "*").into_iter().collect();
+                    self.import(module, Vec::new(), aliases, node);
                 }
             }
             "import_from_statement" => {
                 let module = self.field_text(node, "module_name").unwrap_or_default();
                 let mut cursor = node.walk();
-                let names = node
-                    .children_by_field_name("name", &mut cursor)
-                    .map(|n| self.imported_name(n))
-                    .collect();
-                self.import(module, names, BTreeMap::new(), node);
+                let listed: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
+                let mut names: Vec<String> = Vec::new();
+                let mut aliases = BTreeMap::new();
+                for name in listed {
+                    let imported = self.imported_name(name);
+                    aliases.extend(self.python_alias(name, &imported));
+                    names.push(imported);
+                }
+                // `from x import *` takes every name, as `export *` does.
+                if named_children(node)
+                    .iter()
+                    .any(|c| c.kind() == "wildcard_import")
+                {
+                    names.push("*".to_string());
+                }
+                self.import(module, names, aliases, node);
             }
             // `if TYPE_CHECKING:` and `try:` at module level hold imports
             // and definitions too.
@@ -482,7 +514,8 @@ impl Reader<'_> {
                 if let Some(source) = node.child_by_field_name("source") {
                     let mut names = Vec::new();
                     collect_identifiers(node, self.source, &mut names, 0);
-                    self.import(unquote(&self.text(source)), names, BTreeMap::new(), node);
+                    let aliases = self.script_aliases(node);
+                    self.import(unquote(&self.text(source)), names, aliases, node);
                 }
             }
             _ => {}
@@ -531,7 +564,15 @@ impl Reader<'_> {
                 collect_kind(node, "import_spec", &mut specs, 0);
                 for spec in specs {
                     if let Some(path) = spec.child_by_field_name("path") {
-                        self.import(unquote(&self.text(path)), Vec::new(), BTreeMap::new(), spec);
+                        // `import ns "a/b"` (`.` takes every name, `_` none).
+                        let aliases = spec
+                            .child_by_field_name("name")
+                            .map(|n| self.text(n))
+                            .filter(|n| n != "_")
+                            .map(|n| (n, "*".to_string()))
+                            .into_iter()
+                            .collect();
+                        self.import(unquote(&self.text(path)), Vec::new(), aliases, spec);
                     }
                 }
             }
@@ -608,6 +649,14 @@ impl Reader<'_> {
         }
     }
 
+    /// `c` → `module` of an `… as c`.
+    fn python_alias(&self, name: Node, module: &str) -> Option<(String, String)> {
+        let alias = name
+            .child_by_field_name("alias")
+            .filter(|_| name.kind() == "aliased_import")?;
+        Some((self.text(alias), module.to_string()))
+    }
+
     /// `a.b` of `import a.b` or `import a.b as c`.
     fn imported_name(&self, name: Node) -> String {
         match name.kind() {
@@ -617,6 +666,37 @@ impl Reader<'_> {
                 .unwrap_or_default(),
             _ => self.text(name),
         }
+    }
+
+    /// The names an `import` binds under another name: `c` → `b` of
+    /// `{ b as c }`, `ns` → `*` of `* as ns`.
+    fn script_aliases(&self, node: Node) -> BTreeMap<String, String> {
+        let mut aliases = BTreeMap::new();
+        let mut clauses = Vec::new();
+        collect_kind(node, "import_clause", &mut clauses, 0);
+        for clause in clauses {
+            for part in named_children(clause) {
+                match part.kind() {
+                    "namespace_import" => {
+                        if let Some(name) = part.named_child(0) {
+                            aliases.insert(self.text(name), "*".to_string());
+                        }
+                    }
+                    "named_imports" => {
+                        for specifier in named_children(part) {
+                            let name = specifier.child_by_field_name("name");
+                            if let (Some(name), Some(alias)) =
+                                (name, specifier.child_by_field_name("alias"))
+                            {
+                                aliases.insert(self.text(alias), unquote(&self.text(name)));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        aliases
     }
 
     fn in_module(&self, scope: &[String]) -> bool {

@@ -21,7 +21,9 @@ use super::StepCaller;
 use crate::graph::explore::{
     GraphSearchAnswer, NodeAnswer, Relationships, SubsystemAnswer, TestsOfAnswer,
 };
+use crate::graph::references::ReferencesAnswer;
 use crate::graph::report::{CoverageSummary, LifecycleReport, LifecycleRequest};
+use crate::ingest::follow::IngestStatus;
 use crate::read::{ReadAnswer, ReadRequest};
 use crate::search::{Detail, SearchFilters, SearchResponse};
 use crate::{
@@ -30,7 +32,7 @@ use crate::{
 
 /// The tools a recipe's steps may call: every gateway tool but
 /// `km-recipe-run` itself.
-pub const STEP_TOOLS: [&str; 14] = [
+pub const STEP_TOOLS: [&str; 15] = [
     "km-search",
     "km-read",
     "km-ingest-status",
@@ -39,6 +41,7 @@ pub const STEP_TOOLS: [&str; 14] = [
     "km-graph-subsystem",
     "km-graph-search",
     "km-graph-tests-of",
+    "km-graph-references",
     "km-coverage-summary",
     "km-lifecycle-report",
     "km-feedback-submit",
@@ -68,6 +71,7 @@ pub fn call(
         "km-graph-subsystem" => answer(tool, arguments, |input| graph_subsystem(gateway, input)),
         "km-graph-search" => answer(tool, arguments, |input| graph_search(gateway, input)),
         "km-graph-tests-of" => answer(tool, arguments, |input| graph_tests_of(gateway, input)),
+        "km-graph-references" => answer(tool, arguments, |input| graph_references(gateway, input)),
         "km-coverage-summary" => answer(tool, arguments, |input| coverage_summary(gateway, input)),
         "km-lifecycle-report" => answer(tool, arguments, |input| lifecycle_report(gateway, input)),
         "km-feedback-submit" => answer(tool, arguments, |input| {
@@ -273,6 +277,21 @@ pub struct KmGraphTestsOfInput {
     pub target: String,
 }
 
+/// `km-graph-references` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KmGraphReferencesInput {
+    /// A name (Invoice.total, total), path::name (src/billing.py::Invoice.total) or a Symbol: node id.
+    pub symbol: String,
+    /// Only definitions in this root.
+    #[serde(default)]
+    pub root: Option<String>,
+    /// Most callers and most callees, 1 to 200 (default 50).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 200))]
+    pub limit: Option<usize>,
+}
+
 /// `km-read` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -415,12 +434,13 @@ pub fn search(gateway: &Gateway, input: KmSearchInput) -> Result<SearchResponse,
     })
 }
 
-/// `km-ingest-status`: the last run (of a profile).
+/// `km-ingest-status`: the last run (of a profile) and how fresh each
+/// root is.
 pub fn ingest_status(
     gateway: &Gateway,
     input: KmIngestStatusInput,
-) -> Result<IngestRun, ErrorReport> {
-    gateway.last_run(input.profile.as_deref()).ok_or_else(|| {
+) -> Result<IngestStatus, ErrorReport> {
+    let run = gateway.last_run(input.profile.as_deref()).ok_or_else(|| {
         ErrorReport::new(
             ErrorCode::NotFound,
             match &input.profile {
@@ -430,6 +450,10 @@ pub fn ingest_status(
                 None => "no ingest has run yet; start one with km-ingest-trigger".to_string(),
             },
         )
+    })?;
+    Ok(IngestStatus {
+        run,
+        freshness: gateway.freshness(),
     })
 }
 
@@ -506,6 +530,14 @@ pub fn graph_tests_of(
     input: KmGraphTestsOfInput,
 ) -> Result<TestsOfAnswer, ErrorReport> {
     gateway.tests_of(&input.target)
+}
+
+/// `km-graph-references`.
+pub fn graph_references(
+    gateway: &Gateway,
+    input: KmGraphReferencesInput,
+) -> Result<ReferencesAnswer, ErrorReport> {
+    gateway.references(&input.symbol, input.root.as_deref(), input.limit)
 }
 
 /// `km-coverage-summary`.

@@ -9,13 +9,15 @@ use std::sync::Arc;
 use lore_core::ErrorReport;
 use lore_gateway::Gateway;
 use lore_gateway::graph::explore::{GraphSearchAnswer, NodeAnswer, SubsystemAnswer, TestsOfAnswer};
+use lore_gateway::graph::references::ReferencesAnswer;
 use lore_gateway::graph::report::{CoverageSummary, LifecycleReport};
+use lore_gateway::ingest::follow::IngestStatus;
 use lore_gateway::read::ReadAnswer;
 use lore_gateway::recipe::calls::{
     self, FeedbackAnswer, KmBackupTriggerInput, KmCoverageSummaryInput, KmFeedbackSubmitInput,
-    KmGraphNodeInput, KmGraphSearchInput, KmGraphSubsystemInput, KmGraphTestsOfInput,
-    KmIngestStatusInput, KmIngestTriggerInput, KmLifecycleReportInput, KmReadInput, KmSearchInput,
-    KmStoreTextInput, KmUploadInput, blocking,
+    KmGraphNodeInput, KmGraphReferencesInput, KmGraphSearchInput, KmGraphSubsystemInput,
+    KmGraphTestsOfInput, KmIngestStatusInput, KmIngestTriggerInput, KmLifecycleReportInput,
+    KmReadInput, KmSearchInput, KmStoreTextInput, KmUploadInput, blocking,
 };
 use lore_gateway::search::SearchResponse;
 use lore_gateway::{IngestRun, StoredFile};
@@ -56,6 +58,9 @@ pub fn register_gateway_tools(
             gateway: Arc::clone(&gateway),
         })
         .register(KmGraphTestsOf {
+            gateway: Arc::clone(&gateway),
+        })
+        .register(KmGraphReferences {
             gateway: Arc::clone(&gateway),
         })
         .register(KmCoverageSummary {
@@ -148,12 +153,12 @@ pub struct KmIngestStatus {
 
 impl Tool for KmIngestStatus {
     type Input = KmIngestStatusInput;
-    type Output = IngestRun;
+    type Output = IngestStatus;
 
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-ingest-status",
         title: "Ingest Status",
-        description: "The last ingest run of the repositories: run_id, profile, started_at, duration_seconds, success, artifact_counts by type, chunk_count, files skipped and why, repo_head. Example: {}",
+        description: "The last ingest run of the repositories (run_id, profile, started_at, duration_seconds, success, artifact_counts by type, chunk_count, files skipped and why, repo_head) and each root's freshness: whether a running server follows it (inotify, walk, off, none), fresh, pending files, changed_at, ingested_at. Example: {}",
         read_only: true,
         scope: Scope::Admin,
         destructive: false,
@@ -165,7 +170,7 @@ impl Tool for KmIngestStatus {
         &self,
         input: KmIngestStatusInput,
         _ctx: ToolContext,
-    ) -> Result<IngestRun, ErrorReport> {
+    ) -> Result<IngestStatus, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
         blocking(move || calls::ingest_status(&gateway, input)).await
     }
@@ -318,6 +323,36 @@ impl Tool for KmGraphTestsOf {
     ) -> Result<TestsOfAnswer, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
         blocking(move || calls::graph_tests_of(&gateway, input)).await
+    }
+}
+
+/// `km-graph-references`.
+pub struct KmGraphReferences {
+    gateway: Arc<Gateway>,
+}
+
+impl Tool for KmGraphReferences {
+    type Input = KmGraphReferencesInput;
+    type Output = ReferencesAnswer;
+
+    const DEFINITION: ToolDefinition = ToolDefinition {
+        name: "km-graph-references",
+        title: "References",
+        description: "Go to definition, find callers and callees of a symbol: its definitions (path, lines, kind), who calls it and what it calls, each with path, line of the call site and resolution (import, same_file, same_module, name_only, ambiguous: most to least trusted). A bare name defined twice answers every definition. Example: {\"symbol\":\"Invoice.total\"}",
+        read_only: true,
+        scope: Scope::Reader,
+        destructive: false,
+        idempotent: Some(true),
+        open_world: false,
+    };
+
+    async fn call(
+        &self,
+        input: KmGraphReferencesInput,
+        _ctx: ToolContext,
+    ) -> Result<ReferencesAnswer, ErrorReport> {
+        let gateway = Arc::clone(&self.gateway);
+        blocking(move || calls::graph_references(&gateway, input)).await
     }
 }
 

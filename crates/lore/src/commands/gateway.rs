@@ -75,6 +75,21 @@ pub enum GatewayCommand {
         #[arg(long)]
         json: bool,
     },
+    /// A symbol's definitions, callers and callees, with the line of each
+    /// call site (what km-graph-references answers).
+    References {
+        /// A name (Invoice.total, total), path::name or a Symbol: node id.
+        symbol: String,
+        /// Only definitions in this root.
+        #[arg(long)]
+        root: Option<String>,
+        /// Most callers and most callees (1-200).
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Say whether a search result helped: later searches with alike
     /// words rank it higher (1) or lower (-1); 0 withdraws your vote
     /// (what km-feedback-submit does).
@@ -290,6 +305,12 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
         GatewayCommand::Upload(args) => upload(&project, args),
         GatewayCommand::StoreText(args) => store_text(&project, args),
         GatewayCommand::TestsOf { target, json } => tests_of(&project, &target, json),
+        GatewayCommand::References {
+            symbol,
+            root,
+            limit,
+            json,
+        } => super::references::run(&gateway_of(&project), &symbol, root.as_deref(), limit, json),
         GatewayCommand::Coverage { json } => {
             let coverage = gateway_of(&project)
                 .coverage()

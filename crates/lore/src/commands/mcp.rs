@@ -209,6 +209,8 @@ pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()
         McpCommand::Stdio(_) => {
             let _hold = hold_project(&project);
             let server = LoreServer::for_project(&project);
+            // The roots are followed while the server runs.
+            let _follower = server.follow_roots();
             super::block_on(serve_stdio(server))??;
             Ok(())
         }
@@ -357,6 +359,8 @@ fn serve_plan(
     let address = plan.bind_address()?;
     let _hold = hold_project(project);
     let server = LoreServer::for_project(project);
+    // The roots are followed while the server runs.
+    let _follower = server.follow_roots();
     let telemetry = server.telemetry();
     let cut_off = server.call_cut_off();
     super::block_on(async move {

@@ -14,6 +14,7 @@ pub mod init;
 pub mod mcp;
 pub mod memory;
 pub mod recipe;
+pub mod references;
 pub mod reindex;
 pub mod scan;
 pub mod search;

@@ -9,6 +9,7 @@ use lore_context::health::{self, Check, Level, check};
 use lore_context::services::Services;
 use lore_core::config::ConfigError;
 use lore_core::project::{Project, resolve_project_dir};
+use lore_gateway::ingest::follow::{FollowMode, RootFreshness};
 
 use super::daemon::{self, Liveness};
 
@@ -104,12 +105,13 @@ fn project_checks(project: &Project) -> anyhow::Result<Vec<Check>> {
     Ok(checks)
 }
 
-/// The gateway's roots and its last ingest: when, how it went, what the
-/// index holds.
+/// The gateway's roots, its last ingest (when, how it went, what the
+/// index holds) and how fresh each root is.
 fn gateway_check(project: &Project) -> Check {
     let gateway = lore_gateway::Gateway::for_project(project);
     let roots: Vec<&str> = gateway.roots().iter().map(|r| r.name.as_str()).collect();
     let roots = format!("{} root(s): {}", roots.len(), roots.join(", "));
+    let fresh = gateway.freshness();
     match gateway.last_run(None) {
         None => check("gateway", Level::Warn, format!("{roots}; never ingested"))
             .next("lore gateway ingest"),
@@ -117,23 +119,77 @@ fn gateway_check(project: &Project) -> Check {
             "gateway",
             Level::Warn,
             format!(
-                "{roots}; the last ingest ({}) failed: {}",
+                "{roots}; the last ingest ({}) failed: {}; {}",
                 lore_core::time::age(&run.started_at),
-                run.error.as_deref().unwrap_or("no reason recorded")
+                run.error.as_deref().unwrap_or("no reason recorded"),
+                freshness_line(&fresh)
             ),
         )
         .next("lore gateway ingest"),
-        Some(run) => check(
-            "gateway",
-            Level::Ok,
-            format!(
-                "{roots}; last ingest {} ({} files, {} chunks)",
-                lore_core::time::age(&run.started_at),
-                run.files_seen,
-                run.chunk_count
-            ),
-        ),
+        Some(run) => {
+            let level = if fresh.iter().all(|f| f.fresh) {
+                Level::Ok
+            } else {
+                Level::Warn
+            };
+            let line = check(
+                "gateway",
+                level,
+                format!(
+                    "{roots}; last ingest {} ({} files, {} chunks indexed); {}",
+                    lore_core::time::age(&run.started_at),
+                    // What the index holds, not what the run read (a
+                    // follower's run reads the changed files alone).
+                    run.artifact_counts.values().sum::<u64>(),
+                    run.chunk_count,
+                    freshness_line(&fresh)
+                ),
+            );
+            let followed = fresh
+                .iter()
+                .any(|f| matches!(f.follow, FollowMode::Inotify | FollowMode::Walk));
+            match level {
+                Level::Warn if followed => {
+                    line.next("lore mcp logs (the server follows the roots)")
+                }
+                Level::Warn => {
+                    line.next("lore gateway ingest (or lore mcp start, which follows the roots)")
+                }
+                _ => line,
+            }
+        }
     }
+}
+
+/// Each root's freshness in a few words: `app fresh, followed (inotify)`.
+fn freshness_line(roots: &[RootFreshness]) -> String {
+    let parts: Vec<String> = roots
+        .iter()
+        .map(|root| {
+            let state = if root.fresh {
+                "fresh".to_string()
+            } else if root.pending > 0 {
+                format!("{} changed file(s) not ingested", root.pending)
+            } else if root.ok == Some(false) {
+                "its last re-ingest failed".to_string()
+            } else {
+                "not fresh".to_string()
+            };
+            let how = match root.follow {
+                FollowMode::Inotify => "followed by the server (inotify)".to_string(),
+                FollowMode::Walk => "followed by the server (walking)".to_string(),
+                FollowMode::Off => "not followed (gateway.follow.enabled: false)".to_string(),
+                FollowMode::None => "not followed (no server running)".to_string(),
+            };
+            let seen = root
+                .changed_at
+                .as_deref()
+                .map(|at| format!(", last change {}", lore_core::time::age(at)))
+                .unwrap_or_default();
+            format!("{} {state}, {how}{seen}", root.root)
+        })
+        .collect();
+    parts.join("; ")
 }
 
 fn server_check(project: &Project) -> Check {

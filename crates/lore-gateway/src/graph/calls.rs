@@ -1,0 +1,571 @@
+//! `CALLS` edges: each call site of the facts ingest keeps
+//! ([`CallsFact`](super::CallsFact)) resolved to the definitions it may
+//! name, with how it was resolved ([`Resolution`]).
+//!
+//! These edges are not written to the store: a large repository has tens
+//! of thousands of call sites, and each ingest would rewrite a large part
+//! of them as triples (with their history) while the facts they come from
+//! are already kept in the graph ledger. They are computed from the
+//! ledgers when a [`GraphView`](super::explore::GraphView) first needs
+//! them (once per ingest), with the line of every site, and read by
+//! `km-graph-references`.
+//!
+//! A name is resolved, in this order: through the file's imports (a
+//! name imported from a file of the root, a module alias `y.f()`, a Go
+//! package `pkg.F()`, a Rust path `crate::a::f()` or `Type::method()`),
+//! then to a definition of the same file (`self.f()` in a class), then of
+//! the same folder or Go package, and last by its name alone in the
+//! root's code of the same language: one definition is `name_only`, two
+//! or three are `ambiguous`, more are dropped, as are names that
+//! everything defines (`get`, `run`, `new`) and names imported from
+//! outside the root.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::bindings::{Binding, Bindings};
+use super::resolve::Resolver;
+use super::{GraphFile, dir_of, file_node, symbol_node};
+use crate::ingest::classify::ArtifactType;
+use crate::ingest::outline::SymbolKind;
+
+/// Definitions a name resolved by itself may name before it is dropped.
+pub const MAX_AMBIGUOUS: usize = 3;
+
+/// How a call site was resolved to a definition, most trusted first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolution {
+    /// Through the file's imports or a module path.
+    Import,
+    /// In the same file.
+    SameFile,
+    /// In the same folder or Go package.
+    SameModule,
+    /// The root's only definition of that name.
+    NameOnly,
+    /// One of two or three of that name.
+    Ambiguous,
+}
+
+impl Resolution {
+    /// As the answer writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resolution::Import => "import",
+            Resolution::SameFile => "same_file",
+            Resolution::SameModule => "same_module",
+            Resolution::NameOnly => "name_only",
+            Resolution::Ambiguous => "ambiguous",
+        }
+    }
+}
+
+/// One resolved call site.
+#[derive(Debug, Clone)]
+pub struct CallEdge {
+    /// The root it is in (index into the view's roots).
+    pub root: usize,
+    /// The calling symbol (`Symbol:…`), or the file (`Code:…`) for a call
+    /// outside any definition.
+    pub caller: String,
+    /// The called symbol (`Symbol:…`).
+    pub callee: String,
+    /// The file of the call site.
+    pub path: String,
+    /// The line of the call site.
+    pub line: usize,
+    /// The name as written there.
+    pub written: String,
+    /// How it was resolved.
+    pub resolution: Resolution,
+}
+
+/// Every resolved call site of the roots, by caller and by callee.
+#[derive(Debug, Default)]
+pub struct CallIndex {
+    /// The edges.
+    pub edges: Vec<CallEdge>,
+    /// Callee node → its edges.
+    pub by_callee: HashMap<String, Vec<usize>>,
+    /// Caller node → its edges.
+    pub by_caller: HashMap<String, Vec<usize>>,
+}
+
+impl CallIndex {
+    /// The call edges of `roots` (each root's files resolved on their own).
+    pub fn build<'a>(
+        roots: impl IntoIterator<Item = &'a BTreeMap<String, GraphFile>>,
+    ) -> CallIndex {
+        let mut index = CallIndex::default();
+        for (root, files) in roots.into_iter().enumerate() {
+            let defs = Definitions::new(files);
+            let resolver = Resolver::new(files);
+            for (path, file) in files {
+                if file.calls.is_empty() {
+                    continue;
+                }
+                let Some(file_id) = file_node(file.artifact_type, path) else {
+                    continue;
+                };
+                let context = FileContext {
+                    path,
+                    file,
+                    defs: &defs,
+                    resolver: &resolver,
+                    bindings: Bindings::of(&resolver, path, file),
+                };
+                for group in &file.calls {
+                    let caller = group
+                        .caller
+                        .as_deref()
+                        .map_or_else(|| file_id.clone(), |q| symbol_node(path, q));
+                    for (written, line) in &group.sites {
+                        for (target, qualified, resolution) in
+                            context.resolve(written, group.caller.as_deref())
+                        {
+                            let callee = symbol_node(&target, &qualified);
+                            if callee == caller {
+                                continue;
+                            }
+                            index.push(CallEdge {
+                                root,
+                                caller: caller.clone(),
+                                callee,
+                                path: path.clone(),
+                                line: *line,
+                                written: written.clone(),
+                                resolution,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        index
+    }
+
+    fn push(&mut self, edge: CallEdge) {
+        let at = self.edges.len();
+        self.by_callee
+            .entry(edge.callee.clone())
+            .or_default()
+            .push(at);
+        self.by_caller
+            .entry(edge.caller.clone())
+            .or_default()
+            .push(at);
+        self.edges.push(edge);
+    }
+}
+
+/// The root's definitions, looked up by file, qualified name and name.
+struct Definitions<'a> {
+    /// (path, qualified name) of every definition.
+    all: HashSet<(&'a str, &'a str)>,
+    /// Qualified name → the files defining it.
+    by_qualified: HashMap<&'a str, Vec<&'a str>>,
+    /// A method's own name → (file, its qualified name).
+    methods: HashMap<&'a str, Vec<(&'a str, &'a str)>>,
+    /// Folder → its files.
+    by_dir: HashMap<&'a str, Vec<&'a str>>,
+    files: &'a BTreeMap<String, GraphFile>,
+}
+
+impl<'a> Definitions<'a> {
+    fn new(files: &'a BTreeMap<String, GraphFile>) -> Definitions<'a> {
+        let mut defs = Definitions {
+            all: HashSet::new(),
+            by_qualified: HashMap::new(),
+            methods: HashMap::new(),
+            by_dir: HashMap::new(),
+            files,
+        };
+        for (path, file) in files {
+            let path = path.as_str();
+            defs.by_dir.entry(dir_of(path)).or_default().push(path);
+            for symbol in &file.symbols {
+                let qualified = symbol.qualified_name.as_str();
+                defs.all.insert((path, qualified));
+                defs.by_qualified.entry(qualified).or_default().push(path);
+                if symbol.kind == SymbolKind::Method
+                    && let Some((_, name)) = qualified.rsplit_once('.')
+                {
+                    defs.methods
+                        .entry(name)
+                        .or_default()
+                        .push((path, qualified));
+                }
+            }
+        }
+        defs
+    }
+
+    fn defines(&self, path: &str, qualified: &str) -> bool {
+        self.all.contains(&(path, qualified))
+    }
+
+    fn family(&self, path: &str) -> Option<&'static str> {
+        family(self.files.get(path)?.language.as_deref())
+    }
+
+    fn is_code(&self, path: &str) -> bool {
+        self.files
+            .get(path)
+            .is_some_and(|f| f.artifact_type == ArtifactType::Code)
+    }
+}
+
+/// The language family whose names call each other.
+fn family(language: Option<&str>) -> Option<&'static str> {
+    Some(match language? {
+        "python" => "python",
+        "typescript" | "tsx" | "javascript" => "script",
+        "go" => "go",
+        "rust" => "rust",
+        _ => return None,
+    })
+}
+
+/// A target: (file, qualified name, how).
+type Target = (String, String, Resolution);
+
+/// One file's view of the root while its sites are resolved.
+struct FileContext<'a> {
+    path: &'a str,
+    file: &'a GraphFile,
+    defs: &'a Definitions<'a>,
+    resolver: &'a Resolver<'a>,
+    bindings: Bindings,
+}
+
+impl FileContext<'_> {
+    /// The definitions the site `written` (in `caller`) names.
+    fn resolve(&self, written: &str, caller: Option<&str>) -> Vec<Target> {
+        let rust_path = self.file.language.as_deref() == Some("rust") && written.contains("::");
+        let split = if rust_path {
+            written.rsplit_once("::")
+        } else {
+            written.rsplit_once('.')
+        };
+        match split {
+            None => self.bare(written),
+            Some(("self" | "Self", name)) => self.own_member(name, caller),
+            Some(("?", name)) => self.by_name(name, true),
+            Some((qualifier, name)) if rust_path => self.rust_path(qualifier, name),
+            Some((qualifier, name)) => self.member(qualifier, name),
+        }
+    }
+
+    /// `f()`: an imported name, one of the file, of a glob import, of the
+    /// folder, or of the root.
+    fn bare(&self, name: &str) -> Vec<Target> {
+        match self.bindings.names.get(name) {
+            Some(Binding::External) => return Vec::new(),
+            Some(Binding::Item(items)) => {
+                let found = self.in_items(items, None);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+            _ => {}
+        }
+        if self.defs.defines(self.path, name) {
+            return vec![self.here(name)];
+        }
+        if let Some(found) = self.in_module(&self.bindings.globs, name) {
+            return vec![found];
+        }
+        let folder = self.in_folder(name);
+        if !folder.is_empty() {
+            return folder;
+        }
+        self.by_name(name, false)
+    }
+
+    /// `self.f()`: a member of the caller's class, in the file, the
+    /// folder or the root, else a method of that name (a base class's).
+    fn own_member(&self, name: &str, caller: Option<&str>) -> Vec<Target> {
+        let Some((class, _)) = caller.and_then(|c| c.rsplit_once('.')) else {
+            return self.by_name(name, true);
+        };
+        let qualified = format!("{class}.{name}");
+        if self.defs.defines(self.path, &qualified) {
+            return vec![self.here(&qualified)];
+        }
+        let folder = self.in_folder(&qualified);
+        if !folder.is_empty() {
+            return folder;
+        }
+        let elsewhere = self.by_qualified(&qualified);
+        if !elsewhere.is_empty() {
+            return elsewhere;
+        }
+        self.by_name(name, true)
+    }
+
+    /// `q.f()`: through an import bound to `q`, a class of the file, else
+    /// by the name alone.
+    fn member(&self, qualifier: &str, name: &str) -> Vec<Target> {
+        // The longest bound prefix: `a.b` of Python's `import a.b` in
+        // `a.b.C.f`, leaving `C`.
+        let mut bound = None;
+        let mut prefix = qualifier;
+        loop {
+            if let Some(binding) = self.bindings.names.get(prefix) {
+                let rest = qualifier[prefix.len()..].trim_start_matches('.');
+                bound = Some((binding, rest));
+                break;
+            }
+            match prefix.rsplit_once('.') {
+                Some((shorter, _)) => prefix = shorter,
+                None => break,
+            }
+        }
+        match bound {
+            Some((Binding::External, _)) => return Vec::new(),
+            Some((Binding::Module(files), rest)) => {
+                if let Some(found) = self.in_module(files, &join(rest, name)) {
+                    return vec![found];
+                }
+            }
+            Some((Binding::Item(items), "")) => {
+                let found = self.in_items(items, Some(name));
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+            _ => {}
+        }
+        let qualified = format!("{qualifier}.{name}");
+        if self.defs.defines(self.path, &qualified) {
+            return vec![self.here(&qualified)];
+        }
+        self.by_name(name, true)
+    }
+
+    /// `a::b::f()` / `Type::f()` in Rust.
+    fn rust_path(&self, qualifier: &str, name: &str) -> Vec<Target> {
+        let head = qualifier.split("::").next().unwrap_or(qualifier);
+        let qualifier = match self.bindings.rust_paths.get(head) {
+            Some(full) => format!("{full}{}", &qualifier[head.len()..]),
+            None if matches!(head, "crate" | "super" | "self") => qualifier.to_string(),
+            None => {
+                let local = format!("{}.{name}", qualifier.replace("::", "."));
+                if self.defs.defines(self.path, &local) {
+                    return vec![self.here(&local)];
+                }
+                let folder = self.in_folder(&local);
+                if !folder.is_empty() {
+                    return folder;
+                }
+                // A path from a workspace crate, or from this module's own
+                // (`feed::poll()` beside `mod feed;`).
+                for path in [qualifier.to_string(), format!("self::{qualifier}")] {
+                    let found = self.through_path(&path, name);
+                    if !found.is_empty() {
+                        return found;
+                    }
+                }
+                return self.by_qualified(&local);
+            }
+        };
+        if matches!(self.bindings.names.get(head), Some(Binding::External)) {
+            return Vec::new();
+        }
+        let found = self.through_path(&qualifier, name);
+        if !found.is_empty() {
+            return found;
+        }
+        let ty = qualifier.rsplit("::").next().unwrap_or(&qualifier);
+        self.by_qualified(&format!("{ty}.{name}"))
+    }
+
+    /// A Rust path resolved as an import: `q::f` as an item of module
+    /// `q`, else `f` as a member of the type `q` names.
+    fn through_path(&self, qualifier: &str, name: &str) -> Vec<Target> {
+        let item = self.rust_item(&format!("{qualifier}::{name}"));
+        if let Some((file, _)) = item
+            .iter()
+            .find(|(f, n)| n == name && self.defs.defines(f, name))
+        {
+            return vec![(file.clone(), name.to_string(), Resolution::Import)];
+        }
+        for (file, ty) in self.rust_item(qualifier) {
+            let member = format!("{ty}.{name}");
+            if self.defs.defines(&file, &member) {
+                return vec![(file, member, Resolution::Import)];
+            }
+        }
+        Vec::new()
+    }
+
+    fn rust_item(&self, path: &str) -> Vec<(String, String)> {
+        let import = super::ImportFact {
+            module: path.to_string(),
+            names: Vec::new(),
+            aliases: Default::default(),
+        };
+        self.resolver
+            .resolve(self.path, Some("rust"), &import)
+            .into_iter()
+            .filter_map(|(file, names)| Some((file, names.into_iter().next()?)))
+            .collect()
+    }
+
+    /// What `items` (imported names) define: the name itself, or its
+    /// `member` when given.
+    fn in_items(&self, items: &[(String, String)], member: Option<&str>) -> Vec<Target> {
+        items
+            .iter()
+            .map(|(file, item)| {
+                (
+                    file,
+                    member.map_or_else(|| item.clone(), |m| format!("{item}.{m}")),
+                )
+            })
+            .filter(|(file, qualified)| self.defs.defines(file, qualified))
+            .map(|(file, qualified)| (file.clone(), qualified, Resolution::Import))
+            .take(1)
+            .collect()
+    }
+
+    /// Where the module of `files` defines `qualified`: in one of them, or
+    /// in the file one of them passes it on from (`click.echo` when
+    /// `click/__init__.py` imports `echo` from `.utils`).
+    fn in_module(&self, files: &[String], qualified: &str) -> Option<Target> {
+        if let Some(file) = self.first_in(files, qualified) {
+            return Some((file, qualified.to_string(), Resolution::Import));
+        }
+        let (head, rest) = match qualified.split_once('.') {
+            Some((head, rest)) => (head, Some(rest)),
+            None => (qualified, None),
+        };
+        files.iter().find_map(|file| {
+            let (target, defined) = self.resolver.reexported(file, head)?;
+            let defined = rest.map_or(defined.clone(), |r| format!("{defined}.{r}"));
+            self.defs
+                .defines(&target, &defined)
+                .then_some((target, defined, Resolution::Import))
+        })
+    }
+
+    /// The first of `files` defining `qualified`.
+    fn first_in(&self, files: &[String], qualified: &str) -> Option<String> {
+        files
+            .iter()
+            .find(|f| self.defs.defines(f, qualified))
+            .cloned()
+    }
+
+    fn here(&self, qualified: &str) -> Target {
+        (
+            self.path.to_string(),
+            qualified.to_string(),
+            Resolution::SameFile,
+        )
+    }
+
+    /// The other files of the folder defining `qualified`, of the same
+    /// language (one is `same_module`, a few `ambiguous`).
+    fn in_folder(&self, qualified: &str) -> Vec<Target> {
+        let family = family(self.file.language.as_deref());
+        let found: Vec<&str> = self
+            .defs
+            .by_dir
+            .get(dir_of(self.path))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|f| *f != self.path && self.defs.family(f) == family)
+            .filter(|f| self.defs.defines(f, qualified))
+            .collect();
+        few(
+            found.into_iter().map(|f| (f, qualified)),
+            Resolution::SameModule,
+        )
+    }
+
+    /// The code files of the root defining `qualified`, of the same language.
+    fn by_qualified(&self, qualified: &str) -> Vec<Target> {
+        let family = family(self.file.language.as_deref());
+        let found = self
+            .defs
+            .by_qualified
+            .get(qualified)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|f| self.defs.is_code(f) && self.defs.family(f) == family)
+            .map(|f| (f, qualified));
+        few(found, Resolution::NameOnly)
+    }
+
+    /// Definitions named `name` in the root's code of the same language:
+    /// methods for `x.name()`, top-level names for `name()`. Names that
+    /// everything defines name nothing.
+    fn by_name(&self, name: &str, method: bool) -> Vec<Target> {
+        if is_common(name) {
+            return Vec::new();
+        }
+        if !method {
+            return self.by_qualified(name);
+        }
+        let family = family(self.file.language.as_deref());
+        let found = self
+            .defs
+            .methods
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|(f, _)| self.defs.is_code(f) && self.defs.family(f) == family)
+            .map(|(f, q)| (*f, *q));
+        few(found, Resolution::NameOnly)
+    }
+}
+
+/// One target as `one`, two or three as `ambiguous`, more as none.
+fn few<'a>(found: impl Iterator<Item = (&'a str, &'a str)>, one: Resolution) -> Vec<Target> {
+    let found: Vec<(&str, &str)> = found.take(MAX_AMBIGUOUS + 1).collect();
+    let resolution = match found.len() {
+        1 => one,
+        n if n <= MAX_AMBIGUOUS => Resolution::Ambiguous,
+        _ => return Vec::new(),
+    };
+    found
+        .into_iter()
+        .map(|(f, q)| (f.to_string(), q.to_string(), resolution))
+        .collect()
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+/// Names so many types define that the name alone says nothing.
+fn is_common(name: &str) -> bool {
+    name.len() < 3 || COMMON_NAMES.contains(&name)
+}
+
+#[rustfmt::skip]
+const COMMON_NAMES: &[&str] = &[
+    "get", "set", "add", "put", "run", "call", "apply", "update", "read", "write", "close", "open",
+    "send", "start", "stop", "load", "save", "delete", "remove", "clear", "append", "extend",
+    "insert", "pop", "push", "keys", "values", "items", "copy", "format", "join", "split", "strip",
+    "replace", "find", "map", "filter", "reduce", "forEach", "then", "catch", "finally", "next",
+    "iter", "new", "default", "from", "into", "clone", "to_string", "as_str", "as_ref", "len",
+    "is_empty", "unwrap", "expect", "map_err", "and_then", "unwrap_or", "ok_or", "lock", "borrow",
+    "borrow_mut", "init", "__init__", "__str__", "__repr__", "toString", "equals", "hash", "emit",
+    "on", "off", "handle", "execute", "parse", "render", "build", "create", "make", "reset",
+    "size", "length", "count", "contains", "has", "flush", "collect", "sort", "trim", "String",
+    "Error", "Println", "Printf", "Sprintf", "Errorf", "log", "debug", "info", "warn", "error",
+    "fmt", "eq", "cmp", "encode", "decode", "value", "name", "type", "test", "setUp", "tearDown",
+    "assertEqual", "assertTrue", "Run", "Close", "Get", "Set", "Add", "Write", "Read", "New",
+    "Len",
+];

@@ -1,0 +1,252 @@
+//! `km-graph-references`: a symbol's definitions, the places that call it
+//! (callers) and what it calls (callees), each with the file and line of
+//! the call site and how the call was resolved ([`Resolution`]), read
+//! from the view's [`CallIndex`](super::calls::CallIndex).
+
+use std::collections::{BTreeSet, HashMap};
+
+use lore_core::{ErrorCode, ErrorReport};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::calls::{CallEdge, CallIndex, Resolution};
+use super::explore::GraphView;
+use super::symbol_node;
+
+/// Most callers or callees an answer lists.
+pub const MAX_REFERENCES_LIMIT: usize = 200;
+/// Most definitions an ambiguous name lists.
+pub const MAX_DEFINITIONS: usize = 20;
+
+/// A definition of the symbol asked about.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DefinitionOut {
+    /// Its node: `Symbol:<path>::<qualified_name>`.
+    pub id: String,
+    /// The root it is in.
+    pub root: String,
+    /// Root-relative path.
+    pub path: String,
+    /// `Invoice.total`.
+    pub qualified_name: String,
+    /// class, function, method, interface, type or module.
+    pub kind: String,
+    /// First line.
+    pub start_line: usize,
+    /// Last line.
+    pub end_line: usize,
+}
+
+/// One call site.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReferenceOut {
+    /// The caller (a symbol, or `Code:<path>` outside any definition) or
+    /// the callee.
+    pub node: String,
+    /// The file of the call site.
+    pub path: String,
+    /// The line of the call site.
+    pub line: usize,
+    /// The name as written there (`self.total`, `billing.rate`).
+    pub called_as: String,
+    /// How the name was resolved, most trusted first.
+    pub resolution: Resolution,
+}
+
+/// `km-graph-references`' answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReferencesAnswer {
+    /// The symbol as asked.
+    pub symbol: String,
+    /// Its definitions (callers and callees are of all of them).
+    pub definitions: Vec<DefinitionOut>,
+    /// True when the name matched more than one definition.
+    pub ambiguous: bool,
+    /// Who calls it, most trusted resolution first.
+    pub callers: Vec<ReferenceOut>,
+    /// What it calls, in order of lines.
+    pub callees: Vec<ReferenceOut>,
+    /// Definitions in all.
+    pub total_definitions: usize,
+    /// Callers in all.
+    pub total_callers: usize,
+    /// Callees in all.
+    pub total_callees: usize,
+    /// True when `limit` (or the cap of 20 definitions) cut a list.
+    pub truncated: bool,
+}
+
+impl GraphView {
+    /// `km-graph-references`: the definitions `symbol` names (a node id,
+    /// `path::Qualified.name`, a qualified or a bare name; in `root` only
+    /// when given), their callers and their callees, `limit` of each.
+    pub fn references(
+        &self,
+        symbol: &str,
+        root: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<ReferencesAnswer, ErrorReport> {
+        let symbol = symbol.trim();
+        if symbol.is_empty() || symbol.chars().count() > 2_000 {
+            return Err(ErrorReport::new(
+                ErrorCode::InvalidArguments,
+                "symbol must be a name (Invoice.total, total), path::name (src/billing.py::Invoice.total) or a Symbol: node id",
+            ));
+        }
+        let limit = match limit {
+            None => 50,
+            Some(n) if (1..=MAX_REFERENCES_LIMIT).contains(&n) => n,
+            Some(n) => {
+                return Err(ErrorReport::new(
+                    ErrorCode::InvalidArguments,
+                    format!("limit must be 1 to {MAX_REFERENCES_LIMIT}, got {n}"),
+                ));
+            }
+        };
+        if let Some(root) = root
+            && !self.roots.iter().any(|(name, _, _)| name == root)
+        {
+            let names: Vec<&str> = self.roots.iter().map(|(n, _, _)| n.as_str()).collect();
+            return Err(ErrorReport::new(
+                ErrorCode::NotFound,
+                format!("no root `{root}`; the roots are {}", names.join(", ")),
+            ));
+        }
+        let mut definitions = self.definitions_named(symbol, root);
+        if definitions.is_empty() {
+            return Err(self.no_symbol(symbol));
+        }
+        let total_definitions = definitions.len();
+        let mut truncated = definitions.len() > MAX_DEFINITIONS;
+        definitions.truncate(MAX_DEFINITIONS);
+        let index = self.calls();
+        let ids: BTreeSet<&str> = definitions.iter().map(|d| d.id.as_str()).collect();
+        let mut callers = edges_of(index, &index.by_callee, &ids);
+        callers
+            .sort_by(|a, b| (a.resolution, &a.path, a.line).cmp(&(b.resolution, &b.path, b.line)));
+        let mut callees = edges_of(index, &index.by_caller, &ids);
+        callees.sort_by(|a, b| (&a.path, a.line, &a.callee).cmp(&(&b.path, b.line, &b.callee)));
+        let (total_callers, total_callees) = (callers.len(), callees.len());
+        truncated |= total_callers > limit || total_callees > limit;
+        let out = |edge: &CallEdge, node: &str| ReferenceOut {
+            node: node.to_string(),
+            path: edge.path.clone(),
+            line: edge.line,
+            called_as: edge.written.clone(),
+            resolution: edge.resolution,
+        };
+        Ok(ReferencesAnswer {
+            symbol: symbol.to_string(),
+            ambiguous: total_definitions > 1,
+            callers: callers
+                .iter()
+                .take(limit)
+                .map(|e| out(e, &e.caller))
+                .collect(),
+            callees: callees
+                .iter()
+                .take(limit)
+                .map(|e| out(e, &e.callee))
+                .collect(),
+            definitions,
+            total_definitions,
+            total_callers,
+            total_callees,
+            truncated,
+        })
+    }
+
+    /// The definitions `symbol` names: by node id or `path::name`
+    /// exactly, else every symbol whose qualified name is `symbol` or
+    /// ends with `.symbol` (`::` read as `.`), the shortest first.
+    fn definitions_named(&self, symbol: &str, root: Option<&str>) -> Vec<DefinitionOut> {
+        let wanted = symbol.strip_prefix("Symbol:").unwrap_or(symbol);
+        let exact = wanted.split_once("::").filter(|(path, _)| {
+            self.roots
+                .iter()
+                .any(|(_, l, _)| l.files.contains_key(*path))
+        });
+        let dotted = wanted.replace("::", ".");
+        let suffix = format!(".{dotted}");
+        let mut out = Vec::new();
+        for (root_name, ledger, _) in &self.roots {
+            if root.is_some_and(|r| r != root_name) {
+                continue;
+            }
+            for (path, file) in &ledger.files {
+                if exact.is_some_and(|(p, _)| p != path) {
+                    continue;
+                }
+                for s in &file.symbols {
+                    let matches = match exact {
+                        Some((_, qualified)) => s.qualified_name == qualified,
+                        None => s.qualified_name == dotted || s.qualified_name.ends_with(&suffix),
+                    };
+                    if matches {
+                        out.push(DefinitionOut {
+                            id: symbol_node(path, &s.qualified_name),
+                            root: root_name.clone(),
+                            path: path.clone(),
+                            qualified_name: s.qualified_name.clone(),
+                            kind: s.kind.as_str().to_string(),
+                            start_line: s.start_line,
+                            end_line: s.end_line,
+                        });
+                    }
+                }
+            }
+        }
+        out.sort_by(|a, b| {
+            (a.qualified_name.len(), &a.path).cmp(&(b.qualified_name.len(), &b.path))
+        });
+        out
+    }
+
+    /// A `not_found` naming the closest symbols.
+    fn no_symbol(&self, symbol: &str) -> ErrorReport {
+        let wanted = symbol.to_lowercase();
+        let tail = wanted
+            .rsplit([':', '.'])
+            .next()
+            .unwrap_or(&wanted)
+            .to_string();
+        let mut scored: Vec<(f64, String)> = Vec::new();
+        for (_, ledger, _) in &self.roots {
+            for (path, file) in &ledger.files {
+                for s in &file.symbols {
+                    let lower = s.qualified_name.to_lowercase();
+                    let last = lower.rsplit('.').next().unwrap_or(&lower);
+                    let score = strsim::jaro_winkler(&tail, last);
+                    if score > 0.85 {
+                        scored.push((score, format!("{path}::{}", s.qualified_name)));
+                    }
+                }
+            }
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let close: Vec<String> = scored.into_iter().take(5).map(|(_, c)| c).collect();
+        let hint = if close.is_empty() {
+            String::new()
+        } else {
+            format!("; close: {}", close.join(", "))
+        };
+        ErrorReport::new(
+            ErrorCode::NotFound,
+            format!(
+                "no symbol `{symbol}` in the code graph{hint}; find names with km-graph-search"
+            ),
+        )
+    }
+}
+
+/// The edges `by` (callee or caller → edges) lists for `ids`.
+fn edges_of<'i>(
+    index: &'i CallIndex,
+    by: &'i HashMap<String, Vec<usize>>,
+    ids: &BTreeSet<&str>,
+) -> Vec<&'i CallEdge> {
+    ids.iter()
+        .flat_map(|id| by.get(*id).into_iter().flatten())
+        .map(|&at| &index.edges[at])
+        .collect()
+}
