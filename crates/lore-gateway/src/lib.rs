@@ -208,13 +208,29 @@ impl Gateway {
         } else {
             self.graph_store()?
         };
-        let run = ingest::ingest(
+        // A store shared by several servers: one ingest of a root at a
+        // time among them, and the files published for the others.
+        let shared = !request.dry_run && ingest::team::is_shared(self);
+        let _leases = match &store {
+            Some(store) if shared => Some(ingest::team::take_leases(
+                Arc::clone(store),
+                &self.roots,
+                &ingest::team::holder(self),
+            )?),
+            _ => None,
+        };
+        let origin = shared.then(|| ingest::team::origin(self));
+        let target = ingest::Target {
+            store: store.as_deref(),
+            publish_as: origin.as_deref(),
+        };
+        let run = ingest::ingest_into(
             &self.files,
             &self.state,
             &self.config,
             &self.roots,
             request,
-            store.as_deref(),
+            target,
             progress,
         )?;
         // The next search opens the index anew (a rebuilt one included).

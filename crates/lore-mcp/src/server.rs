@@ -185,6 +185,16 @@ impl LoreServer {
         self.gateway.as_ref().and_then(|gateway| gateway.follow())
     }
 
+    /// Starts following the store's gateway file log (a store several
+    /// servers share): what another server ingests becomes searchable
+    /// here until the returned follower is dropped. None when the gateway
+    /// is not served or the store is the embedded file.
+    pub fn follow_store(&self) -> Option<lore_gateway::ingest::team::StoreFollower> {
+        self.gateway
+            .as_ref()
+            .and_then(|gateway| gateway.follow_store())
+    }
+
     /// Checks a tool call's arguments as the call would, without running
     /// the tool: the drift rules, unknown arguments, NUL bytes, decoding
     /// and the tool's own checks (see [`ToolRegistry::check_arguments`]).

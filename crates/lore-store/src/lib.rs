@@ -42,6 +42,7 @@ pub mod mirror;
 pub mod model;
 pub mod postgres;
 mod rules;
+pub mod shared;
 mod sqlite;
 mod tasks;
 mod text;
@@ -50,6 +51,7 @@ mod versioning;
 pub use error::StoreError;
 pub use model::*;
 pub use postgres::{MigrationReport, PostgresStore, migrate_sqlite_to_postgres};
+pub use shared::{Lease, LeaseGrant, Published, SharedFile, SharedFileVersion};
 pub use sqlite::{Durability, SCHEMA_VERSION, SqliteStore};
 
 /// Everything Lore does with its knowledge store. Implementations must make
@@ -247,4 +249,38 @@ pub trait KnowledgeStore: Send + Sync {
     /// Asks for a task's cancellation (its server stops it cooperatively);
     /// `false` when the task is unknown.
     fn request_task_cancel(&self, task_id: &str) -> Result<bool, StoreError>;
+
+    /// Takes the lease `name` for `holder` for `ttl_ms` (by the store's
+    /// clock) when nobody holds it (never taken, released, or lapsed), or
+    /// renews it when `holder` holds it; otherwise answers the other
+    /// holder's lease, `granted: false`. Atomic across processes. Not
+    /// knowledge: no transaction (see [`shared`]).
+    fn acquire_lease(
+        &self,
+        name: &str,
+        holder: &str,
+        ttl_ms: i64,
+    ) -> Result<LeaseGrant, StoreError>;
+
+    /// Releases `holder`'s lease `name` (kept as its last holder's, ended
+    /// now); `false` when `holder` did not hold it.
+    fn release_lease(&self, name: &str, holder: &str) -> Result<bool, StoreError>;
+
+    /// The leases whose name starts with `prefix`, held or not, by name.
+    fn leases(&self, prefix: &str) -> Result<Vec<Lease>, StoreError>;
+
+    /// Appends to the gateway's file log, in one write, a version of each
+    /// of `files` whose hash differs from its live version's, or that
+    /// closes a live file; `origin` names the writer. Append-only: no row
+    /// is changed or removed. Answers the log's newest sequence number.
+    fn publish_files(&self, origin: &str, files: &[SharedFile]) -> Result<Published, StoreError>;
+
+    /// The file log's versions after sequence number `after`, oldest first
+    /// (at most `limit`); sequence numbers commit in order, so a reader
+    /// that remembers the last one it applied misses nothing.
+    fn shared_files_since(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<SharedFileVersion>, StoreError>;
 }

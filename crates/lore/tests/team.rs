@@ -645,3 +645,89 @@ async fn a_task_started_on_one_server_is_followed_and_cancelled_through_another(
         assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
     }
 }
+
+/// A team project with a gateway root `name` at `repo/` holding `files`.
+fn gateway_project(
+    url: &str,
+    name: &str,
+    files: &[(&str, &str)],
+) -> (tempfile::TempDir, std::path::PathBuf) {
+    let (dir, root) = team_project(url);
+    for (path, text) in files {
+        let file = root.join("repo").join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let config = root.join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}\ngateway:\n  roots:\n    - path: repo\n      name: {name}\n"),
+    )
+    .unwrap();
+    (dir, root)
+}
+
+#[tokio::test]
+async fn a_repository_ingested_through_one_server_is_searched_through_another() {
+    let Some(db) = Database::create("gateway").await else {
+        return;
+    };
+    let (_a_dir, a) = gateway_project(
+        &db.url,
+        "app",
+        &[(
+            "billing/invoice.py",
+            "def total_quokka(amount):\n    return amount * 2\n",
+        )],
+    );
+    // B has a root of its own and none of the app's files.
+    let (_b_dir, b) = gateway_project(
+        &db.url,
+        "notes",
+        &[("todo.md", "# Todo\n\nWater the plants.\n")],
+    );
+    let (server_a, server_b) = (serve(&a), serve(&b));
+    let http = reqwest::Client::new();
+    let ran = call(&http, &server_b.url, "km-ingest-trigger", json!({})).await;
+    assert_eq!(ran["structuredContent"]["success"], true, "{ran}");
+
+    let ran = call(&http, &server_a.url, "km-ingest-trigger", json!({})).await;
+    assert_eq!(ran["structuredContent"]["success"], true, "{ran}");
+    let started = Instant::now();
+    let found = loop {
+        let found = call(
+            &http,
+            &server_b.url,
+            "km-search",
+            json!({"query": "quokka"}),
+        )
+        .await;
+        let results = found["structuredContent"]["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if results.iter().any(|r| r["chunk"]["root"] == "app") {
+            break results;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "B never found A's file: {found}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(found[0]["chunk"]["artifact_path"], "billing/invoice.py");
+    assert!(!b.join("repo/billing").exists());
+
+    // B's status names the server that ingested the app.
+    let status = call(&http, &server_b.url, "km-ingest-status", json!({})).await;
+    let elsewhere = &status["structuredContent"]["ingested_elsewhere"];
+    assert_eq!(elsewhere[0]["root"], "app", "{status}");
+    assert!(
+        elsewhere[0]["by"]
+            .as_str()
+            .unwrap()
+            .contains(&a.display().to_string()),
+        "{status}"
+    );
+}

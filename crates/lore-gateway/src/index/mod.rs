@@ -6,6 +6,7 @@
 //! previous index answering. A damaged index, or one of an older format,
 //! is rebuilt empty and the next ingest fills it again.
 
+pub mod shared;
 pub mod vectors;
 
 use std::path::Path;

@@ -13,6 +13,7 @@ pub mod outline;
 pub mod project_files;
 pub mod runlog;
 pub mod subsystem;
+pub mod team;
 pub mod upload;
 pub mod walk;
 
@@ -313,6 +314,34 @@ pub fn ingest(
     store: Option<&dyn KnowledgeStore>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<IngestRun, ErrorReport> {
+    let target = Target {
+        store,
+        publish_as: None,
+    };
+    ingest_into(project, state, config, roots, request, target, progress)
+}
+
+/// Where an ingest writes besides the index: the store's graph, and the
+/// store's file log when the index is shared (`publish_as`: this server's
+/// origin, see [`team`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Target<'a> {
+    pub store: Option<&'a dyn KnowledgeStore>,
+    pub publish_as: Option<&'a str>,
+}
+
+/// [`ingest`], publishing each file whose chunks moved when the target
+/// says so.
+pub(crate) fn ingest_into(
+    project: &ProjectFiles,
+    state: &Path,
+    config: &GatewayConfig,
+    roots: &[Root],
+    request: &IngestRequest,
+    target: Target<'_>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<IngestRun, ErrorReport> {
+    let store = target.store;
     let started = Instant::now();
     let started_at = UtcMillis::now();
     let mut run = IngestRun {
@@ -350,6 +379,7 @@ pub fn ingest(
         roots,
         request,
         store,
+        publish_as: target.publish_as.filter(|_| store.is_some()),
     };
     let outcome = run_roots(&job, &mut run, progress);
     run.duration_seconds = started.elapsed().as_secs_f64();
@@ -400,6 +430,8 @@ struct Job<'a> {
     roots: &'a [Root],
     request: &'a IngestRequest,
     store: Option<&'a dyn KnowledgeStore>,
+    /// This server's origin, when its index is shared through the store.
+    publish_as: Option<&'a str>,
 }
 
 /// Ingests every root into one index writer (none in a dry run), then
@@ -416,18 +448,21 @@ fn run_roots(
     } else {
         Some(index.writer()?)
     };
+    let outbox = job.publish_as.map(|_| team::Outbox::default());
     let mut done = Vec::with_capacity(job.roots.len());
     for root in job.roots {
         let mut root_run = RootRun::open(job, &index, writer.as_ref(), root)?;
         let reading = Reading {
             index: &index,
             writer: writer.as_ref(),
+            outbox: outbox.as_ref().filter(|_| writer.is_some()),
         };
         root_run.ingest(job, root, &reading, run, started_ms, progress)?;
         done.push(root_run);
     }
     if let Some(writer) = &mut writer {
-        commit(job.store, &index, writer, &mut done, run)?;
+        let publish = job.store.zip(job.publish_as).zip(outbox.as_ref());
+        commit(job.store, &index, writer, &mut done, run, publish)?;
     }
     // Workers finish in any order: the report does not.
     run.skipped
@@ -436,16 +471,18 @@ fn run_roots(
     Ok(())
 }
 
-/// The graph first (its writes are idempotent), then the index, then the
-/// ledgers: a crash in between reads a few files again next time, never
-/// loses one. Segments merge last, so a merge that fails loses no run's
-/// work.
+/// The graph first (its writes are idempotent), then the files published
+/// to the store's log (when the index is shared), then the index, then
+/// the ledgers: a crash in between reads a few files again next time,
+/// never loses one. Segments merge last, so a merge that fails loses no
+/// run's work.
 fn commit(
     store: Option<&dyn KnowledgeStore>,
     index: &GatewayIndex,
     writer: &mut tantivy::IndexWriter,
     roots: &mut [RootRun],
     run: &mut IngestRun,
+    publish: Option<((&dyn KnowledgeStore, &str), &team::Outbox)>,
 ) -> Result<(), ErrorReport> {
     for root in roots.iter_mut() {
         if !root.books.dirty && store.is_some() {
@@ -456,6 +493,9 @@ fn commit(
         let bytes = serde_json::to_vec(&root.books.graph)
             .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("graph ledger: {e}")))?;
         lore_core::project::write_atomically(&root.graph_path, bytes).map_err(|e| e.report())?;
+    }
+    if let Some(((store, origin), outbox)) = publish {
+        outbox.publish(store, origin)?;
     }
     index.commit(writer)?;
     for root in roots.iter() {
@@ -588,7 +628,7 @@ impl RootRun {
         progress(total, total);
         let books = &mut self.books;
         for path in gone {
-            books.forget(&self.name, &path, reading.index, reading.writer, run);
+            books.forget(&self.name, &path, reading, run);
         }
         report_left_out_names(&self.name, &books.graph, &books.ledger, run);
         for entry in books.ledger.files.values() {
@@ -720,7 +760,7 @@ impl Books {
             Ok(read) => read,
             Err(reason) => {
                 run.skipped.push(Skipped::new(root, &path, reason));
-                self.forget(root, &path, reading.index, reading.writer, run);
+                self.forget(root, &path, reading, run);
                 return Ok(());
             }
         };
@@ -734,6 +774,9 @@ impl Books {
                 reading
                     .index
                     .put_file(writer, &facts.index, &facts.chunks)?;
+            }
+            if let Some(outbox) = reading.outbox {
+                outbox.put(&facts.index, &facts.chunks)?;
             }
         }
         self.ledger.removed.remove(&path);
@@ -751,19 +794,15 @@ impl Books {
 
     /// A file gone or no longer served: out of the graph, the ledger and
     /// the index.
-    fn forget(
-        &mut self,
-        root: &str,
-        path: &str,
-        index: &GatewayIndex,
-        writer: Option<&tantivy::IndexWriter>,
-        run: &mut IngestRun,
-    ) {
+    fn forget(&mut self, root: &str, path: &str, reading: &Reading<'_>, run: &mut IngestRun) {
         self.dirty |= self.graph.files.remove(path).is_some();
         if self.ledger.forget(path, run) {
             run.files_removed += 1;
-            if let Some(writer) = writer {
-                index.remove_file(writer, root, path);
+            if let Some(writer) = reading.writer {
+                reading.index.remove_file(writer, root, path);
+            }
+            if let Some(outbox) = reading.outbox {
+                outbox.close(root, path);
             }
         }
     }
@@ -773,6 +812,8 @@ impl Books {
 struct Reading<'a> {
     index: &'a GatewayIndex,
     writer: Option<&'a tantivy::IndexWriter>,
+    /// The files to publish (a shared index's run).
+    outbox: Option<&'a team::Outbox>,
 }
 
 /// Lists the names in indexed files that the graph leaves out (too long

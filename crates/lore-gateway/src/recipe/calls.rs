@@ -24,6 +24,7 @@ use crate::graph::explore::{
 use crate::graph::references::ReferencesAnswer;
 use crate::graph::report::{CoverageSummary, LifecycleReport, LifecycleRequest};
 use crate::ingest::follow::IngestStatus;
+use crate::ingest::team::IngestedElsewhere;
 use crate::read::{ReadAnswer, ReadRequest};
 use crate::search::{Detail, SearchFilters, SearchResponse};
 use crate::{
@@ -434,26 +435,61 @@ pub fn search(gateway: &Gateway, input: KmSearchInput) -> Result<SearchResponse,
     })
 }
 
-/// `km-ingest-status`: the last run (of a profile) and how fresh each
-/// root is.
+/// What `km-ingest-status` answers: the last run and each root's
+/// freshness, and with a store several servers share, the roots another
+/// server ingested last.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct IngestStatusAnswer {
+    /// This server's last run and its roots' freshness.
+    #[serde(flatten)]
+    pub status: IngestStatus,
+    /// Roots whose last ingest ran on another server sharing the store
+    /// (their chunks reach this server's index through the store).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ingested_elsewhere: Vec<IngestedElsewhere>,
+}
+
+/// `km-ingest-status`: the last run (of a profile), how fresh each root
+/// is, and the roots another server sharing the store ingested last (a
+/// server that never ran an ingest itself is told about those).
 pub fn ingest_status(
     gateway: &Gateway,
     input: KmIngestStatusInput,
-) -> Result<IngestStatus, ErrorReport> {
+) -> Result<IngestStatusAnswer, ErrorReport> {
+    let elsewhere = gateway.ingested_elsewhere().unwrap_or_default();
     let run = gateway.last_run(input.profile.as_deref()).ok_or_else(|| {
-        ErrorReport::new(
-            ErrorCode::NotFound,
-            match &input.profile {
-                Some(p) => {
-                    format!("no ingest run of profile `{p}`; start one with km-ingest-trigger")
-                }
-                None => "no ingest has run yet; start one with km-ingest-trigger".to_string(),
-            },
-        )
+        let others: Vec<String> = elsewhere
+            .iter()
+            .map(|e| {
+                format!(
+                    "root `{}` was last ingested by {} ({}{})",
+                    e.root,
+                    e.by,
+                    if e.running { "running, since " } else { "ended " },
+                    if e.running { &e.started_at } else { &e.until }
+                )
+            })
+            .collect();
+        let mut message = match &input.profile {
+            Some(p) => {
+                format!("no ingest run of profile `{p}`; start one with km-ingest-trigger")
+            }
+            None => "no ingest has run yet; start one with km-ingest-trigger".to_string(),
+        };
+        if !others.is_empty() {
+            message = format!(
+                "{message} (on this server; {}, and its chunks are searchable here through the store)",
+                others.join("; ")
+            );
+        }
+        ErrorReport::new(ErrorCode::NotFound, message)
     })?;
-    Ok(IngestStatus {
-        run,
-        freshness: gateway.freshness(),
+    Ok(IngestStatusAnswer {
+        status: IngestStatus {
+            run,
+            freshness: gateway.freshness(),
+        },
+        ingested_elsewhere: elsewhere,
     })
 }
 

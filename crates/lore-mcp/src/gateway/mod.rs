@@ -11,8 +11,8 @@ use lore_gateway::Gateway;
 use lore_gateway::graph::explore::{GraphSearchAnswer, NodeAnswer, SubsystemAnswer, TestsOfAnswer};
 use lore_gateway::graph::references::ReferencesAnswer;
 use lore_gateway::graph::report::{CoverageSummary, LifecycleReport};
-use lore_gateway::ingest::follow::IngestStatus;
 use lore_gateway::read::ReadAnswer;
+use lore_gateway::recipe::calls::IngestStatusAnswer;
 use lore_gateway::recipe::calls::{
     self, FeedbackAnswer, KmBackupTriggerInput, KmCoverageSummaryInput, KmFeedbackSubmitInput,
     KmGraphNodeInput, KmGraphReferencesInput, KmGraphSearchInput, KmGraphSubsystemInput,
@@ -153,12 +153,12 @@ pub struct KmIngestStatus {
 
 impl Tool for KmIngestStatus {
     type Input = KmIngestStatusInput;
-    type Output = IngestStatus;
+    type Output = IngestStatusAnswer;
 
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-ingest-status",
         title: "Ingest Status",
-        description: "The last ingest run of the repositories (run_id, profile, started_at, duration_seconds, success, artifact_counts by type, chunk_count, files skipped and why, repo_head) and each root's freshness: whether a running server follows it (inotify, walk, off, none), fresh, pending files, changed_at, ingested_at. Example: {}",
+        description: "The last ingest run of the repositories (run_id, profile, started_at, duration_seconds, success, artifact_counts by type, chunk_count, files skipped and why, repo_head) and each root's freshness: whether a running server follows it (inotify, walk, off, none), fresh, pending files, changed_at, ingested_at; with a store several servers share, ingested_elsewhere: the roots another server ingested last (by, started_at, until, running). Example: {}",
         read_only: true,
         scope: Scope::Admin,
         destructive: false,
@@ -170,7 +170,7 @@ impl Tool for KmIngestStatus {
         &self,
         input: KmIngestStatusInput,
         _ctx: ToolContext,
-    ) -> Result<IngestStatus, ErrorReport> {
+    ) -> Result<IngestStatusAnswer, ErrorReport> {
         let gateway = Arc::clone(&self.gateway);
         blocking(move || calls::ingest_status(&gateway, input)).await
     }

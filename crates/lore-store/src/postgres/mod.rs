@@ -51,6 +51,7 @@ mod read;
 mod runs;
 mod schema;
 mod session;
+mod shared;
 mod tasks;
 mod vectors;
 mod versions;
@@ -411,6 +412,40 @@ impl KnowledgeStore for PostgresStore {
 
     fn request_task_cancel(&self, task_id: &str) -> Result<bool, StoreError> {
         self.sessions.with(|s| tasks::request_cancel(s, task_id))
+    }
+
+    fn acquire_lease(
+        &self,
+        name: &str,
+        holder: &str,
+        ttl_ms: i64,
+    ) -> Result<crate::LeaseGrant, StoreError> {
+        self.sessions
+            .with(|s| shared::acquire(s, name, holder, ttl_ms))
+    }
+
+    fn release_lease(&self, name: &str, holder: &str) -> Result<bool, StoreError> {
+        self.sessions.with(|s| shared::release(s, name, holder))
+    }
+
+    fn leases(&self, prefix: &str) -> Result<Vec<crate::Lease>, StoreError> {
+        self.sessions.with(|s| shared::list(s, prefix))
+    }
+
+    fn publish_files(
+        &self,
+        origin: &str,
+        files: &[crate::SharedFile],
+    ) -> Result<crate::Published, StoreError> {
+        self.sessions.with(|s| shared::publish(s, origin, files))
+    }
+
+    fn shared_files_since(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<crate::SharedFileVersion>, StoreError> {
+        self.sessions.with(|s| shared::since(s, after, limit))
     }
 }
 

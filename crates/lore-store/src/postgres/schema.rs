@@ -132,6 +132,26 @@ CREATE TABLE tasks (
 );
 CREATE INDEX tasks_expires ON tasks(expires_at) WHERE expires_at IS NOT NULL;
 "#,
+    // 3: leases and the gateway's file log (as SQLite's migration 7).
+    r#"
+CREATE TABLE leases (
+    name        TEXT    PRIMARY KEY,
+    holder      TEXT    NOT NULL,
+    acquired_ms BIGINT  NOT NULL,
+    expires_ms  BIGINT  NOT NULL,
+    released    BOOLEAN NOT NULL DEFAULT false
+);
+CREATE TABLE gateway_files (
+    seq        BIGSERIAL PRIMARY KEY,
+    root       TEXT      NOT NULL,
+    path       TEXT      NOT NULL,
+    hash       TEXT      NOT NULL,
+    chunks     TEXT,
+    origin     TEXT      NOT NULL,
+    written_ms BIGINT    NOT NULL
+);
+CREATE INDEX gateway_files_path ON gateway_files(root, path, seq);
+"#,
 ];
 
 /// The schema version this build writes.

@@ -16,6 +16,7 @@ mod read;
 pub(crate) mod restore;
 mod runs;
 mod schema;
+mod shared;
 pub(crate) mod snapshot;
 mod tasks;
 mod vectors;
@@ -372,6 +373,39 @@ impl KnowledgeStore for SqliteStore {
 
     fn request_task_cancel(&self, task_id: &str) -> Result<bool, StoreError> {
         tasks::request_cancel(self, task_id)
+    }
+
+    fn acquire_lease(
+        &self,
+        name: &str,
+        holder: &str,
+        ttl_ms: i64,
+    ) -> Result<crate::LeaseGrant, StoreError> {
+        shared::acquire(self, name, holder, ttl_ms)
+    }
+
+    fn release_lease(&self, name: &str, holder: &str) -> Result<bool, StoreError> {
+        shared::release(self, name, holder)
+    }
+
+    fn leases(&self, prefix: &str) -> Result<Vec<crate::Lease>, StoreError> {
+        shared::list(self, prefix)
+    }
+
+    fn publish_files(
+        &self,
+        origin: &str,
+        files: &[crate::SharedFile],
+    ) -> Result<crate::Published, StoreError> {
+        shared::publish(self, origin, files)
+    }
+
+    fn shared_files_since(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<crate::SharedFileVersion>, StoreError> {
+        shared::since(self, after, limit)
     }
 
     fn backup_to(&self, target: &Path) -> Result<TxId, StoreError> {

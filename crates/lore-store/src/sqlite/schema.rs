@@ -145,6 +145,28 @@ CREATE TABLE tasks (
 );
 CREATE INDEX tasks_expires ON tasks(expires_at) WHERE expires_at IS NOT NULL;
 "#,
+    // 7: leases (one holder of a named job at a time, rewritten in place)
+    // and the gateway's file log (append-only: a file's chunks per
+    // version, a closing row without chunks), both outside history.
+    r#"
+CREATE TABLE leases (
+    name        TEXT    PRIMARY KEY,
+    holder      TEXT    NOT NULL,
+    acquired_ms INTEGER NOT NULL,
+    expires_ms  INTEGER NOT NULL,
+    released    INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE gateway_files (
+    seq        INTEGER PRIMARY KEY,
+    root       TEXT    NOT NULL,
+    path       TEXT    NOT NULL,
+    hash       TEXT    NOT NULL,
+    chunks     TEXT,
+    origin     TEXT    NOT NULL,
+    written_ms INTEGER NOT NULL
+);
+CREATE INDEX gateway_files_path ON gateway_files(root, path, seq);
+"#,
 ];
 
 /// The schema version this build writes.

@@ -1280,6 +1280,150 @@ pub fn task_records_carry_a_cancellation_no_save_clears_and_expire(store: &dyn K
     assert_eq!(store.head().unwrap(), head);
 }
 
+/// Part of the contract.
+pub fn a_lease_has_one_holder_until_released_or_lapsed(store: &dyn KnowledgeStore) {
+    let first = store
+        .acquire_lease("gateway-ingest:repo", "server-a", 60_000)
+        .unwrap();
+    assert!(first.granted);
+    assert_eq!(first.lease.holder, "server-a");
+    assert!(first.lease.is_held(first.now_ms));
+    // Another holder is told who holds it and until when.
+    let refused = store
+        .acquire_lease("gateway-ingest:repo", "server-b", 60_000)
+        .unwrap();
+    assert!(!refused.granted);
+    assert_eq!(refused.lease.holder, "server-a");
+    assert_eq!(refused.lease.expires_ms, first.lease.expires_ms);
+    // Its holder renews it, keeping its start.
+    let renewed = store
+        .acquire_lease("gateway-ingest:repo", "server-a", 90_000)
+        .unwrap();
+    assert!(renewed.granted);
+    assert_eq!(renewed.lease.acquired_ms, first.lease.acquired_ms);
+    assert!(renewed.lease.expires_ms >= first.lease.expires_ms);
+    // Released, it is free, and still says who held it last.
+    assert!(
+        !store
+            .release_lease("gateway-ingest:repo", "server-b")
+            .unwrap()
+    );
+    assert!(
+        store
+            .release_lease("gateway-ingest:repo", "server-a")
+            .unwrap()
+    );
+    let last = store.leases("gateway-ingest:").unwrap();
+    assert_eq!(last.len(), 1);
+    assert_eq!(last[0].holder, "server-a");
+    assert!(last[0].released);
+    assert!(
+        store
+            .acquire_lease("gateway-ingest:repo", "server-b", 60_000)
+            .unwrap()
+            .granted
+    );
+    // A lapsed lease (its holder died) is free after its time.
+    assert!(
+        store
+            .acquire_lease("gateway-ingest:other", "server-b", 1)
+            .unwrap()
+            .granted
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let taken = store
+        .acquire_lease("gateway-ingest:other", "server-a", 60_000)
+        .unwrap();
+    assert!(taken.granted);
+    assert_eq!(store.leases("gateway-ingest:").unwrap().len(), 2);
+    assert!(store.leases("nothing:").unwrap().is_empty());
+    // Nothing of it is knowledge.
+    assert_eq!(store.head().unwrap(), 0);
+    assert!(store.acquire_lease("", "server-a", 1_000).is_err());
+    assert!(store.acquire_lease("x", "server-a", 0).is_err());
+}
+
+fn shared(path: &str, hash: &str, chunks: Option<&str>) -> SharedFile {
+    SharedFile {
+        root: "repo".to_string(),
+        path: path.to_string(),
+        hash: hash.to_string(),
+        chunks: chunks.map(String::from),
+    }
+}
+
+/// Part of the contract.
+pub fn the_file_log_appends_only_what_moved_and_reads_in_order(store: &dyn KnowledgeStore) {
+    let first = store
+        .publish_files(
+            "server-a",
+            &[
+                shared("a.py", "h1", Some("[1]")),
+                shared("b.py", "h2", Some("[2]")),
+            ],
+        )
+        .unwrap();
+    assert_eq!(first.written, 2);
+    // The same hash again, and a file closed that was never there, write
+    // nothing; a new hash and a closing do.
+    let second = store
+        .publish_files(
+            "server-b",
+            &[
+                shared("a.py", "h1", Some("[1]")),
+                shared("b.py", "h3", Some("[3]")),
+                shared("c.py", "h4", None),
+            ],
+        )
+        .unwrap();
+    assert_eq!(second.written, 1);
+    let third = store
+        .publish_files("server-a", &[shared("a.py", "h1", None)])
+        .unwrap();
+    assert_eq!(third.written, 1);
+    // A closed file that comes back with its old text is written again.
+    let fourth = store
+        .publish_files("server-a", &[shared("a.py", "h1", Some("[1]"))])
+        .unwrap();
+    assert_eq!(fourth.written, 1);
+    assert!(fourth.seq > third.seq && third.seq > second.seq && second.seq > first.seq);
+    let all = store.shared_files_since(0, 100).unwrap();
+    let seen: Vec<(&str, Option<&str>, &str)> = all
+        .iter()
+        .map(|v| {
+            (
+                v.file.path.as_str(),
+                v.file.chunks.as_deref(),
+                v.origin.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("a.py", Some("[1]"), "server-a"),
+            ("b.py", Some("[2]"), "server-a"),
+            ("b.py", Some("[3]"), "server-b"),
+            ("a.py", None, "server-a"),
+            ("a.py", Some("[1]"), "server-a"),
+        ]
+    );
+    assert!(all.windows(2).all(|w| w[0].seq < w[1].seq));
+    // A reader that applied up to the first write reads the rest, in pages.
+    let rest = store.shared_files_since(first.seq, 2).unwrap();
+    assert_eq!(rest.len(), 2);
+    assert_eq!(rest[0].file.hash, "h3");
+    assert!(store.shared_files_since(fourth.seq, 10).unwrap().is_empty());
+    // A file twice in one write is refused, writing nothing.
+    assert!(
+        store
+            .publish_files("x", &[shared("d.py", "1", None), shared("d.py", "2", None)])
+            .is_err()
+    );
+    // Nothing of it is knowledge.
+    assert_eq!(store.head().unwrap(), 0);
+}
+
 /// Every case of the contract as a `#[test]`, each on a fresh store from
 /// `$open`, which returns `(guard, store)` (the guard keeps whatever the
 /// store needs alive, such as a temporary folder, and cleans up after
@@ -1319,6 +1463,8 @@ macro_rules! contract_suite {
             a_stamped_transaction_and_the_undo_of_a_transaction_are_found,
             ingest_runs_are_kept_by_id_outside_history,
             task_records_carry_a_cancellation_no_save_clears_and_expire,
+            a_lease_has_one_holder_until_released_or_lapsed,
+            the_file_log_appends_only_what_moved_and_reads_in_order,
         );
     };
     (@cases [required] $open:expr; $($case:ident,)*) => {

@@ -630,7 +630,8 @@ fn a_file_that_is_not_a_lore_store_of_this_schema_is_refused_and_nothing_is_writ
     assert!(message.contains("newer Lore (schema 99"), "{message}");
     // As a store written before ingest runs were kept.
     set_version(
-        "DROP TABLE ingest_runs; DROP TABLE tasks; DELETE FROM schema_migrations WHERE version >= 5",
+        "DROP TABLE ingest_runs; DROP TABLE tasks; DROP TABLE leases; DROP TABLE gateway_files;
+         DELETE FROM schema_migrations WHERE version >= 5",
     );
     let (code_of, message) = refusal(&path);
     assert_eq!(code_of, "invalid_request", "{message}");

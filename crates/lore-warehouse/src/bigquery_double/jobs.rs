@@ -57,92 +57,14 @@ pub(super) async fn query(state: &Shared, project: &str, request: Option<&Value>
             );
         }
     };
-    let (mut processed, mut billed) = (0u64, 0u64);
-    let mut delay = 0;
-    for (table_project, dataset, table) in &translated.tables {
-        if table_project != PROJECT {
-            return (
-                404,
-                google_error(
-                    404,
-                    "notFound",
-                    &format!("Not found: Project {table_project}"),
-                ),
-            );
-        }
-        let known_dataset = state.tables.keys().any(|(d, _)| d == dataset);
-        if !known_dataset {
-            return (
-                404,
-                google_error(
-                    404,
-                    "notFound",
-                    &format!(
-                        "Not found: Dataset {PROJECT}:{dataset} was not found in location {location}"
-                    ),
-                ),
-            );
-        }
-        if let Some(view) = table.strip_prefix("INFORMATION_SCHEMA.") {
-            if dataset_denied(state, dataset) {
-                return (
-                    403,
-                    google_error(
-                        403,
-                        "accessDenied",
-                        &format!(
-                            "Access Denied: Dataset {PROJECT}:{dataset}: Permission bigquery.tables.list denied on dataset {PROJECT}:{dataset} (or it may not exist)."
-                        ),
-                    ),
-                );
-            }
-            if !fixture::INFORMATION_SCHEMA.iter().any(|(v, _)| *v == view) {
-                return (
-                    404,
-                    google_error(
-                        404,
-                        "notFound",
-                        &format!(
-                            "Not found: Table {PROJECT}:{dataset}.INFORMATION_SCHEMA.{view} was not found in location {location}"
-                        ),
-                    ),
-                );
-            }
-            billed += MIN_BILLED_PER_TABLE;
-            continue;
-        }
-        if table == "__TABLES__" {
-            billed += MIN_BILLED_PER_TABLE;
-            continue;
-        }
-        let Some(def) = state.tables.get(&(dataset.clone(), table.clone())) else {
-            return (
-                404,
-                google_error(
-                    404,
-                    "notFound",
-                    &format!(
-                        "Not found: Table {PROJECT}:{dataset}.{table} was not found in location {location}"
-                    ),
-                ),
-            );
-        };
-        if def.denied {
-            return (
-                403,
-                google_error(
-                    403,
-                    "accessDenied",
-                    &format!(
-                        "Access Denied: Table {PROJECT}:{dataset}.{table}: User does not have permission to query table {PROJECT}:{dataset}.{table}, or perhaps it does not exist."
-                    ),
-                ),
-            );
-        }
-        processed += def.logical_bytes;
-        billed += def.logical_bytes.max(MIN_BILLED_PER_TABLE);
-        delay = delay.max(def.delay_ms);
-    }
+    let Cost {
+        processed,
+        billed,
+        delay_ms: delay,
+    } = match cost_of(state, &translated, &location) {
+        Ok(cost) => cost,
+        Err(refusal) => return refusal,
+    };
     let executed = execute(state, &translated.sql);
     let (names, types, rows) = match executed {
         Ok(result) => result,
@@ -214,6 +136,110 @@ pub(super) async fn query(state: &Shared, project: &str, request: Option<&Value>
         "bigquery#queryResponse",
     )
     .await
+}
+
+/// What a query's tables cost: bytes processed and billed, and the
+/// slowest table's delay.
+#[derive(Default)]
+struct Cost {
+    processed: u64,
+    billed: u64,
+    delay_ms: u64,
+}
+
+/// The cost of reading `translated`'s tables, or BigQuery's error for the
+/// first one the project does not have or the caller may not read.
+fn cost_of(
+    state: &Shared,
+    translated: &sql::Translated,
+    location: &str,
+) -> Result<Cost, (u16, Value)> {
+    let mut cost = Cost::default();
+    for (table_project, dataset, table) in &translated.tables {
+        if table_project != PROJECT {
+            return Err((
+                404,
+                google_error(
+                    404,
+                    "notFound",
+                    &format!("Not found: Project {table_project}"),
+                ),
+            ));
+        }
+        let known_dataset = state.tables.keys().any(|(d, _)| d == dataset);
+        if !known_dataset {
+            return Err((
+                404,
+                google_error(
+                    404,
+                    "notFound",
+                    &format!(
+                        "Not found: Dataset {PROJECT}:{dataset} was not found in location {location}"
+                    ),
+                ),
+            ));
+        }
+        if let Some(view) = table.strip_prefix("INFORMATION_SCHEMA.") {
+            if dataset_denied(state, dataset) {
+                return Err((
+                    403,
+                    google_error(
+                        403,
+                        "accessDenied",
+                        &format!(
+                            "Access Denied: Dataset {PROJECT}:{dataset}: Permission bigquery.tables.list denied on dataset {PROJECT}:{dataset} (or it may not exist)."
+                        ),
+                    ),
+                ));
+            }
+            if !fixture::INFORMATION_SCHEMA.iter().any(|(v, _)| *v == view) {
+                return Err((
+                    404,
+                    google_error(
+                        404,
+                        "notFound",
+                        &format!(
+                            "Not found: Table {PROJECT}:{dataset}.INFORMATION_SCHEMA.{view} was not found in location {location}"
+                        ),
+                    ),
+                ));
+            }
+            cost.billed += MIN_BILLED_PER_TABLE;
+            continue;
+        }
+        if table == "__TABLES__" {
+            cost.billed += MIN_BILLED_PER_TABLE;
+            continue;
+        }
+        let Some(def) = state.tables.get(&(dataset.clone(), table.clone())) else {
+            return Err((
+                404,
+                google_error(
+                    404,
+                    "notFound",
+                    &format!(
+                        "Not found: Table {PROJECT}:{dataset}.{table} was not found in location {location}"
+                    ),
+                ),
+            ));
+        };
+        if def.denied {
+            return Err((
+                403,
+                google_error(
+                    403,
+                    "accessDenied",
+                    &format!(
+                        "Access Denied: Table {PROJECT}:{dataset}.{table}: User does not have permission to query table {PROJECT}:{dataset}.{table}, or perhaps it does not exist."
+                    ),
+                ),
+            ));
+        }
+        cost.processed += def.logical_bytes;
+        cost.billed += def.logical_bytes.max(MIN_BILLED_PER_TABLE);
+        cost.delay_ms = cost.delay_ms.max(def.delay_ms);
+    }
+    Ok(cost)
 }
 
 /// Runs translated SQL: column names, types and rows.

@@ -209,8 +209,10 @@ pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()
         McpCommand::Stdio(_) => {
             let _hold = hold_project(&project);
             let server = LoreServer::for_project(&project);
-            // The roots are followed while the server runs.
+            // The roots are followed while the server runs (and, with a
+            // shared store, what other servers ingest).
             let _follower = server.follow_roots();
+            let _store_follower = server.follow_store();
             super::block_on(serve_stdio(server))??;
             Ok(())
         }
@@ -359,8 +361,10 @@ fn serve_plan(
     let address = plan.bind_address()?;
     let _hold = hold_project(project);
     let server = LoreServer::for_project(project);
-    // The roots are followed while the server runs.
+    // The roots are followed while the server runs (and, with a shared
+    // store, what other servers ingest).
     let _follower = server.follow_roots();
+    let _store_follower = server.follow_store();
     let telemetry = server.telemetry();
     let cut_off = server.call_cut_off();
     super::block_on(async move {
