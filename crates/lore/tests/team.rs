@@ -719,6 +719,33 @@ async fn a_repository_ingested_through_one_server_is_searched_through_another() 
     assert_eq!(found[0]["chunk"]["artifact_path"], "billing/invoice.py");
     assert!(!b.join("repo/billing").exists());
 
+    // A server with no root of its own serves the gateway on a shared
+    // store, and finds the app too.
+    let (_c_dir, c) = team_project(&db.url);
+    let server_c = serve(&c);
+    let started = Instant::now();
+    loop {
+        let found = call(
+            &http,
+            &server_c.url,
+            "km-search",
+            json!({"query": "quokka"}),
+        )
+        .await;
+        let results = found["structuredContent"]["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if results.iter().any(|r| r["chunk"]["root"] == "app") {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "a rootless server never served or found A's file: {found}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
     // B's status names the server that ingested the app.
     let status = call(&http, &server_b.url, "km-ingest-status", json!({})).await;
     let elsewhere = &status["structuredContent"]["ingested_elsewhere"];

@@ -57,8 +57,8 @@ pub enum McpCommand {
 pub struct ToolsetArgs {
     /// Serve only these toolsets, comma-separated: analytics, memory, gateway
     /// (default: mcp.toolsets in lore.yaml, else analytics, memory, and
-    /// gateway when gateway.roots is set; gateway alone with roots and no
-    /// connection).
+    /// gateway when gateway.roots is set or the store is shared; gateway
+    /// alone with roots and no connection).
     #[arg(long, value_delimiter = ',', value_name = "TOOLSETS")]
     pub toolsets: Vec<String>,
 }
