@@ -196,15 +196,17 @@ impl GatewayIndex {
         if !fresh && std::fs::read_to_string(&marker).ok().as_deref() != Some(FORMAT) {
             return Err(internal("an index of another format"));
         }
+        if fresh {
+            // Before the index exists, so another opener that sees it also
+            // sees its format.
+            lore_core::project::write_atomically(&marker, FORMAT).map_err(internal)?;
+        }
         let (schema, fields) = schema();
         let directory = MmapDirectory::open(dir).map_err(internal)?;
         let index = Index::open_or_create(directory, schema).map_err(internal)?;
         index
             .tokenizers()
             .register(IDENTIFIER_ANALYZER, identifier_analyzer());
-        if fresh {
-            lore_core::project::write_atomically(&marker, FORMAT).map_err(internal)?;
-        }
         let instance_file = dir.join("INSTANCE");
         let instance = match std::fs::read_to_string(&instance_file) {
             Ok(id) if !fresh && !id.trim().is_empty() => id.trim().to_string(),

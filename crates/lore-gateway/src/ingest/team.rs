@@ -231,6 +231,10 @@ pub fn catch_up(gateway: &Gateway) -> Result<CatchUp, ErrorReport> {
     let store = handle.open()?;
     let origin = origin(gateway);
     loop {
+        // Not while this process ingests: one index writer at a time, and
+        // a first ingest creates the index this would otherwise open (and
+        // create) beside it.
+        let _one = gateway.ingesting.lock().unwrap_or_else(|p| p.into_inner());
         let index = gateway.open_index()?;
         let after = shared::applied(&gateway.state, &index);
         done.seq = after;
@@ -240,12 +244,6 @@ pub fn catch_up(gateway: &Gateway) -> Result<CatchUp, ErrorReport> {
         let Some(last) = versions.last().map(|v| v.seq) else {
             return Ok(done);
         };
-        // Not while this process ingests (one index writer at a time).
-        let _one = gateway.ingesting.lock().unwrap_or_else(|p| p.into_inner());
-        let index = gateway.open_index()?;
-        if shared::applied(&gateway.state, &index) != after {
-            continue;
-        }
         let (applied, warnings) = apply_page(&index, &versions, &origin)?;
         shared::remember(&gateway.state, &index, last)?;
         done.applied += applied;
