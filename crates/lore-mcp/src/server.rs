@@ -124,18 +124,11 @@ impl LoreServer {
         let gateway = Arc::new(
             lore_gateway::Gateway::for_project(project).with_store(Arc::clone(&services.store)),
         );
-        let mut toolsets = project.config.mcp.served_toolsets(
+        let toolsets = project.config.mcp.served_toolsets(
             gateway.is_configured(),
             !project.config.connections.is_empty(),
+            services.store.is_server(),
         );
-        // On a store several servers share, what any of them ingests is
-        // searchable here, roots or not.
-        if project.config.mcp.toolsets.is_none()
-            && services.store.is_server()
-            && !toolsets.contains(&Toolset::Gateway)
-        {
-            toolsets.push(Toolset::Gateway);
-        }
         if toolsets.contains(&Toolset::Gateway) {
             crate::gateway::register_gateway_tools(
                 &mut registry,

@@ -668,6 +668,27 @@ fn gateway_project(
     (dir, root)
 }
 
+/// `km-search` "quokka" on `url` until a result of root `app` comes back
+/// (its results), failing with `missing` after 10 s.
+async fn app_found(http: &reqwest::Client, url: &str, missing: &str) -> Vec<Value> {
+    let started = Instant::now();
+    loop {
+        let found = call(http, url, "km-search", json!({"query": "quokka"})).await;
+        let results = found["structuredContent"]["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if results.iter().any(|r| r["chunk"]["root"] == "app") {
+            return results;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{missing}: {found}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 #[tokio::test]
 async fn a_repository_ingested_through_one_server_is_searched_through_another() {
     let Some(db) = Database::create("gateway").await else {
@@ -694,28 +715,7 @@ async fn a_repository_ingested_through_one_server_is_searched_through_another() 
 
     let ran = call(&http, &server_a.url, "km-ingest-trigger", json!({})).await;
     assert_eq!(ran["structuredContent"]["success"], true, "{ran}");
-    let started = Instant::now();
-    let found = loop {
-        let found = call(
-            &http,
-            &server_b.url,
-            "km-search",
-            json!({"query": "quokka"}),
-        )
-        .await;
-        let results = found["structuredContent"]["results"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        if results.iter().any(|r| r["chunk"]["root"] == "app") {
-            break results;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "B never found A's file: {found}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let found = app_found(&http, &server_b.url, "B never found A's file").await;
     assert_eq!(found[0]["chunk"]["artifact_path"], "billing/invoice.py");
     assert!(!b.join("repo/billing").exists());
 
@@ -723,28 +723,12 @@ async fn a_repository_ingested_through_one_server_is_searched_through_another() 
     // store, and finds the app too.
     let (_c_dir, c) = team_project(&db.url);
     let server_c = serve(&c);
-    let started = Instant::now();
-    loop {
-        let found = call(
-            &http,
-            &server_c.url,
-            "km-search",
-            json!({"query": "quokka"}),
-        )
-        .await;
-        let results = found["structuredContent"]["results"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        if results.iter().any(|r| r["chunk"]["root"] == "app") {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "a rootless server never served or found A's file: {found}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    app_found(
+        &http,
+        &server_c.url,
+        "a rootless server never served or found A's file",
+    )
+    .await;
 
     // B's status names the server that ingested the app.
     let status = call(&http, &server_b.url, "km-ingest-status", json!({})).await;

@@ -202,15 +202,22 @@ impl McpConfig {
     }
 
     /// The toolsets to serve: the configured list, else analytics and
-    /// memory, plus gateway when the project has gateway roots; a code
-    /// project (roots, no connection) gets the gateway alone.
-    pub fn served_toolsets(&self, has_gateway_roots: bool, has_connections: bool) -> Vec<Toolset> {
+    /// memory, plus gateway when the project has gateway roots or its
+    /// store is shared by several servers (what any of them ingests is
+    /// searchable through each); a code project (roots, no connection)
+    /// gets the gateway alone.
+    pub fn served_toolsets(
+        &self,
+        has_gateway_roots: bool,
+        has_connections: bool,
+        shared_store: bool,
+    ) -> Vec<Toolset> {
         match &self.toolsets {
             Some(list) => list.clone(),
             None if has_gateway_roots && !has_connections => vec![Toolset::Gateway],
             None => {
                 let mut out = vec![Toolset::Analytics, Toolset::Memory];
-                if has_gateway_roots {
+                if has_gateway_roots || shared_store {
                     out.push(Toolset::Gateway);
                 }
                 out
@@ -234,14 +241,28 @@ mod tests {
     fn every_toolset_is_served_unless_the_list_names_some() {
         let default = McpConfig::default();
         assert_eq!(
-            default.served_toolsets(false, true),
+            default.served_toolsets(false, true, false),
             vec![Toolset::Analytics, Toolset::Memory]
         );
-        assert_eq!(default.served_toolsets(true, true), Toolset::ALL.to_vec());
+        assert_eq!(
+            default.served_toolsets(true, true, false),
+            Toolset::ALL.to_vec()
+        );
         // A code repository with no database: the gateway alone.
-        assert_eq!(default.served_toolsets(true, false), vec![Toolset::Gateway]);
+        assert_eq!(
+            default.served_toolsets(true, false, false),
+            vec![Toolset::Gateway]
+        );
+        // A store several servers share: the gateway beside the rest, roots or not.
+        assert_eq!(
+            default.served_toolsets(false, false, true),
+            Toolset::ALL.to_vec()
+        );
         let only: McpConfig = serde_json::from_str(r#"{"toolsets":["memory"]}"#).unwrap();
-        assert_eq!(only.served_toolsets(true, false), vec![Toolset::Memory]);
+        assert_eq!(
+            only.served_toolsets(true, false, true),
+            vec![Toolset::Memory]
+        );
         let unknown = serde_json::from_str::<McpConfig>(r#"{"toolsets":["gateway2"]}"#);
         assert!(unknown.unwrap_err().to_string().contains("analytics"));
         let none: McpConfig = serde_json::from_str(r#"{"toolsets":[]}"#).unwrap();
