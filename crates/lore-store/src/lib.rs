@@ -210,7 +210,14 @@ pub trait KnowledgeStore: Send + Sync {
     /// Writes a consistent copy of the whole store to `target` while
     /// readers and writers go on (an online backup), and returns the
     /// transaction the copy holds everything up to. `target` must not
-    /// exist; a failed backup leaves nothing there.
+    /// exist; a failed backup leaves nothing there. The copy is an SQLite
+    /// store file holding the knowledge with its history, the embedding
+    /// cache, searches, feedback, ingest runs and the gateway's file log,
+    /// each row with its number, so a store restored from it goes on
+    /// numbering after the highest copied one and a server following the
+    /// file log can rebuild its index from it. Leases are not copied:
+    /// they are locks of processes running now, and a restored store
+    /// starts with none.
     fn backup_to(&self, target: &std::path::Path) -> Result<TxId, StoreError>;
 
     /// Records a search the gateway answered (the newest 10,000 are

@@ -9,6 +9,15 @@
 //! is a sequence number and every version stays readable. A lease is one
 //! row per name, rewritten in place by each holder (its last holder stays
 //! readable after it is released: "last ingested by").
+//!
+//! Backups ([`crate::KnowledgeStore::backup_to`]) and the move to
+//! PostgreSQL ([`crate::migrate_sqlite_to_postgres`]) copy the file log
+//! with its sequence numbers, and the copy numbers its next version after
+//! the highest one copied: a server that has applied the log "up to N"
+//! goes on reading a restored or migrated store without missing a version,
+//! and a new server rebuilds its index from it. Leases are never copied:
+//! they are locks of processes running now, so a restored or migrated
+//! store starts with none (the first to ask for a lease there takes it).
 
 use serde::{Deserialize, Serialize};
 

@@ -56,3 +56,28 @@ fn an_online_backup_is_a_whole_store_as_of_one_transaction() {
     );
     assert!(!dir.path().join("backup.partial").exists());
 }
+
+#[test]
+fn a_restored_backup_keeps_the_file_log_and_numbers_on_after_it_without_leases() {
+    use contract::numbering::*;
+    let (dir, store) = open();
+    write_numbered_rows(&*store);
+    let newest_in = |path: std::path::PathBuf| {
+        move |table: &str, column: &str| -> i64 {
+            rusqlite::Connection::open(&path)
+                .unwrap()
+                .query_row(&format!("SELECT max({column}) FROM {table}"), [], |r| {
+                    r.get(0)
+                })
+                .unwrap()
+        }
+    };
+    let source_newest = newest_of_each(newest_in(dir.path().join(".lore/store.db")));
+
+    // A restore puts the backup file in the store's place.
+    let target = dir.path().join("restored.db");
+    store.backup_to(&target).unwrap();
+    let copy = SqliteStore::open(&target, Durability::Process).unwrap();
+    assert_copied_without_leases(&*store, &copy);
+    assert_numbering_goes_on(&copy, source_newest, newest_in(target.clone()));
+}

@@ -1,10 +1,13 @@
 //! Backups of a PostgreSQL store as an SQLite store file: every
-//! transaction, version, cached vector, search, piece of feedback and
-//! ingest run, with the same ids, read from one snapshot (a read-only
-//! `REPEATABLE READ` transaction, which blocks no writer). The file opens
-//! with `SqliteStore::open`, so a backup restores into the embedded
-//! backend (or is read with `sqlite3`); `pg_dump` of the store's schema
-//! remains the way to copy it to another PostgreSQL server.
+//! transaction, version, cached vector, search, piece of feedback, ingest
+//! run and version of the gateway's file log, with the same ids and
+//! sequence numbers, read from one snapshot (a read-only `REPEATABLE READ`
+//! transaction, which blocks no writer). The file opens with
+//! `SqliteStore::open`, so a backup restores into the embedded backend
+//! (or is read with `sqlite3`), and `migrate_sqlite_to_postgres` moves it
+//! into a new PostgreSQL store; either way numbering goes on after the
+//! highest copied row. Leases and MCP task records are not copied: they
+//! belong to the processes running now (see `crate::shared`).
 
 use std::path::Path;
 
@@ -17,6 +20,8 @@ use crate::sqlite::restore::Restore;
 /// Rows read per round trip (entry versions hold up to 1 MiB each).
 const PAGE_ROWS: i64 = 500;
 const ENTRY_PAGE_ROWS: i64 = 100;
+/// File log versions read per round trip (each holds a file's chunks).
+const FILE_PAGE_ROWS: i64 = 100;
 
 /// Writes the store as of one snapshot to the SQLite file `target` (which
 /// must not exist yet); returns the newest transaction it holds.
@@ -60,6 +65,7 @@ fn copy(session: &mut Session, path: &Path) -> Result<TxId, StoreError> {
     copy_searches(&mut snapshot, &restore)?;
     copy_feedback(&mut snapshot, &restore)?;
     copy_ingest_runs(&mut snapshot, &restore)?;
+    copy_shared_files(&mut snapshot, &restore)?;
     snapshot.commit()?;
 
     let copied = restore.finish()?;
@@ -221,6 +227,21 @@ fn copy_ingest_runs(snapshot: &mut Session, restore: &Restore) -> Result<(), Sto
             restore.ingest_run(after, &run_id, &status, &record)?;
         }
         if (rows.len() as i64) < PAGE_ROWS {
+            return Ok(());
+        }
+    }
+}
+
+/// Copies the gateway's file log with its sequence numbers.
+fn copy_shared_files(snapshot: &mut Session, restore: &Restore) -> Result<(), StoreError> {
+    let mut after = 0_i64;
+    loop {
+        let versions = super::shared::since(snapshot, after, FILE_PAGE_ROWS as usize)?;
+        for version in &versions {
+            restore.shared_file(version)?;
+            after = version.seq;
+        }
+        if (versions.len() as i64) < FILE_PAGE_ROWS {
             return Ok(());
         }
     }

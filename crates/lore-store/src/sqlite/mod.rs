@@ -418,7 +418,10 @@ impl KnowledgeStore for SqliteStore {
         // VACUUM INTO copies one read transaction's snapshot: consistent,
         // and writers in this or other processes are not blocked. It
         // writes beside the target first, so a failure leaves no file; the
-        // copy's own head says what it holds.
+        // copy's own head says what it holds. Rows keep their numbers, so
+        // the copy goes on counting where this store stood (see
+        // `restore.rs`); the leases are emptied in the copy: they are
+        // locks of processes running now, not state to bring back.
         let partial = target.with_extension("partial");
         let _ = std::fs::remove_file(&partial);
         let copied = self
@@ -427,11 +430,11 @@ impl KnowledgeStore for SqliteStore {
                 Ok(())
             })
             .and_then(|()| {
-                let copy = Connection::open_with_flags(
-                    &partial,
-                    rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-                )?;
-                read::head(&copy)
+                let copy = Connection::open(&partial)?;
+                copy.execute("DELETE FROM leases", [])?;
+                let head = read::head(&copy)?;
+                copy.close().map_err(|(_, e)| StoreError::from(e))?;
+                Ok(head)
             })
             .and_then(|head| {
                 std::fs::rename(&partial, target).map_err(|e| {

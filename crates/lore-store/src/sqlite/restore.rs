@@ -1,6 +1,13 @@
 //! Writing a new store file from rows read elsewhere, exactly as they were
 //! (ids, versions, transactions): a backup of a PostgreSQL store is an
 //! ordinary SQLite store that `SqliteStore::open` reads.
+//!
+//! Rows keep their numbers (transaction ids, the sequence numbers of the
+//! file log, searches and ingest runs), and SQLite numbers a new row after
+//! the highest one a table holds, so the restored store goes on counting
+//! where the copy ends: a follower that has read the file log "up to N"
+//! misses nothing written after the restore. Leases are never written
+//! here: a restored store starts with none (see `crate::shared`).
 
 use std::path::Path;
 
@@ -9,6 +16,7 @@ use rusqlite::{Connection, params};
 use super::write::{insert_entry_version, insert_triple_version};
 use crate::error::StoreError;
 use crate::model::*;
+use crate::shared::SharedFileVersion;
 
 /// A new store file being filled, in one transaction (a failure leaves a
 /// file the caller removes).
@@ -133,6 +141,26 @@ impl Restore {
                 "INSERT INTO ingest_runs (seq, run_id, status, record) VALUES (?1, ?2, ?3, ?4)",
             )?
             .execute(params![seq, run_id, status, record])?;
+        Ok(())
+    }
+
+    /// One version of the gateway's file log, with its sequence number.
+    pub fn shared_file(&self, version: &SharedFileVersion) -> Result<(), StoreError> {
+        let file = &version.file;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO gateway_files (seq, root, path, hash, chunks, origin, written_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                version.seq,
+                file.root,
+                file.path,
+                file.hash,
+                file.chunks,
+                version.origin,
+                version.written_ms
+            ])?;
         Ok(())
     }
 

@@ -19,6 +19,22 @@ fn lease_of(row: &Row<'_>) -> rusqlite::Result<Lease> {
     })
 }
 
+/// A file log row read as `seq, origin, written_ms, root, path, hash,
+/// chunks`.
+pub(super) fn version_of(row: &Row<'_>) -> rusqlite::Result<SharedFileVersion> {
+    Ok(SharedFileVersion {
+        seq: row.get(0)?,
+        origin: row.get(1)?,
+        written_ms: row.get(2)?,
+        file: SharedFile {
+            root: row.get(3)?,
+            path: row.get(4)?,
+            hash: row.get(5)?,
+            chunks: row.get(6)?,
+        },
+    })
+}
+
 pub(super) fn acquire(
     store: &SqliteStore,
     name: &str,
@@ -165,19 +181,7 @@ pub(super) fn since(
              WHERE seq > ?1 ORDER BY seq LIMIT ?2",
         )?;
         let rows = statement
-            .query_map(params![after, limit as i64], |row| {
-                Ok(SharedFileVersion {
-                    seq: row.get(0)?,
-                    origin: row.get(1)?,
-                    written_ms: row.get(2)?,
-                    file: SharedFile {
-                        root: row.get(3)?,
-                        path: row.get(4)?,
-                        hash: row.get(5)?,
-                        chunks: row.get(6)?,
-                    },
-                })
-            })?
+            .query_map(params![after, limit as i64], version_of)?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     })

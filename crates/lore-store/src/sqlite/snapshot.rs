@@ -5,6 +5,9 @@
 //! In WAL mode that transaction sees the file as it was when it started,
 //! whatever other processes commit meanwhile (and blocks none of them),
 //! so every row and every answer it gives belongs to the same state.
+//!
+//! Leases are not read: they are live locks of running processes, and a
+//! copy starts with none (see `crate::shared`).
 
 use std::path::Path;
 
@@ -14,6 +17,7 @@ use super::read::{ENTRY_COLUMNS, TRIPLE_COLUMNS, entry_from_row, triple_from_row
 use super::{BUSY_TIMEOUT, SCHEMA_VERSION, read};
 use crate::error::StoreError;
 use crate::model::*;
+use crate::shared::SharedFileVersion;
 
 /// The tables a store of [`SCHEMA_VERSION`] has (a file without one of
 /// them is not a Lore store).
@@ -28,6 +32,7 @@ const TABLES: &[&str] = &[
     "gateway_searches",
     "gateway_feedback",
     "ingest_runs",
+    "gateway_files",
 ];
 
 /// The tables every schema version has.
@@ -55,11 +60,13 @@ pub(crate) enum Counted {
     Feedback,
     /// `memory_ingest` runs.
     IngestRuns,
+    /// Versions in the gateway's file log.
+    SharedFiles,
 }
 
 impl Counted {
     /// Every one, in the order a copy writes them.
-    pub const ALL: [Counted; 7] = [
+    pub const ALL: [Counted; 8] = [
         Counted::Transactions,
         Counted::EntryVersions,
         Counted::TripleVersions,
@@ -67,6 +74,7 @@ impl Counted {
         Counted::Searches,
         Counted::Feedback,
         Counted::IngestRuns,
+        Counted::SharedFiles,
     ];
 
     /// The table (the same name in both backends).
@@ -79,6 +87,7 @@ impl Counted {
             Counted::Searches => "gateway_searches",
             Counted::Feedback => "gateway_feedback",
             Counted::IngestRuns => "ingest_runs",
+            Counted::SharedFiles => "gateway_files",
         }
     }
 }
@@ -336,6 +345,28 @@ impl Snapshot {
             },
             each,
         )
+    }
+
+    /// Every version in the gateway's file log with its sequence number,
+    /// oldest first.
+    pub fn each_shared_file(
+        &self,
+        each: impl FnMut(SharedFileVersion) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.each(
+            "SELECT seq, origin, written_ms, root, path, hash, chunks FROM gateway_files ORDER BY seq",
+            super::shared::version_of,
+            each,
+        )
+    }
+
+    /// The file log's newest sequence number (0 when it is empty).
+    pub fn newest_shared_seq(&self) -> Result<i64, StoreError> {
+        Ok(self.conn.query_row(
+            "SELECT coalesce(max(seq), 0) FROM gateway_files",
+            [],
+            |row| row.get(0),
+        )?)
     }
 
     /// How many rows `table` holds.

@@ -7,6 +7,8 @@
 
 #![allow(dead_code)]
 
+pub mod numbering;
+
 use lore_store::*;
 
 pub fn note(topic: &str, content: &str) -> NewEntry {

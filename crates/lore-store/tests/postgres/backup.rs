@@ -1,10 +1,11 @@
 //! Backups of a PostgreSQL store are SQLite store files holding the same
-//! transactions and rows.
+//! transactions and rows; restored (opened, or moved into a new schema),
+//! they go on numbering where the store stood, without its leases.
 
 use lore_store::*;
 
 use crate::contract::{code, note};
-use crate::{Schema, server_url};
+use crate::{Schema, newest_in, server_url};
 
 #[test]
 fn a_backup_is_an_sqlite_store_holding_the_same_transactions_and_rows() {
@@ -154,4 +155,40 @@ fn a_backup_is_an_sqlite_store_holding_the_same_transactions_and_rows() {
     let error = store.backup_to(&target).unwrap_err();
     assert_eq!(code(error), "conflict");
     assert!(!dir.path().join("backup.partial").exists());
+}
+
+#[test]
+fn a_restored_backup_keeps_the_file_log_and_numbers_on_after_it_without_leases() {
+    use crate::contract::numbering::*;
+    let Some(url) = server_url() else { return };
+    let schema = Schema::new(&url);
+    let store = schema.open();
+    write_numbered_rows(&store);
+    let source_newest =
+        newest_of_each(|table, column| newest_in(&url, &schema.name, table, column));
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("backup.db");
+    store.backup_to(&target).unwrap();
+
+    // Restored into a new PostgreSQL store (the backup moved in)…
+    let restored = Schema::new(&url);
+    let into = restored.open();
+    let report = migrate_sqlite_to_postgres(&target, &into).unwrap();
+    assert_eq!(report.shared_files, 4);
+    assert_copied_without_leases(&store, &into);
+    assert_numbering_goes_on(&into, source_newest, |table, column| {
+        newest_in(&url, &restored.name, table, column)
+    });
+
+    // …or used as the embedded store.
+    let copy = SqliteStore::open(&target, Durability::Process).unwrap();
+    assert_copied_without_leases(&store, &copy);
+    assert_numbering_goes_on(&copy, source_newest, |table, column| {
+        rusqlite::Connection::open(&target)
+            .unwrap()
+            .query_row(&format!("SELECT max({column}) FROM {table}"), [], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    });
 }

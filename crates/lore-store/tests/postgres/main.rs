@@ -89,6 +89,26 @@ pub fn run_sql(url: &str, sql: &str) -> Result<(), tokio_postgres::Error> {
     })
 }
 
+/// The highest `column` of `table` in `schema` (0 when it is empty), on
+/// a connection of its own.
+pub fn newest_in(url: &str, schema: &str, table: &str, column: &str) -> i64 {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let driver = tokio::spawn(connection);
+        let sql = format!("SELECT coalesce(max({column}), 0)::BIGINT FROM \"{schema}\".{table}");
+        let newest: i64 = client.query_one(&sql, &[]).await.unwrap().get(0);
+        drop(client);
+        let _ = driver.await;
+        newest
+    })
+}
+
 fn open() -> Option<(Schema, Box<dyn KnowledgeStore>)> {
     let url = server_url()?;
     let schema = Schema::new(&url);

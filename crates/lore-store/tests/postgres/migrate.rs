@@ -10,13 +10,13 @@ use lore_store::*;
 
 use crate::contract::{code, note};
 use crate::same_as_sqlite::{identical, same};
-use crate::{Schema, server_url};
+use crate::{Schema, newest_in, server_url};
 
 /// Writes a history with every kind of change through the trait: single
 /// and batched stores, updates, keyed puts and a multi-file write,
 /// relations added, changed and removed, deletes, undos, and the rows
 /// that are not knowledge (cached vectors, searches, feedback, ingest
-/// runs).
+/// runs, the gateway's file log, a lease).
 fn write_history(store: &dyn KnowledgeStore) {
     let first = store
         .store(
@@ -178,6 +178,21 @@ fn write_history(store: &dyn KnowledgeStore) {
     }
     store.save_ingest_run(&run("run-1", "running")).unwrap();
     store.save_ingest_run(&run("run-2", "done")).unwrap();
+    let file = |hash: &str, chunks: Option<&str>| SharedFile {
+        root: "repo".into(),
+        path: "src/deploy.py".into(),
+        hash: hash.into(),
+        chunks: chunks.map(String::from),
+    };
+    store
+        .publish_files("server-a", &[file("h1", Some(r#"[{"id":"deploy"}]"#))])
+        .unwrap();
+    store
+        .publish_files("server-a", &[file("h1", None)])
+        .unwrap();
+    store
+        .acquire_lease("gateway-ingest:repo", "server-a", 600_000)
+        .unwrap();
 }
 
 fn run(run_id: &str, status: &str) -> IngestRunRecord {
@@ -391,6 +406,10 @@ fn answers_alike(sqlite: &dyn KnowledgeStore, postgres: &dyn KnowledgeStore) {
         postgres.running_ingest_runs().unwrap(),
         sqlite.running_ingest_runs().unwrap()
     );
+    assert_eq!(
+        postgres.shared_files_since(0, 100).unwrap(),
+        sqlite.shared_files_since(0, 100).unwrap()
+    );
 }
 
 #[test]
@@ -419,6 +438,7 @@ fn a_migrated_store_answers_everything_exactly_as_the_sqlite_file_did() {
             searches: 2,
             feedback: 2,
             ingest_runs: 2,
+            shared_files: 2,
         }
     );
     assert_eq!(
@@ -573,6 +593,66 @@ fn a_store_that_is_not_empty_is_refused_and_left_as_it_was() {
         target.cached_vectors("small", &["h1".into()]).unwrap()["h1"],
         vec![9.0]
     );
+
+    // So does the file log (its numbers would collide); leases do not
+    // (they are not copied).
+    let log_only = Schema::new(&url);
+    let target = log_only.open();
+    let file = SharedFile {
+        root: "repo".into(),
+        path: "a.py".into(),
+        hash: "h".into(),
+        chunks: None,
+    };
+    target
+        .publish_files(
+            "server-b",
+            &[SharedFile {
+                chunks: Some("[]".into()),
+                ..file
+            }],
+        )
+        .unwrap();
+    let error = migrate_sqlite_to_postgres(&path, &target).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("1 versions of the gateway's file log"),
+        "{error}"
+    );
+    assert_eq!(target.shared_files_since(0, 10).unwrap().len(), 1);
+    let leases_only = Schema::new(&url);
+    let target = leases_only.open();
+    target
+        .acquire_lease("gateway-ingest:repo", "server-b", 60_000)
+        .unwrap();
+    migrate_sqlite_to_postgres(&path, &target).unwrap();
+}
+
+#[test]
+fn a_migrated_store_keeps_the_file_log_and_numbers_on_after_the_file_without_leases() {
+    use crate::contract::numbering::*;
+    let Some(url) = server_url() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.db");
+    let sqlite = SqliteStore::open(&path, Durability::Process).unwrap();
+    write_numbered_rows(&sqlite);
+    let source_newest = newest_of_each(|table, column| {
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row(&format!("SELECT max({column}) FROM {table}"), [], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    });
+    let schema = Schema::new(&url);
+    let postgres = schema.open();
+    let report = migrate_sqlite_to_postgres(&path, &postgres).unwrap();
+    assert_eq!(report.shared_files, 4);
+    assert_copied_without_leases(&sqlite, &postgres);
+    assert_numbering_goes_on(&postgres, source_newest, |table, column| {
+        newest_in(&url, &schema.name, table, column)
+    });
 }
 
 #[test]

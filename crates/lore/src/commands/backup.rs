@@ -13,6 +13,11 @@ use super::daemon;
 #[derive(Debug, clap::Subcommand)]
 pub enum BackupCommand {
     /// Archive the store and the gateway's index while writes go on.
+    ///
+    /// The store's copy holds the knowledge with its history, the caches,
+    /// feedback and the gateway's file log, each row with its number (a
+    /// restored store numbers on after them); leases, locks of the servers
+    /// running now, are not copied.
     Create {
         /// The folder to write to (default gateway.backups.dir, else the
         /// user's data folder); never inside a gateway root or .lore/.

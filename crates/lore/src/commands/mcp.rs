@@ -8,6 +8,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use super::daemon::{self, DaemonState, Liveness};
+use super::foreground::{self, ForegroundServer, Transport};
 use super::shutdown::ShutdownSignal;
 use anyhow::{Context, bail};
 use axum::serve::ListenerExt;
@@ -45,8 +46,12 @@ pub enum McpCommand {
     /// Start the HTTP server in the background (state in .lore/mcp.json, log in .lore/logs/mcp.log).
     Start(StartArgs),
     /// Stop the background server (SIGTERM, then SIGKILL after 10 s).
+    ///
+    /// A server run in the foreground (`lore mcp stdio` or `serve`) is
+    /// left to whoever runs it: Ctrl-C in its terminal, or its agent
+    /// client.
     Stop,
-    /// Is the background server running? URL, pid, uptime, token mode.
+    /// Is a server running (background or foreground)? URL, pid, uptime, token mode.
     Status(StatusArgs),
     /// Print the background server's log.
     Logs(LogsArgs),
@@ -213,7 +218,21 @@ pub fn run(command: McpCommand, project_dir: Option<&Path>) -> anyhow::Result<()
             // shared store, what other servers ingest).
             let _follower = server.follow_roots();
             let _store_follower = server.follow_store();
-            super::block_on(serve_stdio(server))??;
+            let project = &project;
+            super::block_on(async move {
+                let signal = ShutdownSignal::new();
+                let announced = foreground::announce(project, Transport::Stdio);
+                tokio::select! {
+                    served = serve_stdio(server) => served,
+                    () = signal.wait() => {
+                        // The runtime cannot end while stdin's reader
+                        // thread waits for input that may never come: the
+                        // record goes, then the process, as the signal asked.
+                        drop(announced);
+                        std::process::exit(0);
+                    }
+                }
+            })??;
             Ok(())
         }
         McpCommand::Serve(args) => {
@@ -426,6 +445,9 @@ fn serve_plan(
             token_auth = plan.token_auth(),
             "listening"
         );
+        // A server `lore mcp start` did not record says so itself.
+        let _announced =
+            (!record).then(|| foreground::announce(project, Transport::Http { url: url.clone() }));
         on_ready(&url);
         // On a signal: the listener stops accepting while the sessions
         // drain (see `drain`)…
@@ -757,21 +779,28 @@ fn on_off(value: bool) -> &'static str {
     if value { "on" } else { "off" }
 }
 
+/// `lore mcp stop`: stops the background server. Servers run in the
+/// foreground are never signalled: a stdio server belongs to the agent
+/// client that spawned it (killing it breaks that client's session), and
+/// `lore mcp serve` to the terminal it runs in. With no background server
+/// to stop, their presence is a `conflict` that says where to stop them.
 fn stop(project: &Project) -> anyhow::Result<()> {
+    let in_foreground = foreground::running(project);
     let state = match daemon::liveness(project) {
-        Liveness::Stopped => {
-            println!("No Lore MCP server is running for this project.");
-            return Ok(());
-        }
+        Liveness::Running { state, .. } => state,
         Liveness::Stale(state) => {
             let _ = std::fs::remove_file(daemon::state_path(project));
             println!(
                 "The server recorded in .lore/mcp.json (pid {}) was not running; removed its stale state.",
                 state.pid
             );
+            return refuse_foreground(&in_foreground);
+        }
+        Liveness::Stopped if in_foreground.is_empty() => {
+            println!("No Lore MCP server is running for this project.");
             return Ok(());
         }
-        Liveness::Running { state, .. } => state,
+        Liveness::Stopped => return refuse_foreground(&in_foreground),
     };
     let started = Instant::now();
     // First the server's own stop endpoint (the key in .lore/mcp.json):
@@ -823,7 +852,37 @@ fn stop(project: &Project) -> anyhow::Result<()> {
             started.elapsed().as_secs_f64()
         );
     }
+    if !in_foreground.is_empty() {
+        println!(
+            "Still running, not started by `lore mcp start` and so not stopped: {}.",
+            described(&in_foreground)
+        );
+    }
     Ok(())
+}
+
+/// The refusal to stop servers run in the foreground (none: nothing to
+/// refuse).
+fn refuse_foreground(servers: &[ForegroundServer]) -> anyhow::Result<()> {
+    if servers.is_empty() {
+        return Ok(());
+    }
+    Err(super::coded(&lore_core::error::ErrorReport::new(
+        lore_core::error::ErrorCode::Conflict,
+        format!(
+            "no background server to stop: this project's Lore MCP server runs in the foreground ({}), started by `lore mcp stdio` or `lore mcp serve`, not by `lore mcp start`, so `lore mcp stop` leaves it alone; stop it where it runs (Ctrl-C in its terminal, or quit the agent client that started it)",
+            described(servers)
+        ),
+    )))
+}
+
+/// `foreground, pid 42, stdio; foreground, pid 43, http …`.
+fn described(servers: &[ForegroundServer]) -> String {
+    servers
+        .iter()
+        .map(ForegroundServer::describe)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Asks the recorded server to stop through `POST /shutdown` with its key;
@@ -875,11 +934,26 @@ fn is_lore_process(pid: u32, project: &Project) -> bool {
 
 fn status(project: &Project, args: &StatusArgs) -> anyhow::Result<()> {
     let liveness = daemon::liveness(project);
+    let in_foreground = foreground::running(project);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&status_json(&liveness))?);
+        let value = status_json(&liveness, &in_foreground);
+        println!("{}", serde_json::to_string_pretty(&value)?);
         return Ok(());
     }
+    for server in &in_foreground {
+        println!("Lore MCP server: running ({})", server.describe());
+        println!(
+            "  Uptime:     {} (since {})",
+            UtcMillis::parse_iso(&server.started_at)
+                .map_or_else(|| "?".into(), |t| daemon::format_age(t.seconds_ago())),
+            server.started_at
+        );
+        println!(
+            "  Stop:       where it runs (Ctrl-C, or its agent client); `lore mcp stop` stops only the server `lore mcp start` started"
+        );
+    }
     match &liveness {
+        Liveness::Stopped if !in_foreground.is_empty() => {}
         Liveness::Stopped => {
             println!("Lore MCP server: stopped");
             println!("Next: `lore mcp start`");
@@ -924,8 +998,33 @@ fn status(project: &Project, args: &StatusArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The status as JSON: `{state, url, pid, ...}`.
-fn status_json(liveness: &Liveness) -> serde_json::Value {
+/// The status as JSON: `{state, mode, url, pid, ..., foreground: [...]}`.
+/// The top level describes the background server, or, when it does not
+/// run, the oldest server run in the foreground (`mode: foreground`);
+/// `foreground` lists every server run in the foreground.
+fn status_json(liveness: &Liveness, in_foreground: &[ForegroundServer]) -> serde_json::Value {
+    let mut value = match (liveness, in_foreground.first()) {
+        (Liveness::Stopped | Liveness::Stale(_), Some(oldest)) => {
+            let mut value = oldest.to_json();
+            value["state"] = serde_json::json!("running");
+            value
+        }
+        _ => background_json(liveness),
+    };
+    value["mode"] = serde_json::json!(match (liveness, in_foreground.is_empty()) {
+        (Liveness::Running { .. }, _) => "background",
+        (_, false) => "foreground",
+        (_, true) => "none",
+    });
+    value["foreground"] = in_foreground
+        .iter()
+        .map(ForegroundServer::to_json)
+        .collect();
+    value
+}
+
+/// The background server's status as JSON: `{state, url, pid, ...}`.
+fn background_json(liveness: &Liveness) -> serde_json::Value {
     match liveness {
         Liveness::Stopped => serde_json::json!({"state": "stopped"}),
         Liveness::Stale(state) => serde_json::json!({

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod dictionary;
 pub mod docs;
 pub mod entity;
+pub mod foreground;
 pub mod gateway;
 pub mod init;
 pub mod mcp;

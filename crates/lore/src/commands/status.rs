@@ -12,6 +12,7 @@ use lore_core::project::{Project, resolve_project_dir};
 use lore_gateway::ingest::follow::{FollowMode, RootFreshness};
 
 use super::daemon::{self, Liveness};
+use super::foreground;
 
 /// `lore status`.
 #[derive(Debug, clap::Args)]
@@ -192,7 +193,19 @@ fn freshness_line(roots: &[RootFreshness]) -> String {
     parts.join("; ")
 }
 
+/// The background server (`lore mcp start`) and those run in the
+/// foreground (`lore mcp stdio`, `lore mcp serve`), which announce
+/// themselves in `.lore/servers/`.
 fn server_check(project: &Project) -> Check {
+    let in_foreground: Vec<String> = foreground::running(project)
+        .iter()
+        .map(|server| format!("running ({})", server.describe()))
+        .collect();
+    let also = if in_foreground.is_empty() {
+        String::new()
+    } else {
+        format!("; also {}", in_foreground.join("; "))
+    };
     match daemon::liveness(project) {
         Liveness::Running {
             state,
@@ -201,7 +214,7 @@ fn server_check(project: &Project) -> Check {
             "server",
             Level::Ok,
             format!(
-                "running at {} (pid {}, token auth {})",
+                "running at {} (pid {}, token auth {}){also}",
                 state.url,
                 state.pid,
                 if state.token_auth { "on" } else { "off" }
@@ -214,11 +227,14 @@ fn server_check(project: &Project) -> Check {
             "server",
             Level::Fail,
             format!(
-                "pid {} runs but does not answer at {}",
+                "pid {} runs but does not answer at {}{also}",
                 state.pid, state.url
             ),
         )
         .next("lore mcp logs, then lore mcp stop && lore mcp start"),
+        Liveness::Stale(_) | Liveness::Stopped if !in_foreground.is_empty() => {
+            check("server", Level::Ok, in_foreground.join("; "))
+        }
         Liveness::Stale(state) => check(
             "server",
             Level::Warn,

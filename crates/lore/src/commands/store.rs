@@ -61,7 +61,7 @@ pub fn run(command: StoreCommand, project_dir: Option<&Path>) -> anyhow::Result<
         return Ok(());
     }
     println!(
-        "copied {} transactions ({} entry versions, {} triple versions, {} cached vectors, {} searches, {} votes, {} ingest runs), head {}; every answer checked against the file before committing",
+        "copied {} transactions ({} entry versions, {} triple versions, {} cached vectors, {} searches, {} votes, {} ingest runs, {} file log versions), head {}; every answer checked against the file before committing (leases are not copied: servers take them again)",
         report.transactions,
         report.entry_versions,
         report.triple_versions,
@@ -69,6 +69,7 @@ pub fn run(command: StoreCommand, project_dir: Option<&Path>) -> anyhow::Result<
         report.searches,
         report.feedback,
         report.ingest_runs,
+        report.shared_files,
         report.head_tx_id
     );
     println!(

@@ -2,10 +2,15 @@
 //! file copied into an empty PostgreSQL store exactly as it was — the
 //! same transaction ids, actors, summaries and times, every entry and
 //! triple version with its id and validity, the cached vectors, recorded
-//! searches, feedback and ingest runs — so history, undo and as-of reads
-//! answer the same after the move, and the next write continues where the
-//! file ended. The opposite of a backup (`backup.rs` writing through
-//! `sqlite/restore.rs`).
+//! searches, feedback, ingest runs and the gateway's file log — so
+//! history, undo and as-of reads answer the same after the move, and the
+//! next write continues where the file ended: every counter and sequence
+//! goes on after the highest copied number, so a server that has read the
+//! file log "up to N" misses nothing written after the move. Leases and
+//! MCP task records are not copied: they belong to the processes running
+//! now, and the new store starts with none. The opposite of a backup
+//! (`backup.rs` writing through `sqlite/restore.rs`); a PostgreSQL store
+//! is restored from its backup file by moving the file into a new schema.
 //!
 //! - **One snapshot.** The file is read inside one read transaction
 //!   (`sqlite/snapshot.rs`), so a process writing to it meanwhile neither
@@ -32,6 +37,7 @@ use super::session::{Session, placeholders};
 use super::versions::{EntryRow, TripleRow, insert_entry_versions, insert_triple_versions};
 use crate::error::StoreError;
 use crate::model::*;
+use crate::shared::SharedFileVersion;
 use crate::sqlite::snapshot::{CachedVector, Snapshot, StoredRun};
 
 /// The most rows one `INSERT` writes.
@@ -62,6 +68,8 @@ pub struct MigrationReport {
     pub feedback: i64,
     /// `memory_ingest` runs copied.
     pub ingest_runs: i64,
+    /// Versions of the gateway's file log copied.
+    pub shared_files: i64,
 }
 
 /// Copies the SQLite store file `source` into the PostgreSQL store
@@ -108,7 +116,7 @@ fn copy(
     let mut tx = session.begin()?;
     tx.batch(
         "LOCK TABLE counters, transactions, entry_versions, triple_versions, embeddings,
-             gateway_searches, gateway_feedback, ingest_runs IN EXCLUSIVE MODE",
+             gateway_searches, gateway_feedback, ingest_runs, gateway_files IN EXCLUSIVE MODE",
     )?;
     refuse_unless_empty(&mut tx, schema)?;
 
@@ -121,6 +129,7 @@ fn copy(
         searches: copy_searches(source, &mut tx)?,
         feedback: copy_feedback(source, &mut tx)?,
         ingest_runs: copy_ingest_runs(source, &mut tx)?,
+        shared_files: copy_shared_files(source, &mut tx)?,
     };
 
     continue_counters(&mut tx, report.head_tx_id)?;
@@ -284,13 +293,36 @@ fn copy_ingest_runs(source: &Snapshot, tx: &mut Session) -> Result<i64, StoreErr
     )
 }
 
+/// Copies the gateway's file log with its sequence numbers; returns how
+/// many versions it holds.
+fn copy_shared_files(source: &Snapshot, tx: &mut Session) -> Result<i64, StoreError> {
+    stream(
+        tx,
+        |each| {
+            source.each_shared_file(|version| {
+                let (v, f) = (&version, &version.file);
+                refuse_nul(
+                    || format!("the file log's version {} ({}/{})", v.seq, f.root, f.path),
+                    [&v.origin, &f.root, &f.path, &f.hash]
+                        .into_iter()
+                        .chain(&f.chunks),
+                )?;
+                each(version)
+            })
+        },
+        |v| 128 + v.file.path.len() + v.file.chunks.as_deref().map_or(0, str::len),
+        insert_shared_files,
+    )
+}
+
 /// Refuses a target that holds anything: a migration never merges two
 /// histories, and cached rows would collide with the copied ones.
 fn refuse_unless_empty(tx: &mut Session, schema: &str) -> Result<(), StoreError> {
     let row = tx.query_one(
         "SELECT (SELECT coalesce(max(tx_id), 0) FROM transactions),
                 (SELECT count(*) FROM embeddings), (SELECT count(*) FROM gateway_searches),
-                (SELECT count(*) FROM gateway_feedback), (SELECT count(*) FROM ingest_runs)",
+                (SELECT count(*) FROM gateway_feedback), (SELECT count(*) FROM ingest_runs),
+                (SELECT count(*) FROM gateway_files)",
         &[],
     )?;
     let head: TxId = super::session::get(&row, 0)?;
@@ -303,6 +335,7 @@ fn refuse_unless_empty(tx: &mut Session, schema: &str) -> Result<(), StoreError>
         (2, "recorded searches"),
         (3, "feedback"),
         (4, "ingest runs"),
+        (5, "versions of the gateway's file log"),
     ] {
         let count: i64 = super::session::get(&row, column)?;
         if count > 0 {
@@ -464,10 +497,32 @@ fn insert_ingest_runs(tx: &mut Session, rows: &[StoredRun]) -> Result<(), StoreE
     )
 }
 
+fn insert_shared_files(tx: &mut Session, rows: &[SharedFileVersion]) -> Result<(), StoreError> {
+    let params: Vec<_> = rows
+        .iter()
+        .map(|v| -> [&(dyn ToSql + Sync); 7] {
+            [
+                &v.seq,
+                &v.file.root,
+                &v.file.path,
+                &v.file.hash,
+                &v.file.chunks,
+                &v.origin,
+                &v.written_ms,
+            ]
+        })
+        .collect();
+    tx.insert_rows(
+        "INSERT INTO gateway_files (seq, root, path, hash, chunks, origin, written_ms) VALUES",
+        |n| placeholders(n, 7),
+        &params,
+    )
+}
+
 /// Sets the counters and sequences to go on after the copied rows: the
-/// next transaction is `head + 1`, the next feedback, search and run
-/// numbers follow the copied ones (entry and triple ids follow the
-/// highest version row by themselves).
+/// next transaction is `head + 1`, the next feedback, search, run and
+/// file log numbers follow the copied ones (entry and triple ids follow
+/// the highest version row by themselves).
 fn continue_counters(tx: &mut Session, head: TxId) -> Result<(), StoreError> {
     tx.execute("UPDATE counters SET value = $1 WHERE name = 'tx'", &[&head])?;
     tx.execute(
@@ -475,7 +530,7 @@ fn continue_counters(tx: &mut Session, head: TxId) -> Result<(), StoreError> {
          WHERE name = 'feedback'",
         &[],
     )?;
-    for table in ["gateway_searches", "ingest_runs"] {
+    for table in ["gateway_searches", "ingest_runs", "gateway_files"] {
         tx.query(
             &format!(
                 "SELECT setval(pg_get_serial_sequence('{table}', 'seq'), max(seq)) FROM {table}

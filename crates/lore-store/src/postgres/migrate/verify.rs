@@ -6,7 +6,8 @@
 //! every page of the history, of the current entries and triples and of
 //! the change feed, as-of reads of a spread of ids and transactions (the
 //! first and last included), each sampled id's own history, the feedback,
-//! the running ingest runs, and how many rows each table holds.
+//! the running ingest runs, how many rows each table holds, and the file
+//! log's newest sequence number (where followers of the log go on).
 //!
 //! Answers are compared as the JSON they serialise to (times and floats
 //! included, exactly), errors by code and message. The first difference
@@ -123,6 +124,7 @@ fn same_counts(
             Counted::Searches => report.searches,
             Counted::Feedback => report.feedback,
             Counted::IngestRuns => report.ingest_runs,
+            Counted::SharedFiles => report.shared_files,
         };
         let name = table.table();
         let held = source.count(table)?;
@@ -139,6 +141,15 @@ fn same_counts(
             get::<i64>(&row, 0),
         )?;
     }
+    let row = target.query_one(
+        "SELECT coalesce(max(seq), 0)::BIGINT FROM gateway_files",
+        &[],
+    )?;
+    same(
+        || "the file log's newest sequence number".to_string(),
+        source.newest_shared_seq(),
+        get::<i64>(&row, 0),
+    )?;
     let rows = target.query(
         "SELECT model, count(*) FROM embeddings GROUP BY model ORDER BY model",
         &[],
