@@ -11,12 +11,16 @@
 //! - [`vectors`]: the optional semantic lane's parts: the text a document is
 //!   embedded by, its content hash and cosine similarity (the client that
 //!   embeds is `lore-llm`'s).
+//! - [`static_embed`]: a static embedding model shipped in the binary
+//!   (distilled from all-MiniLM-L6-v2): text → unit vector in
+//!   microseconds, no service; the schema ranker's meaning signal.
 //!
 //! This crate knows nothing of scans, models or MCP: callers turn their
 //! artifacts into [`SearchDoc`]s.
 #![doc = include_str!("../README.md")]
 
 pub mod index;
+pub mod static_embed;
 pub mod tokenizer;
 pub mod vectors;
 

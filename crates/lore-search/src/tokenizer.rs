@@ -239,7 +239,7 @@ fn class(c: char) -> Class {
 }
 
 /// The byte ranges of `text`'s words, into `parts` (emptied first).
-fn split(text: &str, parts: &mut Vec<(usize, usize)>) {
+pub(crate) fn split(text: &str, parts: &mut Vec<(usize, usize)>) {
     parts.clear();
     let mut chars = text.char_indices().peekable();
     let mut start: Option<usize> = None;

@@ -6,6 +6,7 @@
 mod concepts;
 mod dense;
 mod joins;
+mod meaning;
 mod model;
 mod score;
 mod weights;

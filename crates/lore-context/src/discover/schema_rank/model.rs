@@ -3,12 +3,14 @@
 //! and how the tables join (declared and accepted inferred keys).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use lore_warehouse::catalog::LoadedSnapshot;
 use lore_warehouse::scan::relationships::RelationshipStatus;
 use lore_warehouse::schema::DimensionType;
 use rustc_hash::FxHashMap;
+
+use super::meaning::TableMeanings;
 
 /// Where a word occurs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +77,9 @@ pub(super) struct SchemaModel {
     /// Per table: it copies another table (`shadow_instances`,
     /// `orders_archive`: the other's name inside its own, and its columns).
     pub copy: Vec<bool>,
+    /// The tables' vectors by meaning, made on the first question that
+    /// weighs meaning (none when the model is missing).
+    meanings: OnceLock<Option<TableMeanings>>,
 }
 
 impl SchemaModel {
@@ -163,7 +168,15 @@ impl SchemaModel {
             column_start,
             column_table,
             temporal,
+            meanings: OnceLock::new(),
         }
+    }
+
+    /// The tables' vectors by meaning, embedded on first use.
+    pub fn meanings(&self) -> Option<&TableMeanings> {
+        self.meanings
+            .get_or_init(|| TableMeanings::build(&self.snapshot))
+            .as_ref()
     }
 
     /// How much finding `term` says: rare words say more (BM25's IDF over

@@ -8,7 +8,9 @@
 //!    holds none of them, and a word repeated in ten columns counts once.
 //!    A word's other forms (`prescribed` for `prescriptions`) and related
 //!    words ([`super::concepts`]: "oldest" for `age`, a place named after
-//!    "from" for `country`) count at lower weights.
+//!    "from" for `country`) count at lower weights, and the tables closest
+//!    in meaning to the question ([`super::meaning`]) gain a small bonus,
+//!    once a word found something.
 //! 2. **Tables that join to what was found are found too.** A table gets
 //!    half its best joined neighbour's score (a third when it holds no
 //!    query word itself); the table that joins two of
@@ -36,6 +38,7 @@ use std::collections::BinaryHeap;
 use super::concepts;
 use super::dense::DenseMap;
 use super::joins::{best_of, list_the_rest, with_joins};
+use super::meaning::Question;
 use super::model::{Place, SchemaModel};
 pub(super) use super::weights::Weights;
 
@@ -157,13 +160,27 @@ pub(super) fn rank(
 ) -> (Vec<Scored>, f32) {
     let small = model.links.len() <= w.small_schema;
     scratch.reset(model);
-    let mass = match evidence(model, query, w, wanted.columns, scratch) {
-        Some(mass) => mass,
+    let (mass, words_found) = match evidence(model, query, w, wanted.columns, scratch) {
+        Some(mass) => (mass, true),
         // A small schema is listed even for a question none of its words
         // are in: its tables are the answer's only candidates.
-        None if small && !model.links.is_empty() => 1.0,
+        None if small && !model.links.is_empty() => (1.0, false),
         None => return (Vec::new(), 0.0),
     };
+    // Meaning adds to what the words found (and may bring a table no
+    // word found), before the joins share it; alone it finds nothing (a
+    // question none of whose words the schema holds is answered as
+    // before: nothing, or a small schema listed with low scores).
+    let question = words_found
+        .then(|| Question::embed(query, w.meaning()))
+        .flatten();
+    if let Some(question) = &question
+        && let Some(meanings) = model.meanings()
+    {
+        for (t, bonus) in question.table_bonuses(meanings, w.meaning()) {
+            scratch.tables.entry(t, Evidence::default()).score += bonus;
+        }
+    }
     let tables = &scratch.tables;
     let own = |t: u32| tables.get(t).map_or(0.0, |e| e.score);
     with_joins(model, w, tables.keys(), own, &mut scratch.scores);
@@ -191,7 +208,7 @@ pub(super) fn rank(
     }
     if wanted.columns {
         let best = best_of(scratch.scores.iter(), w.best_tables);
-        score_columns(model, query, w, &best, scratch);
+        score_columns(model, query, w, &best, question.as_ref(), scratch);
         let Scratch {
             scores,
             scored_columns,
@@ -294,12 +311,14 @@ impl Kept {
 
 /// Scores the columns (into `scratch.scored_columns`), before they are
 /// held to their table's: those holding a query word, plus the keys,
-/// dates and other columns of the `best` tables.
+/// dates, columns close in meaning to the `question` and other columns of
+/// the `best` tables.
 fn score_columns(
     model: &SchemaModel,
     query: &str,
     w: &Weights,
     best: &[(u32, f32)],
+    question: Option<&Question>,
     scratch: &mut Scratch,
 ) {
     let Scratch {
@@ -340,6 +359,9 @@ fn score_columns(
                     .filter(|&c| dates[c as usize])
                     .map(|c| (c, w.time)),
             );
+        }
+        if let Some(question) = question {
+            extra.extend(question.column_bonuses(&model.snapshot, t as usize, w.meaning()));
         }
         for (c, share) in extra {
             let entry = scored_columns.entry(
