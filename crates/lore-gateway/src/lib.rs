@@ -376,11 +376,19 @@ impl Gateway {
     ) -> Result<Arc<search::feedback::FeedbackVotes>, ErrorReport> {
         let mut votes = self.feedback.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            let newer = store
+            let mut newer = store
                 .feedback_since(votes.last_id, 1_000)
                 .map_err(|e| e.report())?;
             if newer.is_empty() {
                 return Ok(Arc::clone(&votes));
+            }
+            // Votes given before chunk ids named their root are kept, under
+            // the root that holds their file.
+            if newer.iter().any(|f| !self.names_a_root(&f.chunk_id)) {
+                let files = self.root_files();
+                for vote in &mut newer {
+                    vote.chunk_id = files.chunk_id(&vote.chunk_id);
+                }
             }
             let more = newer.len() == 1_000;
             // Searches still ranking by the older votes keep them.
@@ -389,6 +397,26 @@ impl Gateway {
                 return Ok(Arc::clone(&votes));
             }
         }
+    }
+
+    /// Whether `chunk_id` starts with the name of a root (`<root>/…`).
+    fn names_a_root(&self, chunk_id: &str) -> bool {
+        chunk_id
+            .split_once('/')
+            .is_some_and(|(root, _)| self.roots.iter().any(|r| r.name == root))
+    }
+
+    /// Each root's indexed files, from its ledger.
+    fn root_files(&self) -> search::feedback::RootFiles {
+        search::feedback::RootFiles::new(
+            self.roots
+                .iter()
+                .map(|root| {
+                    let ledger = ingest::read_ledger(&self.state, &root.name);
+                    (root.name.clone(), ledger.files.into_keys().collect())
+                })
+                .collect(),
+        )
     }
 
     /// `km-feedback-submit`: a vote on a result of a recorded search, by
@@ -699,20 +727,31 @@ impl Gateway {
         handle.open()
     }
 
-    /// A graph node and its relations. Blocking.
+    /// Refuses names in `roots` (the `roots` filter of a tool) that are
+    /// not roots of the project.
+    pub fn check_roots(&self, roots: &[String]) -> Result<(), ErrorReport> {
+        let known: Vec<&str> = self.roots.iter().map(|r| r.name.as_str()).collect();
+        graph::ids::check_roots(&known, roots, "roots")
+    }
+
+    /// A graph node and its relations; a bare path is taken when one root
+    /// (of `roots`, when given) holds it. Blocking.
     pub fn node(
         &self,
         id: &str,
         relationships: explore::Relationships,
         limit: Option<usize>,
+        roots: &[String],
     ) -> Result<explore::NodeAnswer, ErrorReport> {
         explore::parse_id(id)?;
+        self.check_roots(roots)?;
         let store = self.graph_reader()?;
         self.graph_view()?
-            .node(store.as_ref(), id, relationships, limit)
+            .node(store.as_ref(), id, relationships, limit, roots)
     }
 
-    /// A subsystem, the subsystems around it and its artifacts. Blocking.
+    /// A subsystem, the subsystems around it and its artifacts (of
+    /// `roots`, when given). Blocking.
     pub fn subsystem(
         &self,
         name: &str,
@@ -720,44 +759,55 @@ impl Gateway {
         include_artifacts: bool,
         cursor: Option<&str>,
         limit: Option<usize>,
+        roots: &[String],
     ) -> Result<explore::SubsystemAnswer, ErrorReport> {
+        self.check_roots(roots)?;
         let store = self.graph_reader()?;
         self.graph_view()?.subsystem(
             store.as_ref(),
             name,
             depth,
-            include_artifacts,
+            include_artifacts.then_some(roots),
             cursor,
             limit,
         )
     }
 
-    /// Graph nodes by name. Blocking.
+    /// Graph nodes by name (of `roots`, when given). Blocking.
     pub fn graph_search(
         &self,
         term: &str,
         limit: Option<usize>,
+        roots: &[String],
     ) -> Result<explore::GraphSearchAnswer, ErrorReport> {
+        self.check_roots(roots)?;
         self.graph_reader()?;
-        self.graph_view()?.search(term, limit)
+        self.graph_view()?.search(term, limit, roots)
     }
 
-    /// The tests of a file or symbol, or the code a test covers. Blocking.
-    pub fn tests_of(&self, target: &str) -> Result<explore::TestsOfAnswer, ErrorReport> {
+    /// The tests of a file or symbol, or the code a test covers (of
+    /// `roots`, when given). Blocking.
+    pub fn tests_of(
+        &self,
+        target: &str,
+        roots: &[String],
+    ) -> Result<explore::TestsOfAnswer, ErrorReport> {
+        self.check_roots(roots)?;
         let store = self.graph_reader()?;
-        self.graph_view()?.tests_of(store.as_ref(), target)
+        self.graph_view()?.tests_of(store.as_ref(), target, roots)
     }
 
-    /// A symbol's definitions, callers and callees, with the line of
-    /// each call site and how it was resolved. Blocking.
+    /// A symbol's definitions (in `roots`, when given), callers and
+    /// callees, with the line of each call site and how it was resolved.
+    /// Blocking.
     pub fn references(
         &self,
         symbol: &str,
-        root: Option<&str>,
+        roots: &[String],
         limit: Option<usize>,
     ) -> Result<graph::references::ReferencesAnswer, ErrorReport> {
         self.graph_reader()?;
-        self.graph_view()?.references(symbol, root, limit)
+        self.graph_view()?.references(symbol, roots, limit)
     }
 
     /// Adds each result's graph context (its file's tests, imports,
@@ -775,7 +825,9 @@ impl Gateway {
         };
         let view = self.graph_view()?;
         for result in &mut response.results {
-            result.graph_context = view.context(store.as_ref(), &result.chunk.artifact_path)?;
+            let chunk = &result.chunk;
+            result.graph_context =
+                view.context(store.as_ref(), &chunk.root, &chunk.artifact_path)?;
         }
         Ok(())
     }
@@ -814,6 +866,8 @@ impl Gateway {
     /// Blocking.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse, ErrorReport> {
         search::check_request(request)?;
+        let known: Vec<&str> = self.roots.iter().map(|r| r.name.as_str()).collect();
+        graph::ids::check_roots(&known, &request.filters.roots, "filters.roots")?;
         let index = self.open_index()?;
         let run_id = self.index_run_id();
         let mut warnings = Vec::new();

@@ -153,33 +153,37 @@ fn the_graph_links_symbols_imports_tests_docs_and_subsystems() {
     assert!(run.graph_tx_id.is_some());
     let edges = repo.edges();
     for expected in [
-        "Code:shop/billing/invoice.py BELONGS_TO Subsystem:Billing",
+        "Code:app/shop/billing/invoice.py BELONGS_TO Subsystem:Billing",
         "Subsystem:Billing DEPENDS_ON Subsystem:Web",
-        "Code:shop/billing/invoice.py DECLARES_SYMBOL Symbol:shop/billing/invoice.py::Invoice.total_with_tax",
-        "Symbol:shop/billing/invoice.py::Invoice CONTAINS Symbol:shop/billing/invoice.py::Invoice.total_with_tax",
+        "Code:app/shop/billing/invoice.py DECLARES_SYMBOL Symbol:app/shop/billing/invoice.py::Invoice.total_with_tax",
+        "Symbol:app/shop/billing/invoice.py::Invoice CONTAINS Symbol:app/shop/billing/invoice.py::Invoice.total_with_tax",
         // Python: relative and absolute imports.
-        "Code:shop/billing/invoice.py IMPORTS Code:shop/billing/tax.py",
-        "TestCase:tests/test_invoice.py IMPORTS Code:shop/billing/invoice.py",
-        "TestCase:tests/test_invoice.py VALIDATES Code:shop/billing/invoice.py",
-        "TestCase:tests/test_invoice.py EXERCISES Symbol:shop/billing/invoice.py::Invoice",
+        "Code:app/shop/billing/invoice.py IMPORTS Code:app/shop/billing/tax.py",
+        "TestCase:app/tests/test_invoice.py IMPORTS Code:app/shop/billing/invoice.py",
+        "TestCase:app/tests/test_invoice.py VALIDATES Code:app/shop/billing/invoice.py",
+        "TestCase:app/tests/test_invoice.py EXERCISES Symbol:app/shop/billing/invoice.py::Invoice",
         // TypeScript: `./retry.js` is retry.ts; a test named after its file.
-        "Code:web/src/client.ts IMPORTS Code:web/src/retry.ts",
-        "TestCase:web/src/client.test.ts VALIDATES Code:web/src/client.ts",
-        "TestCase:web/src/client.test.ts EXERCISES Symbol:web/src/client.ts::Client",
+        "Code:app/web/src/client.ts IMPORTS Code:app/web/src/retry.ts",
+        "TestCase:app/web/src/client.test.ts VALIDATES Code:app/web/src/client.ts",
+        "TestCase:app/web/src/client.test.ts EXERCISES Symbol:app/web/src/client.ts::Client",
         // Go: the package folder an import path ends with; x_test.go → x.go.
-        "Code:server/handler.go IMPORTS Code:server/store/store.go",
-        "TestCase:server/handler_test.go VALIDATES Code:server/handler.go",
+        "Code:app/server/handler.go IMPORTS Code:app/server/store/store.go",
+        "TestCase:app/server/handler_test.go VALIDATES Code:app/server/handler.go",
         // Rust: crate paths to module files.
-        "Code:core/src/lib.rs IMPORTS Code:core/src/feed.rs",
+        "Code:app/core/src/lib.rs IMPORTS Code:app/core/src/feed.rs",
         // Documents: a path, a relative link, a qualified name.
-        "DesignDoc:docs/billing.md DESCRIBES Code:shop/billing/invoice.py",
-        "DesignDoc:docs/billing.md DESCRIBES Code:web/src/retry.ts",
-        "DesignDoc:docs/billing.md DESCRIBES Symbol:shop/billing/invoice.py::Invoice.total_with_tax",
+        "DesignDoc:app/docs/billing.md DESCRIBES Code:app/shop/billing/invoice.py",
+        "DesignDoc:app/docs/billing.md DESCRIBES Code:app/web/src/retry.ts",
+        "DesignDoc:app/docs/billing.md DESCRIBES Symbol:app/shop/billing/invoice.py::Invoice.total_with_tax",
     ] {
         assert!(edges.contains(expected), "missing {expected}\n{edges:#?}");
     }
     // Nothing points outside what exists.
-    assert!(!edges.iter().any(|e| e.contains("IMPORTS Code:example.com")));
+    assert!(
+        !edges
+            .iter()
+            .any(|e| e.contains("IMPORTS Code:app/example.com"))
+    );
 }
 
 #[test]
@@ -203,17 +207,23 @@ fn the_graph_follows_changes_and_deletions() {
     let edges = repo.edges();
     assert!(!edges.iter().any(|e| e.contains("tax.py")), "{edges:#?}");
     // It no longer imports the invoice (named after it, it still tests it).
-    assert!(!edges.contains("TestCase:tests/test_invoice.py IMPORTS Code:shop/billing/invoice.py"));
+    assert!(
+        !edges.contains(
+            "TestCase:app/tests/test_invoice.py IMPORTS Code:app/shop/billing/invoice.py"
+        )
+    );
     assert!(
         !edges
             .iter()
-            .any(|e| e.starts_with("TestCase:tests/test_invoice.py EXERCISES"))
+            .any(|e| e.starts_with("TestCase:app/tests/test_invoice.py EXERCISES"))
     );
     assert!(
-        edges.contains("TestCase:tests/test_invoice.py VALIDATES Code:shop/billing/invoice.py")
+        edges.contains(
+            "TestCase:app/tests/test_invoice.py VALIDATES Code:app/shop/billing/invoice.py"
+        )
     );
     assert!(edges.contains(
-        "TestCase:tests/test_invoice.py DECLARES_SYMBOL Symbol:tests/test_invoice.py::test_nothing"
+        "TestCase:app/tests/test_invoice.py DECLARES_SYMBOL Symbol:app/tests/test_invoice.py::test_nothing"
     ));
 
     // A file added later resolves an import written before it existed.
@@ -221,7 +231,7 @@ fn the_graph_follows_changes_and_deletions() {
     repo.ingest();
     assert!(
         repo.edges()
-            .contains("Code:shop/billing/invoice.py IMPORTS Code:shop/billing/tax.py")
+            .contains("Code:app/shop/billing/invoice.py IMPORTS Code:app/shop/billing/tax.py")
     );
 
     // The run's graph change is one transaction: undo brings it back.
@@ -247,9 +257,10 @@ fn nodes_subsystems_search_and_tests_of_read_the_graph() {
     let node = view
         .node(
             &repo.store,
-            "Code:shop/billing/invoice.py",
+            "Code:app/shop/billing/invoice.py",
             Relationships::All,
             None,
+            &[],
         )
         .unwrap();
     assert_eq!(node.node.label, "Code");
@@ -257,13 +268,14 @@ fn nodes_subsystems_search_and_tests_of_read_the_graph() {
     assert_eq!(node.node.properties["language"], "python");
     assert!(node.relationships.iter().any(|r| r.direction == "incoming"
         && r.predicate == "VALIDATES"
-        && r.node == "TestCase:tests/test_invoice.py"));
+        && r.node == "TestCase:app/tests/test_invoice.py"));
     let outgoing = view
         .node(
             &repo.store,
-            "Code:shop/billing/invoice.py",
+            "Code:app/shop/billing/invoice.py",
             Relationships::Outgoing,
             Some(1),
+            &[],
         )
         .unwrap();
     assert_eq!(outgoing.relationships.len(), 1);
@@ -272,9 +284,10 @@ fn nodes_subsystems_search_and_tests_of_read_the_graph() {
     let symbol = view
         .node(
             &repo.store,
-            "Symbol:shop/billing/invoice.py::Invoice.total_with_tax",
+            "Symbol:app/shop/billing/invoice.py::Invoice.total_with_tax",
             Relationships::None,
             None,
+            &[],
         )
         .unwrap();
     assert_eq!(symbol.node.properties["kind"], "method");
@@ -287,26 +300,28 @@ fn nodes_subsystems_search_and_tests_of_read_the_graph() {
             "shop/billing/invoice.py",
             Relationships::All,
             None,
+            &[],
         )
         .unwrap_err();
     assert_eq!(bad.code, ErrorCode::InvalidIdentifier);
     let missing = view
         .node(
             &repo.store,
-            "Code:shop/billing/invoices.py",
+            "Code:app/shop/billing/invoices.py",
             Relationships::All,
             None,
+            &[],
         )
         .unwrap_err();
     assert_eq!(missing.code, ErrorCode::NotFound);
     assert!(
-        missing.message.contains("Code:shop/billing/invoice.py"),
+        missing.message.contains("Code:app/shop/billing/invoice.py"),
         "{}",
         missing.message
     );
 
     let billing = view
-        .subsystem(&repo.store, "Billing", Some(2), true, None, None)
+        .subsystem(&repo.store, "Billing", Some(2), Some(&[]), None, None)
         .unwrap();
     assert_eq!(
         billing.subsystem.properties["description"],
@@ -324,7 +339,7 @@ fn nodes_subsystems_search_and_tests_of_read_the_graph() {
     );
     assert_eq!(billing.total_artifacts, 3);
     let paged = view
-        .subsystem(&repo.store, "Billing", Some(1), true, None, Some(2))
+        .subsystem(&repo.store, "Billing", Some(1), Some(&[]), None, Some(2))
         .unwrap();
     assert_eq!(paged.artifacts.len(), 2);
     let rest = view
@@ -332,7 +347,7 @@ fn nodes_subsystems_search_and_tests_of_read_the_graph() {
             &repo.store,
             "Billing",
             Some(1),
-            true,
+            Some(&[]),
             paged.next_cursor.as_deref(),
             Some(2),
         )
@@ -340,41 +355,45 @@ fn nodes_subsystems_search_and_tests_of_read_the_graph() {
     assert_eq!(rest.artifacts.len(), 1);
     assert!(rest.next_cursor.is_none());
     let deep = view
-        .subsystem(&repo.store, "Billing", Some(6), false, None, None)
+        .subsystem(&repo.store, "Billing", Some(6), None, None, None)
         .unwrap_err();
     assert_eq!(deep.code, ErrorCode::InvalidArguments);
 
-    let found = view.search("invoice", None).unwrap();
+    let found = view.search("invoice", None, &[]).unwrap();
     let ids: Vec<&str> = found.results.iter().map(|h| h.id.as_str()).collect();
     assert!(
-        ids[..3].contains(&"Code:shop/billing/invoice.py"),
+        ids[..3].contains(&"Code:app/shop/billing/invoice.py"),
         "{ids:?}"
     );
     assert!(
-        ids.contains(&"Symbol:shop/billing/invoice.py::Invoice"),
+        ids.contains(&"Symbol:app/shop/billing/invoice.py::Invoice"),
         "{ids:?}"
     );
 
     let tests = view
-        .tests_of(&repo.store, "shop/billing/invoice.py")
+        .tests_of(&repo.store, "shop/billing/invoice.py", &[])
         .unwrap();
     assert_eq!(tests.direction, "tests");
-    assert_eq!(tests.results[0].id, "TestCase:tests/test_invoice.py");
+    assert_eq!(tests.results[0].id, "TestCase:app/tests/test_invoice.py");
     assert!(tests.results[0].symbols.contains(&"Invoice".to_string()));
     let of_method = view
         .tests_of(
             &repo.store,
-            "Symbol:shop/billing/invoice.py::Invoice.total_with_tax",
+            "Symbol:app/shop/billing/invoice.py::Invoice.total_with_tax",
+            &[],
         )
         .unwrap();
-    assert_eq!(of_method.results[0].id, "TestCase:tests/test_invoice.py");
+    assert_eq!(
+        of_method.results[0].id,
+        "TestCase:app/tests/test_invoice.py"
+    );
     let covers = view
-        .tests_of(&repo.store, "web/src/client.test.ts")
+        .tests_of(&repo.store, "web/src/client.test.ts", &[])
         .unwrap();
     assert_eq!(covers.direction, "covers");
-    assert_eq!(covers.results[0].id, "Code:web/src/client.ts");
+    assert_eq!(covers.results[0].id, "Code:app/web/src/client.ts");
     let go = view
-        .tests_of(&repo.store, "Code:server/handler.go")
+        .tests_of(&repo.store, "Code:app/server/handler.go", &[])
         .unwrap();
     assert_eq!(go.results[0].path, "server/handler_test.go");
 }
@@ -396,12 +415,13 @@ fn packages_re_exporting_names_lead_to_their_module_and_cycles_end() {
     repo.ingest();
     let edges = repo.edges();
     assert!(
-        edges.contains("TestCase:tests/test_engine.py EXERCISES Symbol:pkg/core.py::Engine"),
+        edges
+            .contains("TestCase:app/tests/test_engine.py EXERCISES Symbol:app/pkg/core.py::Engine"),
         "{edges:#?}"
     );
-    assert!(edges.contains("TestCase:tests/test_engine.py VALIDATES Code:pkg/core.py"));
+    assert!(edges.contains("TestCase:app/tests/test_engine.py VALIDATES Code:app/pkg/core.py"));
     // The package is imported too.
-    assert!(edges.contains("TestCase:tests/test_engine.py IMPORTS Code:pkg/__init__.py"));
+    assert!(edges.contains("TestCase:app/tests/test_engine.py IMPORTS Code:app/pkg/__init__.py"));
 }
 
 #[test]
@@ -435,29 +455,29 @@ fn index_files_re_exporting_names_lead_to_the_file_defining_them() {
     ]);
     repo.ingest();
     let edges = repo.edges();
-    let test = "TestCase:test/parse.test.ts";
+    let test = "TestCase:app/test/parse.test.ts";
     for expected in [
         // Named, and renamed: the symbol as its file names it.
-        format!("{test} VALIDATES Code:src/parser.ts"),
-        format!("{test} IMPORTS Code:src/parser.ts"),
-        format!("{test} EXERCISES Symbol:src/parser.ts::parse"),
-        format!("{test} EXERCISES Symbol:src/parser.ts::tokenize"),
+        format!("{test} VALIDATES Code:app/src/parser.ts"),
+        format!("{test} IMPORTS Code:app/src/parser.ts"),
+        format!("{test} EXERCISES Symbol:app/src/parser.ts::parse"),
+        format!("{test} EXERCISES Symbol:app/src/parser.ts::tokenize"),
         // `export *`: the module that defines the name.
-        format!("{test} EXERCISES Symbol:src/parser.ts::Parser"),
-        format!("{test} EXERCISES Symbol:src/ast.ts::Node"),
+        format!("{test} EXERCISES Symbol:app/src/parser.ts::Parser"),
+        format!("{test} EXERCISES Symbol:app/src/ast.ts::Node"),
         // Through a nested barrel.
-        format!("{test} VALIDATES Code:src/util/strings.ts"),
-        format!("{test} EXERCISES Symbol:src/util/strings.ts::slugify"),
+        format!("{test} VALIDATES Code:app/src/util/strings.ts"),
+        format!("{test} EXERCISES Symbol:app/src/util/strings.ts::slugify"),
         // `export * as grammar`: the whole module.
-        format!("{test} VALIDATES Code:src/grammar.ts"),
+        format!("{test} VALIDATES Code:app/src/grammar.ts"),
         // The barrel is imported too, and defines what it defines.
-        format!("{test} IMPORTS Code:src/index.ts"),
-        format!("{test} VALIDATES Code:src/index.ts"),
-        format!("{test} EXERCISES Symbol:src/index.ts::version"),
-        "Code:src/index.ts IMPORTS Code:src/util/index.ts".to_string(),
+        format!("{test} IMPORTS Code:app/src/index.ts"),
+        format!("{test} VALIDATES Code:app/src/index.ts"),
+        format!("{test} EXERCISES Symbol:app/src/index.ts::version"),
+        "Code:app/src/index.ts IMPORTS Code:app/src/util/index.ts".to_string(),
         // JavaScript barrels too.
-        "TestCase:test/helper.test.js VALIDATES Code:lib/helper.js".to_string(),
-        "TestCase:test/helper.test.js EXERCISES Symbol:lib/helper.js::helper".to_string(),
+        "TestCase:app/test/helper.test.js VALIDATES Code:app/lib/helper.js".to_string(),
+        "TestCase:app/test/helper.test.js EXERCISES Symbol:app/lib/helper.js::helper".to_string(),
     ] {
         assert!(edges.contains(&expected), "missing {expected}\n{edges:#?}");
     }
@@ -467,7 +487,7 @@ fn index_files_re_exporting_names_lead_to_the_file_defining_them() {
         .filter(|e| e.starts_with(&format!("{test} EXERCISES")))
         .collect();
     assert_eq!(exercised.len(), 6, "{exercised:#?}");
-    assert!(!edges.contains(&format!("{test} VALIDATES Code:src/util/index.ts")));
+    assert!(!edges.contains(&format!("{test} VALIDATES Code:app/src/util/index.ts")));
 }
 
 #[test]
@@ -489,13 +509,13 @@ fn barrels_re_exporting_each_other_end() {
     ]);
     repo.ingest();
     let edges = repo.edges();
-    let test = "TestCase:test/cycle.test.ts";
+    let test = "TestCase:app/test/cycle.test.ts";
     for expected in [
         // Found through the cycle: `export *` of b, then b's named one.
-        format!("{test} EXERCISES Symbol:src/b/helper.ts::helper"),
-        format!("{test} VALIDATES Code:src/b/helper.ts"),
-        format!("{test} EXERCISES Symbol:src/a/index.ts::fromA"),
-        format!("{test} VALIDATES Code:src/a/index.ts"),
+        format!("{test} EXERCISES Symbol:app/src/b/helper.ts::helper"),
+        format!("{test} VALIDATES Code:app/src/b/helper.ts"),
+        format!("{test} EXERCISES Symbol:app/src/a/index.ts::fromA"),
+        format!("{test} VALIDATES Code:app/src/a/index.ts"),
     ] {
         assert!(edges.contains(&expected), "missing {expected}\n{edges:#?}");
     }
@@ -524,7 +544,7 @@ fn facts_kept_by_an_older_version_are_read_again() {
         file.set_modified(hour_ago).unwrap();
     }
     repo.ingest();
-    let exercises = "TestCase:test/parse.test.ts EXERCISES Symbol:src/parser.ts::parse";
+    let exercises = "TestCase:app/test/parse.test.ts EXERCISES Symbol:app/src/parser.ts::parse";
     assert!(repo.edges().contains(exercises));
     // The ledger as a version before re-exports listed their names.
     let path = repo.dir.path().join(".lore/gateway/graph/app.json");
@@ -624,7 +644,7 @@ fn a_python_test_is_linked_to_the_private_module_it_is_named_after() {
     repo.ingest();
     let edges = repo.edges();
     assert!(
-        edges.contains("TestCase:tests/test_config.py VALIDATES Code:client/_config.py"),
+        edges.contains("TestCase:app/tests/test_config.py VALIDATES Code:app/client/_config.py"),
         "{edges:#?}"
     );
 }
@@ -652,10 +672,10 @@ fn a_go_module_s_own_packages_resolve_by_its_go_mod_path_the_root_package_too() 
     repo.ingest();
     let edges = repo.edges();
     for target in ["command.go", "args.go", "internal/flags/parse.go"] {
-        let edge = format!("Code:doc/man_docs.go IMPORTS Code:{target}");
+        let edge = format!("Code:app/doc/man_docs.go IMPORTS Code:app/{target}");
         assert!(edges.contains(&edge), "{edge} missing from {edges:#?}");
     }
-    assert!(!edges.contains("Code:doc/man_docs.go IMPORTS Code:vendorish/flags/other.go"));
+    assert!(!edges.contains("Code:app/doc/man_docs.go IMPORTS Code:app/vendorish/flags/other.go"));
 }
 
 #[test]
@@ -690,10 +710,10 @@ fn a_package_importing_itself_by_name_and_tsconfig_aliases_resolve() {
     repo.ingest();
     let edges = repo.edges();
     for edge in [
-        "TestCase:tests/vanilla.test.ts VALIDATES Code:src/vanilla.ts",
-        "TestCase:tests/vanilla.test.ts EXERCISES Symbol:src/vanilla.ts::createStore",
-        "TestCase:tests/vanilla.test.ts IMPORTS Code:src/index.ts",
-        "Code:src/app.ts IMPORTS Code:src/lib/strings.ts",
+        "TestCase:app/tests/vanilla.test.ts VALIDATES Code:app/src/vanilla.ts",
+        "TestCase:app/tests/vanilla.test.ts EXERCISES Symbol:app/src/vanilla.ts::createStore",
+        "TestCase:app/tests/vanilla.test.ts IMPORTS Code:app/src/index.ts",
+        "Code:app/src/app.ts IMPORTS Code:app/src/lib/strings.ts",
     ] {
         assert!(edges.contains(edge), "{edge} missing from {edges:#?}");
     }
@@ -725,8 +745,8 @@ fn rust_crates_resolve_by_their_manifest_name_and_binary_roots_outside_src() {
     repo.ingest();
     let edges = repo.edges();
     for edge in [
-        "Code:crates/core/search.rs IMPORTS Code:crates/core/flags/defs.rs",
-        "Code:crates/core/search.rs IMPORTS Code:crates/searcher/src/lib.rs",
+        "Code:app/crates/core/search.rs IMPORTS Code:app/crates/core/flags/defs.rs",
+        "Code:app/crates/core/search.rs IMPORTS Code:app/crates/searcher/src/lib.rs",
     ] {
         assert!(edges.contains(edge), "{edge} missing from {edges:#?}");
     }

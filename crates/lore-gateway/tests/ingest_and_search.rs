@@ -348,7 +348,7 @@ fn chunks_carry_their_symbols_and_symbol_filters_find_definitions() {
     assert_eq!(found.results.len(), 1);
     let chunk = &found.results[0].chunk;
     assert_eq!(chunk.artifact_path, "billing/invoice.py");
-    assert_eq!(chunk.chunk_id, "billing/invoice.py::Invoice");
+    assert_eq!(chunk.chunk_id, "app/billing/invoice.py::Invoice");
     let names: Vec<(&str, &str, u64, u64)> = chunk
         .symbols
         .iter()
@@ -371,7 +371,7 @@ fn chunks_carry_their_symbols_and_symbol_filters_find_definitions() {
     );
     assert_eq!(
         chunk.symbols[1].id,
-        "Symbol:billing/invoice.py::Invoice.total_with_tax"
+        "Symbol:app/billing/invoice.py::Invoice.total_with_tax"
     );
 
     // A bare name finds the method too; kinds narrow to interfaces.

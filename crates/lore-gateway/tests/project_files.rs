@@ -455,7 +455,8 @@ fn paths_and_names_too_long_for_the_store_are_skipped_and_later_ingests_succeed(
                 .node(
                     "Symbol:src/generated.py::short_one",
                     Default::default(),
-                    None
+                    None,
+                    &[]
                 )
                 .is_ok()
         );

@@ -43,7 +43,7 @@ fn line_of(text: &str, needle: &str) -> usize {
 
 fn references(gateway: &Gateway, symbol: &str) -> ReferencesAnswer {
     gateway
-        .references(symbol, None, None)
+        .references(symbol, &[], None)
         .unwrap_or_else(|e| panic!("{symbol}: {}", e.message))
 }
 
@@ -120,8 +120,8 @@ fn python_calls_resolve_through_imports_aliases_and_self() {
     assert_eq!(
         callees(&total),
         vec![
-            format!("Symbol:shop/billing/invoice.py::Invoice.net {call} same_file"),
-            format!("Symbol:shop/billing/tax.py::rate {call} import"),
+            format!("Symbol:app/shop/billing/invoice.py::Invoice.net {call} same_file"),
+            format!("Symbol:app/shop/billing/tax.py::rate {call} import"),
         ]
     );
     // The test constructs the class (an import) and calls the method on
@@ -129,7 +129,7 @@ fn python_calls_resolve_through_imports_aliases_and_self() {
     assert_eq!(
         callers(&total),
         vec![format!(
-            "Symbol:tests/test_invoice.py::test_total tests/test_invoice.py:{} name_only",
+            "Symbol:app/tests/test_invoice.py::test_total tests/test_invoice.py:{} name_only",
             line_of(TEST_INVOICE, "Invoice()")
         )]
     );
@@ -141,15 +141,15 @@ fn python_calls_resolve_through_imports_aliases_and_self() {
     assert_eq!(
         callees(&net),
         vec![
-            format!("Symbol:shop/billing/tax.py::rate {line} import"),
-            format!("Symbol:shop/util.py::helper {line} import"),
+            format!("Symbol:app/shop/billing/tax.py::rate {line} import"),
+            format!("Symbol:app/shop/util.py::helper {line} import"),
         ]
     );
     // `shop.helper()` reaches the module the package passes it on from.
     let helper = references(&gateway, "helper");
     assert!(
         callers(&helper).contains(&format!(
-            "Symbol:tests/test_invoice.py::test_helper tests/test_invoice.py:{} import",
+            "Symbol:app/tests/test_invoice.py::test_helper tests/test_invoice.py:{} import",
             line_of(TEST_INVOICE, "shop.helper()")
         )),
         "{:?}",
@@ -166,7 +166,7 @@ fn python_calls_resolve_through_imports_aliases_and_self() {
     assert_eq!(
         callers(&read),
         vec![format!(
-            "Symbol:tests/test_invoice.py::test_read tests/test_invoice.py:{} import",
+            "Symbol:app/tests/test_invoice.py::test_read tests/test_invoice.py:{} import",
             line_of(TEST_INVOICE, "invoice.read()")
         )]
     );
@@ -178,16 +178,16 @@ fn python_calls_resolve_through_imports_aliases_and_self() {
     assert!(rate.ambiguous);
     assert_eq!(rate.total_definitions, 2);
     assert_eq!(rate.total_callers, 2, "{:?}", callers(&rate));
-    let invoice = references(&gateway, "Symbol:shop/billing/invoice.py::Invoice");
+    let invoice = references(&gateway, "Symbol:app/shop/billing/invoice.py::Invoice");
     assert_eq!(
         callers(&invoice),
         vec![
             format!(
-                "Symbol:tests/test_invoice.py::test_total tests/test_invoice.py:{} import",
+                "Symbol:app/tests/test_invoice.py::test_total tests/test_invoice.py:{} import",
                 line_of(TEST_INVOICE, "Invoice().total()")
             ),
             format!(
-                "Symbol:tests/test_invoice.py::test_read tests/test_invoice.py:{} import",
+                "Symbol:app/tests/test_invoice.py::test_read tests/test_invoice.py:{} import",
                 line_of(TEST_INVOICE, "invoice = Invoice()")
             ),
         ]
@@ -240,10 +240,10 @@ fn typescript_calls_resolve_through_named_and_namespace_imports() {
     assert_eq!(
         callees(&send),
         vec![
-            format!("Symbol:web/src/client.ts::Client.log {line} same_file"),
-            format!("Symbol:web/src/retry.ts::Backoff.wait {line} import"),
-            format!("Symbol:web/src/retry.ts::retry {line} import"),
-            format!("Symbol:web/src/util.ts::pad {line} import"),
+            format!("Symbol:app/web/src/client.ts::Client.log {line} same_file"),
+            format!("Symbol:app/web/src/retry.ts::Backoff.wait {line} import"),
+            format!("Symbol:app/web/src/retry.ts::retry {line} import"),
+            format!("Symbol:app/web/src/util.ts::pad {line} import"),
         ]
     );
     let other = references(&gateway, "web/src/other.ts::retry");
@@ -257,7 +257,7 @@ fn typescript_calls_resolve_through_named_and_namespace_imports() {
     assert_eq!(
         callers(&client),
         vec![format!(
-            "Symbol:web/src/app.tsx::App web/src/app.tsx:{} import",
+            "Symbol:app/web/src/app.tsx::App web/src/app.tsx:{} import",
             line_of(APP, "new Client")
         )]
     );
@@ -265,7 +265,7 @@ fn typescript_calls_resolve_through_named_and_namespace_imports() {
     assert_eq!(
         callers(&view),
         vec![format!(
-            "Symbol:web/src/app.tsx::App web/src/app.tsx:{} same_file",
+            "Symbol:app/web/src/app.tsx::App web/src/app.tsx:{} same_file",
             line_of(APP, "<View")
         )]
     );
@@ -306,15 +306,15 @@ fn go_calls_resolve_through_packages_receivers_and_the_package() {
         callees(&handle),
         vec![
             format!(
-                "Symbol:server/audit.go::Server.audit {} same_module",
+                "Symbol:app/server/audit.go::Server.audit {} same_module",
                 line_of(HANDLER, "s.audit()")
             ),
             format!(
-                "Symbol:store/store.go::Get {} import",
+                "Symbol:app/store/store.go::Get {} import",
                 line_of(HANDLER, "st.Get()")
             ),
             format!(
-                "Symbol:server/audit.go::helper {} same_module",
+                "Symbol:app/server/audit.go::helper {} same_module",
                 line_of(HANDLER, "helper()")
             ),
         ]
@@ -323,7 +323,7 @@ fn go_calls_resolve_through_packages_receivers_and_the_package() {
     assert_eq!(
         callers(&get),
         vec![format!(
-            "Symbol:server/handler.go::Server.Handle server/handler.go:{} import",
+            "Symbol:app/server/handler.go::Server.Handle server/handler.go:{} import",
             line_of(HANDLER, "st.Get()")
         )]
     );
@@ -385,23 +385,23 @@ fn rust_calls_resolve_through_use_paths_types_and_macros() {
         callees(&run),
         vec![
             format!(
-                "Symbol:core/src/feed.rs::poll {} import",
+                "Symbol:app/core/src/feed.rs::poll {} import",
                 line_of(LIB, "poll();")
             ),
             format!(
-                "Symbol:core/src/store.rs::Store.open {} import",
+                "Symbol:app/core/src/store.rs::Store.open {} import",
                 line_of(LIB, "Store::open")
             ),
             format!(
-                "Symbol:core/src/lib.rs::helper {} same_file",
+                "Symbol:app/core/src/lib.rs::helper {} same_file",
                 line_of(LIB, "helper();")
             ),
             format!(
-                "Symbol:core/src/feed.rs::count {} import",
+                "Symbol:app/core/src/feed.rs::count {} import",
                 line_of(LIB, "feed::count")
             ),
             format!(
-                "Symbol:core/src/feed.rs::Feed {} import",
+                "Symbol:app/core/src/feed.rs::Feed {} import",
                 line_of(LIB, "Feed { n")
             ),
         ]
@@ -410,7 +410,7 @@ fn rust_calls_resolve_through_use_paths_types_and_macros() {
     assert_eq!(
         callees(&open),
         vec![format!(
-            "Symbol:core/src/store.rs::Store.create {} same_file",
+            "Symbol:app/core/src/store.rs::Store.create {} same_file",
             line_of(STORE, "Self::create")
         )]
     );
@@ -419,7 +419,7 @@ fn rust_calls_resolve_through_use_paths_types_and_macros() {
     let start = references(&gateway, "start");
     assert_eq!(
         callees(&start),
-        vec!["Symbol:core/src/app/engine.rs::Engine.boot 7 import"]
+        vec!["Symbol:app/core/src/app/engine.rs::Engine.boot 7 import"]
     );
     let other = references(&gateway, "tools/src/lib.rs::poll");
     assert!(other.callers.is_empty(), "{:?}", callers(&other));
@@ -460,15 +460,16 @@ fn bad_input_says_what_to_write() {
             "main",
             Some("web"),
             None,
-            ErrorCode::NotFound,
-            "no root `web`",
+            ErrorCode::InvalidArguments,
+            "roots: `web` is not a gateway root; the roots are app",
         ),
     ] {
-        let error = gateway.references(symbol, root, limit).unwrap_err();
+        let roots: Vec<String> = root.into_iter().map(str::to_string).collect();
+        let error = gateway.references(symbol, &roots, limit).unwrap_err();
         assert_eq!(error.code, code, "{symbol}: {}", error.message);
         assert!(error.message.contains(words), "{}", error.message);
     }
-    let unknown = gateway.references("mian", None, None).unwrap_err();
+    let unknown = gateway.references("mian", &[], None).unwrap_err();
     assert!(
         unknown.message.contains("src/app.py::main"),
         "{}",
@@ -479,7 +480,7 @@ fn bad_input_says_what_to_write() {
         "src/app.py",
         "def run():\n    pass\n\n\ndef a():\n    run()\n\n\ndef b():\n    run()\n",
     )]);
-    let cut = gateway.references("run", None, Some(1)).unwrap();
+    let cut = gateway.references("run", &[], Some(1)).unwrap();
     assert_eq!(
         (cut.callers.len(), cut.total_callers, cut.truncated),
         (1, 2, true)

@@ -290,7 +290,10 @@ fn lifecycle_finds_stale_documents_untested_subsystems_isolated_files_and_dead_r
         .map(|m| m.subsystem.as_str())
         .collect();
     assert_eq!(missing, ["Reports"]);
-    assert_eq!(report.missing_tests[0].examples, ["src/reports/summary.py"]);
+    assert_eq!(
+        report.missing_tests[0].examples,
+        ["app/src/reports/summary.py"]
+    );
 
     let isolated = |label: &str| {
         report
@@ -299,17 +302,17 @@ fn lifecycle_finds_stale_documents_untested_subsystems_isolated_files_and_dead_r
             .cloned()
             .unwrap_or_default()
     };
-    assert!(isolated("Code").contains(&"Code:src/reports/summary.py".to_string()));
-    assert!(!isolated("Code").contains(&"Code:src/billing/invoice.py".to_string()));
-    assert!(isolated("DesignDoc").contains(&"DesignDoc:docs/guide.md".to_string()));
-    assert!(!isolated("DesignDoc").contains(&"DesignDoc:docs/billing.md".to_string()));
+    assert!(isolated("Code").contains(&"Code:app/src/reports/summary.py".to_string()));
+    assert!(!isolated("Code").contains(&"Code:app/src/billing/invoice.py".to_string()));
+    assert!(isolated("DesignDoc").contains(&"DesignDoc:app/docs/guide.md".to_string()));
+    assert!(!isolated("DesignDoc").contains(&"DesignDoc:app/docs/billing.md".to_string()));
 
     let dead: Vec<(&str, &str)> = report
         .removed_references
         .iter()
         .map(|r| (r.doc.as_str(), r.removed_path.as_str()))
         .collect();
-    assert_eq!(dead, [("DesignDoc:docs/legacy.md", "src/legacy.py")]);
+    assert_eq!(dead, [("DesignDoc:app/docs/legacy.md", "src/legacy.py")]);
 
     // A longer threshold keeps only what the code outdated.
     let patient = fixture
@@ -404,7 +407,7 @@ fn lifecycle_leaves_test_fixtures_and_web_assets_out_and_bounds_its_lists() {
     assert_eq!(stale, ["docs/usage.md"], "fixtures are not documentation");
     let code = &report.isolated_nodes["Code"];
     assert!(
-        code.iter().all(|n| n.starts_with("Code:src/lonely_")),
+        code.iter().all(|n| n.starts_with("Code:app/src/lonely_")),
         "{code:?}"
     );
     assert_eq!(report.summary.fixtures_and_assets, 9);

@@ -257,9 +257,10 @@ fn stored_text_gets_front_matter_that_classifies_and_tags_it() {
     // The graph knows it as a document of that subsystem.
     let node = gateway
         .node(
-            "DesignDoc:docs/uploads/release-notes-2-1.md",
+            "DesignDoc:app/docs/uploads/release-notes-2-1.md",
             lore_gateway::graph::explore::Relationships::Outgoing,
             None,
+            &[],
         )
         .unwrap();
     assert!(

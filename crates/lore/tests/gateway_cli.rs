@@ -126,9 +126,16 @@ fn a_code_repository_without_a_database_is_ingested_and_searched() {
     assert!(with_graph.status.success(), "{}", stderr(&with_graph));
     let with_graph: serde_json::Value = serde_json::from_slice(&with_graph.stdout).unwrap();
     let context = &with_graph["results"][0]["graph_context"];
-    assert_eq!(context["node"], "Code:shop/basket.py", "{with_graph}");
+    // The root is named after the project's folder.
+    let root_name = with_graph["results"][0]["chunk"]["root"].as_str().unwrap();
     assert_eq!(
-        context["tests"][0], "TestCase:tests/test_basket.py",
+        context["node"],
+        format!("Code:{root_name}/shop/basket.py"),
+        "{with_graph}"
+    );
+    assert_eq!(
+        context["tests"][0],
+        format!("TestCase:{root_name}/tests/test_basket.py"),
         "{with_graph}"
     );
 
@@ -845,4 +852,94 @@ fn status_in_a_code_project_shows_the_gateway_and_names_its_next_command() {
         detail.contains("1 root(s): shop") && detail.contains("chunks"),
         "{detail}"
     );
+}
+
+#[test]
+fn a_root_given_relative_stays_relative_and_colliding_paths_are_told_apart() {
+    // The project under the temporary folder, the other repository under
+    // the target folder: they share only the file system's root, and a
+    // path given relative is still written relative.
+    let project = tempfile::tempdir().unwrap();
+    let init = lore().arg("init").arg(project.path()).output().unwrap();
+    assert!(init.status.success(), "{}", stderr(&init));
+    let elsewhere = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    for (root, function) in [("one", "JoinWords"), ("two", "ReadValue")] {
+        let file = elsewhere.path().join(root).join("shared/util.go");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(
+            file,
+            format!("package shared\n\nfunc {function}() string {{\n\treturn \"\"\n}}\n"),
+        )
+        .unwrap();
+    }
+    let base = project.path().canonicalize().unwrap();
+    let one = elsewhere.path().join("one").canonicalize().unwrap();
+    let relative = format!(
+        "{}{}",
+        "../".repeat(base.components().count() - 1),
+        one.strip_prefix("/").unwrap().display()
+    );
+    let added = lore()
+        .current_dir(project.path())
+        .args(["gateway", "ingest", &relative])
+        .output()
+        .unwrap();
+    assert!(added.status.success(), "{}", stderr(&added));
+    let two = elsewhere.path().join("two").canonicalize().unwrap();
+    let added = lore()
+        .current_dir(project.path())
+        .args(["gateway", "ingest", two.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(added.status.success(), "{}", stderr(&added));
+    let config = std::fs::read_to_string(project.path().join("lore.yaml")).unwrap();
+    assert!(
+        config.contains(&format!("path: \"{relative}\"")),
+        "{config}"
+    );
+    assert!(
+        config.contains(&format!("path: \"{}\"", two.display())),
+        "{config}"
+    );
+
+    // The same path in both roots: a bare one names both candidates.
+    let ambiguous = lore_in(project.path(), &["gateway", "node", "Code:shared/util.go"]);
+    assert!(!ambiguous.status.success());
+    let said = stderr(&ambiguous);
+    assert!(said.contains("[invalid_request]"), "{said}");
+    assert!(
+        said.contains("Code:one/shared/util.go") && said.contains("Code:two/shared/util.go"),
+        "{said}"
+    );
+    let kept = lore_in(
+        project.path(),
+        &[
+            "gateway",
+            "node",
+            "Code:shared/util.go",
+            "--root",
+            "two",
+            "--json",
+        ],
+    );
+    assert!(kept.status.success(), "{}", stderr(&kept));
+    let answer: serde_json::Value = serde_json::from_slice(&kept.stdout).unwrap();
+    assert_eq!(answer["node"]["id"], "Code:two/shared/util.go");
+    let found = lore_in(
+        project.path(),
+        &["gateway", "search", "ReadValue", "--root", "two", "--json"],
+    );
+    assert!(found.status.success(), "{}", stderr(&found));
+    let found: serde_json::Value = serde_json::from_slice(&found.stdout).unwrap();
+    let results = found["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for result in results {
+        assert_eq!(result["chunk"]["root"], "two");
+        assert!(
+            result["chunk"]["chunk_id"]
+                .as_str()
+                .unwrap()
+                .starts_with("two/shared/util.go::")
+        );
+    }
 }

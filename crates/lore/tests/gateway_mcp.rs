@@ -122,7 +122,7 @@ async fn an_agent_ingests_and_searches_a_repository() {
     assert_eq!(tests["results"].as_array().unwrap().len(), 1, "{tests}");
     // The graph context of the test: the code it covers.
     assert_eq!(
-        tests["results"][0]["graph_context"]["tests"][0], "Code:billing/invoice.py",
+        tests["results"][0]["graph_context"]["tests"][0], "Code:repo/billing/invoice.py",
         "{tests}"
     );
 
@@ -145,7 +145,7 @@ async fn an_agent_ingests_and_searches_a_repository() {
     assert_eq!(chunk["artifact_path"], "billing/invoice.py");
     assert!(
         chunk["symbols"].as_array().unwrap().iter().any(|s| s["id"]
-            == "Symbol:billing/invoice.py::Invoice.total_with_tax"
+            == "Symbol:repo/billing/invoice.py::Invoice.total_with_tax"
             && s["kind"] == "method"),
         "{chunk}"
     );
@@ -294,14 +294,14 @@ async fn an_agent_walks_the_code_graph() {
     .await;
     assert_eq!(tests["direction"], "tests");
     assert_eq!(
-        tests["results"][0]["id"], "TestCase:billing/tests/test_invoice.py",
+        tests["results"][0]["id"], "TestCase:repo/billing/tests/test_invoice.py",
         "{tests}"
     );
 
     let node = ok(
         &client,
         "km-graph-node",
-        json!({"node_id": "Symbol:billing/invoice.py::Invoice.total_with_tax"}),
+        json!({"node_id": "Symbol:repo/billing/invoice.py::Invoice.total_with_tax"}),
     )
     .await;
     assert_eq!(node["node"]["properties"]["kind"], "method");
@@ -326,7 +326,7 @@ async fn an_agent_walks_the_code_graph() {
     );
     assert_eq!(
         references["callers"][0]["node"],
-        "Symbol:billing/tests/test_invoice.py::test_total_with_tax",
+        "Symbol:repo/billing/tests/test_invoice.py::test_total_with_tax",
         "{references}"
     );
     assert_eq!(references["callers"][0]["line"], 4);
@@ -349,7 +349,7 @@ async fn an_agent_walks_the_code_graph() {
     let unknown = call(
         &client,
         "km-graph-node",
-        json!({"node_id": "Code:billing/invoices.py"}),
+        json!({"node_id": "Code:repo/billing/invoices.py"}),
     )
     .await
     .unwrap();
@@ -358,7 +358,7 @@ async fn an_agent_walks_the_code_graph() {
         error_of(&unknown)["message"]
             .as_str()
             .unwrap()
-            .contains("Code:billing/invoice.py")
+            .contains("Code:repo/billing/invoice.py")
     );
 
     let subsystem = ok(&client, "km-graph-subsystem", json!({"name": "billing"})).await;
@@ -370,16 +370,19 @@ async fn an_agent_walks_the_code_graph() {
     )
     .await;
     assert_eq!(
-        found["results"][0]["id"], "Symbol:billing/invoice.py::Invoice.total_with_tax",
+        found["results"][0]["id"], "Symbol:repo/billing/invoice.py::Invoice.total_with_tax",
         "{found}"
     );
 
     let with_graph = ok(&client, "km-search", json!({"query": "total_with_tax", "include_graph": true, "filters": {"artifact_types": ["code"]}})).await;
     let context = &with_graph["results"][0]["graph_context"];
-    assert_eq!(context["node"], "Code:billing/invoice.py", "{with_graph}");
+    assert_eq!(
+        context["node"], "Code:repo/billing/invoice.py",
+        "{with_graph}"
+    );
     assert_eq!(
         context["tests"][0],
-        "TestCase:billing/tests/test_invoice.py"
+        "TestCase:repo/billing/tests/test_invoice.py"
     );
     client.cancel().await.unwrap();
 }

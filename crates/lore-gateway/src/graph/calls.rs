@@ -95,19 +95,20 @@ pub struct CallIndex {
 }
 
 impl CallIndex {
-    /// The call edges of `roots` (each root's files resolved on their own).
+    /// The call edges of `roots` (name and files; each root's files
+    /// resolved on their own).
     pub fn build<'a>(
-        roots: impl IntoIterator<Item = &'a BTreeMap<String, GraphFile>>,
+        roots: impl IntoIterator<Item = (&'a str, &'a BTreeMap<String, GraphFile>)>,
     ) -> CallIndex {
         let mut index = CallIndex::default();
-        for (root, files) in roots.into_iter().enumerate() {
+        for (root, (root_name, files)) in roots.into_iter().enumerate() {
             let defs = Definitions::new(files);
             let resolver = Resolver::new(files);
             for (path, file) in files {
                 if file.calls.is_empty() {
                     continue;
                 }
-                let Some(file_id) = file_node(file.artifact_type, path) else {
+                let Some(file_id) = file_node(file.artifact_type, root_name, path) else {
                     continue;
                 };
                 let context = FileContext {
@@ -121,12 +122,12 @@ impl CallIndex {
                     let caller = group
                         .caller
                         .as_deref()
-                        .map_or_else(|| file_id.clone(), |q| symbol_node(path, q));
+                        .map_or_else(|| file_id.clone(), |q| symbol_node(root_name, path, q));
                     for (written, line) in &group.sites {
                         for (target, qualified, resolution) in
                             context.resolve(written, group.caller.as_deref())
                         {
-                            let callee = symbol_node(&target, &qualified);
+                            let callee = symbol_node(root_name, &target, &qualified);
                             if callee == caller {
                                 continue;
                             }

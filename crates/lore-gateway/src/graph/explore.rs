@@ -16,7 +16,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::calls::CallIndex;
-use crate::graph::{GraphFile, GraphLedger, LABELS, file_node, symbol_node};
+use crate::graph::ids::{self, RootScope, in_scope, root_of, split_root};
+use crate::graph::{GraphLedger, LABELS, file_node, symbol_node};
 use crate::ingest::subsystem::Catalog;
 
 /// Most relations a node lists.
@@ -54,7 +55,8 @@ pub enum Relationships {
 /// What a node is.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct NodeOut {
-    /// `Code:src/app.py`, `Symbol:src/app.py::App.run`, `Subsystem:Billing`.
+    /// `Code:<root>/src/app.py`, `Symbol:<root>/src/app.py::App.run`,
+    /// `Subsystem:Billing`.
     pub id: String,
     /// Subsystem, Code, TestCase, DesignDoc, Config or Symbol.
     pub label: String,
@@ -141,6 +143,9 @@ pub struct SubsystemAnswer {
 pub struct GraphHit {
     /// The node.
     pub id: String,
+    /// The root it is in (none for a subsystem).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
     /// Its label.
     pub label: String,
     /// 0 to 1.
@@ -163,6 +168,8 @@ pub struct GraphSearchAnswer {
 pub struct CoverageOut {
     /// The node.
     pub id: String,
+    /// The root it is in.
+    pub root: String,
     /// Its root-relative path.
     pub path: String,
     /// How it is linked: VALIDATES (imports it, or is named after it),
@@ -189,7 +196,7 @@ fn invalid_id(id: &str) -> ErrorReport {
     ErrorReport::new(
         ErrorCode::InvalidIdentifier,
         format!(
-            "`{id}` is not a node id: write Label:name with a label of {}, such as Code:src/app.py, Symbol:src/app.py::App.run or Subsystem:Billing",
+            "`{id}` is not a node id: write Label:name with a label of {}, such as Code:<root>/src/app.py, Symbol:<root>/src/app.py::App.run or Subsystem:Billing",
             LABELS.join(", ")
         ),
     )
@@ -244,8 +251,13 @@ impl GraphView {
 
     /// The call edges of the roots (`CALLS`), resolved on first use.
     pub fn calls(&self) -> &CallIndex {
-        self.calls
-            .get_or_init(|| CallIndex::build(self.roots.iter().map(|(_, ledger, _)| &ledger.files)))
+        self.calls.get_or_init(|| {
+            CallIndex::build(
+                self.roots
+                    .iter()
+                    .map(|(name, ledger, _)| (name.as_str(), &ledger.files)),
+            )
+        })
     }
 
     /// The links search ranks by: each test's `VALIDATES` edges to files
@@ -272,17 +284,10 @@ impl GraphView {
         links
     }
 
-    /// The file at `path` of some root.
-    fn file(&self, path: &str) -> Option<(&str, &GraphFile)> {
-        self.roots
-            .iter()
-            .find_map(|(root, ledger, _)| ledger.files.get(path).map(|f| (root.as_str(), f)))
-    }
-
     /// Every node id the graph knows (for suggestions and search).
     fn node_ids(&self) -> BTreeSet<String> {
         let mut ids = BTreeSet::new();
-        for (_, ledger, catalog) in &self.roots {
+        for (root, ledger, catalog) in &self.roots {
             for name in catalog.subsystems.keys() {
                 ids.insert(format!("Subsystem:{name}"));
             }
@@ -290,10 +295,10 @@ impl GraphView {
                 if let Some(subsystem) = &file.subsystem {
                     ids.insert(format!("Subsystem:{subsystem}"));
                 }
-                if let Some(node) = file_node(file.artifact_type, path) {
+                if let Some(node) = file_node(file.artifact_type, root, path) {
                     ids.insert(node);
                     for symbol in &file.symbols {
-                        ids.insert(symbol_node(path, &symbol.qualified_name));
+                        ids.insert(symbol_node(root, path, &symbol.qualified_name));
                     }
                 }
             }
@@ -338,8 +343,8 @@ impl GraphView {
                 }
             }
             "Symbol" => {
-                let (path, qualified) = rest.split_once("::")?;
-                let (root, file) = self.file(path)?;
+                let (qualified_path, qualified) = rest.split_once("::")?;
+                let (root, path, file) = ids::locate(&self.roots, qualified_path)?;
                 let symbol = file
                     .symbols
                     .iter()
@@ -355,12 +360,12 @@ impl GraphView {
                 }
             }
             _ => {
-                let (root, file) = self.file(rest)?;
-                if file_node(file.artifact_type, rest).as_deref() != Some(id) {
+                let (root, path, file) = ids::locate(&self.roots, rest)?;
+                if file_node(file.artifact_type, root, path).as_deref() != Some(id) {
                     return None;
                 }
                 properties.insert("root".into(), json(root));
-                properties.insert("path".into(), json(rest));
+                properties.insert("path".into(), json(path));
                 properties.insert("artifact_type".into(), json(file.artifact_type.as_str()));
                 if let Some(language) = &file.language {
                     properties.insert("language".into(), json(language));
@@ -413,15 +418,19 @@ impl GraphView {
         ErrorReport::new(ErrorCode::NotFound, format!("no graph node `{id}`{hint}"))
     }
 
-    /// `km-graph-node`.
+    /// `km-graph-node`: a bare path is taken when one root of `scope`
+    /// holds it; relations to nodes of roots outside `scope` are left out.
     pub fn node(
         &self,
         store: &dyn KnowledgeStore,
         id: &str,
         relationships: Relationships,
         limit: Option<usize>,
+        scope: RootScope<'_>,
     ) -> Result<NodeAnswer, ErrorReport> {
         parse_id(id)?;
+        let id = ids::qualify(&self.roots, id, scope)?;
+        let id = id.as_str();
         let limit = check_limit(limit, 50, MAX_NODE_LIMIT)?;
         let mut out = Vec::new();
         let mut truncated = false;
@@ -448,6 +457,9 @@ impl GraphView {
             truncated |= cut;
             for t in triples {
                 let other = if outgoing { t.object } else { t.subject };
+                if root_of(&other).is_some_and(|root| !in_scope(scope, root)) {
+                    continue;
+                }
                 out.push(RelationOut {
                     direction: if outgoing { "outgoing" } else { "incoming" }.into(),
                     predicate: t.predicate,
@@ -499,13 +511,14 @@ impl GraphView {
         Ok(false)
     }
 
-    /// `km-graph-subsystem`.
+    /// `km-graph-subsystem`: its artifacts too when `artifacts` names the
+    /// roots to list them from (empty: every root).
     pub fn subsystem(
         &self,
         store: &dyn KnowledgeStore,
         name: &str,
         depth: Option<usize>,
-        include_artifacts: bool,
+        artifacts: Option<RootScope<'_>>,
         cursor: Option<&str>,
         limit: Option<usize>,
     ) -> Result<SubsystemAnswer, ErrorReport> {
@@ -579,14 +592,15 @@ impl GraphView {
         }
         related.sort_by(|a, b| a.hops.cmp(&b.hops).then_with(|| a.id.cmp(&b.id)));
 
+        let scope = artifacts;
         let mut artifacts: Vec<ArtifactOut> = Vec::new();
-        if include_artifacts {
-            for (root, ledger, _) in &self.roots {
+        if let Some(scope) = scope {
+            for (root, ledger, _) in self.roots.iter().filter(|(r, _, _)| in_scope(scope, r)) {
                 for (path, file) in &ledger.files {
                     if file.subsystem.as_deref() != Some(name) {
                         continue;
                     }
-                    if let Some(node) = file_node(file.artifact_type, path) {
+                    if let Some(node) = file_node(file.artifact_type, root, path) {
                         artifacts.push(ArtifactOut {
                             id: node,
                             root: root.clone(),
@@ -612,11 +626,13 @@ impl GraphView {
         })
     }
 
-    /// `km-graph-search`: nodes whose name holds the term's words.
+    /// `km-graph-search`: nodes whose name holds the term's words (of the
+    /// roots of `scope`; subsystems always).
     pub fn search(
         &self,
         term: &str,
         limit: Option<usize>,
+        scope: RootScope<'_>,
     ) -> Result<GraphSearchAnswer, ErrorReport> {
         let term = term.trim();
         if term.is_empty() || term.chars().count() > 200 {
@@ -630,10 +646,16 @@ impl GraphView {
         let whole = term.to_lowercase();
         let mut hits: Vec<GraphHit> = Vec::new();
         for id in self.node_ids() {
+            let root = root_of(&id).map(str::to_string);
+            if root.as_deref().is_some_and(|r| !in_scope(scope, r)) {
+                continue;
+            }
             let (label, rest) = id.split_once(':').unwrap_or_default();
+            // The root's name is no part of what a node is called.
             let name = match label {
                 "Symbol" => rest.rsplit("::").next().unwrap_or(rest),
-                _ => rest,
+                "Subsystem" => rest,
+                _ => split_root(rest).map_or(rest, |(_, path)| path),
             };
             let lower = name.to_lowercase();
             let last = lower.rsplit(['/', '.']).next().unwrap_or(&lower);
@@ -663,6 +685,7 @@ impl GraphView {
                 .unwrap_or_default();
             hits.push(GraphHit {
                 label: label.to_string(),
+                root,
                 id,
                 score: score * weight,
                 snippet,
@@ -682,13 +705,15 @@ impl GraphView {
     }
 
     /// `km-graph-tests-of`: for code or a symbol, the tests that import it
-    /// or are named after it; for a test, the code it covers.
+    /// or are named after it; for a test, the code it covers (of the roots
+    /// of `scope`).
     pub fn tests_of(
         &self,
         store: &dyn KnowledgeStore,
         target: &str,
+        scope: RootScope<'_>,
     ) -> Result<TestsOfAnswer, ErrorReport> {
-        let id = self.tests_of_node(target)?;
+        let id = self.tests_of_node(target, scope)?;
         let (label, rest) = parse_id(&id)?;
         let mut found = Coverage::default();
         let direction = match label {
@@ -711,35 +736,40 @@ impl GraphView {
                 ));
             }
         };
+        let mut results = found.closest_first();
+        results.retain(|r| in_scope(scope, &r.root));
         Ok(TestsOfAnswer {
             target: id,
             direction: direction.into(),
-            results: found.closest_first(),
+            results,
         })
     }
 
     /// The node `tests_of` answers about: `target` as a node id, or the
     /// file node of a root-relative path; an error when it is empty,
     /// unknown to the graph, or a file that is neither code nor a test.
-    fn tests_of_node(&self, target: &str) -> Result<String, ErrorReport> {
+    fn tests_of_node(&self, target: &str, scope: RootScope<'_>) -> Result<String, ErrorReport> {
         let target = target.trim();
         if target.is_empty() {
             return Err(ErrorReport::new(
                 ErrorCode::InvalidArguments,
-                "target must be a root-relative path (src/app.py) or a node id (Code:src/app.py, Symbol:src/app.py::App.run)",
+                "target must be a path (<root>/src/app.py, or src/app.py when one root has it) or a node id (Code:<root>/src/app.py, Symbol:<root>/src/app.py::App.run)",
             ));
         }
         let id = if target.contains(':')
             && LABELS.iter().any(|l| target.starts_with(&format!("{l}:")))
         {
             parse_id(target)?;
-            target.to_string()
+            ids::qualify(&self.roots, target, scope)?
         } else {
             let path = target.trim_start_matches("./");
-            let (_, file) = self
-                .file(path)
-                .ok_or_else(|| self.not_found(&format!("Code:{path}")))?;
-            file_node(file.artifact_type, path).ok_or_else(|| {
+            let (root, path) = ids::qualify_path(&self.roots, path, scope, |root, path| {
+                format!("{root}/{path}")
+            })?
+            .ok_or_else(|| self.not_found(&format!("Code:{path}")))?;
+            let file = ids::file_in(&self.roots, &root, &path)
+                .ok_or_else(|| self.not_found(&format!("Code:{root}/{path}")))?;
+            file_node(file.artifact_type, &root, &path).ok_or_else(|| {
                 ErrorReport::new(
                     ErrorCode::InvalidRequest,
                     format!(
@@ -754,23 +784,24 @@ impl GraphView {
         Ok(id)
     }
 
-    /// The tests of the code file `id` (at `path`): those that import it or
-    /// are named after it, and those that import one of its symbols.
+    /// The tests of the code file `id` (at `<root>/<path>`): those that
+    /// import it or are named after it, and those that import one of its
+    /// symbols.
     fn tests_of_code(
         &self,
         store: &dyn KnowledgeStore,
         id: &str,
-        path: &str,
+        rest: &str,
         found: &mut Coverage,
     ) -> Result<(), ErrorReport> {
         for t in incoming(store, id, "VALIDATES")? {
             found.note(t.subject, "VALIDATES", None);
         }
-        if let Some((_, file)) = self.file(path) {
+        if let Some((root, path, file)) = ids::locate(&self.roots, rest) {
             for symbol in &file.symbols {
                 for t in incoming(
                     store,
-                    &symbol_node(path, &symbol.qualified_name),
+                    &symbol_node(root, path, &symbol.qualified_name),
                     "EXERCISES",
                 )? {
                     found.note(t.subject, "EXERCISES", Some(symbol.qualified_name.clone()));
@@ -781,8 +812,8 @@ impl GraphView {
     }
 }
 
-/// The tests of the symbol `id` (`rest` is `path::qualified.name`): those
-/// that import it or the class it belongs to, and those of its file.
+/// The tests of the symbol `id` (`rest` is `<root>/<path>::qualified.name`):
+/// those that import it or the class it belongs to, and those of its file.
 fn tests_of_symbol(
     store: &dyn KnowledgeStore,
     id: &str,
@@ -795,7 +826,7 @@ fn tests_of_symbol(
     }
     // Tests of the class a method belongs to exercise it too.
     if let Some((parent, _)) = qualified.rsplit_once('.') {
-        for t in incoming(store, &symbol_node(path, parent), "EXERCISES")? {
+        for t in incoming(store, &format!("Symbol:{path}::{parent}"), "EXERCISES")? {
             found.note(t.subject, "EXERCISES", Some(parent.to_string()));
         }
     }
@@ -862,15 +893,18 @@ struct Coverage {
 impl Coverage {
     /// Notes `node`, linked `via` a predicate (through `symbol`, if any).
     fn note(&mut self, node: String, via: &str, symbol: Option<String>) {
-        let path = node
+        let qualified = node
             .split_once(':')
-            .map(|(_, r)| r.split("::").next().unwrap_or(r).to_string())
+            .map(|(_, r)| r.split("::").next().unwrap_or(r))
             .unwrap_or_default();
+        let (root, path) = split_root(qualified).unwrap_or(("", qualified));
+        let (root, path) = (root.to_string(), path.to_string());
         let entry = self
             .found
             .entry(node.clone())
             .or_insert_with(|| CoverageOut {
                 id: node,
+                root,
                 path,
                 via: Vec::new(),
                 symbols: Vec::new(),
@@ -925,17 +959,18 @@ pub struct GraphContext {
 const CONTEXT_CAP: usize = 10;
 
 impl GraphView {
-    /// The graph context of the file `path`, or `None` when the graph
-    /// does not know it.
+    /// The graph context of the file `path` of root `root`, or `None` when
+    /// the graph does not know it.
     pub fn context(
         &self,
         store: &dyn KnowledgeStore,
+        root: &str,
         path: &str,
     ) -> Result<Option<GraphContext>, ErrorReport> {
-        let Some((_, file)) = self.file(path) else {
+        let Some(file) = ids::file_in(&self.roots, root, path) else {
             return Ok(None);
         };
-        let Some(node) = file_node(file.artifact_type, path) else {
+        let Some(node) = file_node(file.artifact_type, root, path) else {
             return Ok(None);
         };
         let mut context = GraphContext {
@@ -1023,9 +1058,9 @@ fn check_limit(limit: Option<usize>, default: usize, max: usize) -> Result<usize
     }
 }
 
-/// The file a node id stands for: `Code:<path>`, `TestCase:<path>`,
-/// `DesignDoc:<path>`, `Config:<path>`, or the file of
-/// `Symbol:<path>::<name>`.
+/// The file a node id stands for (`<root>/<path>`): that of a
+/// `Code:`, `TestCase:`, `DesignDoc:` or `Config:` node, or the file of
+/// `Symbol:<root>/<path>::<name>`.
 fn file_of(id: &str) -> Option<&str> {
     let (label, rest) = id.split_once(':')?;
     match label {
@@ -1036,9 +1071,9 @@ fn file_of(id: &str) -> Option<&str> {
 }
 
 /// The files each test validates in the code graph (`VALIDATES`), by
-/// root-relative path.
+/// `<root>/<path>`.
 #[derive(Debug, Default)]
 pub struct GraphLinks {
-    /// Test path → the code paths it validates.
+    /// Test `<root>/<path>` → the code files it validates, likewise.
     pub targets: std::collections::HashMap<String, Vec<String>>,
 }

@@ -11,8 +11,13 @@
 //! target exists, or a test whose code was deleted, is right after the next
 //! run without reading unchanged files again.
 //!
-//! Nodes: `Subsystem:<name>`, `Code:<path>`, `TestCase:<path>`,
-//! `DesignDoc:<path>`, `Config:<path>`, `Symbol:<path>::<qualified_name>`.
+//! Nodes: `Subsystem:<name>`, `Code:<root>/<path>`, `TestCase:<root>/<path>`,
+//! `DesignDoc:<root>/<path>`, `Config:<root>/<path>`,
+//! `Symbol:<root>/<path>::<qualified_name>`: a file's node names its root
+//! (root names hold no `/`), so two roots holding the same path never
+//! share a node. Subsystems are the project's (a catalog's subsystem may
+//! span roots) and keep bare names. Tools take a bare path too when
+//! exactly one root has it ([`ids`]).
 //! Edges: `BELONGS_TO` (file → subsystem), `DEPENDS_ON` (subsystem →
 //! subsystem, from the catalog), `DECLARES_SYMBOL` (file → symbol),
 //! `CONTAINS` (class → member), `IMPORTS` (file → file), `VALIDATES`
@@ -35,6 +40,7 @@
 mod bindings;
 pub mod calls;
 pub mod explore;
+pub mod ids;
 mod packages;
 mod paths;
 pub mod references;
@@ -183,6 +189,7 @@ impl GraphFile {
     /// (documents). A symbol or subsystem whose node id would not fit the
     /// store is left out (and listed in `left_out`).
     pub fn new(
+        root: &str,
         path: &str,
         artifact_type: ArtifactType,
         language: Option<&str>,
@@ -204,7 +211,7 @@ impl GraphFile {
                     .definitions
                     .iter()
                     .filter(|d| {
-                        let fit = fits(&symbol_node(path, &d.qualified_name));
+                        let fit = fits(&symbol_node(root, path, &d.qualified_name));
                         if !fit {
                             left_out.push(format!("symbol {}", shown(&d.qualified_name)));
                         }
@@ -282,8 +289,9 @@ fn calls_of(outline: &Outline, symbols: &[SymbolFact]) -> Vec<CallsFact> {
 /// The format of the facts a [`GraphLedger`] keeps; ingest reads the
 /// files of facts in an older one again (1: TS/JS re-exports list the
 /// names they pass on; 2: manifests say what they declare; 3: call sites
-/// and the names imports bind).
-pub const FACTS_VERSION: u32 = 3;
+/// and the names imports bind; 4: node ids name their root, so the edges
+/// written under the bare ids of 3 are replaced).
+pub const FACTS_VERSION: u32 = 4;
 
 /// What a root's graph was built from, and what was written.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -331,18 +339,20 @@ impl Edge {
     }
 }
 
-/// The node of a file.
-pub fn file_node(kind: ArtifactType, path: &str) -> Option<String> {
-    label(kind).map(|label| format!("{label}:{path}"))
+/// The node of the file at `path` of root `root`: `Code:<root>/<path>`.
+pub fn file_node(kind: ArtifactType, root: &str, path: &str) -> Option<String> {
+    label(kind).map(|label| format!("{label}:{root}/{path}"))
 }
 
-/// The node of a symbol.
-pub fn symbol_node(path: &str, qualified_name: &str) -> String {
-    format!("Symbol:{path}::{qualified_name}")
+/// The node of a symbol of the file at `path` of root `root`:
+/// `Symbol:<root>/<path>::<qualified_name>`.
+pub fn symbol_node(root: &str, path: &str, qualified_name: &str) -> String {
+    format!("Symbol:{root}/{path}::{qualified_name}")
 }
 
-/// The whole graph of a root: every edge with its properties (JSON).
+/// The whole graph of root `root`: every edge with its properties (JSON).
 pub fn build(
+    root: &str,
     files: &BTreeMap<String, GraphFile>,
     catalog: &Catalog,
 ) -> BTreeMap<Edge, Option<String>> {
@@ -366,7 +376,7 @@ pub fn build(
         }
     }
     for (path, file) in files {
-        let Some(node) = file_node(file.artifact_type, path) else {
+        let Some(node) = file_node(file.artifact_type, root, path) else {
             continue;
         };
         if let Some(subsystem) = &file.subsystem {
@@ -383,7 +393,7 @@ pub fn build(
             .map(|s| s.qualified_name.as_str())
             .collect();
         for symbol in &file.symbols {
-            let id = symbol_node(path, &symbol.qualified_name);
+            let id = symbol_node(root, path, &symbol.qualified_name);
             add(
                 node.clone(),
                 "DECLARES_SYMBOL",
@@ -393,7 +403,7 @@ pub fn build(
             if let Some((parent, _)) = symbol.qualified_name.rsplit_once('.')
                 && own.contains(parent)
             {
-                add(symbol_node(path, parent), "CONTAINS", id, None);
+                add(symbol_node(root, path, parent), "CONTAINS", id, None);
             }
         }
         let is_test = file.artifact_type == ArtifactType::Test;
@@ -402,7 +412,7 @@ pub fn build(
                 let Some(target_file) = files.get(&target) else {
                     continue;
                 };
-                let Some(target_node) = file_node(target_file.artifact_type, &target) else {
+                let Some(target_node) = file_node(target_file.artifact_type, root, &target) else {
                     continue;
                 };
                 add(node.clone(), "IMPORTS", target_node.clone(), None);
@@ -410,7 +420,12 @@ pub fn build(
                     add(node.clone(), "VALIDATES", target_node, None);
                     for name in names {
                         if target_file.defines(&name) {
-                            add(node.clone(), "EXERCISES", symbol_node(&target, &name), None);
+                            add(
+                                node.clone(),
+                                "EXERCISES",
+                                symbol_node(root, &target, &name),
+                                None,
+                            );
                         }
                     }
                 }
@@ -418,12 +433,17 @@ pub fn build(
         }
         if is_test {
             for target in resolver.tested_by_name(path) {
-                add(node.clone(), "VALIDATES", format!("Code:{target}"), None);
+                add(
+                    node.clone(),
+                    "VALIDATES",
+                    format!("Code:{root}/{target}"),
+                    None,
+                );
             }
         }
         if file.artifact_type == ArtifactType::Doc {
             for mention in &file.mentions {
-                if let Some(target) = resolver.mentioned(mention, path) {
+                if let Some(target) = resolver.mentioned(root, mention, path) {
                     add(node.clone(), "DESCRIBES", target, None);
                 }
             }

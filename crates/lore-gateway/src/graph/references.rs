@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::calls::{CallEdge, CallIndex, Resolution};
 use super::explore::GraphView;
+use super::ids::{self, RootScope, in_scope};
 use super::symbol_node;
 
 /// Most callers or callees an answer lists.
@@ -21,7 +22,7 @@ pub const MAX_DEFINITIONS: usize = 20;
 /// A definition of the symbol asked about.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DefinitionOut {
-    /// Its node: `Symbol:<path>::<qualified_name>`.
+    /// Its node: `Symbol:<root>/<path>::<qualified_name>`.
     pub id: String,
     /// The root it is in.
     pub root: String,
@@ -40,10 +41,12 @@ pub struct DefinitionOut {
 /// One call site.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ReferenceOut {
-    /// The caller (a symbol, or `Code:<path>` outside any definition) or
-    /// the callee.
+    /// The caller (a symbol, or `Code:<root>/<path>` outside any
+    /// definition) or the callee.
     pub node: String,
-    /// The file of the call site.
+    /// The root of the call site.
+    pub root: String,
+    /// The file of the call site (root-relative).
     pub path: String,
     /// The line of the call site.
     pub line: usize,
@@ -78,19 +81,20 @@ pub struct ReferencesAnswer {
 
 impl GraphView {
     /// `km-graph-references`: the definitions `symbol` names (a node id,
-    /// `path::Qualified.name`, a qualified or a bare name; in `root` only
-    /// when given), their callers and their callees, `limit` of each.
+    /// `<root>/<path>::Qualified.name` or `<path>::Qualified.name`, a
+    /// qualified or a bare name; in the roots of `scope` only), their
+    /// callers and their callees, `limit` of each.
     pub fn references(
         &self,
         symbol: &str,
-        root: Option<&str>,
+        scope: RootScope<'_>,
         limit: Option<usize>,
     ) -> Result<ReferencesAnswer, ErrorReport> {
         let symbol = symbol.trim();
         if symbol.is_empty() || symbol.chars().count() > 2_000 {
             return Err(ErrorReport::new(
                 ErrorCode::InvalidArguments,
-                "symbol must be a name (Invoice.total, total), path::name (src/billing.py::Invoice.total) or a Symbol: node id",
+                "symbol must be a name (Invoice.total, total), path::name (<root>/src/billing.py::Invoice.total, or src/billing.py::Invoice.total when one root has the file) or a Symbol: node id",
             ));
         }
         let limit = match limit {
@@ -103,16 +107,9 @@ impl GraphView {
                 ));
             }
         };
-        if let Some(root) = root
-            && !self.roots.iter().any(|(name, _, _)| name == root)
-        {
-            let names: Vec<&str> = self.roots.iter().map(|(n, _, _)| n.as_str()).collect();
-            return Err(ErrorReport::new(
-                ErrorCode::NotFound,
-                format!("no root `{root}`; the roots are {}", names.join(", ")),
-            ));
-        }
-        let mut definitions = self.definitions_named(symbol, root);
+        let names: Vec<&str> = self.roots.iter().map(|(n, _, _)| n.as_str()).collect();
+        super::ids::check_roots(&names, scope, "roots")?;
+        let mut definitions = self.definitions_named(symbol, scope)?;
         if definitions.is_empty() {
             return Err(self.no_symbol(symbol));
         }
@@ -130,6 +127,11 @@ impl GraphView {
         truncated |= total_callers > limit || total_callees > limit;
         let out = |edge: &CallEdge, node: &str| ReferenceOut {
             node: node.to_string(),
+            root: self
+                .roots
+                .get(edge.root)
+                .map(|(name, _, _)| name.clone())
+                .unwrap_or_default(),
             path: edge.path.clone(),
             line: edge.line,
             called_as: edge.written.clone(),
@@ -157,34 +159,44 @@ impl GraphView {
     }
 
     /// The definitions `symbol` names: by node id or `path::name`
-    /// exactly, else every symbol whose qualified name is `symbol` or
-    /// ends with `.symbol` (`::` read as `.`), the shortest first.
-    fn definitions_named(&self, symbol: &str, root: Option<&str>) -> Vec<DefinitionOut> {
+    /// exactly (a bare path when one root of `scope` holds it), else
+    /// every symbol whose qualified name is `symbol` or ends with
+    /// `.symbol` (`::` read as `.`), the shortest first.
+    fn definitions_named(
+        &self,
+        symbol: &str,
+        scope: RootScope<'_>,
+    ) -> Result<Vec<DefinitionOut>, ErrorReport> {
         let wanted = symbol.strip_prefix("Symbol:").unwrap_or(symbol);
-        let exact = wanted.split_once("::").filter(|(path, _)| {
-            self.roots
-                .iter()
-                .any(|(_, l, _)| l.files.contains_key(*path))
-        });
+        let exact = match wanted.split_once("::") {
+            Some((path, qualified)) => {
+                ids::qualify_path(&self.roots, path, scope, |root, path| {
+                    format!("Symbol:{root}/{path}::{qualified}")
+                })?
+                .map(|(root, path)| (root, path, qualified))
+            }
+            None => None,
+        };
         let dotted = wanted.replace("::", ".");
         let suffix = format!(".{dotted}");
         let mut out = Vec::new();
         for (root_name, ledger, _) in &self.roots {
-            if root.is_some_and(|r| r != root_name) {
+            if !in_scope(scope, root_name) || exact.as_ref().is_some_and(|(r, _, _)| r != root_name)
+            {
                 continue;
             }
             for (path, file) in &ledger.files {
-                if exact.is_some_and(|(p, _)| p != path) {
+                if exact.as_ref().is_some_and(|(_, p, _)| p != path) {
                     continue;
                 }
                 for s in &file.symbols {
-                    let matches = match exact {
-                        Some((_, qualified)) => s.qualified_name == qualified,
+                    let matches = match &exact {
+                        Some((_, _, qualified)) => s.qualified_name == *qualified,
                         None => s.qualified_name == dotted || s.qualified_name.ends_with(&suffix),
                     };
                     if matches {
                         out.push(DefinitionOut {
-                            id: symbol_node(path, &s.qualified_name),
+                            id: symbol_node(root_name, path, &s.qualified_name),
                             root: root_name.clone(),
                             path: path.clone(),
                             qualified_name: s.qualified_name.clone(),
@@ -197,9 +209,13 @@ impl GraphView {
             }
         }
         out.sort_by(|a, b| {
-            (a.qualified_name.len(), &a.path).cmp(&(b.qualified_name.len(), &b.path))
+            (a.qualified_name.len(), &a.path, &a.root).cmp(&(
+                b.qualified_name.len(),
+                &b.path,
+                &b.root,
+            ))
         });
-        out
+        Ok(out)
     }
 
     /// A `not_found` naming the closest symbols.
@@ -211,14 +227,14 @@ impl GraphView {
             .unwrap_or(&wanted)
             .to_string();
         let mut scored: Vec<(f64, String)> = Vec::new();
-        for (_, ledger, _) in &self.roots {
+        for (root, ledger, _) in &self.roots {
             for (path, file) in &ledger.files {
                 for s in &file.symbols {
                     let lower = s.qualified_name.to_lowercase();
                     let last = lower.rsplit('.').next().unwrap_or(&lower);
                     let score = strsim::jaro_winkler(&tail, last);
                     if score > 0.85 {
-                        scored.push((score, format!("{path}::{}", s.qualified_name)));
+                        scored.push((score, format!("{root}/{path}::{}", s.qualified_name)));
                     }
                 }
             }

@@ -30,7 +30,8 @@ pub const MAX_LISTED: usize = 200;
 pub struct CoverageSummary {
     /// The totals.
     pub summary: CoverageTotals,
-    /// Per subsystem (files without one under `null`): artifacts by type.
+    /// Per root and subsystem (files without one under `null`):
+    /// artifacts by type.
     pub artifacts: Vec<SubsystemArtifacts>,
     /// Files the newest full ingest left out, with the reason (binary,
     /// too large, a link out of the root, unreadable, Lore's own file, a
@@ -64,9 +65,11 @@ pub struct CoverageTotals {
     pub roots: usize,
 }
 
-/// One subsystem's artifacts.
+/// One subsystem's artifacts in one root.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SubsystemArtifacts {
+    /// The root.
+    pub root: String,
     /// The subsystem (null for files in none).
     pub subsystem: Option<String>,
     /// Its files.
@@ -154,7 +157,8 @@ pub fn coverage(
     chunk_count: u64,
 ) -> CoverageSummary {
     let mut breakdown: BTreeMap<String, u64> = BTreeMap::new();
-    let mut per_subsystem: BTreeMap<Option<String>, BTreeMap<String, u64>> = BTreeMap::new();
+    let mut per_subsystem: BTreeMap<(String, Option<String>), BTreeMap<String, u64>> =
+        BTreeMap::new();
     let mut oldest: Option<(i64, &str, &str)> = None;
     let mut newest: Option<(i64, &str, &str)> = None;
     let mut removed = Vec::new();
@@ -172,7 +176,7 @@ pub fn coverage(
                 .and_then(|(ledger, _)| ledger.files.get(path))
                 .and_then(|f| f.subsystem.clone());
             *per_subsystem
-                .entry(subsystem)
+                .entry((root.name.to_string(), subsystem))
                 .or_default()
                 .entry(kind)
                 .or_default() += 1;
@@ -235,11 +239,14 @@ pub fn coverage(
         },
         artifacts: per_subsystem
             .into_iter()
-            .map(|(subsystem, artifact_breakdown)| SubsystemArtifacts {
-                subsystem,
-                artifact_total: artifact_breakdown.values().sum(),
-                artifact_breakdown,
-            })
+            .map(
+                |((root, subsystem), artifact_breakdown)| SubsystemArtifacts {
+                    root,
+                    subsystem,
+                    artifact_total: artifact_breakdown.values().sum(),
+                    artifact_breakdown,
+                },
+            )
             .collect(),
         skipped,
         skipped_total,
@@ -286,7 +293,7 @@ pub struct LifecycleReport {
 /// A stale document.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct StaleDoc {
-    /// Its node (`DesignDoc:docs/api.md`).
+    /// Its node (`DesignDoc:<root>/docs/api.md`).
     pub id: String,
     /// Its root.
     pub root: String,
@@ -323,7 +330,7 @@ pub struct MissingTests {
     pub subsystem: String,
     /// Its code files.
     pub code_files: usize,
-    /// A few of them.
+    /// A few of them (`<root>/<path>`).
     pub examples: Vec<String>,
 }
 
@@ -368,14 +375,17 @@ pub struct LifecycleSummary {
 /// and subsystem membership do not.
 const LINKS: [&str; 4] = ["IMPORTS", "VALIDATES", "EXERCISES", "DESCRIBES"];
 
-/// The file a node is about (`Code:a.py` and `Symbol:a.py::A.run` → `a.py`).
+/// The root-relative path of the file a node is about
+/// (`Code:app/a.py` and `Symbol:app/a.py::A.run` → `a.py`): a root's edges
+/// link its own files only.
 fn node_path(node: &str) -> Option<&str> {
     let (label, rest) = node.split_once(':')?;
-    match label {
+    let qualified = match label {
         "Symbol" => rest.split_once("::").map(|(path, _)| path),
         "Code" | "TestCase" | "DesignDoc" | "Config" => Some(rest),
         _ => None,
-    }
+    }?;
+    crate::graph::ids::split_root(qualified).map(|(_, path)| path)
 }
 
 /// Entries a lifecycle report lists per list unless asked for more.
@@ -456,7 +466,7 @@ pub fn lifecycle(
                 fixtures_and_assets += 1;
                 continue;
             }
-            if let Some(node) = crate::graph::file_node(file.artifact_type, path)
+            if let Some(node) = crate::graph::file_node(file.artifact_type, root.name, path)
                 && !linked.contains(path.as_str())
             {
                 let label = node.split(':').next().unwrap_or_default().to_string();
@@ -470,7 +480,7 @@ pub fn lifecycle(
                 let entry = subsystems.entry(subsystem.clone()).or_default();
                 match file.artifact_type {
                     ArtifactType::Code => {
-                        entry.0.push(path.clone());
+                        entry.0.push(format!("{}/{path}", root.name));
                         entry.1 |= validated.contains(path.as_str());
                     }
                     ArtifactType::Test => entry.1 = true,
@@ -651,7 +661,7 @@ impl StaleDocs {
             found.stale.push((
                 doc_at,
                 StaleDoc {
-                    id: format!("DesignDoc:{doc}"),
+                    id: format!("DesignDoc:{}/{doc}", root.name),
                     root: root.name.to_string(),
                     path: doc.to_string(),
                     last_changed: UtcMillis(doc_at).to_iso(),
@@ -714,7 +724,7 @@ fn removed_mentions(root: &RootState<'_>, graph: &GraphLedger) -> Vec<RemovedRef
                 && seen.insert(removed_path.as_str())
             {
                 out.push(RemovedReference {
-                    doc: format!("DesignDoc:{doc}"),
+                    doc: format!("DesignDoc:{}/{doc}", root.name),
                     root: root.name.to_string(),
                     removed_path: removed_path.clone(),
                     removed_at: entry.removed_at.clone(),

@@ -7,10 +7,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::file_node;
 use super::packages::Packages;
 use super::paths::{dir_of, normalize};
 use super::{GraphFile, ImportFact, MAX_PACKAGE_FILES, MAX_REEXPORT_DEPTH, SCRIPT_EXTENSIONS};
-use super::{file_node, symbol_node};
 use crate::ingest::classify::ArtifactType;
 
 /// Finds the files an import, a test's name or a document's mention
@@ -21,7 +21,7 @@ pub(super) struct Resolver<'a> {
     by_name: HashMap<&'a str, Vec<&'a str>>,
     /// Folder → its files.
     by_dir: HashMap<&'a str, Vec<&'a str>>,
-    /// Symbol name (qualified, and bare when unique) → its node.
+    /// Symbol name (qualified, and bare when unique) → `path::qualified`.
     symbols: HashMap<String, Option<String>>,
     /// What [`Resolver::by_suffix`] answered, by suffix (thousands of
     /// files import the same few modules).
@@ -57,7 +57,8 @@ impl<'a> Resolver<'a> {
                 continue;
             }
             for symbol in &file.symbols {
-                let node = symbol_node(path, &symbol.qualified_name);
+                // `path::qualified`: the root is added when a mention names it.
+                let node = format!("{path}::{}", symbol.qualified_name);
                 let bare = symbol.qualified_name.rsplit('.').next().unwrap_or_default();
                 for key in [symbol.qualified_name.as_str(), bare] {
                     // A name defined twice names nothing.
@@ -568,8 +569,9 @@ impl<'a> Resolver<'a> {
     }
 
     /// The node a document's mention names: a file by path (or a unique
-    /// suffix of one), or a symbol by a name defined once.
-    pub(super) fn mentioned(&self, mention: &str, doc: &str) -> Option<String> {
+    /// suffix of one), or a symbol by a name defined once; nodes of root
+    /// `root`.
+    pub(super) fn mentioned(&self, root: &str, mention: &str, doc: &str) -> Option<String> {
         let path = mention.trim_start_matches("./").trim_start_matches('/');
         if path.contains('.') && crate::ingest::classify::language(path).is_some() {
             let relative = normalize(&format!("{}/{path}", dir_of(doc)));
@@ -578,9 +580,10 @@ impl<'a> Resolver<'a> {
                 .or_else(|| self.exists(path).then(|| path.to_string()))
                 .or_else(|| path.contains('/').then(|| self.by_suffix(path)).flatten())?;
             let file = self.files.get(&found)?;
-            return file_node(file.artifact_type, &found);
+            return file_node(file.artifact_type, root, &found);
         }
         let name = mention.trim_end_matches("()");
-        self.symbols.get(name).cloned().flatten()
+        let symbol = self.symbols.get(name)?.as_deref()?;
+        Some(format!("Symbol:{root}/{symbol}"))
     }
 }

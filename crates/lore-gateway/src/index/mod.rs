@@ -22,7 +22,9 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Te
 use crate::ingest::chunk::Chunk;
 use crate::ingest::classify::ArtifactType;
 
-const FORMAT: &str = "lore-gateway-4";
+/// The index's format; an index of another is rebuilt on open (5: chunk
+/// ids name their root, `<root>/<path>::<key>`).
+const FORMAT: &str = "lore-gateway-5";
 const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
 
 /// The index's fields.
@@ -170,6 +172,12 @@ fn internal(e: impl std::fmt::Display) -> ErrorReport {
 /// The key a file's chunks are deleted by.
 pub(crate) fn file_key(root: &str, path: &str) -> String {
     format!("{root}\u{1f}{path}")
+}
+
+/// A chunk's id: `<root>/<path>::<key>` (the root first, so two roots
+/// holding the same file never share an id, nor the votes on it).
+pub fn chunk_id(root: &str, path: &str, key: &str) -> String {
+    format!("{root}/{path}::{key}")
 }
 
 impl GatewayIndex {
@@ -341,7 +349,7 @@ impl GatewayIndex {
             doc.add_text(f.artifact_type, facts.artifact_type.as_str());
             doc.add_text(f.language, facts.language.as_deref().unwrap_or(""));
             doc.add_text(f.subsystem, facts.subsystem.as_deref().unwrap_or(""));
-            doc.add_text(f.chunk_id, format!("{}::{}", facts.path, chunk.key));
+            doc.add_text(f.chunk_id, chunk_id(&facts.root, &facts.path, &chunk.key));
             for symbol in &chunk.symbols {
                 let name = symbol.qualified_name.rsplit('.').next().unwrap_or_default();
                 doc.add_text(f.symbol, symbol.qualified_name.to_lowercase());

@@ -47,7 +47,7 @@ pub struct ChunkSymbol {
 pub struct Chunk {
     /// 0-based position in the file.
     pub ordinal: usize,
-    /// What names it in `chunk_id` (`<path>::<key>`): the qualified name of
+    /// What names it in `chunk_id` (`<root>/<path>::<key>`): the qualified name of
     /// its first definition, else its ordinal.
     pub key: String,
     /// First line (1-based).

@@ -845,7 +845,7 @@ fn write_graph(
     let Some(store) = store else {
         return Ok(());
     };
-    let edges = crate::graph::build(&graph.files, catalog);
+    let edges = crate::graph::build(root, &graph.files, catalog);
     let mut relate = Vec::new();
     let edges: BTreeMap<String, Option<String>> =
         edges.into_iter().map(|(e, p)| (e.key(), p)).collect();
@@ -971,6 +971,7 @@ fn prepare(job: &Wanted<'_>, shared: &Shared<'_>) -> Prepared {
             };
             Facts {
                 graph: GraphFile::new(
+                    shared.root,
                     &file.path,
                     kind,
                     lang,
@@ -1010,12 +1011,13 @@ fn prepare(job: &Wanted<'_>, shared: &Shared<'_>) -> Prepared {
 /// Why a file of `root` at root-relative `path`, resolved to `real`, is
 /// not read: one of the project's own files, or a path whose graph node
 /// the store cannot keep.
-fn left_out(project: &ProjectFiles, path: &str, real: &Path) -> Option<SkipReason> {
+fn left_out(project: &ProjectFiles, root: &str, path: &str, real: &Path) -> Option<SkipReason> {
     if let Some(fenced) = project.never_served(real, None) {
         return Some(fenced.reason);
     }
     let kind = artifact_type(path, language(path));
-    let node = crate::graph::file_node(kind, path).unwrap_or_else(|| format!("Code:{path}"));
+    let node =
+        crate::graph::file_node(kind, root, path).unwrap_or_else(|| format!("Code:{root}/{path}"));
     (!crate::graph::fits(&node)).then_some(SkipReason::PathTooLong)
 }
 
@@ -1037,7 +1039,7 @@ fn files_to_read(
         }
         // The walk's paths are resolved already (a link's is its target).
         found.files.retain(|file| {
-            let reason = left_out(project, &file.path, &file.absolute);
+            let reason = left_out(project, &root.name, &file.path, &file.absolute);
             if let Some(reason) = reason {
                 run.skipped
                     .push(Skipped::new(&root.name, &file.path, reason));
@@ -1066,7 +1068,7 @@ fn files_to_read(
             gone.push(path);
             continue;
         }
-        if let Some(reason) = left_out(project, &path, &resolved(&absolute)) {
+        if let Some(reason) = left_out(project, &root.name, &path, &resolved(&absolute)) {
             run.skipped.push(Skipped::new(&root.name, &path, reason));
             gone.push(path);
             continue;

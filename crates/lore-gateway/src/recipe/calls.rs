@@ -225,7 +225,7 @@ pub struct KmIngestTriggerInput {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KmGraphNodeInput {
-    /// The node: Code:<path>, TestCase:<path>, DesignDoc:<path>, Config:<path>, Symbol:<path>::<qualified_name> or Subsystem:<name>.
+    /// The node: Code:<root>/<path> (TestCase:, DesignDoc:, Config: alike), Symbol:<root>/<path>::<qualified_name> or Subsystem:<name>; a path without its root when one root has it.
     pub node_id: String,
     /// Which relations to list: outgoing, incoming, all (default) or none.
     #[serde(default)]
@@ -234,6 +234,9 @@ pub struct KmGraphNodeInput {
     #[serde(default)]
     #[schemars(range(min = 1, max = 200))]
     pub limit: Option<usize>,
+    /// Only these roots, by name.
+    #[serde(default)]
+    pub roots: Option<Vec<String>>,
 }
 
 /// `km-graph-subsystem` arguments.
@@ -256,6 +259,9 @@ pub struct KmGraphSubsystemInput {
     #[serde(default)]
     #[schemars(range(min = 1, max = 100))]
     pub limit: Option<usize>,
+    /// Only these roots, by name.
+    #[serde(default)]
+    pub roots: Option<Vec<String>>,
 }
 
 /// `km-graph-search` arguments.
@@ -268,25 +274,35 @@ pub struct KmGraphSearchInput {
     #[serde(default)]
     #[schemars(range(min = 1, max = 50))]
     pub limit: Option<usize>,
+    /// Only these roots, by name.
+    #[serde(default)]
+    pub roots: Option<Vec<String>>,
 }
 
 /// `km-graph-tests-of` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KmGraphTestsOfInput {
-    /// A root-relative path (src/app.py) or a node id (Code:…, Symbol:…, TestCase:…).
+    /// A path (<root>/src/app.py, or src/app.py when one root has it) or a node id (Code:…, Symbol:…, TestCase:…).
     pub target: String,
+    /// Only these roots, by name.
+    #[serde(default)]
+    pub roots: Option<Vec<String>>,
 }
 
 /// `km-graph-references` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KmGraphReferencesInput {
-    /// A name (Invoice.total, total), path::name (src/billing.py::Invoice.total) or a Symbol: node id.
+    /// A name (Invoice.total, total), path::name (<root>/src/billing.py::Invoice.total) or a Symbol: node id.
     pub symbol: String,
     /// Only definitions in this root.
     #[serde(default)]
     pub root: Option<String>,
+    /// Only definitions in these roots.
+    #[serde(default)]
+    pub roots: Option<Vec<String>>,
+
     /// Most callers and most callees, 1 to 200 (default 50).
     #[serde(default)]
     #[schemars(range(min = 1, max = 200))]
@@ -525,6 +541,7 @@ pub fn graph_node(gateway: &Gateway, input: KmGraphNodeInput) -> Result<NodeAnsw
         &input.node_id,
         input.relationships.unwrap_or_default(),
         input.limit,
+        &input.roots.unwrap_or_default(),
     )
 }
 
@@ -539,6 +556,7 @@ pub fn graph_subsystem(
         input.include_artifacts.unwrap_or(true),
         input.cursor.as_deref(),
         input.limit,
+        &input.roots.unwrap_or_default(),
     )
 }
 
@@ -547,7 +565,7 @@ pub fn graph_search(
     gateway: &Gateway,
     input: KmGraphSearchInput,
 ) -> Result<GraphSearchAnswer, ErrorReport> {
-    gateway.graph_search(&input.term, input.limit)
+    gateway.graph_search(&input.term, input.limit, &input.roots.unwrap_or_default())
 }
 
 /// `km-read`.
@@ -565,7 +583,7 @@ pub fn graph_tests_of(
     gateway: &Gateway,
     input: KmGraphTestsOfInput,
 ) -> Result<TestsOfAnswer, ErrorReport> {
-    gateway.tests_of(&input.target)
+    gateway.tests_of(&input.target, &input.roots.unwrap_or_default())
 }
 
 /// `km-graph-references`.
@@ -573,7 +591,13 @@ pub fn graph_references(
     gateway: &Gateway,
     input: KmGraphReferencesInput,
 ) -> Result<ReferencesAnswer, ErrorReport> {
-    gateway.references(&input.symbol, input.root.as_deref(), input.limit)
+    // `root` and `roots` both narrow: the definitions of either.
+    let roots: Vec<String> = input
+        .root
+        .into_iter()
+        .chain(input.roots.unwrap_or_default())
+        .collect();
+    gateway.references(&input.symbol, &roots, input.limit)
 }
 
 /// `km-coverage-summary`.

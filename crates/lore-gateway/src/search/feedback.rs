@@ -110,6 +110,45 @@ impl FeedbackVotes {
     }
 }
 
+/// The files of each root, by root-relative path: what names the root of
+/// a vote given before chunk ids named their root (`<path>::<key>`,
+/// an index of format 4 or older).
+#[derive(Debug, Default)]
+pub struct RootFiles {
+    roots: Vec<(String, HashSet<String>)>,
+}
+
+impl RootFiles {
+    /// The roots' names with their files.
+    pub fn new(roots: Vec<(String, HashSet<String>)>) -> RootFiles {
+        RootFiles { roots }
+    }
+
+    /// `id` as today's index names it: an id that names its root
+    /// (`<root>/<path>::<key>`, the root holding the path) as it is; an
+    /// older one, whose path exactly one root holds, with that root. A
+    /// path several roots (or none) hold cannot be told: the id is kept,
+    /// and its votes count for no chunk until a new vote names one.
+    pub fn chunk_id(&self, id: &str) -> String {
+        let Some((path, key)) = id.split_once("::") else {
+            return id.to_string();
+        };
+        let named = path.split_once('/').is_some_and(|(root, rest)| {
+            self.roots
+                .iter()
+                .any(|(name, files)| name == root && files.contains(rest))
+        });
+        if named {
+            return id.to_string();
+        }
+        let mut holders = self.roots.iter().filter(|(_, files)| files.contains(path));
+        match (holders.next(), holders.next()) {
+            (Some((root, _)), None) => crate::index::chunk_id(root, path, key),
+            _ => id.to_string(),
+        }
+    }
+}
+
 /// Records searches on a thread of its own, so that a search never waits
 /// for a write: each search hands its record over and returns. Feedback
 /// first waits until every search handed over before it is written
@@ -278,5 +317,25 @@ mod tests {
             "two half-lives leave a quarter: {aged}"
         );
         assert_eq!(old.last_id, 2);
+    }
+
+    #[test]
+    fn a_vote_of_an_older_index_gets_the_root_that_holds_its_file() {
+        let files = |paths: &[&str]| paths.iter().map(|p| p.to_string()).collect();
+        let roots = RootFiles::new(vec![
+            ("cobra".into(), files(&["shared/util.go", "cmd/root.go"])),
+            ("viper".into(), files(&["shared/util.go", "viper.go"])),
+        ]);
+        assert_eq!(
+            roots.chunk_id("cmd/root.go::Execute"),
+            "cobra/cmd/root.go::Execute"
+        );
+        assert_eq!(roots.chunk_id("viper/viper.go::3"), "viper/viper.go::3");
+        // In both roots: it cannot be told, and is kept as it was.
+        assert_eq!(
+            roots.chunk_id("shared/util.go::Join"),
+            "shared/util.go::Join"
+        );
+        assert_eq!(roots.chunk_id("gone.go::1"), "gone.go::1");
     }
 }

@@ -61,6 +61,9 @@ pub struct SearchFilters {
     /// these roots.
     #[serde(default)]
     pub namespaces: Vec<String>,
+    /// Only files of these roots (by name; unknown names are refused).
+    #[serde(default)]
+    pub roots: Vec<String>,
     /// Only files with one of these tags (their subsystem's in the
     /// catalog, or their front matter's).
     #[serde(default)]
@@ -106,7 +109,8 @@ pub struct SearchRequest {
 /// A chunk as results show it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ChunkOut {
-    /// `<path>::<ordinal>`.
+    /// `<root>/<path>::<key>` (the key is the chunk's first definition,
+    /// or its ordinal).
     pub chunk_id: String,
     /// The root it comes from.
     pub root: String,
@@ -153,7 +157,7 @@ pub struct Snippet {
 /// A definition in a result.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SymbolOut {
-    /// Its graph node: `Symbol:<path>::<qualified_name>`.
+    /// Its graph node: `Symbol:<root>/<path>::<qualified_name>`.
     pub id: String,
     /// `Invoice.total_with_tax`.
     pub qualified_name: String,
@@ -302,6 +306,7 @@ pub fn check_request(request: &SearchRequest) -> Result<(), ErrorReport> {
     for (name, values) in [
         ("subsystems", &f.subsystems),
         ("namespaces", &f.namespaces),
+        ("roots", &f.roots),
         ("tags", &f.tags),
         ("symbols", &f.symbols),
         ("symbol_languages", &f.symbol_languages),
@@ -528,10 +533,11 @@ fn chunk_of(index: &GatewayIndex, doc: &TantivyDocument) -> ChunkOut {
     let optional = |field| Some(text(field)).filter(|s: &String| !s.is_empty());
     let number = |field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
     let path = text(f.path);
+    let root = text(f.root);
     ChunkOut {
         chunk_id: text(f.chunk_id),
-        root: text(f.root),
-        artifact_path: text(f.path),
+        root: root.clone(),
+        artifact_path: path.clone(),
         artifact_type: text(f.artifact_type),
         subsystem: optional(f.subsystem),
         language: optional(f.language),
@@ -540,7 +546,11 @@ fn chunk_of(index: &GatewayIndex, doc: &TantivyDocument) -> ChunkOut {
         heading: optional(f.heading),
         text: text(f.text),
         snippet: None,
-        symbols: symbols_of(doc.get_first(f.symbols).and_then(|v| v.as_str()), &path),
+        symbols: symbols_of(
+            doc.get_first(f.symbols).and_then(|v| v.as_str()),
+            &root,
+            &path,
+        ),
         tags: doc
             .get_all(f.tags)
             .filter_map(|v| v.as_str())
@@ -549,14 +559,14 @@ fn chunk_of(index: &GatewayIndex, doc: &TantivyDocument) -> ChunkOut {
     }
 }
 
-fn symbols_of(json: Option<&str>, path: &str) -> Vec<SymbolOut> {
+fn symbols_of(json: Option<&str>, root: &str, path: &str) -> Vec<SymbolOut> {
     let stored: Vec<ChunkSymbol> = json
         .and_then(|j| serde_json::from_str(j).ok())
         .unwrap_or_default();
     stored
         .into_iter()
         .map(|s| SymbolOut {
-            id: format!("Symbol:{path}::{}", s.qualified_name),
+            id: crate::graph::symbol_node(root, path, &s.qualified_name),
             qualified_name: s.qualified_name,
             kind: s.kind.as_str().to_string(),
             start_line: s.start_line as u64,
@@ -602,6 +612,9 @@ fn filter_clauses(
     }
     if !filters.tags.is_empty() {
         out.push(any_of(f.tags, filters.tags.clone()));
+    }
+    if !filters.roots.is_empty() {
+        out.push(any_of(f.root, filters.roots.clone()));
     }
     if !filters.symbols.is_empty() {
         out.push(any_of(

@@ -57,13 +57,14 @@ fn graph_support(scored: &[Candidate], links: &GraphLinks) -> HashMap<String, f3
         if candidate.artifact_type != ArtifactType::Test {
             continue;
         }
-        let Some(targets) = links.targets.get(&candidate.path) else {
+        let file = format!("{}/{}", candidate.root, candidate.path);
+        let Some(targets) = links.targets.get(&file) else {
             continue;
         };
         // A test of one file says more about it than a test of many.
         let relative = candidate.scoring.adjusted / best / (targets.len() as f32).sqrt();
         for target in targets {
-            if *target != candidate.path {
+            if *target != file {
                 let entry = support.entry(target.clone()).or_insert(0.0);
                 *entry = entry.max(relative);
             }
@@ -81,7 +82,7 @@ fn apply_support(scored: &mut [Candidate], support: &HashMap<String, f32>) {
         if candidate.artifact_type != ArtifactType::Code {
             continue;
         }
-        if let Some(s) = support.get(candidate.path.as_str()) {
+        if let Some(s) = support.get(&format!("{}/{}", candidate.root, candidate.path)) {
             let factor = 1.0 + GRAPH_BOOST * s.min(1.0);
             candidate
                 .scoring

@@ -102,7 +102,7 @@ impl Tool for KmSearch {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-search",
         title: "Knowledge Search",
-        description: "Find the code, tests and docs an issue, a stack trace or a question is about, in the ingested repositories: chunks with path, lines, type, subsystem and why each ranks where it does. Paste the whole issue; named files and stack frames count most. Each chunk lists the symbols it defines; include_graph adds the file's tests, imports and documents. Filters (subsystems, artifact_types, namespaces, tags, symbols, symbol_kinds, symbol_languages, updated_after, max_age_days) apply before ranking. Example: {\"query\":\"ConnectionError raised in adapters.send when a proxy is set\",\"limit\":5}",
+        description: "Find the code, tests and docs an issue, a stack trace or a question is about, in the ingested repositories: chunks with path, lines, type, subsystem and why each ranks where it does. Paste the whole issue; named files and stack frames count most. Each chunk lists the symbols it defines; include_graph adds the file's tests, imports and documents. Filters (roots, subsystems, artifact_types, namespaces, tags, symbols, symbol_kinds, symbol_languages, updated_after, max_age_days) apply before ranking. Example: {\"query\":\"ConnectionError raised in adapters.send when a proxy is set\",\"limit\":5}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,
@@ -218,7 +218,7 @@ impl Tool for KmGraphNode {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-graph-node",
         title: "Graph Node",
-        description: "A node of the code graph and its relations: what a file or symbol is (type, language, subsystem, lines) and what it imports, declares, tests, is tested by, is described by. An unknown id names the closest ones. Example: {\"node_id\":\"Code:src/billing/invoice.py\",\"relationships\":\"incoming\"}",
+        description: "A node of the code graph and its relations: what a file or symbol is (type, language, subsystem, lines) and what it imports, declares, tests, is tested by, is described by. Ids name their root (Code:<root>/<path>); a path in one root only may leave it out. An unknown id names the closest ones. Example: {\"node_id\":\"Code:app/src/billing/invoice.py\",\"relationships\":\"incoming\"}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,
@@ -428,7 +428,7 @@ impl Tool for KmFeedbackSubmit {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-feedback-submit",
         title: "Feedback Submit",
-        description: "Say whether a km-search result was useful: later searches with the same or similar words rank it higher (1) or lower (-1); 0 withdraws your vote. Each voter counts once per result, and votes fade over a month. Example: {\"request_id\":\"req-20260101T000000Z-1\",\"chunk_id\":\"src/app.py::App.run\",\"vote\":1,\"note\":\"the bug was here\"}",
+        description: "Say whether a km-search result was useful: later searches with the same or similar words rank it higher (1) or lower (-1); 0 withdraws your vote. Each voter counts once per result, and votes fade over a month. Example: {\"request_id\":\"req-20260101T000000Z-1\",\"chunk_id\":\"app/src/app.py::App.run\",\"vote\":1,\"note\":\"the bug was here\"}",
         read_only: false,
         scope: Scope::Admin,
         destructive: false,

@@ -30,8 +30,9 @@ pub enum GatewayCommand {
     Search(SearchArgs),
     /// A graph node and its relations (what km-graph-node answers).
     Node {
-        /// Code:<path>, TestCase:<path>, DesignDoc:<path>, Config:<path>,
-        /// Symbol:<path>::<name> or Subsystem:<name>.
+        /// Code:<root>/<path> (TestCase:, DesignDoc:, Config: alike),
+        /// Symbol:<root>/<path>::<name> or Subsystem:<name>; a path
+        /// without its root when one root has it.
         #[arg(value_name = "NODE_ID")]
         id: String,
         /// outgoing, incoming, all or none.
@@ -40,6 +41,9 @@ pub enum GatewayCommand {
         /// Most relations (1-200).
         #[arg(long, default_value_t = 50)]
         limit: usize,
+        /// Only these roots, by name (repeatable).
+        #[arg(long = "root", value_name = "ROOT")]
+        roots: Vec<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -57,6 +61,9 @@ pub enum GatewayCommand {
         /// Most related nodes and files (1-100).
         #[arg(long, default_value_t = 100)]
         limit: usize,
+        /// Only these roots, by name (repeatable).
+        #[arg(long = "root", value_name = "ROOT")]
+        roots: Vec<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -69,8 +76,12 @@ pub enum GatewayCommand {
     StoreText(StoreTextArgs),
     /// The tests of a file or symbol, or the code a test covers.
     TestsOf {
-        /// A root-relative path or a node id.
+        /// A path (<root>/<path>, or the path alone when one root has
+        /// it) or a node id.
         target: String,
+        /// Only these roots, by name (repeatable).
+        #[arg(long = "root", value_name = "ROOT")]
+        roots: Vec<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -80,9 +91,9 @@ pub enum GatewayCommand {
     References {
         /// A name (Invoice.total, total), path::name or a Symbol: node id.
         symbol: String,
-        /// Only definitions in this root.
-        #[arg(long)]
-        root: Option<String>,
+        /// Only definitions in these roots (repeatable).
+        #[arg(long = "root", value_name = "ROOT")]
+        roots: Vec<String>,
         /// Most callers and most callees (1-200).
         #[arg(long, default_value_t = 50)]
         limit: usize,
@@ -241,6 +252,9 @@ pub struct SearchArgs {
     /// Only files with these tags.
     #[arg(long = "tag", value_delimiter = ',', value_name = "TAG")]
     pub tags: Vec<String>,
+    /// Only files of these roots, by name.
+    #[arg(long = "root", value_delimiter = ',', value_name = "ROOT")]
+    pub roots: Vec<String>,
     /// Add each result's graph context (tests, imports, documents).
     #[arg(long)]
     pub graph: bool,
@@ -293,24 +307,35 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
             id,
             relationships,
             limit,
+            roots,
             json,
-        } => node(&project, &id, &relationships, limit, json),
+        } => node(&project, &id, &relationships, limit, &roots, json),
         GatewayCommand::Subsystem {
             name,
             depth,
             no_artifacts,
             limit,
+            roots,
             json,
-        } => subsystem(&project, &name, depth, !no_artifacts, limit, json),
+        } => {
+            let answer = gateway_of(&project)
+                .subsystem(&name, Some(depth), !no_artifacts, None, Some(limit), &roots)
+                .map_err(|e| super::coded(&e))?;
+            print_subsystem(&answer, json)
+        }
         GatewayCommand::Upload(args) => upload(&project, args),
         GatewayCommand::StoreText(args) => store_text(&project, args),
-        GatewayCommand::TestsOf { target, json } => tests_of(&project, &target, json),
+        GatewayCommand::TestsOf {
+            target,
+            roots,
+            json,
+        } => tests_of(&project, &target, &roots, json),
         GatewayCommand::References {
             symbol,
-            root,
+            roots,
             limit,
             json,
-        } => super::references::run(&gateway_of(&project), &symbol, root.as_deref(), limit, json),
+        } => super::references::run(&gateway_of(&project), &symbol, &roots, limit, json),
         GatewayCommand::Coverage { json } => {
             let coverage = gateway_of(&project)
                 .coverage()
@@ -375,6 +400,7 @@ fn search(project: &Project, args: SearchArgs) -> anyhow::Result<()> {
             symbols: args.symbols,
             symbol_kinds: args.kinds,
             tags: args.tags,
+            roots: args.roots,
             ..Default::default()
         },
         sort_by_vector: args.sort_by_vector,
@@ -479,6 +505,7 @@ fn node(
     id: &str,
     relationships: &str,
     limit: usize,
+    roots: &[String],
     json: bool,
 ) -> anyhow::Result<()> {
     let relationships: Relationships =
@@ -490,7 +517,7 @@ fn node(
             },
         )?;
     let answer = gateway_of(project)
-        .node(id, relationships, Some(limit))
+        .node(id, relationships, Some(limit), roots)
         .map_err(|e| super::coded(&e))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
@@ -515,19 +542,12 @@ fn node(
 }
 
 /// `lore gateway subsystem`: a subsystem, its neighbours and files.
-fn subsystem(
-    project: &Project,
-    name: &str,
-    depth: usize,
-    artifacts: bool,
-    limit: usize,
+fn print_subsystem(
+    answer: &lore_gateway::graph::explore::SubsystemAnswer,
     json: bool,
 ) -> anyhow::Result<()> {
-    let answer = gateway_of(project)
-        .subsystem(name, Some(depth), artifacts, None, Some(limit))
-        .map_err(|e| super::coded(&e))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&answer)?);
+        println!("{}", serde_json::to_string_pretty(answer)?);
         return Ok(());
     }
     println!("{}", answer.subsystem.id);
@@ -544,7 +564,7 @@ fn subsystem(
         );
     }
     for a in &answer.artifacts {
-        println!("  [{}] {}", a.artifact_type, a.path);
+        println!("  [{}] {}/{}", a.artifact_type, a.root, a.path);
     }
     if answer.next_cursor.is_some() {
         eprintln!(
@@ -612,9 +632,9 @@ fn store_text(project: &Project, args: StoreTextArgs) -> anyhow::Result<()> {
 
 /// `lore gateway tests-of`: the tests of a file or symbol, or the code a
 /// test covers.
-fn tests_of(project: &Project, target: &str, json: bool) -> anyhow::Result<()> {
+fn tests_of(project: &Project, target: &str, roots: &[String], json: bool) -> anyhow::Result<()> {
     let answer = gateway_of(project)
-        .tests_of(target)
+        .tests_of(target, roots)
         .map_err(|e| super::coded(&e))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
@@ -799,7 +819,8 @@ fn ingest(mut project: lore_core::project::Project, args: IngestArgs) -> anyhow:
         if gateway.roots().iter().any(|r| r.path == path) {
             continue;
         }
-        project = add_root(&project, &path, args.dry_run)?;
+        let given_relative = Path::new(asked).is_relative();
+        project = add_root(&project, &path, given_relative, args.dry_run)?;
     }
     let gateway = gateway_of(&project);
     if !gateway.is_configured() {
@@ -859,12 +880,13 @@ fn ingest(mut project: lore_core::project::Project, args: IngestArgs) -> anyhow:
 fn add_root(
     project: &lore_core::project::Project,
     folder: &Path,
+    given_relative: bool,
     dry_run: bool,
 ) -> anyhow::Result<lore_core::project::Project> {
     let config_path = project.config_path();
     let text = std::fs::read_to_string(&config_path)
         .with_context(|| format!("cannot read {}", config_path.display()))?;
-    let shown = root_as_written(&project.root, folder);
+    let shown = root_as_written(&project.root, folder, given_relative);
     let taken: Vec<String> = Gateway::for_project(project)
         .roots()
         .iter()
@@ -918,9 +940,11 @@ fn add_root(
 }
 
 /// How lore.yaml names `folder`: relative to the project (`.`, `repo`,
-/// `../sphinx`) when the two share a folder below the file system's root,
-/// so the project can move with its neighbours; absolute otherwise.
-fn root_as_written(project_root: &Path, folder: &Path) -> String {
+/// `../sphinx`) when it was given relative, or the two share a folder
+/// below the file system's root, so the project can move with its
+/// neighbours; absolute when it was given absolute and is not near (or
+/// when no relative path leads there, another drive).
+fn root_as_written(project_root: &Path, folder: &Path, given_relative: bool) -> String {
     let base = project_root
         .canonicalize()
         .unwrap_or_else(|_| project_root.to_path_buf());
@@ -932,7 +956,8 @@ fn root_as_written(project_root: &Path, folder: &Path) -> String {
         .iter()
         .take_while(|c| !matches!(c, std::path::Component::Normal(_)))
         .count();
-    if shared <= leading {
+    let same_prefix = shared >= leading;
+    if !same_prefix || (shared == leading && !given_relative) {
         return folder.display().to_string();
     }
     let mut parts: Vec<String> = vec!["..".to_string(); base.len() - shared];

@@ -8,12 +8,12 @@ use lore_gateway::graph::references::{ReferenceOut, ReferencesAnswer};
 pub fn run(
     gateway: &Gateway,
     symbol: &str,
-    root: Option<&str>,
+    roots: &[String],
     limit: usize,
     json: bool,
 ) -> anyhow::Result<()> {
     let answer = gateway
-        .references(symbol, root, Some(limit))
+        .references(symbol, roots, Some(limit))
         .map_err(|e| super::coded(&e))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
