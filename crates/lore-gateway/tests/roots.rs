@@ -197,6 +197,26 @@ fn a_bare_path_is_taken_from_the_one_root_holding_it_and_refused_when_two_do() {
         .definitions;
     assert_eq!(definitions.len(), 1);
     assert_eq!(definitions[0].id, "Symbol:cobra/shared/util.go::JoinWords");
+    // A document asked for under another label: the candidates, and the
+    // node found, carry the label the file has.
+    let error = gateway
+        .node("Code:README.md", Relationships::None, None, &[])
+        .unwrap_err();
+    assert!(
+        error.message.contains("DesignDoc:cobra/README.md")
+            && error.message.contains("DesignDoc:viper/README.md"),
+        "{}",
+        error.message
+    );
+    let readme = gateway
+        .node(
+            "Code:README.md",
+            Relationships::None,
+            None,
+            &roots(&["viper"]),
+        )
+        .unwrap();
+    assert_eq!(readme.node.id, "DesignDoc:viper/README.md");
 }
 
 #[test]

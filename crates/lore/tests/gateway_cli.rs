@@ -942,4 +942,9 @@ fn a_root_given_relative_stays_relative_and_colliding_paths_are_told_apart() {
                 .starts_with("two/shared/util.go::")
         );
     }
+    // Printed for a person, a path carries its root too.
+    let printed = lore_in(project.path(), &["gateway", "search", "ReadValue"]);
+    assert!(printed.status.success(), "{}", stderr(&printed));
+    let printed = String::from_utf8_lossy(&printed.stdout);
+    assert!(printed.contains("two/shared/util.go:1-"), "{printed}");
 }

@@ -137,9 +137,19 @@ pub fn qualify(roots: &RootGraphs, id: &str, scope: RootScope<'_>) -> Result<Str
         },
         _ => (rest, None),
     };
+    // A file's id takes the label of its type in that root (an agent
+    // writing `Code:README.md` means the document's node).
+    let label_in = |root: &str, path: &str| {
+        roots
+            .iter()
+            .find(|(name, _, _)| name == root)
+            .and_then(|(_, ledger, _)| ledger.files.get(path))
+            .and_then(|file| super::label(file.artifact_type))
+            .unwrap_or(label)
+    };
     let shown = |root: &str, path: &str| match symbol {
         Some(name) => format!("{label}:{root}/{path}::{name}"),
-        None => format!("{label}:{root}/{path}"),
+        None => format!("{}:{root}/{path}", label_in(root, path)),
     };
     Ok(match qualify_path(roots, path, scope, shown)? {
         Some((root, path)) => shown(&root, &path),

@@ -420,8 +420,10 @@ fn search(project: &Project, args: SearchArgs) -> anyhow::Result<()> {
     for warning in &found.metadata.warnings {
         eprintln!("note: {warning}");
     }
+    // With several roots, a path is written with its root (as ids are).
+    let several_roots = gateway.roots().len() > 1;
     for result in &found.results {
-        print_result(result);
+        print_result(result, several_roots);
     }
     if found.results.is_empty() {
         eprintln!("nothing matched `{}`", request.query);
@@ -434,14 +436,19 @@ fn search(project: &Project, args: SearchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One search result: score, place, type, its first symbols and its
-/// graph context.
-fn print_result(result: &lore_gateway::search::SearchResult) {
+/// One search result: score, place (`<root>/<path>` when the project has
+/// several roots), type, its first symbols and its graph context.
+fn print_result(result: &lore_gateway::search::SearchResult, several_roots: bool) {
     let c = &result.chunk;
+    let place = if several_roots {
+        format!("{}/{}", c.root, c.artifact_path)
+    } else {
+        c.artifact_path.clone()
+    };
     println!(
         "{:.2}  {}:{}-{}  [{}{}]",
         result.score,
-        c.artifact_path,
+        place,
         c.start_line,
         c.end_line,
         c.artifact_type,
