@@ -255,11 +255,64 @@ fn search_scale(present: &[(String, PathBuf)], dir: &Path, target: u64) {
             );
         }
     }
+    time_references(&gateway, &titles);
     println!(
         "\nresident memory: {} MiB before the first search, {} MiB after them, {} MiB at the peak (ingest included)",
         rss_before / 1024,
         rss_kib("VmRSS") / 1024,
         rss_kib("VmHWM") / 1024
+    );
+}
+
+/// `km-graph-references` over the symbols an agent would look up next:
+/// each issue title's first result's symbols, by id (`Symbol:…`) and by
+/// bare name (every root's definitions of it); the first call, which
+/// resolves the call edges, timed apart.
+fn time_references(gateway: &Gateway, titles: &[String]) {
+    let mut symbols: Vec<String> = Vec::new();
+    for title in titles {
+        let request = SearchRequest {
+            query: title.clone(),
+            limit: Some(3),
+            ..Default::default()
+        };
+        let found = gateway.search(&request).expect("search");
+        for result in found.results {
+            for symbol in result.chunk.symbols.into_iter().take(2) {
+                symbols.push(symbol.id);
+                symbols.push(symbol.qualified_name);
+            }
+        }
+    }
+    assert!(!symbols.is_empty(), "no symbol among the results");
+    let (first, took) = timed(|| gateway.references(&symbols[0], &[], Some(50)));
+    first.expect("references");
+    println!(
+        "\n`km-graph-references` ({} symbols, half by id, half by name): first call (call edges resolved) {}\n",
+        symbols.len(),
+        ms(took)
+    );
+    let mut times: Vec<Duration> = symbols
+        .iter()
+        .cycle()
+        .take(SEARCHES)
+        .map(|symbol| {
+            let (answer, took) = timed(|| gateway.references(symbol, &[], Some(50)));
+            answer.expect("references");
+            took
+        })
+        .collect();
+    times.sort();
+    let at = |q: f64| times[((times.len() as f64 * q) as usize).min(times.len() - 1)];
+    println!("| query | n | p50 | p95 | p99 | max |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    println!(
+        "| references, limit 50 | {} | {} | {} | {} | {} |",
+        times.len(),
+        ms(at(0.50)),
+        ms(at(0.95)),
+        ms(at(0.99)),
+        ms(*times.last().unwrap())
     );
 }
 
