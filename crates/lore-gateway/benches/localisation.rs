@@ -502,6 +502,9 @@ fn score_checkout(mirror: &Path, base: &str, issues: &[Issue]) -> Result<Vec<Sco
         let unfiltered_files = files(unfiltered_found);
         let no_graph_files = files(no_graph_found);
         let bm25_files = baseline.search(&code.query).map_err(|e| err(&e))?;
+        if issue.split == Split::Dev {
+            dump_files(&issue.id, "bm25", &bm25_files);
+        }
         let outside = code_files
             .iter()
             .take(5)
@@ -539,6 +542,25 @@ fn dump(id: &str, searches: &[(&str, &lore_gateway::search::SearchResponse)]) {
                 r.scoring.adjusted
             );
         }
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .unwrap_or_else(|e| refuse(&format!("LORE_BENCH_DUMP {path}: {e}")));
+    std::io::Write::write_all(&mut file, out.as_bytes())
+        .unwrap_or_else(|e| refuse(&format!("LORE_BENCH_DUMP {path}: {e}")));
+}
+
+/// Appends a file ranking (rank, path) to `LORE_BENCH_DUMP`'s file, when
+/// it is set.
+fn dump_files(id: &str, kind: &str, files: &[String]) {
+    let Ok(path) = std::env::var("LORE_BENCH_DUMP") else {
+        return;
+    };
+    let mut out = String::new();
+    for (n, file) in files.iter().enumerate() {
+        let _ = writeln!(out, "{id}\t{kind}\t{}\t{file}\t0\t0", n + 1);
     }
     let mut file = std::fs::OpenOptions::new()
         .create(true)

@@ -7,25 +7,8 @@ mod common;
 
 use std::path::Path;
 
-use common::{demo_project, empty_project, error_of, lore_in};
+use common::{demo_project, empty_project, error_of, free_port, lore_in, run};
 use serde_json::Value;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn run(root: &Path, args: &[&str]) -> (bool, String, String) {
-    let output = lore_in(root, args);
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 fn status_json(root: &Path) -> Value {
     let (ok, stdout, stderr) = run(root, &["mcp", "status", "--json"]);

@@ -12,25 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{empty_project, lore, lore_in};
+use common::{empty_project, free_port, lore, run};
 use serde_json::Value;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn run(root: &Path, args: &[&str]) -> (bool, String, String) {
-    let output = lore_in(root, args);
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 fn mcp_status(root: &Path) -> Value {
     let (ok, stdout, stderr) = run(root, &["mcp", "status", "--json"]);

@@ -81,6 +81,26 @@ pub fn lore_in(root: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `lore --project-dir root args…`: whether it succeeded, its stdout and
+/// its stderr.
+pub fn run(root: &Path, args: &[&str]) -> (bool, String, String) {
+    let output = lore_in(root, args);
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A loopback port nothing listens on (at the time of asking).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// An MCP client that keeps every progress message and the URI of every
 /// resource update it receives.
 #[derive(Clone, Default)]
