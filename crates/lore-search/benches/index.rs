@@ -119,6 +119,54 @@ fn main() {
     let path = dir.path().join("index");
     let index = SearchIndex::open(&path).unwrap();
 
+    let (schema, semantic, wiki) = (schema_docs(tables), semantic_docs(), wiki_docs());
+    let docs = schema.len() + semantic.len() + wiki.len();
+
+    let start = Instant::now();
+    index
+        .replace_group("schema:warehouse", "s1", &schema)
+        .unwrap();
+    let schema_time = start.elapsed();
+    let start = Instant::now();
+    index
+        .replace_group("sl:warehouse", "m1", &semantic)
+        .unwrap();
+    index.replace_group("wiki", "w1", &wiki).unwrap();
+    let rest_time = start.elapsed();
+    println!(
+        "indexed {docs} documents: schema ({} docs) in {:.1} s, semantic layer + wiki in {:.1} s",
+        schema.len(),
+        schema_time.as_secs_f64(),
+        rest_time.as_secs_f64()
+    );
+    embedding_lane(&schema, &semantic, &wiki);
+    static_embedding(&schema);
+    drop((schema, semantic, wiki));
+
+    time_searches(&index);
+    let mut reopen = Vec::new();
+    for _ in 0..20 {
+        let start = Instant::now();
+        let opened = SearchIndex::open(&path).unwrap();
+        std::hint::black_box(opened.len());
+        reopen.push(start.elapsed());
+    }
+    println!("open the index | {}", stats(reopen));
+    let size: u64 = std::fs::read_dir(&path)
+        .unwrap()
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "\nindex size on disk: {:.1} MiB; process RSS: {:.0} MiB",
+        size as f64 / 1048576.0,
+        rss_mib()
+    );
+}
+
+/// A table document and 20 column documents per table, as a scan of
+/// `tables` tables gives.
+fn schema_docs(tables: usize) -> Vec<SearchDoc> {
     let mut schema = Vec::with_capacity(tables * 21);
     for t in 0..tables {
         let name = format!(
@@ -174,6 +222,11 @@ fn main() {
             });
         }
     }
+    schema
+}
+
+/// 500 semantic-layer sources, each with 5 measures and 10 dimensions.
+fn semantic_docs() -> Vec<SearchDoc> {
     let mut semantic = Vec::new();
     for s in 0..500 {
         let source = format!(
@@ -230,7 +283,12 @@ fn main() {
             });
         }
     }
-    let wiki: Vec<SearchDoc> = (0..1000)
+    semantic
+}
+
+/// 1,000 wiki pages of 200 words.
+fn wiki_docs() -> Vec<SearchDoc> {
+    (0..1000)
         .map(|w| SearchDoc {
             kind: DocKind::Wiki,
             connection: None,
@@ -254,30 +312,11 @@ fn main() {
             ],
             payload: json!({}),
         })
-        .collect();
-    let docs = schema.len() + semantic.len() + wiki.len();
+        .collect()
+}
 
-    let start = Instant::now();
-    index
-        .replace_group("schema:warehouse", "s1", &schema)
-        .unwrap();
-    let schema_time = start.elapsed();
-    let start = Instant::now();
-    index
-        .replace_group("sl:warehouse", "m1", &semantic)
-        .unwrap();
-    index.replace_group("wiki", "w1", &wiki).unwrap();
-    let rest_time = start.elapsed();
-    println!(
-        "indexed {docs} documents: schema ({} docs) in {:.1} s, semantic layer + wiki in {:.1} s",
-        schema.len(),
-        schema_time.as_secs_f64(),
-        rest_time.as_secs_f64()
-    );
-    embedding_lane(&schema, &semantic, &wiki);
-    static_embedding(&schema);
-    drop((schema, semantic, wiki));
-
+/// Times discover_data's three lanes over a dozen queries, 49 rounds.
+fn time_searches(index: &SearchIndex) {
     let queries = [
         "revenue",
         "support tickets",
@@ -321,24 +360,6 @@ fn main() {
     println!(
         "three lanes, 15 hits each (as discover_data) | {}",
         stats(samples)
-    );
-    let mut reopen = Vec::new();
-    for _ in 0..20 {
-        let start = Instant::now();
-        let opened = SearchIndex::open(&path).unwrap();
-        std::hint::black_box(opened.len());
-        reopen.push(start.elapsed());
-    }
-    println!("open the index | {}", stats(reopen));
-    let size: u64 = std::fs::read_dir(&path)
-        .unwrap()
-        .filter_map(|e| e.ok()?.metadata().ok())
-        .map(|m| m.len())
-        .sum();
-    println!(
-        "\nindex size on disk: {:.1} MiB; process RSS: {:.0} MiB",
-        size as f64 / 1048576.0,
-        rss_mib()
     );
 }
 
