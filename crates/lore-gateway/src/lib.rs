@@ -40,6 +40,7 @@ use graph::{explore, report};
 use index::vectors;
 use ingest::{chunk, project_files, subsystem, upload};
 
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -384,7 +385,7 @@ impl Gateway {
             }
             // Votes given before chunk ids named their root are kept, under
             // the root that holds their file.
-            if newer.iter().any(|f| !self.names_a_root(&f.chunk_id)) {
+            if !self.votes_name_their_roots(&newer) {
                 let files = self.root_files();
                 for vote in &mut newer {
                     vote.chunk_id = files.chunk_id(&vote.chunk_id);
@@ -399,11 +400,32 @@ impl Gateway {
         }
     }
 
-    /// Whether `chunk_id` starts with the name of a root (`<root>/…`).
-    fn names_a_root(&self, chunk_id: &str) -> bool {
-        chunk_id
-            .split_once('/')
-            .is_some_and(|(root, _)| self.roots.iter().any(|r| r.name == root))
+    /// Whether every vote's chunk id starts with the name of a root that
+    /// holds the rest of its path (`<root>/<path>::<key>`), reading only
+    /// the ledgers of the roots named: a root named `src` holding
+    /// `src/app.py` does not make the older `src/app.py::k` rooted.
+    fn votes_name_their_roots(&self, votes: &[lore_store::Feedback]) -> bool {
+        let mut held: HashMap<&str, HashSet<String>> = HashMap::new();
+        votes.iter().all(|vote| {
+            let Some((path, _)) = vote.chunk_id.split_once("::") else {
+                // No chunk id of any format: nothing to map.
+                return true;
+            };
+            let Some((name, rest)) = path.split_once('/') else {
+                return false;
+            };
+            let Some(root) = self.roots.iter().find(|r| r.name == name) else {
+                return false;
+            };
+            held.entry(root.name.as_str())
+                .or_insert_with(|| {
+                    ingest::read_ledger(&self.state, &root.name)
+                        .files
+                        .into_keys()
+                        .collect()
+                })
+                .contains(rest)
+        })
     }
 
     /// Each root's indexed files, from its ledger.
@@ -797,8 +819,9 @@ impl Gateway {
         self.graph_view()?.tests_of(store.as_ref(), target, roots)
     }
 
-    /// A symbol's definitions (in `roots`, when given), callers and
-    /// callees, with the line of each call site and how it was resolved.
+    /// A symbol's definitions (in `roots`, when given), callers, type
+    /// uses and callees, with the line of each site and how it was
+    /// resolved.
     /// Blocking.
     pub fn references(
         &self,

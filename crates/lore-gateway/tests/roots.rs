@@ -471,3 +471,69 @@ fn a_project_of_bare_ids_moves_to_rooted_ids_on_its_next_ingest_and_keeps_its_vo
         voted.scoring.signals
     );
 }
+
+#[test]
+fn an_old_vote_whose_path_starts_with_its_roots_name_is_mapped_to_that_root() {
+    // A root named `src` holding `src/app.py`: the key an older index gave
+    // its chunk, `src/app.py::…`, reads like root `src`, file `app.py`,
+    // which the root does not hold.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lore.yaml"),
+        "gateway:\n  roots:\n    - path: src\n      name: src\n",
+    )
+    .unwrap();
+    let file = dir.path().join("src/src/app.py");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        "def settle_invoice_payment(invoice):\n    return invoice.settle()\n",
+    )
+    .unwrap();
+    let project = Project::load(dir.path()).unwrap();
+    let open = || {
+        Gateway::for_project(&project)
+            .with_store(Arc::new(StoreHandle::sqlite(project.store_path())))
+    };
+    let run = open()
+        .ingest(&IngestRequest::default(), &mut |_, _| {})
+        .unwrap();
+    assert!(run.success, "{:?}", run.error);
+    let query = "settle the invoice payment";
+    let found = search(&open(), query, &[]);
+    let chunk = found.results[0].chunk.chunk_id.clone();
+    let bare = chunk.strip_prefix("src/").expect("a rooted chunk id");
+    assert!(bare.starts_with("src/app.py::"), "{bare}");
+
+    let store = SqliteStore::open(&dir.path().join(".lore/store.db"), Default::default()).unwrap();
+    store
+        .record_search(&SearchRecord {
+            request_id: "req-old".into(),
+            query: query.into(),
+            chunk_ids: vec![bare.to_string()],
+            created_at: lore_core::time::UtcMillis::now().to_iso(),
+        })
+        .unwrap();
+    store
+        .submit_feedback(NewFeedback {
+            request_id: "req-old".into(),
+            chunk_id: bare.to_string(),
+            vote: 1,
+            note: None,
+            context: None,
+            voter: "alice".into(),
+        })
+        .unwrap();
+    let after = search(&open(), query, &[]);
+    let voted = &after.results[0];
+    assert_eq!(voted.chunk.chunk_id, chunk);
+    assert!(
+        voted
+            .scoring
+            .signals
+            .get("feedback")
+            .is_some_and(|f| *f > 1.0),
+        "{:?}",
+        voted.scoring.signals
+    );
+}

@@ -225,7 +225,7 @@ pub(super) fn go_package_name(module: &str) -> String {
 /// The paths and local names of a Rust `use` tree: `a::{b, c::d as e,
 /// self}` → (`a::b`, `b`), (`a::c::d`, `e`), (`a`, `a`); `a::*` →
 /// (`a::*`, `*`).
-fn use_leaves(tree: &str, prefix: &str, out: &mut Vec<(String, String)>, depth: usize) {
+pub(super) fn use_leaves(tree: &str, prefix: &str, out: &mut Vec<(String, String)>, depth: usize) {
     let tree = tree.trim();
     if depth > 3 || out.len() >= MAX_USE_LEAVES || tree.is_empty() {
         return;

@@ -5,10 +5,10 @@
 //! These edges are not written to the store: a large repository has tens
 //! of thousands of call sites, and each ingest would rewrite a large part
 //! of them as triples (with their history) while the facts they come from
-//! are already kept in the graph ledger. They are computed from the
-//! ledgers when a [`GraphView`](super::explore::GraphView) first needs
-//! them (once per ingest), with the line of every site, and read by
-//! `km-graph-references`.
+//! are already kept in the graph ledger. Ingest resolves them ([`resolve`])
+//! into the graph ledger beside the facts, only the changed files' when
+//! no file's definitions or imports moved (`call_index.rs` says when);
+//! `km-graph-references` reads them there.
 //!
 //! A name is resolved, in this order: through the file's imports (a
 //! name imported from a file of the root, a module alias `y.f()`, a Go
@@ -20,14 +20,17 @@
 //! everything defines (`get`, `run`, `new`) and names imported from
 //! outside the root.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bindings::{Binding, Bindings};
+use super::call_index::ResolvedCall;
+use super::dir_of;
 use super::resolve::Resolver;
-use super::{GraphFile, dir_of, file_node, symbol_node};
+use super::{GraphFile, Usage};
 use crate::ingest::classify::ArtifactType;
 use crate::ingest::outline::SymbolKind;
 
@@ -35,7 +38,9 @@ use crate::ingest::outline::SymbolKind;
 pub const MAX_AMBIGUOUS: usize = 3;
 
 /// How a call site was resolved to a definition, most trusted first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Resolution {
     /// Through the file's imports or a module path.
@@ -63,109 +68,70 @@ impl Resolution {
     }
 }
 
-/// One resolved call site.
-#[derive(Debug, Clone)]
-pub struct CallEdge {
-    /// The root it is in (index into the view's roots).
-    pub root: usize,
-    /// The calling symbol (`Symbol:…`), or the file (`Code:…`) for a call
-    /// outside any definition.
-    pub caller: String,
-    /// The called symbol (`Symbol:…`).
-    pub callee: String,
-    /// The file of the call site.
-    pub path: String,
-    /// The line of the call site.
-    pub line: usize,
-    /// The name as written there.
-    pub written: String,
-    /// How it was resolved.
-    pub resolution: Resolution,
-}
-
-/// Every resolved call site of the roots, by caller and by callee.
-#[derive(Debug, Default)]
-pub struct CallIndex {
-    /// The edges.
-    pub edges: Vec<CallEdge>,
-    /// Callee node → its edges.
-    pub by_callee: HashMap<String, Vec<usize>>,
-    /// Caller node → its edges.
-    pub by_caller: HashMap<String, Vec<usize>>,
-}
-
-impl CallIndex {
-    /// The call edges of `roots` (name and files; each root's files
-    /// resolved on their own).
-    pub fn build<'a>(
-        roots: impl IntoIterator<Item = (&'a str, &'a BTreeMap<String, GraphFile>)>,
-    ) -> CallIndex {
-        let mut index = CallIndex::default();
-        for (root, (root_name, files)) in roots.into_iter().enumerate() {
-            let defs = Definitions::new(files);
-            let resolver = Resolver::new(files);
-            for (path, file) in files {
-                if file.calls.is_empty() {
-                    continue;
-                }
-                let Some(file_id) = file_node(file.artifact_type, root_name, path) else {
-                    continue;
-                };
-                let context = FileContext {
-                    path,
-                    file,
-                    defs: &defs,
-                    resolver: &resolver,
-                    bindings: Bindings::of(&resolver, path, file),
-                };
-                for group in &file.calls {
-                    let caller = group
-                        .caller
-                        .as_deref()
-                        .map_or_else(|| file_id.clone(), |q| symbol_node(root_name, path, q));
-                    for (written, line) in &group.sites {
-                        for (target, qualified, resolution) in
-                            context.resolve(written, group.caller.as_deref())
-                        {
-                            let callee = symbol_node(root_name, &target, &qualified);
-                            if callee == caller {
-                                continue;
-                            }
-                            index.push(CallEdge {
-                                root,
-                                caller: caller.clone(),
-                                callee,
-                                path: path.clone(),
-                                line: *line,
-                                written: written.clone(),
-                                resolution,
-                            });
+/// The call sites of one root's files resolved against all its files:
+/// per file (of `only`, or every file), what each of its sites names, in
+/// the order of its call groups and sites.
+pub fn resolve(
+    files: &BTreeMap<String, GraphFile>,
+    only: Option<&BTreeSet<String>>,
+) -> BTreeMap<String, Vec<ResolvedCall>> {
+    let defs = Definitions::new(files);
+    let resolver = Resolver::new(files);
+    let mut out = BTreeMap::new();
+    let wanted = files
+        .iter()
+        .filter(|(path, _)| only.is_none_or(|only| only.contains(*path)));
+    for (path, file) in wanted {
+        // A file of no node type (`other`) has no node to call from.
+        if file.calls.is_empty() || super::label(file.artifact_type).is_none() {
+            continue;
+        }
+        let context = FileContext {
+            path,
+            file,
+            defs: &defs,
+            resolver: &resolver,
+            bindings: Bindings::of(&resolver, path, file),
+        };
+        let mut resolved = Vec::new();
+        for (group_no, group) in file.calls.iter().enumerate() {
+            for usage in [Usage::Call, Usage::Type] {
+                for (site_no, (written, _)) in group.sites_of(usage).iter().enumerate() {
+                    for (target, qualified, resolution) in
+                        context.resolve(written, group.caller.as_deref())
+                    {
+                        if target == *path && group.caller.as_deref() == Some(qualified.as_str()) {
+                            // A definition calling itself.
+                            continue;
                         }
+                        let Some((file_no, symbol_no)) = defs.position(&target, &qualified) else {
+                            continue;
+                        };
+                        resolved.push(ResolvedCall {
+                            group: group_no as u32,
+                            site: site_no as u32,
+                            usage,
+                            file: file_no,
+                            symbol: symbol_no,
+                            resolution,
+                        });
                     }
                 }
             }
         }
-        index
+        if !resolved.is_empty() {
+            out.insert(path.clone(), resolved);
+        }
     }
-
-    fn push(&mut self, edge: CallEdge) {
-        let at = self.edges.len();
-        self.by_callee
-            .entry(edge.callee.clone())
-            .or_default()
-            .push(at);
-        self.by_caller
-            .entry(edge.caller.clone())
-            .or_default()
-            .push(at);
-        self.edges.push(edge);
-    }
+    out
 }
 
 /// The root's definitions, looked up by file, qualified name and name.
 struct Definitions<'a> {
-    /// (path, qualified name) of every definition.
-    all: HashSet<(&'a str, &'a str)>,
+    /// (path, qualified name) of every definition → the position of its
+    /// file among the root's files and of its first definition of that
+    /// name among the file's symbols.
+    all: HashMap<(&'a str, &'a str), (u32, u32)>,
     /// Qualified name → the files defining it.
     by_qualified: HashMap<&'a str, Vec<&'a str>>,
     /// A method's own name → (file, its qualified name).
@@ -178,18 +144,25 @@ struct Definitions<'a> {
 impl<'a> Definitions<'a> {
     fn new(files: &'a BTreeMap<String, GraphFile>) -> Definitions<'a> {
         let mut defs = Definitions {
-            all: HashSet::new(),
+            all: HashMap::new(),
             by_qualified: HashMap::new(),
             methods: HashMap::new(),
             by_dir: HashMap::new(),
             files,
         };
-        for (path, file) in files {
+        for (file_no, (path, file)) in files.iter().enumerate() {
             let path = path.as_str();
             defs.by_dir.entry(dir_of(path)).or_default().push(path);
-            for symbol in &file.symbols {
+            for (symbol_no, symbol) in file.symbols.iter().enumerate() {
                 let qualified = symbol.qualified_name.as_str();
-                defs.all.insert((path, qualified));
+                match defs.all.entry((path, qualified)) {
+                    // Defined again (an overload, a redefinition): the
+                    // first stands for all.
+                    Entry::Occupied(_) => continue,
+                    Entry::Vacant(slot) => {
+                        slot.insert((file_no as u32, symbol_no as u32));
+                    }
+                }
                 defs.by_qualified.entry(qualified).or_default().push(path);
                 if symbol.kind == SymbolKind::Method
                     && let Some((_, name)) = qualified.rsplit_once('.')
@@ -205,7 +178,12 @@ impl<'a> Definitions<'a> {
     }
 
     fn defines(&self, path: &str, qualified: &str) -> bool {
-        self.all.contains(&(path, qualified))
+        self.all.contains_key(&(path, qualified))
+    }
+
+    /// Where `qualified` of `path` is: (file number, symbol number).
+    fn position(&self, path: &str, qualified: &str) -> Option<(u32, u32)> {
+        self.all.get(&(path, qualified)).copied()
     }
 
     fn family(&self, path: &str) -> Option<&'static str> {

@@ -15,7 +15,7 @@ use lore_store::{KnowledgeStore, TripleQuery};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::graph::calls::CallIndex;
+use crate::graph::call_index::RootCalls;
 use crate::graph::ids::{self, RootScope, in_scope, root_of, split_root};
 use crate::graph::{GraphLedger, LABELS, file_node, symbol_node};
 use crate::ingest::subsystem::Catalog;
@@ -33,8 +33,8 @@ pub const MAX_SEARCH_LIMIT: usize = 50;
 pub struct GraphView {
     /// (root name, ledger, catalog) per root.
     pub roots: Vec<(String, GraphLedger, Catalog)>,
-    /// The call edges, resolved from the ledgers when first needed.
-    calls: OnceLock<CallIndex>,
+    /// Each root's call edges, indexed when a question first reaches it.
+    calls: Vec<OnceLock<RootCalls>>,
 }
 
 /// Which relations of a node to list.
@@ -244,20 +244,16 @@ impl GraphView {
     /// The view of these roots' ledgers and catalogs.
     pub fn new(roots: Vec<(String, GraphLedger, Catalog)>) -> GraphView {
         GraphView {
+            calls: roots.iter().map(|_| OnceLock::new()).collect(),
             roots,
-            calls: OnceLock::new(),
         }
     }
 
-    /// The call edges of the roots (`CALLS`), resolved on first use.
-    pub fn calls(&self) -> &CallIndex {
-        self.calls.get_or_init(|| {
-            CallIndex::build(
-                self.roots
-                    .iter()
-                    .map(|(name, ledger, _)| (name.as_str(), &ledger.files)),
-            )
-        })
+    /// The call edges (`CALLS`) of the root at `root` (an index into
+    /// `roots`), indexed on first use.
+    pub fn calls(&self, root: usize) -> Option<&RootCalls> {
+        let (_, ledger, _) = self.roots.get(root)?;
+        Some(self.calls.get(root)?.get_or_init(|| RootCalls::new(ledger)))
     }
 
     /// The links search ranks by: each test's `VALIDATES` edges to files

@@ -25,9 +25,10 @@
 //! it imports), `DESCRIBES` (document → file or symbol it mentions).
 //! `CALLS` (symbol → symbol it calls, or file → symbol for a call outside
 //! any definition, with the line of each site and how the name was
-//! resolved) is not written to the store: it is resolved from the call
-//! sites in the facts when a view first needs it (`calls.rs`, which says
-//! why), and read with `km-graph-references` (`references.rs`).
+//! resolved) is not written to the store: ingest resolves the call sites
+//! of the facts into the graph ledger (`calls.rs` says why,
+//! `call_index.rs` how it stays in step), read with
+//! `km-graph-references` (`references.rs`).
 //!
 //! A name imported from a barrel (a Python package's `__init__.py`, a
 //! TS/JS folder's `index.ts`/`index.js`) that the barrel re-exports leads
@@ -38,6 +39,7 @@
 //! names, `tsconfig` aliases, Cargo crates).
 
 mod bindings;
+pub mod call_index;
 pub mod calls;
 pub mod explore;
 pub mod ids;
@@ -57,6 +59,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::classify::ArtifactType;
+pub use crate::ingest::outline::references::Usage;
 use crate::ingest::outline::references::enclosing;
 use crate::ingest::outline::{Outline, SymbolKind};
 use crate::ingest::subsystem::Catalog;
@@ -130,6 +133,20 @@ pub struct CallsFact {
     /// `crate::feed::poll`; see `ingest::outline::references`) and its
     /// line.
     pub sites: Vec<(String, usize)>,
+    /// The names it uses as types (a parameter's, a return's, a
+    /// field's), as written, with their lines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<(String, usize)>,
+}
+
+impl CallsFact {
+    /// The sites of one usage.
+    pub fn sites_of(&self, usage: Usage) -> &[(String, usize)] {
+        match usage {
+            Usage::Call => &self.sites,
+            Usage::Type => &self.types,
+        }
+    }
 }
 
 /// What one file says of itself.
@@ -278,10 +295,15 @@ fn calls_of(outline: &Outline, symbols: &[SymbolFact]) -> Vec<CallsFact> {
             out.push(CallsFact {
                 caller: caller.map(str::to_string),
                 sites: Vec::new(),
+                types: Vec::new(),
             });
             out.len() - 1
         });
-        out[index].sites.push((site.name.clone(), site.line));
+        let group = &mut out[index];
+        match site.usage {
+            Usage::Call => group.sites.push((site.name.clone(), site.line)),
+            Usage::Type => group.types.push((site.name.clone(), site.line)),
+        }
     }
     out
 }
@@ -290,8 +312,9 @@ fn calls_of(outline: &Outline, symbols: &[SymbolFact]) -> Vec<CallsFact> {
 /// files of facts in an older one again (1: TS/JS re-exports list the
 /// names they pass on; 2: manifests say what they declare; 3: call sites
 /// and the names imports bind; 4: node ids name their root, so the edges
-/// written under the bare ids of 3 are replaced).
-pub const FACTS_VERSION: u32 = 4;
+/// written under the bare ids of 3 are replaced; 5: names used as types,
+/// CommonJS `require`s as imports).
+pub const FACTS_VERSION: u32 = 5;
 
 /// What a root's graph was built from, and what was written.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -304,6 +327,14 @@ pub struct GraphLedger {
     /// The edges written to the store last time ([`Edge::key`]), with
     /// their properties.
     pub written: BTreeMap<String, Option<String>>,
+    /// The format of `calls` ([`call_index::CALLS_VERSION`]; 0 before
+    /// they were kept).
+    #[serde(default)]
+    pub calls_version: u32,
+    /// The call sites of each file resolved to the root's definitions
+    /// (`call_index.rs`).
+    #[serde(default)]
+    pub calls: BTreeMap<String, Vec<call_index::ResolvedCall>>,
 }
 
 impl GraphLedger {

@@ -1,18 +1,20 @@
 //! `km-graph-references`: a symbol's definitions, the places that call it
-//! (callers) and what it calls (callees), each with the file and line of
-//! the call site and how the call was resolved ([`Resolution`]), read
-//! from the view's [`CallIndex`](super::calls::CallIndex).
+//! (callers) or name it as a type (type uses) and what it calls
+//! (callees), each with the file and line of the site and how its name
+//! was resolved ([`Resolution`]), read from the view's
+//! [`RootCalls`](super::call_index::RootCalls).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use lore_core::{ErrorCode, ErrorReport};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::calls::{CallEdge, CallIndex, Resolution};
+use super::call_index::CallSite;
+use super::calls::Resolution;
 use super::explore::GraphView;
 use super::ids::{self, RootScope, in_scope};
-use super::symbol_node;
+use super::{Usage, file_node, symbol_node};
 
 /// Most callers or callees an answer lists.
 pub const MAX_REFERENCES_LIMIT: usize = 200;
@@ -67,12 +69,18 @@ pub struct ReferencesAnswer {
     pub ambiguous: bool,
     /// Who calls it, most trusted resolution first.
     pub callers: Vec<ReferenceOut>,
+    /// Where it is named as a type (of a parameter, a return, a field or
+    /// a variable; `node` is the definition naming it), most trusted
+    /// resolution first.
+    pub type_uses: Vec<ReferenceOut>,
     /// What it calls, in order of lines.
     pub callees: Vec<ReferenceOut>,
     /// Definitions in all.
     pub total_definitions: usize,
     /// Callers in all.
     pub total_callers: usize,
+    /// Type uses in all.
+    pub total_type_uses: usize,
     /// Callees in all.
     pub total_callees: usize,
     /// True when `limit` (or the cap of 20 definitions) cut a list.
@@ -83,7 +91,8 @@ impl GraphView {
     /// `km-graph-references`: the definitions `symbol` names (a node id,
     /// `<root>/<path>::Qualified.name` or `<path>::Qualified.name`, a
     /// qualified or a bare name; in the roots of `scope` only), their
-    /// callers and their callees, `limit` of each.
+    /// callers, the places naming them as types and their callees,
+    /// `limit` of each.
     pub fn references(
         &self,
         symbol: &str,
@@ -116,44 +125,44 @@ impl GraphView {
         let total_definitions = definitions.len();
         let mut truncated = definitions.len() > MAX_DEFINITIONS;
         definitions.truncate(MAX_DEFINITIONS);
-        let index = self.calls();
-        let ids: BTreeSet<&str> = definitions.iter().map(|d| d.id.as_str()).collect();
-        let mut callers = edges_of(index, &index.by_callee, &ids);
-        callers
-            .sort_by(|a, b| (a.resolution, &a.path, a.line).cmp(&(b.resolution, &b.path, b.line)));
-        let mut callees = edges_of(index, &index.by_caller, &ids);
-        callees.sort_by(|a, b| (&a.path, a.line, &a.callee).cmp(&(&b.path, b.line, &b.callee)));
-        let (total_callers, total_callees) = (callers.len(), callees.len());
-        truncated |= total_callers > limit || total_callees > limit;
-        let out = |edge: &CallEdge, node: &str| ReferenceOut {
-            node: node.to_string(),
-            root: self
-                .roots
-                .get(edge.root)
-                .map(|(name, _, _)| name.clone())
-                .unwrap_or_default(),
-            path: edge.path.clone(),
-            line: edge.line,
-            called_as: edge.written.clone(),
-            resolution: edge.resolution,
+        let Sites {
+            mut callers,
+            mut type_uses,
+            mut callees,
+        } = self.call_sites(&definitions);
+        for list in [&mut callers, &mut type_uses] {
+            list.sort_by(|(_, a), (_, b)| {
+                (a.resolution, a.path, a.line).cmp(&(b.resolution, b.path, b.line))
+            });
+        }
+        callees.sort_by(|(ra, a), (rb, b)| {
+            (a.path, a.line, ra, a.callee_path, a.callee).cmp(&(
+                b.path,
+                b.line,
+                rb,
+                b.callee_path,
+                b.callee,
+            ))
+        });
+        let totals = (callers.len(), type_uses.len(), callees.len());
+        truncated |= totals.0 > limit || totals.1 > limit || totals.2 > limit;
+        let from_caller = |root: &str, site: &CallSite<'_>| match site.caller {
+            Some(caller) => symbol_node(root, site.path, caller),
+            None => file_node(site.file.artifact_type, root, site.path).unwrap_or_default(),
         };
+        let to_callee =
+            |root: &str, site: &CallSite<'_>| symbol_node(root, site.callee_path, site.callee);
         Ok(ReferencesAnswer {
             symbol: symbol.to_string(),
             ambiguous: total_definitions > 1,
-            callers: callers
-                .iter()
-                .take(limit)
-                .map(|e| out(e, &e.caller))
-                .collect(),
-            callees: callees
-                .iter()
-                .take(limit)
-                .map(|e| out(e, &e.callee))
-                .collect(),
+            callers: listed(&callers, limit, from_caller),
+            type_uses: listed(&type_uses, limit, from_caller),
+            callees: listed(&callees, limit, to_callee),
             definitions,
             total_definitions,
-            total_callers,
-            total_callees,
+            total_callers: totals.0,
+            total_type_uses: totals.1,
+            total_callees: totals.2,
             truncated,
         })
     }
@@ -255,14 +264,75 @@ impl GraphView {
     }
 }
 
-/// The edges `by` (callee or caller → edges) lists for `ids`.
-fn edges_of<'i>(
-    index: &'i CallIndex,
-    by: &'i HashMap<String, Vec<usize>>,
-    ids: &BTreeSet<&str>,
-) -> Vec<&'i CallEdge> {
-    ids.iter()
-        .flat_map(|id| by.get(*id).into_iter().flatten())
-        .map(|&at| &index.edges[at])
+/// The first `limit` of `sites` as the answer lists them, `node` naming
+/// the other end.
+fn listed(
+    sites: &[(&str, CallSite<'_>)],
+    limit: usize,
+    node: impl Fn(&str, &CallSite<'_>) -> String,
+) -> Vec<ReferenceOut> {
+    sites
+        .iter()
+        .take(limit)
+        .map(|(root, site)| ReferenceOut {
+            node: node(root, site),
+            root: root.to_string(),
+            path: site.path.to_string(),
+            line: site.line,
+            called_as: site.written.to_string(),
+            resolution: site.resolution,
+        })
         .collect()
+}
+
+/// The sites of some definitions, each with its root's name.
+#[derive(Default)]
+struct Sites<'v> {
+    callers: Vec<(&'v str, CallSite<'v>)>,
+    type_uses: Vec<(&'v str, CallSite<'v>)>,
+    callees: Vec<(&'v str, CallSite<'v>)>,
+}
+
+impl GraphView {
+    /// The sites calling `definitions` or naming them as types, and the
+    /// calls in them (a definition listed twice counts once).
+    fn call_sites<'v>(&'v self, definitions: &[DefinitionOut]) -> Sites<'v> {
+        let mut sites = Sites::default();
+        let mut seen = BTreeSet::new();
+        for definition in definitions {
+            let Some(at) = self
+                .roots
+                .iter()
+                .position(|(n, _, _)| *n == definition.root)
+            else {
+                continue;
+            };
+            let (name, ledger, _) = &self.roots[at];
+            let Some(calls) = self.calls(at) else {
+                continue;
+            };
+            let Some(position) =
+                calls.position(ledger, &definition.path, &definition.qualified_name)
+            else {
+                continue;
+            };
+            if !seen.insert((at, position)) {
+                continue;
+            }
+            let root = name.as_str();
+            let with_root = |found: Vec<CallSite<'v>>| found.into_iter().map(move |s| (root, s));
+            sites
+                .callers
+                .extend(with_root(calls.callers(ledger, position, Usage::Call)));
+            sites
+                .type_uses
+                .extend(with_root(calls.callers(ledger, position, Usage::Type)));
+            sites.callees.extend(with_root(calls.callees(
+                ledger,
+                position,
+                &definition.qualified_name,
+            )));
+        }
+        sites
+    }
 }

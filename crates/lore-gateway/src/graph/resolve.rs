@@ -7,6 +7,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+mod rust;
+
 use super::file_node;
 use super::packages::Packages;
 use super::paths::{dir_of, normalize};
@@ -26,10 +28,16 @@ pub(super) struct Resolver<'a> {
     /// What [`Resolver::by_suffix`] answered, by suffix (thousands of
     /// files import the same few modules).
     suffixes: std::cell::RefCell<HashMap<String, Option<String>>>,
+    /// What [`Resolver::rust_reexport`] answered, by module and name
+    /// (every call site of a path through a module asks again).
+    rust_reexports: std::cell::RefCell<HashMap<(String, String), Option<Item>>>,
     /// What the root's manifests say (module paths, package names,
     /// path aliases, crates).
     packages: Packages,
 }
+
+/// A name defined in a file: (path, name there).
+type Item = (String, String);
 
 fn name_of(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
@@ -83,6 +91,7 @@ impl<'a> Resolver<'a> {
             by_dir,
             symbols,
             suffixes: std::cell::RefCell::default(),
+            rust_reexports: std::cell::RefCell::default(),
             packages,
         }
     }
@@ -163,7 +172,24 @@ impl<'a> Resolver<'a> {
     /// that defines the name.
     fn reexport(&self, barrel: &str, name: &str, depth: usize) -> Option<(String, String)> {
         // `*` is the module itself, not a name in it.
-        if depth >= MAX_REEXPORT_DEPTH || name == "*" || !is_barrel(barrel) {
+        if depth >= MAX_REEXPORT_DEPTH || name == "*" {
+            return None;
+        }
+        if barrel.ends_with(".rs") {
+            if depth > 0 {
+                return self.rust_reexport(barrel, name, depth);
+            }
+            // Remembered from the first step only: a deeper one stops
+            // sooner.
+            let key = (barrel.to_string(), name.to_string());
+            if let Some(known) = self.rust_reexports.borrow().get(&key) {
+                return known.clone();
+            }
+            let found = self.rust_reexport(barrel, name, depth);
+            self.rust_reexports.borrow_mut().insert(key, found.clone());
+            return found;
+        }
+        if !is_barrel(barrel) {
             return None;
         }
         let file = self.files.get(barrel)?;
@@ -369,138 +395,6 @@ impl<'a> Resolver<'a> {
             .map(|start| package(&segments[start..].join("/")))
             .find(|code| !code.is_empty())
             .unwrap_or_default()
-    }
-
-    fn rust(&self, from: &str, module: &str) -> Vec<(String, Vec<String>)> {
-        // `crate::a::b::{C, d}` → the module path and the names.
-        let (path, names) = match module.split_once("::{") {
-            Some((path, list)) => (
-                path,
-                list.trim_end_matches('}')
-                    .split(',')
-                    .map(|n| n.trim().split("::").next().unwrap_or_default().to_string())
-                    .filter(|n| !n.is_empty() && n != "self")
-                    .collect::<Vec<_>>(),
-            ),
-            None => {
-                let (path, last) = module.rsplit_once("::").unwrap_or((module, ""));
-                let last = last
-                    .split(" as ")
-                    .next()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_string();
-                (
-                    path,
-                    vec![last]
-                        .into_iter()
-                        .filter(|n| !n.is_empty() && n != "*")
-                        .collect(),
-                )
-            }
-        };
-        let mut segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
-        let Some((base, root_file)) = self.rust_base(from, &mut segments) else {
-            return Vec::new();
-        };
-        // The deepest module file that exists; the rest are items in it.
-        let mut out = Vec::new();
-        let mut module_names: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
-        let mut item_names = names.clone();
-        // `use crate::a::{b, C}`: `b` may be a module of its own.
-        let mut submodules = Vec::new();
-        for name in &names {
-            let mut deeper = module_names.clone();
-            deeper.push(name.clone());
-            if let Some(file) = self.rust_module(&base, &deeper) {
-                submodules.push((file, Vec::new()));
-                item_names.retain(|n| n != name);
-            }
-        }
-        out.extend(submodules);
-        while !module_names.is_empty() {
-            if let Some(file) = self.rust_module(&base, &module_names) {
-                out.push((file, item_names));
-                return out;
-            }
-            item_names = vec![module_names.pop().unwrap_or_default()];
-        }
-        // Nothing deeper: an item of the crate's root file.
-        if out.is_empty()
-            && let Some(root) = root_file
-        {
-            out.push((root, item_names));
-        }
-        out
-    }
-
-    /// The folder a Rust module path starts from (its leading `crate`,
-    /// `self`, `super` or crate name taken off `segments`), and the crate
-    /// root file an item of no deeper module is in; none when the path
-    /// leads nowhere in the root.
-    fn rust_base(&self, from: &str, segments: &mut Vec<&str>) -> Option<(String, Option<String>)> {
-        let first = *segments.first()?;
-        match first {
-            "crate" => {
-                let dir = self.crate_folder(from)?;
-                segments.remove(0);
-                let root = self.first([format!("{dir}/lib.rs"), format!("{dir}/main.rs")]);
-                Some((dir, root))
-            }
-            "self" | "super" => {
-                let own = from.trim_end_matches(".rs");
-                let own = own.strip_suffix("/mod").unwrap_or(own);
-                let mut dir = if own.ends_with("/lib") || own.ends_with("/main") {
-                    dir_of(own).to_string()
-                } else {
-                    own.to_string()
-                };
-                while segments.first() == Some(&"super") {
-                    dir = dir_of(&dir).to_string();
-                    segments.remove(0);
-                }
-                if segments.first() == Some(&"self") {
-                    segments.remove(0);
-                }
-                Some((dir, None))
-            }
-            name => {
-                // Another crate of this workspace, by its manifest's name
-                // or its folder's: `lore_store` → `…/lore-store/src`.
-                let dashed = name.replace('_', "-");
-                let lib = self
-                    .packages
-                    .crate_lib(name)
-                    .map(str::to_string)
-                    .or_else(|| {
-                        [name, dashed.as_str()]
-                            .iter()
-                            .find_map(|n| self.by_suffix(&format!("{n}/src/lib.rs")))
-                    })?;
-                segments.remove(0);
-                Some((dir_of(&lib).to_string(), Some(lib)))
-            }
-        }
-    }
-
-    /// The folder `crate::` means in `from`: the crate root its manifest
-    /// names (`crates/core/main.rs`), else the `src/` folder holding it.
-    fn crate_folder(&self, from: &str) -> Option<String> {
-        if let Some(dir) = self.packages.crate_folder(from) {
-            return Some(dir.to_string());
-        }
-        match from.find("src/") {
-            Some(at) if at == 0 || from[..at].ends_with('/') => Some(from[..at + 3].to_string()),
-            _ => None,
-        }
-    }
-
-    fn rust_module(&self, base: &str, segments: &[String]) -> Option<String> {
-        if segments.is_empty() {
-            return None;
-        }
-        let rel = segments.join("/");
-        self.first([format!("{base}/{rel}.rs"), format!("{base}/{rel}/mod.rs")])
     }
 
     /// The code a test is named after: `test_x.py`/`x_test.py` → `x.py`

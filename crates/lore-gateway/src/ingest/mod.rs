@@ -30,6 +30,7 @@ use lore_core::{ErrorCode, ErrorReport};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::graph::call_index::{self, CALLS_VERSION, CallChanges};
 use crate::graph::{Edge, FACTS_VERSION, GraphFile, GraphLedger};
 use crate::index::{FileFacts, GatewayIndex};
 use crate::ingest::chunk::{Chunk, chunk, chunk_code};
@@ -489,6 +490,7 @@ fn commit(
             run.relation_count += root.books.graph.written.len() as u64;
             continue;
         }
+        call_index::update(&mut root.books.graph, &root.books.calls);
         write_graph(store, &root.name, &mut root.books.graph, &root.catalog, run)?;
         let bytes = serde_json::to_vec(&root.books.graph)
             .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("graph ledger: {e}")))?;
@@ -524,6 +526,8 @@ struct Books {
     /// Whether a file's facts changed (else the graph is what was written
     /// last time, and is not computed again).
     dirty: bool,
+    /// What changed for the call edges.
+    calls: CallChanges,
 }
 
 impl RootRun {
@@ -581,6 +585,8 @@ impl RootRun {
             graph.facts_version = FACTS_VERSION;
             dirty = true;
         }
+        // Calls never resolved, or of an older format, are resolved now.
+        dirty |= graph.calls_version != CALLS_VERSION && !graph.files.is_empty();
         Ok(RootRun {
             name: root.name.clone(),
             catalog,
@@ -591,6 +597,7 @@ impl RootRun {
                 ledger,
                 graph,
                 dirty,
+                calls: CallChanges::default(),
             },
         })
     }
@@ -643,7 +650,10 @@ impl RootRun {
             .graph
             .files
             .retain(|path, _| ledger.files.contains_key(path));
-        books.dirty |= books.graph.files.len() != known;
+        if books.graph.files.len() != known {
+            books.dirty = true;
+            books.calls.removed();
+        }
         // A graph never written to a store (ingested without one before).
         books.dirty |=
             job.store.is_some() && books.graph.written.is_empty() && !books.graph.files.is_empty();
@@ -768,7 +778,10 @@ impl Books {
             run.files_changed += 1;
         }
         if let Some(facts) = read.facts {
-            self.graph.files.insert(path.clone(), facts.graph);
+            let before = self.graph.files.insert(path.clone(), facts.graph);
+            if let Some(after) = self.graph.files.get(&path) {
+                self.calls.replaced(&path, before.as_ref(), after);
+            }
             self.dirty = true;
             if let Some(writer) = reading.writer {
                 reading
@@ -795,7 +808,10 @@ impl Books {
     /// A file gone or no longer served: out of the graph, the ledger and
     /// the index.
     fn forget(&mut self, root: &str, path: &str, reading: &Reading<'_>, run: &mut IngestRun) {
-        self.dirty |= self.graph.files.remove(path).is_some();
+        if self.graph.files.remove(path).is_some() {
+            self.dirty = true;
+            self.calls.removed();
+        }
         if self.ledger.forget(path, run) {
             run.files_removed += 1;
             if let Some(writer) = reading.writer {

@@ -11,6 +11,7 @@
 //! read around the errors.
 
 pub mod references;
+mod require;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -497,6 +498,12 @@ impl Reader<'_> {
                     .filter(|n| n.kind() == "variable_declarator")
                     .collect();
                 for declarator in declarators {
+                    if let Some((module, names, aliases)) =
+                        require::declarator(declarator, self.source)
+                    {
+                        self.import(module, names, aliases, node);
+                        continue;
+                    }
                     let value = declarator.child_by_field_name("value");
                     let name = declarator
                         .child_by_field_name("name")
@@ -508,6 +515,11 @@ impl Reader<'_> {
                         let block = self.define(outer, node, name, SymbolKind::Function, scope);
                         blocks.push(block);
                     }
+                }
+            }
+            "expression_statement" if scope.is_empty() => {
+                if let Some((module, names, aliases)) = require::statement(node, self.source) {
+                    self.import(module, names, aliases, node);
                 }
             }
             "import_statement" => {

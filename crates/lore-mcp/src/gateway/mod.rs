@@ -338,7 +338,7 @@ impl Tool for KmGraphReferences {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-graph-references",
         title: "References",
-        description: "Go to definition, find callers and callees of a symbol: its definitions (path, lines, kind), who calls it and what it calls, each with path, line of the call site and resolution (import, same_file, same_module, name_only, ambiguous: most to least trusted). A bare name defined twice answers every definition. Example: {\"symbol\":\"Invoice.total\"}",
+        description: "Go to definition, find callers and callees of a symbol: its definitions (path, lines, kind), who calls it, where it is named as a type (type_uses) and what it calls, each with path, line of the site and resolution (import, same_file, same_module, name_only, ambiguous: most to least trusted). A bare name defined twice answers every definition. Example: {\"symbol\":\"Invoice.total\"}",
         read_only: true,
         scope: Scope::Reader,
         destructive: false,

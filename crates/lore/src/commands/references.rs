@@ -37,6 +37,9 @@ fn print(answer: &ReferencesAnswer) {
         );
     }
     section("callers", &answer.callers, answer.total_callers);
+    if answer.total_type_uses > 0 {
+        section("used as a type", &answer.type_uses, answer.total_type_uses);
+    }
     section("callees", &answer.callees, answer.total_callees);
 }
 

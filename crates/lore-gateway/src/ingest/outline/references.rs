@@ -16,16 +16,19 @@
 //! classes, decorators and JSX components count; calls inside Rust macros
 //! (`assert_eq!(parse(x), …)`) are read from their tokens. Builtins
 //! (`len`, `print`, `Some`, `console.log`) are left out unless the file
-//! defines or imports that name.
+//! defines or imports that name. Names used as types (a parameter's, a
+//! return's, a field's) are sites too, marked [`Usage::Type`] (`types`).
 //!
 //! The walk is iterative (no recursion: a hostile file cannot exhaust
 //! the stack), skips what is nested deeper than [`MAX_TREE_DEPTH`] and
 //! keeps at most [`MAX_SITES`] sites of a file.
 
 mod builtins;
+mod types;
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use super::{Definition, Import, Lang, MAX_DEPTH};
@@ -46,6 +49,22 @@ pub struct Reference {
     pub name: String,
     /// The line (1-based) of its last name.
     pub line: usize,
+    /// What the code does with the name there.
+    pub usage: Usage,
+}
+
+/// What a site does with a name.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Usage {
+    /// Calls, constructs, inherits from or decorates with it.
+    #[default]
+    Call,
+    /// Names it as a type: of a parameter, a return, a field or a
+    /// variable (`types.rs`).
+    Type,
 }
 
 /// The call sites under `root`, in order of their lines. A builtin the
@@ -88,7 +107,7 @@ pub(super) fn read(
         }
     }
     let mut out = reader.out;
-    out.sort_by(|a, b| a.line.cmp(&b.line).then_with(|| a.name.cmp(&b.name)));
+    out.sort_by(|a, b| (a.line, &a.name, a.usage).cmp(&(b.line, &b.name, b.usage)));
     out.dedup();
     out
 }
@@ -113,12 +132,17 @@ impl<'a> SiteReader<'a> {
     }
 
     fn push(&mut self, name: String, at: Node) {
+        self.push_as(name, at, Usage::Call);
+    }
+
+    fn push_as(&mut self, name: String, at: Node, usage: Usage) {
         let builtin =
             || is_builtin(self.lang, &name) && !is_own(&name, self.definitions, self.imports);
         if !name.is_empty() && name.len() <= 200 && !name.ends_with(['.', ':']) && !builtin() {
             self.out.push(Reference {
                 name,
                 line: at.start_position().row + 1,
+                usage,
             });
         }
     }
@@ -154,6 +178,7 @@ impl<'a> SiteReader<'a> {
             Lang::Go => self.go(node),
             Lang::Rust => self.rust(node),
         }
+        self.annotation(node);
     }
 
     /// `a.b.c` of a chain of attribute accesses (`?` when it is no chain
