@@ -402,10 +402,12 @@ impl Gateway {
 
     /// Whether every vote's chunk id starts with the name of a root that
     /// holds the rest of its path (`<root>/<path>::<key>`), reading only
-    /// the ledgers of the roots named: a root named `src` holding
-    /// `src/app.py` does not make the older `src/app.py::k` rooted.
+    /// the ledgers of the roots named (roots known from a shared store
+    /// too): a root named `src` holding `src/app.py` does not make the
+    /// older `src/app.py::k` rooted.
     fn votes_name_their_roots(&self, votes: &[lore_store::Feedback]) -> bool {
         let mut held: HashMap<&str, HashSet<String>> = HashMap::new();
+        let store_roots = self.store_roots();
         votes.iter().all(|vote| {
             let Some((path, _)) = vote.chunk_id.split_once("::") else {
                 // No chunk id of any format: nothing to map.
@@ -414,12 +416,16 @@ impl Gateway {
             let Some((name, rest)) = path.split_once('/') else {
                 return false;
             };
-            let Some(root) = self.roots.iter().find(|r| r.name == name) else {
+            // A root of this project, or one known from the shared store
+            // alone (its ledger is kept from the store's file log).
+            let known =
+                self.roots.iter().any(|r| r.name == name) || store_roots.iter().any(|r| r == name);
+            if !known {
                 return false;
-            };
-            held.entry(root.name.as_str())
+            }
+            held.entry(name)
                 .or_insert_with(|| {
-                    ingest::read_ledger(&self.state, &root.name)
+                    ingest::read_ledger(&self.state, name)
                         .files
                         .into_keys()
                         .collect()
@@ -428,14 +434,19 @@ impl Gateway {
         })
     }
 
-    /// Each root's indexed files, from its ledger.
+    /// Each root's indexed files, from its ledger (roots known from a
+    /// shared store alone too).
     fn root_files(&self) -> search::feedback::RootFiles {
+        let names = self
+            .roots
+            .iter()
+            .map(|root| root.name.clone())
+            .chain(self.store_roots());
         search::feedback::RootFiles::new(
-            self.roots
-                .iter()
-                .map(|root| {
-                    let ledger = ingest::read_ledger(&self.state, &root.name);
-                    (root.name.clone(), ledger.files.into_keys().collect())
+            names
+                .map(|name| {
+                    let ledger = ingest::read_ledger(&self.state, &name);
+                    (name, ledger.files.into_keys().collect())
                 })
                 .collect(),
         )
@@ -582,7 +593,8 @@ impl Gateway {
     pub fn coverage(&self) -> Result<report::CoverageSummary, ErrorReport> {
         let index = self.open_index()?;
         index.reload()?;
-        let states = self.root_states();
+        let store_roots = self.store_roots();
+        let states = self.root_states(&store_roots);
         let view = self.graph_view()?;
         Ok(report::coverage(
             &states,
@@ -616,14 +628,15 @@ impl Gateway {
                 format!("limit must be 1 to {}, got {limit}", report::MAX_LISTED),
             ));
         }
-        if self.last_run(None).is_none() {
+        if self.last_run(None).is_none() && !self.follows_any_root() {
             return Err(ErrorReport::new(
                 ErrorCode::NotFound,
                 "nothing is ingested yet: run `lore gateway ingest PATH` (or km-ingest-trigger) first",
             ));
         }
         let days = stale_after_days.unwrap_or(self.config.lifecycle.stale_after_days);
-        let states = self.root_states();
+        let store_roots = self.store_roots();
+        let states = self.root_states(&store_roots);
         let view = self.graph_view()?;
         let mut exclude = globset::GlobSetBuilder::new();
         for pattern in &self.config.lifecycle.exclude {
@@ -659,21 +672,76 @@ impl Gateway {
         ))
     }
 
-    fn root_states(&self) -> Vec<report::RootState<'_>> {
-        self.roots
-            .iter()
-            .map(|root| report::RootState {
-                name: &root.name,
-                path: &root.path,
-                ledger: ingest::read_ledger(&self.state, &root.name),
-            })
-            .collect()
+    /// Every root's name, folder (none for a root known from the store
+    /// alone) and ledger.
+    fn root_states<'a>(&'a self, store_roots: &'a [String]) -> Vec<report::RootState<'a>> {
+        let configured = self.roots.iter().map(|root| report::RootState {
+            name: &root.name,
+            path: Some(&root.path),
+            ledger: ingest::read_ledger(&self.state, &root.name),
+        });
+        let from_store = store_roots.iter().map(|name| report::RootState {
+            name,
+            path: None,
+            ledger: ingest::read_ledger(&self.state, name),
+        });
+        configured.chain(from_store).collect()
     }
 
     /// `km-read`: a file of a root, or some of its lines, bounded by
-    /// `limits.result_bytes` (see [`read`]).
+    /// `limits.result_bytes` (see [`read`]); with a shared store, a root
+    /// only other servers ingested is read from the store's file log.
     pub fn read(&self, request: &read::ReadRequest) -> Result<read::ReadAnswer, ErrorReport> {
-        read::read(&self.roots, &self.files, request, self.result_bytes)
+        if !ingest::team::is_shared(self) {
+            return read::read(&self.roots, &self.files, request, self.result_bytes);
+        }
+        let mut sources: Vec<read::Source<'_>> = Vec::new();
+        for root in &self.roots {
+            let ledger = ingest::read_ledger(&self.state, &root.name);
+            sources.push(if ledger.is_from_store() {
+                read::Source::Store {
+                    name: &root.name,
+                    ledger,
+                }
+            } else {
+                read::Source::Folder(root)
+            });
+        }
+        let store_roots = self.store_roots();
+        for name in &store_roots {
+            sources.push(read::Source::Store {
+                name,
+                ledger: ingest::read_ledger(&self.state, name),
+            });
+        }
+        let stored = |root: &str, path: &str| self.stored_text(root, path);
+        read::read_from(&sources, &stored, &self.files, request, self.result_bytes)
+    }
+
+    /// The text another server published of `root`'s file `path`.
+    fn stored_text(&self, root: &str, path: &str) -> Result<String, ErrorReport> {
+        let store = self.graph_reader()?;
+        let version = store.shared_file(root, path).map_err(|e| e.report())?;
+        let not_found = || {
+            ErrorReport::new(
+                ErrorCode::NotFound,
+                format!("root `{root}` has no file {path}"),
+            )
+        };
+        let Some(version) = version else {
+            return Err(not_found());
+        };
+        match index::shared::text_of(&version) {
+            Ok(Some(text)) => Ok(text),
+            Ok(None) => Err(not_found()),
+            Err(reason) => Err(ErrorReport::new(
+                ErrorCode::NotFound,
+                format!(
+                    "{root}/{path} cannot be read on this server: {reason}; read it on {} (which ingested it), or ingest it again there",
+                    version.origin
+                ),
+            )),
+        }
     }
 
     /// The newest run (of `profile`, when given).
@@ -708,22 +776,40 @@ impl Gateway {
     fn graph_cache(
         &self,
     ) -> Result<(Arc<explore::GraphView>, Arc<explore::GraphLinks>), ErrorReport> {
-        let files: Vec<PathBuf> = std::iter::once(self.files.root().join(subsystem::CATALOG_FILE))
-            .chain(self.roots.iter().flat_map(|root| {
-                [
-                    self.state.join("graph").join(format!("{}.json", root.name)),
-                    root.path.join(".metadata").join("subsystems.json"),
-                ]
-            }))
-            .collect();
+        let store_roots = self.store_roots();
+        let files: Vec<PathBuf> = [
+            self.files.root().join(subsystem::CATALOG_FILE),
+            ingest::followed::list_path(&self.state),
+        ]
+        .into_iter()
+        .chain(self.roots.iter().flat_map(|root| {
+            [
+                ingest::followed::graph_path(&self.state, &root.name),
+                root.path.join(".metadata").join("subsystems.json"),
+            ]
+        }))
+        .chain(
+            store_roots
+                .iter()
+                .map(|name| ingest::followed::graph_path(&self.state, name)),
+        )
+        .collect();
         self.graph.get(&files, || {
-            let mut roots = Vec::with_capacity(self.roots.len());
+            let mut roots = Vec::with_capacity(self.roots.len() + store_roots.len());
             for root in &self.roots {
-                let ledger = graph::GraphLedger::load(
-                    &self.state.join("graph").join(format!("{}.json", root.name)),
-                );
+                let ledger = graph::GraphLedger::load(&ingest::followed::graph_path(
+                    &self.state,
+                    &root.name,
+                ));
                 let catalog = subsystem::Catalog::load(self.files.root(), &root.path)?;
                 roots.push((root.name.clone(), ledger, catalog));
+            }
+            // Roots other servers ingested, known from the store alone.
+            for name in &store_roots {
+                let ledger =
+                    graph::GraphLedger::load(&ingest::followed::graph_path(&self.state, name));
+                let catalog = subsystem::Catalog::of_project(self.files.root())?;
+                roots.push((name.clone(), ledger, catalog));
             }
             let view = explore::GraphView::new(roots);
             let links = view.search_links();
@@ -740,7 +826,7 @@ impl Gateway {
                 "this gateway keeps no graph (it was opened without a store)",
             )
         })?;
-        if !handle.exists() || self.last_run(None).is_none() {
+        if !handle.exists() || (self.last_run(None).is_none() && !self.follows_any_root()) {
             return Err(ErrorReport::new(
                 ErrorCode::NotFound,
                 "the code graph is empty: run `lore gateway ingest PATH` (or km-ingest-trigger) first",
@@ -752,8 +838,43 @@ impl Gateway {
     /// Refuses names in `roots` (the `roots` filter of a tool) that are
     /// not roots of the project.
     pub fn check_roots(&self, roots: &[String]) -> Result<(), ErrorReport> {
-        let known: Vec<&str> = self.roots.iter().map(|r| r.name.as_str()).collect();
-        graph::ids::check_roots(&known, roots, "roots")
+        self.check_root_names(roots, "roots")
+    }
+
+    /// Refuses names in `asked` (the argument `field`) that are neither
+    /// roots of the project nor roots known from a shared store.
+    fn check_root_names(&self, asked: &[String], field: &str) -> Result<(), ErrorReport> {
+        if asked.is_empty() {
+            return Ok(());
+        }
+        let store_roots = self.store_roots();
+        let known: Vec<&str> = self
+            .roots
+            .iter()
+            .map(|r| r.name.as_str())
+            .chain(store_roots.iter().map(String::as_str))
+            .collect();
+        graph::ids::check_roots(&known, asked, field)
+    }
+
+    /// Whether this server holds files of some root from a shared
+    /// store's file log (it answers for them though it may never have
+    /// run an ingest).
+    fn follows_any_root(&self) -> bool {
+        ingest::team::is_shared(self)
+            && ingest::followed::load(&self.state)
+                .values()
+                .any(|root| root.files > 0)
+    }
+
+    /// The roots this server knows from a shared store alone: other
+    /// servers ingested them, and this project does not list them
+    /// (none unless the store is a server's). See [`ingest::followed`].
+    pub fn store_roots(&self) -> Vec<String> {
+        if !ingest::team::is_shared(self) {
+            return Vec::new();
+        }
+        ingest::followed::store_only_roots(&self.state, &self.roots)
     }
 
     /// A graph node and its relations; a bare path is taken when one root
@@ -889,8 +1010,7 @@ impl Gateway {
     /// Blocking.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse, ErrorReport> {
         search::check_request(request)?;
-        let known: Vec<&str> = self.roots.iter().map(|r| r.name.as_str()).collect();
-        graph::ids::check_roots(&known, &request.filters.roots, "filters.roots")?;
+        self.check_root_names(&request.filters.roots, "filters.roots")?;
         let index = self.open_index()?;
         let run_id = self.index_run_id();
         let mut warnings = Vec::new();

@@ -7,6 +7,11 @@
 //! ([`ProjectFiles::never_served`], the rule ingest, upload and search
 //! follow). An answer is bounded by `limits.result_bytes`; a longer range
 //! ends early and says where to go on.
+//!
+//! With a shared store, a root only other servers ingested (this server
+//! has no copy, or never ingested its copy) is read from the store's file
+//! log: the text the publishing server recorded, so every server serves
+//! the same lines for it; the name and content rules apply to it too.
 
 use std::path::{Component, Path};
 
@@ -14,9 +19,9 @@ use lore_core::{ErrorCode, ErrorReport};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::ingest::Root;
 use crate::ingest::project_files::ProjectFiles;
 use crate::ingest::walk::is_ignored;
+use crate::ingest::{Ledger, Root};
 
 /// What to read.
 #[derive(Debug, Clone, Default)]
@@ -61,10 +66,63 @@ fn forbidden(message: impl Into<String>) -> ErrorReport {
     ErrorReport::new(ErrorCode::Forbidden, message)
 }
 
-/// Reads what `request` asks of `roots`, at most about `max_bytes` of
-/// text.
+/// Where a root's files are read from.
+pub enum Source<'a> {
+    /// Its folder on this machine.
+    Folder(&'a Root),
+    /// The store's file log (a root other servers ingested), with the
+    /// ledger of the files this server holds from it.
+    Store {
+        /// The root's name.
+        name: &'a str,
+        /// Its files.
+        ledger: Ledger,
+    },
+}
+
+impl Source<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Source::Folder(root) => &root.name,
+            Source::Store { name, .. } => name,
+        }
+    }
+
+    fn holds(&self, relative: &str) -> bool {
+        match self {
+            Source::Folder(root) => root.path.join(relative).is_file(),
+            Source::Store { ledger, .. } => ledger.files.contains_key(relative),
+        }
+    }
+}
+
+/// The text of a file of a [`Source::Store`] root (`root`, `path`), or
+/// why there is none.
+pub type StoredText<'a> = &'a dyn Fn(&str, &str) -> Result<String, ErrorReport>;
+
+/// Reads what `request` asks of the roots' folders, at most about
+/// `max_bytes` of text.
 pub fn read(
     roots: &[Root],
+    files: &ProjectFiles,
+    request: &ReadRequest,
+    max_bytes: usize,
+) -> Result<ReadAnswer, ErrorReport> {
+    let sources: Vec<Source<'_>> = roots.iter().map(Source::Folder).collect();
+    let none = |root: &str, path: &str| -> Result<String, ErrorReport> {
+        Err(ErrorReport::new(
+            ErrorCode::NotFound,
+            format!("root `{root}` has no file {path}"),
+        ))
+    };
+    read_from(&sources, &none, files, request, max_bytes)
+}
+
+/// Reads what `request` asks of `sources`, at most about `max_bytes` of
+/// text; `stored` gives the text of a file of a store's root.
+pub fn read_from(
+    sources: &[Source<'_>],
+    stored: StoredText<'_>,
     files: &ProjectFiles,
     request: &ReadRequest,
     max_bytes: usize,
@@ -80,8 +138,18 @@ pub fn read(
             end.unwrap_or_default()
         )));
     }
-    let root = root_of(roots, request.root.as_deref(), &relative)?;
-    let text = readable_text(root, files, &relative)?;
+    let source = root_of(sources, request.root.as_deref(), &relative)?;
+    let text = match source {
+        Source::Folder(root) => readable_text(root, files, &relative)?,
+        Source::Store { name, .. } => {
+            let text = stored(name, &relative)?;
+            // The publisher fenced its own files; these rules hold here too.
+            if let Some(fenced) = files.never_served(Path::new(&relative), Some(&text)) {
+                return Err(forbidden(fenced.message));
+            }
+            text
+        }
+    };
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let total = lines.len();
     let last = end.unwrap_or(total).min(total);
@@ -101,7 +169,7 @@ pub fn read(
         shown_last = at + 1;
     }
     Ok(ReadAnswer {
-        root: root.name.clone(),
+        root: source.name().to_string(),
         path: relative,
         start_line: start,
         end_line: shown_last,
@@ -136,30 +204,27 @@ fn checked_path(path: &str) -> Result<String, ErrorReport> {
 }
 
 /// The root `asked` names, or the one root holding `relative`.
-fn root_of<'a>(
-    roots: &'a [Root],
+fn root_of<'s, 'a>(
+    roots: &'s [Source<'a>],
     asked: Option<&str>,
     relative: &str,
-) -> Result<&'a Root, ErrorReport> {
+) -> Result<&'s Source<'a>, ErrorReport> {
     let names = || {
         roots
             .iter()
-            .map(|r| r.name.as_str())
+            .map(|r| r.name())
             .collect::<Vec<_>>()
             .join(", ")
     };
     if let Some(name) = asked {
-        return roots.iter().find(|r| r.name == name).ok_or_else(|| {
+        return roots.iter().find(|r| r.name() == name).ok_or_else(|| {
             ErrorReport::new(
                 ErrorCode::NotFound,
                 format!("no gateway root `{name}`; the roots are {}", names()),
             )
         });
     }
-    let holding: Vec<&Root> = roots
-        .iter()
-        .filter(|r| r.path.join(relative).is_file())
-        .collect();
+    let holding: Vec<&Source<'a>> = roots.iter().filter(|r| r.holds(relative)).collect();
     match holding.as_slice() {
         [one] => Ok(one),
         [] => Err(ErrorReport::new(
@@ -173,7 +238,7 @@ fn root_of<'a>(
             "{relative} is in several roots ({}): name one with root",
             several
                 .iter()
-                .map(|r| r.name.as_str())
+                .map(|r| r.name())
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),

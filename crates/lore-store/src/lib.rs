@@ -290,4 +290,9 @@ pub trait KnowledgeStore: Send + Sync {
         after: i64,
         limit: usize,
     ) -> Result<Vec<SharedFileVersion>, StoreError>;
+
+    /// The live version of one file of the log (its newest: `chunks:
+    /// None` when it closed the file), or `None` when the log never held
+    /// it. What a server serves of a file another server ingested.
+    fn shared_file(&self, root: &str, path: &str) -> Result<Option<SharedFileVersion>, StoreError>;
 }

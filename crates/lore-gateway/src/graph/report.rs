@@ -61,7 +61,8 @@ pub struct CoverageTotals {
     pub artifact_breakdown: BTreeMap<String, u64>,
     /// Chunks in the index.
     pub chunk_count: u64,
-    /// Roots configured.
+    /// Roots counted: those configured, and those known from a shared
+    /// store alone.
     pub roots: usize,
 }
 
@@ -143,8 +144,9 @@ pub struct RunBrief {
 pub struct RootState<'a> {
     /// The root's name.
     pub name: &'a str,
-    /// Its folder.
-    pub path: &'a Path,
+    /// Its folder; none for a root known from a shared store alone
+    /// (another server holds its folder).
+    pub path: Option<&'a Path>,
     /// Its ledger.
     pub ledger: Ledger,
 }
@@ -616,7 +618,7 @@ impl StaleDocs {
         for targets in describes.values() {
             wanted.extend(targets.iter().map(|t| t.to_string()));
         }
-        let history = git_last_changes(root.path, &wanted);
+        let history = root.path.and_then(|path| git_last_changes(path, &wanted));
         let changed_at = |path: &str| -> Option<i64> {
             match &history {
                 Some(history) => history.get(path).copied(),

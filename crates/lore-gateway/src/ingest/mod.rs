@@ -9,6 +9,7 @@
 pub mod chunk;
 pub mod classify;
 pub mod follow;
+pub mod followed;
 pub mod outline;
 pub mod project_files;
 pub mod runlog;
@@ -214,6 +215,12 @@ const REMOVED_KEPT: usize = 1_000;
 /// A root's ledger: what was ingested, and what was removed since.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Ledger {
+    /// Whether its files are those other servers published to the
+    /// store's file log ([`followed`]), not files this server read: its
+    /// own first ingest of the root reads every file. First, so
+    /// [`was_ingested`] tells without reading the rest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    from_store: bool,
     /// The subsystem catalog the files were classified with: a new one
     /// re-classifies every file.
     catalog: String,
@@ -231,12 +238,33 @@ pub struct Ledger {
     /// come back; the newest 1,000).
     #[serde(default)]
     pub removed: BTreeMap<String, RemovedEntry>,
+    /// The kind of records its files were last published with
+    /// ([`SHARED_RECORDS`]; 0: none, or chunks only): a shared run under a
+    /// newer kind publishes every file again.
+    #[serde(default)]
+    shared_records: u32,
 }
 
+/// The records a shared index publishes: 1, chunks with the graph's facts
+/// and the file's text (`index::shared`).
+const SHARED_RECORDS: u32 = 1;
+
 impl Ledger {
+    /// Whether its files came from the store's file log: other servers
+    /// read them, this one never ingested the root.
+    pub fn is_from_store(&self) -> bool {
+        self.from_store
+    }
+
     /// Forgets a file, remembering it as removed by `run`; whether it was
     /// known.
     fn forget(&mut self, path: &str, run: &IngestRun) -> bool {
+        self.forget_as(path, &run.started_at, &run.run_id)
+    }
+
+    /// Forgets a file, remembering it as removed at `removed_at` by
+    /// `run_id`; whether it was known.
+    fn forget_as(&mut self, path: &str, removed_at: &str, run_id: &str) -> bool {
         let Some(entry) = self.files.remove(path) else {
             return false;
         };
@@ -244,8 +272,8 @@ impl Ledger {
             path.to_string(),
             RemovedEntry {
                 artifact_type: entry.artifact_type,
-                removed_at: run.started_at.clone(),
-                run_id: run.run_id.clone(),
+                removed_at: removed_at.to_string(),
+                run_id: run_id.to_string(),
             },
         );
         if self.removed.len() > REMOVED_KEPT {
@@ -275,9 +303,19 @@ pub fn read_ledger(state: &Path, root: &str) -> Ledger {
         .unwrap_or_default()
 }
 
-/// Whether root `root` was ever ingested (its ledger exists).
+/// Whether root `root` was ever ingested here (its ledger exists, and
+/// is not one kept from other servers' versions, which starts with
+/// `{"from_store":true`).
 pub fn was_ingested(state: &Path, root: &str) -> bool {
-    ledger_path(state, root).is_file()
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(ledger_path(state, root)) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(32);
+    if file.take(32).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    !head.starts_with(br#"{"from_store":true"#)
 }
 
 /// Whether a run over some files of `root` keeps the rest of its index:
@@ -555,13 +593,15 @@ impl RootRun {
         let conventions = Conventions::read(&root.path);
         let catalog_stamp = catalog_stamp(project_root, &root.path, &conventions);
         let mut ledger = read_ledger(job.state, &root.name);
-        if index.rebuilt || ledger.index != index.instance {
+        if index.rebuilt || ledger.index != index.instance || ledger.from_store {
             // The index does not hold what the ledger lists (it was
             // rebuilt, by this run or by a search that found it outdated):
-            // every file is read again. Removed files stay known.
+            // every file is read again. Removed files stay known. So is a
+            // root only other servers ingested: this run reads it whole.
             ledger.files.clear();
             ledger.catalog.clear();
             ledger.index = index.instance.clone();
+            ledger.from_store = false;
         }
         if ledger.catalog != catalog_stamp {
             // Subsystems may have moved, or the repository's conventions
@@ -629,7 +669,14 @@ impl RootRun {
         if let Some(head) = git_head(&root.path) {
             run.repo_head.insert(self.name.clone(), head);
         }
-        let wanted = self.wanted(&files, reread, run, started_ms);
+        // A shared run publishes every file again when the root's files
+        // were published with older records (without the graph's facts).
+        let republish =
+            reading.outbox.is_some() && self.books.ledger.shared_records != SHARED_RECORDS;
+        if reading.outbox.is_some() && job.request.paths.is_empty() {
+            self.books.ledger.shared_records = SHARED_RECORDS;
+        }
+        let wanted = self.wanted(&files, reread || republish, republish, run, started_ms);
         let total = files.len() as u64;
         self.read(job.project, wanted, reading, total, run, progress)?;
         progress(total, total);
@@ -643,14 +690,27 @@ impl RootRun {
                 .entry(entry.artifact_type.as_str().to_string())
                 .or_default() += 1;
         }
-        // Files the graph knows but the ledger does not (left by a crash).
-        let known = books.graph.files.len();
+        // Files the graph knows but the ledger does not (left by a crash,
+        // or published by another server and not in this server's copy:
+        // a full run's view of the root wins, in the log too).
         let ledger = &books.ledger;
-        books
+        let unlisted: Vec<String> = books
             .graph
             .files
-            .retain(|path, _| ledger.files.contains_key(path));
-        if books.graph.files.len() != known {
+            .keys()
+            .filter(|path| !ledger.files.contains_key(*path))
+            .cloned()
+            .collect();
+        for path in &unlisted {
+            books.graph.files.remove(path);
+            if let Some(writer) = reading.writer {
+                reading.index.remove_file(writer, &self.name, path);
+            }
+            if let Some(outbox) = reading.outbox.filter(|_| job.request.paths.is_empty()) {
+                outbox.close(&self.name, path);
+            }
+        }
+        if !unlisted.is_empty() {
             books.dirty = true;
             books.calls.removed();
         }
@@ -668,6 +728,7 @@ impl RootRun {
         &self,
         files: &'f [FoundFile],
         reread: bool,
+        refacts: bool,
         run: &mut IngestRun,
         started_ms: i64,
     ) -> Vec<Wanted<'f>> {
@@ -679,7 +740,7 @@ impl RootRun {
             let unchanged = settled
                 && !reread
                 && entry.is_some_and(|e| e.size == file.size && e.modified_ms == file.modified_ms);
-            let known = self.books.graph.files.contains_key(&file.path);
+            let known = !refacts && self.books.graph.files.contains_key(&file.path);
             if !(unchanged && known) {
                 wanted.push(Wanted {
                     file,
@@ -718,6 +779,7 @@ impl RootRun {
             catalog,
             conventions,
             chunks: reading.writer.is_some(),
+            keep_text: reading.outbox.is_some(),
         };
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
@@ -778,19 +840,25 @@ impl Books {
             run.files_changed += 1;
         }
         if let Some(facts) = read.facts {
-            let before = self.graph.files.insert(path.clone(), facts.graph);
-            if let Some(after) = self.graph.files.get(&path) {
-                self.calls.replaced(&path, before.as_ref(), after);
-            }
-            self.dirty = true;
             if let Some(writer) = reading.writer {
                 reading
                     .index
                     .put_file(writer, &facts.index, &facts.chunks)?;
             }
             if let Some(outbox) = reading.outbox {
-                outbox.put(&facts.index, &facts.chunks)?;
+                outbox.put(&crate::index::shared::Published {
+                    facts: &facts.index,
+                    chunks: &facts.chunks,
+                    graph: &facts.graph,
+                    text: facts.text.as_deref().unwrap_or_default(),
+                    text_hash: &read.hash,
+                })?;
             }
+            let before = self.graph.files.insert(path.clone(), facts.graph);
+            if let Some(after) = self.graph.files.get(&path) {
+                self.calls.replaced(&path, before.as_ref(), after);
+            }
+            self.dirty = true;
         }
         self.ledger.removed.remove(&path);
         self.ledger.files.insert(
@@ -925,6 +993,8 @@ struct Shared<'a> {
     conventions: &'a Conventions,
     /// Whether chunks are wanted (not in a dry run).
     chunks: bool,
+    /// Whether each file's text is kept (to publish it).
+    keep_text: bool,
 }
 
 /// A file as a worker left it.
@@ -954,6 +1024,8 @@ struct Facts {
     graph: GraphFile,
     index: FileFacts,
     chunks: Vec<Chunk>,
+    /// Its text, when it is published.
+    text: Option<String>,
 }
 
 /// Reads, classifies, outlines and chunks one file (on a worker).
@@ -1005,6 +1077,7 @@ fn prepare(job: &Wanted<'_>, shared: &Shared<'_>) -> Prepared {
                     tags: shared.catalog.tags_of(&file.path, &front),
                 },
                 chunks,
+                text: shared.keep_text.then(|| text.clone()),
             }
         });
         Read {

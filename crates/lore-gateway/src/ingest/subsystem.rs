@@ -121,6 +121,21 @@ impl Catalog {
         Ok(Catalog::default())
     }
 
+    /// The project's own catalog alone (`subsystems.yaml`): what a root
+    /// known only from a shared store, whose folder is on another server,
+    /// is read with.
+    pub fn of_project(project_root: &Path) -> Result<Catalog, ErrorReport> {
+        let path = project_root.join(CATALOG_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Catalog::parse(&text, &path.display().to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Catalog::default()),
+            Err(e) => Err(ErrorReport::new(
+                ErrorCode::Internal,
+                format!("cannot read {}: {e}", path.display()),
+            )),
+        }
+    }
+
     /// The subsystem of a file: the one its front matter names
     /// (`subsystem: Deployment`, as `km-storetext` writes), else
     /// [`Catalog::subsystem_of`] its path.

@@ -23,10 +23,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Gateway;
+use crate::index::GatewayIndex;
 use crate::index::shared;
-use crate::index::{FileFacts, GatewayIndex};
-use crate::ingest::Root;
-use crate::ingest::chunk::Chunk;
+use crate::ingest::{Root, followed};
 
 /// How long a root's lease lasts unless renewed: a server that dies
 /// mid-ingest keeps its roots at most this long.
@@ -40,6 +39,10 @@ pub const FOLLOW_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Versions applied per index commit.
 const PAGE: usize = 500;
+
+/// Pages applied before the books and the mark are written (and this
+/// process's ingest may run).
+const PAGES_PER_BATCH: usize = 10;
 
 /// The name of root `root`'s lease.
 fn lease_name(root: &str) -> String {
@@ -72,9 +75,10 @@ pub(crate) struct Outbox {
 }
 
 impl Outbox {
-    /// A file's new chunks.
-    pub(crate) fn put(&self, facts: &FileFacts, chunks: &[Chunk]) -> Result<(), ErrorReport> {
-        let (json, hash) = shared::encode(facts, chunks)?;
+    /// A file's new version: its chunks, graph facts and text.
+    pub(crate) fn put(&self, file: &shared::Published<'_>) -> Result<(), ErrorReport> {
+        let (json, hash) = shared::encode(file)?;
+        let facts = file.facts;
         self.files.borrow_mut().insert(
             (facts.root.clone(), facts.path.clone()),
             SharedFile {
@@ -221,8 +225,9 @@ pub struct CatchUp {
 }
 
 /// Brings this server's index up to the store's file log: every version
-/// another server wrote since the one applied last, a page per commit.
-/// Nothing on a gateway whose store is not a server's. Blocking.
+/// another server wrote since the one applied last, a page per commit,
+/// and the books of their roots ([`followed`]) every few pages. Nothing
+/// on a gateway whose store is not a server's. Blocking.
 pub fn catch_up(gateway: &Gateway) -> Result<CatchUp, ErrorReport> {
     let mut done = CatchUp::default();
     let Some(handle) = gateway.store.as_ref().filter(|h| h.is_server()) else {
@@ -230,29 +235,54 @@ pub fn catch_up(gateway: &Gateway) -> Result<CatchUp, ErrorReport> {
     };
     let store = handle.open()?;
     let origin = origin(gateway);
-    loop {
-        // Not while this process ingests: one index writer at a time, and
-        // a first ingest creates the index this would otherwise open (and
-        // create) beside it.
-        let _one = gateway.ingesting.lock().unwrap_or_else(|p| p.into_inner());
-        let index = gateway.open_index()?;
-        let after = shared::applied(&gateway.state, &index);
-        done.seq = after;
+    while catch_up_batch(gateway, store.as_ref(), &origin, &mut done)? {}
+    Ok(done)
+}
+
+/// Up to [`PAGES_PER_BATCH`] pages, then the books and the mark; whether
+/// the log holds more.
+fn catch_up_batch(
+    gateway: &Gateway,
+    store: &dyn KnowledgeStore,
+    origin: &str,
+    done: &mut CatchUp,
+) -> Result<bool, ErrorReport> {
+    // Not while this process ingests: one index writer at a time, and
+    // a first ingest creates the index this would otherwise open (and
+    // create) beside it.
+    let _one = gateway.ingesting.lock().unwrap_or_else(|p| p.into_inner());
+    let index = gateway.open_index()?;
+    let mut after = shared::applied(&gateway.state, &index);
+    done.seq = after;
+    let mut books = Vec::new();
+    let mut more = false;
+    for page in 0..PAGES_PER_BATCH {
         let versions = store
             .shared_files_since(after, PAGE)
             .map_err(|e| e.report())?;
         let Some(last) = versions.last().map(|v| v.seq) else {
-            return Ok(done);
+            break;
         };
-        let (applied, warnings) = apply_page(&index, &versions, &origin)?;
-        shared::remember(&gateway.state, &index, last)?;
-        done.applied += applied;
+        let (applied, warnings) = apply_page(&index, &versions, origin)?;
+        books.extend(applied);
         done.warnings.extend(warnings);
-        done.seq = last;
+        after = last;
+        more = versions.len() == PAGE && page + 1 == PAGES_PER_BATCH;
         if versions.len() < PAGE {
-            return Ok(done);
+            break;
         }
     }
+    if after == done.seq {
+        return Ok(false);
+    }
+    // The books after the index, the mark last: a crash in between applies
+    // these versions again, which changes nothing.
+    done.applied += books.len();
+    done.warnings
+        .extend(followed::record(gateway, &index, books)?);
+    shared::remember(&gateway.state, &index, after)?;
+    done.seq = after;
+    Ok(more)
 }
 
 /// Applies one page of versions and commits (nothing to commit when all
@@ -261,9 +291,9 @@ fn apply_page(
     index: &GatewayIndex,
     versions: &[lore_store::SharedFileVersion],
     origin: &str,
-) -> Result<(usize, Vec<String>), ErrorReport> {
+) -> Result<(Vec<shared::Applied>, Vec<String>), ErrorReport> {
     if versions.iter().all(|v| v.origin == origin) {
-        return Ok((0, Vec::new()));
+        return Ok((Vec::new(), Vec::new()));
     }
     let mut writer = index.writer()?;
     let (applied, warnings) = shared::apply(index, &writer, versions, origin)?;

@@ -447,6 +447,14 @@ impl KnowledgeStore for PostgresStore {
     ) -> Result<Vec<crate::SharedFileVersion>, StoreError> {
         self.sessions.with(|s| shared::since(s, after, limit))
     }
+
+    fn shared_file(
+        &self,
+        root: &str,
+        path: &str,
+    ) -> Result<Option<crate::SharedFileVersion>, StoreError> {
+        self.sessions.with(|s| shared::live(s, root, path))
+    }
 }
 
 #[cfg(test)]

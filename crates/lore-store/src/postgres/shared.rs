@@ -161,19 +161,32 @@ pub(super) fn since(
          WHERE seq > $1 ORDER BY seq LIMIT $2",
         &[&after, &(limit as i64)],
     )?;
-    rows.iter()
-        .map(|row| {
-            Ok(SharedFileVersion {
-                seq: get(row, 0)?,
-                origin: get(row, 1)?,
-                written_ms: get(row, 2)?,
-                file: SharedFile {
-                    root: get(row, 3)?,
-                    path: get(row, 4)?,
-                    hash: get(row, 5)?,
-                    chunks: get(row, 6)?,
-                },
-            })
-        })
-        .collect()
+    rows.iter().map(version_of).collect()
+}
+
+pub(super) fn live(
+    session: &mut Session,
+    root: &str,
+    path: &str,
+) -> Result<Option<SharedFileVersion>, StoreError> {
+    let rows = session.query(
+        "SELECT seq, origin, written_ms, root, path, hash, chunks FROM gateway_files
+         WHERE root = $1 AND path = $2 ORDER BY seq DESC LIMIT 1",
+        &[&root, &path],
+    )?;
+    rows.first().map(version_of).transpose()
+}
+
+fn version_of(row: &Row) -> Result<SharedFileVersion, StoreError> {
+    Ok(SharedFileVersion {
+        seq: get(row, 0)?,
+        origin: get(row, 1)?,
+        written_ms: get(row, 2)?,
+        file: SharedFile {
+            root: get(row, 3)?,
+            path: get(row, 4)?,
+            hash: get(row, 5)?,
+            chunks: get(row, 6)?,
+        },
+    })
 }

@@ -408,6 +408,14 @@ impl KnowledgeStore for SqliteStore {
         shared::since(self, after, limit)
     }
 
+    fn shared_file(
+        &self,
+        root: &str,
+        path: &str,
+    ) -> Result<Option<crate::SharedFileVersion>, StoreError> {
+        shared::live(self, root, path)
+    }
+
     fn backup_to(&self, target: &Path) -> Result<TxId, StoreError> {
         if target.exists() {
             return Err(StoreError::Conflict {

@@ -186,3 +186,20 @@ pub(super) fn since(
         Ok(rows)
     })
 }
+
+pub(super) fn live(
+    store: &SqliteStore,
+    root: &str,
+    path: &str,
+) -> Result<Option<SharedFileVersion>, StoreError> {
+    store.with_reader(|conn| {
+        let mut statement = conn.prepare_cached(
+            "SELECT seq, origin, written_ms, root, path, hash, chunks FROM gateway_files
+             WHERE root = ?1 AND path = ?2 ORDER BY seq DESC LIMIT 1",
+        )?;
+        let mut rows = statement
+            .query_map(params![root, path], version_of)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows.pop())
+    })
+}

@@ -1416,6 +1416,17 @@ pub fn the_file_log_appends_only_what_moved_and_reads_in_order(store: &dyn Knowl
     assert_eq!(rest.len(), 2);
     assert_eq!(rest[0].file.hash, "h3");
     assert!(store.shared_files_since(fourth.seq, 10).unwrap().is_empty());
+    // A file's live version is its newest: b.py's second, a.py's reopening;
+    // a path of another root, or never written, has none.
+    let b = store.shared_file("repo", "b.py").unwrap().unwrap();
+    assert_eq!(
+        (b.file.hash.as_str(), b.origin.as_str()),
+        ("h3", "server-b")
+    );
+    let a = store.shared_file("repo", "a.py").unwrap().unwrap();
+    assert_eq!((a.seq, a.file.chunks.as_deref()), (fourth.seq, Some("[1]")));
+    assert!(store.shared_file("other", "b.py").unwrap().is_none());
+    assert!(store.shared_file("repo", "c.py").unwrap().is_none());
     // A file twice in one write is refused, writing nothing.
     assert!(
         store

@@ -209,6 +209,10 @@ pub fn freshness(gateway: &Gateway) -> Vec<RootFreshness> {
             };
             let note = if ingested {
                 note.to_string()
+            } else if ledger.is_from_store() {
+                format!(
+                    "ingested by another server only: answered from the store's file log until this server ingests it (lore gateway ingest); {note}"
+                )
             } else {
                 format!("never ingested (lore gateway ingest); {note}")
             };
