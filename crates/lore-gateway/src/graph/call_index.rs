@@ -20,62 +20,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use serde::{Deserialize, Serialize};
-
+pub use super::calls::ResolvedCall;
 use super::calls::{self, Resolution};
 use super::{GraphFile, GraphLedger, Usage};
 
 /// The format of the resolved calls a [`GraphLedger`] keeps; another
 /// makes the next ingest resolve every file again (1: by positions).
 pub const CALLS_VERSION: u32 = 1;
-
-/// One call site resolved to one definition of the same root.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "CallTuple", into = "CallTuple")]
-pub struct ResolvedCall {
-    /// The call group (`GraphFile::calls`) the site is in.
-    pub group: u32,
-    /// The site in that group (of its calls or of its types).
-    pub site: u32,
-    /// A call, or a name used as a type.
-    pub usage: Usage,
-    /// The defining file: its number among the root's files (in order of
-    /// their paths).
-    pub file: u32,
-    /// The definition: its number among that file's symbols.
-    pub symbol: u32,
-    /// How the name was resolved.
-    pub resolution: Resolution,
-}
-
-/// A [`ResolvedCall`] as the ledger writes it: six values in a row.
-type CallTuple = (u32, u32, Usage, u32, u32, Resolution);
-
-impl From<CallTuple> for ResolvedCall {
-    fn from((group, site, usage, file, symbol, resolution): CallTuple) -> ResolvedCall {
-        ResolvedCall {
-            group,
-            site,
-            usage,
-            file,
-            symbol,
-            resolution,
-        }
-    }
-}
-
-impl From<ResolvedCall> for CallTuple {
-    fn from(call: ResolvedCall) -> CallTuple {
-        (
-            call.group,
-            call.site,
-            call.usage,
-            call.file,
-            call.symbol,
-            call.resolution,
-        )
-    }
-}
 
 /// What a run changed of a root's facts, as far as calls care.
 #[derive(Debug, Default)]

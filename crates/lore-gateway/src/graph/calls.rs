@@ -27,7 +27,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::bindings::{Binding, Bindings};
-use super::call_index::ResolvedCall;
 use super::dir_of;
 use super::resolve::Resolver;
 use super::{GraphFile, Usage};
@@ -548,3 +547,51 @@ const COMMON_NAMES: &[&str] = &[
     "assertEqual", "assertTrue", "Run", "Close", "Get", "Set", "Add", "Write", "Read", "New",
     "Len",
 ];
+
+/// One call site resolved to one definition of the same root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "CallTuple", into = "CallTuple")]
+pub struct ResolvedCall {
+    /// The call group (`GraphFile::calls`) the site is in.
+    pub group: u32,
+    /// The site in that group (of its calls or of its types).
+    pub site: u32,
+    /// A call, or a name used as a type.
+    pub usage: Usage,
+    /// The defining file: its number among the root's files (in order of
+    /// their paths).
+    pub file: u32,
+    /// The definition: its number among that file's symbols.
+    pub symbol: u32,
+    /// How the name was resolved.
+    pub resolution: Resolution,
+}
+
+/// A [`ResolvedCall`] as the ledger writes it: six values in a row.
+type CallTuple = (u32, u32, Usage, u32, u32, Resolution);
+
+impl From<CallTuple> for ResolvedCall {
+    fn from((group, site, usage, file, symbol, resolution): CallTuple) -> ResolvedCall {
+        ResolvedCall {
+            group,
+            site,
+            usage,
+            file,
+            symbol,
+            resolution,
+        }
+    }
+}
+
+impl From<ResolvedCall> for CallTuple {
+    fn from(call: ResolvedCall) -> CallTuple {
+        (
+            call.group,
+            call.site,
+            call.usage,
+            call.file,
+            call.symbol,
+            call.resolution,
+        )
+    }
+}
