@@ -347,6 +347,43 @@ fn commonjs_requires_are_imports_for_calls_and_tests() {
     }
 }
 
+const ENTRY: &str = "function start() {\n  return 1;\n}\n\nmodule.exports = { start };\n";
+
+#[test]
+fn a_package_folder_or_name_loads_the_file_its_package_json_names_main() {
+    let repo = Repo::new(
+        &[
+            (
+                "package.json",
+                "{\"name\": \"launcher\", \"main\": \"lib/entry.js\"}\n",
+            ),
+            ("lib/entry.js", ENTRY),
+            // An `index.js` the folder also holds is not what it loads.
+            (
+                "index.js",
+                "function start() {}\nmodule.exports = { start };\n",
+            ),
+            (
+                "test/folder.test.js",
+                "const launcher = require('../');\n\ntest('starts', () => launcher.start());\n",
+            ),
+            (
+                "test/name.test.js",
+                "const { start } = require('launcher');\n\ntest('starts', () => start());\n",
+            ),
+        ],
+        None,
+    );
+    let tests = repo.gateway.tests_of("lib/entry.js", &[]).unwrap();
+    let mut paths: Vec<&str> = tests.results.iter().map(|t| t.path.as_str()).collect();
+    paths.sort_unstable();
+    assert_eq!(paths, vec!["test/folder.test.js", "test/name.test.js"]);
+    let callers = callers(&repo.references("lib/entry.js::start", &[]));
+    assert_eq!(callers.len(), 2, "{callers:?}");
+    let decoy = repo.references("index.js::start", &[]);
+    assert!(decoy.callers.is_empty(), "{:?}", decoy.callers.len());
+}
+
 /// `node path:line resolution` of each place the symbol is a type.
 fn type_uses(answer: &ReferencesAnswer) -> Vec<String> {
     answer

@@ -313,7 +313,7 @@ fn calls_of(outline: &Outline, symbols: &[SymbolFact]) -> Vec<CallsFact> {
 /// names they pass on; 2: manifests say what they declare; 3: call sites
 /// and the names imports bind; 4: node ids name their root, so the edges
 /// written under the bare ids of 3 are replaced; 5: names used as types,
-/// CommonJS `require`s as imports).
+/// CommonJS `require`s as imports, `package.json`'s `main`).
 pub const FACTS_VERSION: u32 = 5;
 
 /// What a root's graph was built from, and what was written.

@@ -34,6 +34,10 @@ pub struct PackageFact {
     /// folder (`src/main.rs` is one too, if it exists).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bins: Vec<String>,
+    /// npm: the file a `require` or `import` of the package's folder
+    /// loads (`main`), relative to the manifest's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main: Option<String>,
     /// TypeScript path aliases: pattern (`@app/*`) → targets, relative to
     /// the manifest's folder (its `baseUrl` applied).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -52,6 +56,7 @@ impl PackageFact {
             _ => None,
         }?;
         let says_something = fact.name.is_some()
+            || fact.main.is_some()
             || fact.lib.is_some()
             || !fact.bins.is_empty()
             || !fact.paths.is_empty();
@@ -75,10 +80,18 @@ fn go_mod(text: &str) -> Option<PackageFact> {
 
 fn package_json(text: &str) -> Option<PackageFact> {
     let value: serde_json::Value = serde_json::from_str(text).ok()?;
-    let name = value.get("name")?.as_str()?.trim();
+    let text_of = |key: &str| {
+        value
+            .get(key)
+            .and_then(|v| v.as_str())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
     Some(PackageFact {
         kind: "npm".into(),
-        name: Some(name.to_string()).filter(|n| !n.is_empty()),
+        name: text_of("name"),
+        main: text_of("main"),
         ..Default::default()
     })
 }
@@ -206,6 +219,8 @@ pub(super) struct Packages {
     go_modules: Vec<(String, String)>,
     /// npm package name → its folder.
     npm: Vec<(String, String)>,
+    /// An npm package's folder → the file its `main` names (root-relative).
+    mains: HashMap<String, String>,
     /// The folder of a `tsconfig.json`, a pattern, its targets
     /// (root-relative), deepest folder first.
     ts_paths: Vec<(String, String, Vec<String>)>,
@@ -233,9 +248,18 @@ impl Packages {
                 "go" => packages
                     .go_modules
                     .extend(fact.name.clone().map(|n| (n, dir.to_string()))),
-                "npm" => packages
-                    .npm
-                    .extend(fact.name.clone().map(|n| (n, dir.to_string()))),
+                "npm" => {
+                    packages
+                        .npm
+                        .extend(fact.name.clone().map(|n| (n, dir.to_string())));
+                    if let Some(main) = fact
+                        .main
+                        .as_deref()
+                        .and_then(|m| normalize(&format!("{dir}/{m}")))
+                    {
+                        packages.mains.insert(dir.to_string(), main);
+                    }
+                }
                 "tsconfig" => {
                     for (pattern, targets) in &fact.paths {
                         let targets = targets
@@ -307,7 +331,10 @@ impl Packages {
         }
         for (name, dir) in &self.npm {
             let rest = match module.strip_prefix(name.as_str()) {
-                Some("") => "index",
+                Some("") => {
+                    out.extend(self.main_of(dir).map(str::to_string));
+                    "index"
+                }
                 Some(rest) => match rest.strip_prefix('/') {
                     Some(rest) => rest,
                     None => continue,
@@ -319,6 +346,12 @@ impl Packages {
             }
         }
         out
+    }
+
+    /// The file a package folder's `package.json` names as its `main`
+    /// (root-relative, without checking it exists).
+    pub(super) fn main_of(&self, dir: &str) -> Option<&str> {
+        self.mains.get(dir).map(String::as_str)
     }
 
     /// The folder `crate::` means in `from`: the deepest crate root that

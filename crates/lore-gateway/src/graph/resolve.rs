@@ -365,6 +365,14 @@ impl<'a> Resolver<'a> {
             for ext in SCRIPT_EXTENSIONS {
                 candidates.push(format!("{base}.{ext}"));
             }
+            // A package's folder loads what its `package.json` names
+            // (`require('../')` from a test), before any `index`.
+            if let Some(main) = self.packages.main_of(base) {
+                candidates.push(main.to_string());
+                for ext in SCRIPT_EXTENSIONS {
+                    candidates.push(format!("{main}.{ext}"));
+                }
+            }
             for ext in ["ts", "tsx", "js", "jsx"] {
                 candidates.push(format!("{base}/index.{ext}"));
             }
