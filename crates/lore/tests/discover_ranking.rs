@@ -220,3 +220,36 @@ fn a_small_schema_is_listed_whole_and_scores_low_when_no_word_matches() {
     let last = found.last().unwrap();
     assert!(last["score"].as_f64().unwrap() <= 0.05, "{last}");
 }
+
+#[test]
+fn a_table_typed_by_its_name_comes_first_whatever_joins_it() {
+    let (_dir, root) = empty_project();
+    let db = root.join("sales.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    // The tables pointing at `sales_2024` hold the question's other words;
+    // the table it names holds none of them.
+    conn.execute_batch(
+        "CREATE TABLE sales_2024 (id INTEGER PRIMARY KEY, label TEXT);
+         CREATE TABLE refunds (id INTEGER PRIMARY KEY,
+             sales_2024_id INTEGER REFERENCES sales_2024(id), amount INTEGER, status TEXT);
+         CREATE TABLE payouts (id INTEGER PRIMARY KEY,
+             sales_2024_id INTEGER REFERENCES sales_2024(id), amount INTEGER, status TEXT);
+         CREATE TABLE audits (id INTEGER PRIMARY KEY, refund_id INTEGER REFERENCES refunds(id),
+             payout_id INTEGER REFERENCES payouts(id), amount INTEGER, status TEXT);",
+    )
+    .unwrap();
+    drop(conn);
+    let config = root.join("lore.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        with_connections(&text, "  shop: { driver: sqlite, path: sales.db }"),
+    )
+    .unwrap();
+    assert!(lore_in(&root, &["scan"]).status.success());
+    let (tables, _) = ranked(&root, "amount and status of sales_2024");
+    assert_eq!(tables[0], "sales_2024", "{tables:?}");
+    // A table named like an everyday word is not forced up in a sentence.
+    let (tables, _) = ranked(&root, "refunds amount and status");
+    assert_eq!(tables[0], "refunds", "{tables:?}");
+}

@@ -17,7 +17,8 @@
 //!    the best tables (a bridge) ranks with them; a copy of another table
 //!    (`shadow_instances`, `orders_archive`) ranks well below it; a word in
 //!    a column that points to another table (`UserId`) says little of its
-//!    own table.
+//!    own table. A table the query names whole, as an identifier or alone,
+//!    ranks above them all ([`asked_by_name`]).
 //! 3. **A column is judged by its own words and its table's.** Its own
 //!    name, comment or samples, plus half its table's score. The keys that
 //!    join two of the best tables rank just above their table, date columns
@@ -184,6 +185,7 @@ pub(super) fn rank(
     let tables = &scratch.tables;
     let own = |t: u32| tables.get(t).map_or(0.0, |e| e.score);
     with_joins(model, w, tables.keys(), own, &mut scratch.scores);
+    asked_by_name(model, query, &mut scratch.scores);
     let rest = if small {
         list_the_rest(model, &mut scratch.scores)
     } else {
@@ -238,6 +240,45 @@ pub(super) fn rank(
     }
     (kept.into_sorted(), mass)
 }
+
+/// Tables the query names whole, as an identifier (`t09999`,
+/// `order_items`) or alone (`users`), rank above every other table: no
+/// share of a neighbour's score, no bridge, outranks the table a user
+/// typed.
+fn asked_by_name(model: &SchemaModel, query: &str, scores: &mut DenseMap<f32>) {
+    let top = scores.iter().map(|(_, s)| s).fold(0.0f32, f32::max);
+    if top <= 0.0 {
+        return;
+    }
+    let tokens: Vec<&str> = query
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+        .collect();
+    // A name typed as an identifier (`order_items`, `t09999`), or alone;
+    // a table named like an everyday word (`users`) asked in a sentence
+    // is left to the words' evidence.
+    let alone = tokens.len() == 1;
+    let tokens: Vec<&str> = tokens
+        .into_iter()
+        .filter(|t| alone || t.contains('_') || t.chars().any(|c| c.is_ascii_digit()))
+        .collect();
+    if tokens.is_empty() {
+        return;
+    }
+    for (t, table) in model.snapshot.tables.iter().enumerate() {
+        if tokens
+            .iter()
+            .any(|token| table.name.eq_ignore_ascii_case(token))
+        {
+            let slot = scores.entry(t as u32, 0.0);
+            *slot = slot.max(top * NAMED_ABOVE);
+        }
+    }
+}
+
+/// How far above the best other table a table the query names whole
+/// ranks.
+const NAMED_ABOVE: f32 = 1.05;
 
 /// The order of a ranking: best first.
 fn order(a: &Scored, b: &Scored) -> Ordering {
