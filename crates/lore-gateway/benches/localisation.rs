@@ -543,13 +543,7 @@ fn dump(id: &str, searches: &[(&str, &lore_gateway::search::SearchResponse)]) {
             );
         }
     }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .unwrap_or_else(|e| refuse(&format!("LORE_BENCH_DUMP {path}: {e}")));
-    std::io::Write::write_all(&mut file, out.as_bytes())
-        .unwrap_or_else(|e| refuse(&format!("LORE_BENCH_DUMP {path}: {e}")));
+    append_to_dump(&path, &out);
 }
 
 /// Appends a file ranking (rank, path) to `LORE_BENCH_DUMP`'s file, when
@@ -562,10 +556,15 @@ fn dump_files(id: &str, kind: &str, files: &[String]) {
     for (n, file) in files.iter().enumerate() {
         let _ = writeln!(out, "{id}\t{kind}\t{}\t{file}\t0\t0", n + 1);
     }
+    append_to_dump(&path, &out);
+}
+
+/// Appends `out` to the dump file at `path`.
+fn append_to_dump(path: &str, out: &str) {
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(&path)
+        .open(path)
         .unwrap_or_else(|e| refuse(&format!("LORE_BENCH_DUMP {path}: {e}")));
     std::io::Write::write_all(&mut file, out.as_bytes())
         .unwrap_or_else(|e| refuse(&format!("LORE_BENCH_DUMP {path}: {e}")));
