@@ -509,3 +509,137 @@ fn a_record_of_an_older_server_is_searchable_and_the_next_full_ingest_republishe
         "def tax_rate():\n    return 2\n"
     );
 }
+
+#[test]
+fn a_server_answering_a_root_from_the_store_reports_it_and_keeps_it_through_an_upload() {
+    let Some(db) = Database::create("storestatus") else {
+        return;
+    };
+    // A ingests the shop; C lists it (with a copy) but never ingested it;
+    // B has a root of its own and none of the shop.
+    let a_dir = server_project(&db.url, "shop");
+    shop_files(a_dir.path());
+    let c_dir = server_project(&db.url, "shop");
+    shop_files(c_dir.path());
+    let b_dir = server_project(&db.url, "notes");
+    write(
+        b_dir.path(),
+        "repo/todo.md",
+        "# Todo\n\nWater the plants.\n",
+    );
+    let (a, b, c) = (
+        gateway(a_dir.path()),
+        gateway(b_dir.path()),
+        gateway(c_dir.path()),
+    );
+    ingest(&b);
+    ingest(&a);
+    let status = |g: &Gateway| {
+        let answer = lore_gateway::recipe::calls::ingest_status(
+            g,
+            lore_gateway::recipe::calls::KmIngestStatusInput { profile: None },
+        )
+        .map_err(|e| format!("{}: {}", e.code.as_str(), e.message))?;
+        Ok::<_, String>(serde_json::to_value(answer).unwrap())
+    };
+    let shop = |answer: &serde_json::Value| {
+        answer["freshness"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["root"] == "shop")
+            .cloned()
+            .unwrap_or_default()
+    };
+    let a_origin = a_dir.path().display().to_string();
+    let a_canonical = a_dir.path().canonicalize().unwrap().display().to_string();
+
+    // C, once it applied the log, reports the shop: answered from the
+    // store, as A ingested it, with nothing left to apply.
+    c.catch_up().unwrap();
+    let answer = status(&c).unwrap();
+    assert!(answer.get("run_id").is_none(), "C ran no ingest: {answer}");
+    let root = shop(&answer);
+    assert_eq!(root["follow"], "store", "{answer}");
+    assert_eq!(root["fresh"], true, "{answer}");
+    let by = root["ingested_by"].as_str().unwrap_or_default();
+    assert!(
+        by.contains(&a_origin) || by.contains(&a_canonical),
+        "{answer}"
+    );
+    assert!(
+        root["note"]
+            .as_str()
+            .unwrap()
+            .contains("ingested by another server only"),
+        "{answer}"
+    );
+    // B lists its own root and the shop it has from the store.
+    b.catch_up().unwrap();
+    let answer = status(&b).unwrap();
+    assert_eq!(answer["freshness"][0]["root"], "notes", "{answer}");
+    assert_eq!(shop(&answer)["follow"], "store", "{answer}");
+    assert_eq!(shop(&answer)["fresh"], true, "{answer}");
+
+    // A ingests a change B has not applied yet: the shop is not fresh on
+    // B, one version behind, until B applies it.
+    write(
+        a_dir.path(),
+        "repo/billing/tax.py",
+        "def tax_rate():\n    return 3\n",
+    );
+    ingest(&a);
+    let root = shop(&status(&b).unwrap());
+    assert_eq!(
+        (root["fresh"].clone(), root["pending"].clone()),
+        (false.into(), 1.into())
+    );
+    b.catch_up().unwrap();
+    assert_eq!(shop(&status(&b).unwrap())["fresh"], true);
+
+    // C uploads a file into the shop: the upload is searchable on every
+    // server, and the shop's other files stay on C.
+    let source = c_dir.path().join("echidna.md");
+    std::fs::write(&source, "# Echidna\n\nThe echidna feeding rota.\n").unwrap();
+    c.upload(&lore_gateway::UploadRequest {
+        source_path: source.display().to_string(),
+        destination: Some("docs/".into()),
+        root: Some("shop".into()),
+        ingest: Some(true),
+        ..Default::default()
+    })
+    .unwrap();
+    b.catch_up().unwrap();
+    for (server, gateway) in [("B", &b), ("C", &c)] {
+        for (query, path) in [
+            ("echidna feeding rota", "shop/docs/echidna.md"),
+            ("total_quokka", "shop/billing/invoice.py"),
+        ] {
+            let found: Vec<String> = gateway
+                .search(&SearchRequest {
+                    query: query.into(),
+                    limit: Some(5),
+                    ..Default::default()
+                })
+                .unwrap()
+                .results
+                .iter()
+                .map(|r| format!("{}/{}", r.chunk.root, r.chunk.artifact_path))
+                .collect();
+            assert!(
+                found.contains(&path.to_string()),
+                "{server} {query}: {found:?}"
+            );
+        }
+    }
+    // The shop is still answered from the store on C (its own copy is
+    // read by its first full ingest).
+    assert_eq!(shop(&status(&c).unwrap())["follow"], "store");
+    assert!(
+        c.references("total_quokka", &[], None)
+            .unwrap()
+            .callers
+            .iter()
+            .any(|r| r.node == "Symbol:shop/tests/test_invoice.py::test_total")
+    );
+}

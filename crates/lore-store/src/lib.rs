@@ -291,6 +291,16 @@ pub trait KnowledgeStore: Send + Sync {
         limit: usize,
     ) -> Result<Vec<SharedFileVersion>, StoreError>;
 
+    /// How many versions after sequence number `after` writers other
+    /// than `origin` wrote, by root: what a server that applied the log up
+    /// to `after` has yet to apply (`km-ingest-status`'s freshness of the
+    /// roots other servers ingest).
+    fn shared_files_pending(
+        &self,
+        after: i64,
+        origin: &str,
+    ) -> Result<std::collections::BTreeMap<String, u64>, StoreError>;
+
     /// The live version of one file of the log (its newest: `chunks:
     /// None` when it closed the file), or `None` when the log never held
     /// it. What a server serves of a file another server ingested.

@@ -741,4 +741,32 @@ async fn a_repository_ingested_through_one_server_is_searched_through_another() 
             .contains(&a.display().to_string()),
         "{status}"
     );
+
+    // C ran no ingest, yet its status reports the app it answers from the
+    // store: who ingested it, and nothing left to apply.
+    let status = call(&http, &server_c.url, "km-ingest-status", json!({})).await;
+    let answer = &status["structuredContent"];
+    assert!(answer.get("run_id").is_none(), "{status}");
+    let app = &answer["freshness"][0];
+    assert_eq!(
+        (&app["root"], &app["follow"], &app["fresh"]),
+        (&json!("app"), &json!("store"), &json!(true)),
+        "{status}"
+    );
+    assert!(
+        app["ingested_by"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&a.display().to_string()),
+        "{status}"
+    );
+    // So does `lore gateway status` on C's project.
+    let shown = lore_in(&c, &["gateway", "status"]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.status.success(), "{text}");
+    assert!(
+        text.contains("no ingest has run on this server")
+            && text.contains("app fresh, answered from the store as"),
+        "{text}"
+    );
 }

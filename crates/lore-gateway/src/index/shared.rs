@@ -211,6 +211,15 @@ pub fn applied(state: &Path, index: &GatewayIndex) -> i64 {
         .map_or(0, |mark| mark.seq)
 }
 
+/// How far this server's index has applied the log, whichever index
+/// instance it was (what a status reports; 0 before the first version).
+pub fn applied_seq(state: &Path) -> i64 {
+    std::fs::read(mark_path(state))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Mark>(&bytes).ok())
+        .map_or(0, |mark| mark.seq)
+}
+
 /// Remembers that `index` has applied the log up to `seq` (after its
 /// commit: a crash in between applies a few versions twice, which
 /// changes nothing).

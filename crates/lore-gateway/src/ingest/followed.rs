@@ -28,6 +28,7 @@ use crate::graph::call_index::{self, CallChanges};
 use crate::graph::{FACTS_VERSION, GraphLedger};
 use crate::index::GatewayIndex;
 use crate::index::shared::Applied;
+use crate::ingest::follow::{FollowMode, RootFreshness};
 use crate::ingest::subsystem::Catalog;
 use crate::ingest::{Ledger, LedgerEntry, Root, ledger_path, read_ledger};
 
@@ -208,4 +209,80 @@ pub fn store_only_roots(state: &Path, configured: &[Root]) -> Vec<String> {
         .filter(|(name, root)| root.files > 0 && !configured.iter().any(|r| &r.name == name))
         .map(|(name, _)| name)
         .collect()
+}
+
+/// Adds the roots this server answers from the store's file log to
+/// `roots` (each root's freshness), or describes them where listed: a
+/// configured root this server never ingested itself, and a root only
+/// other servers have. Such a root is fresh when this server has applied
+/// every version other servers wrote of it. Blocking (one query).
+pub(crate) fn add_freshness(gateway: &Gateway, roots: &mut Vec<RootFreshness>) {
+    if !super::team::is_shared(gateway) {
+        return;
+    }
+    let state = &gateway.state;
+    let known: Vec<(String, FollowedRoot)> = load(state)
+        .into_iter()
+        .filter(|(name, root)| {
+            let configured = gateway.roots.iter().any(|r| &r.name == name);
+            if configured {
+                !super::was_ingested(state, name)
+            } else {
+                root.files > 0
+            }
+        })
+        .collect();
+    if known.is_empty() {
+        return;
+    }
+    let pending = gateway
+        .store
+        .as_ref()
+        .ok_or_else(|| "no store".to_string())
+        .and_then(|handle| handle.open().map_err(|e| e.message))
+        .and_then(|store| {
+            store
+                .shared_files_pending(
+                    crate::index::shared::applied_seq(state),
+                    &super::team::origin(gateway),
+                )
+                .map_err(|e| e.to_string())
+        });
+    for (name, root) in known {
+        let configured = gateway.roots.iter().any(|r| r.name == name);
+        let waiting = pending
+            .as_ref()
+            .ok()
+            .map(|p| p.get(&name).copied().unwrap_or(0));
+        let mut note = if configured {
+            format!(
+                "ingested by another server only: answered from the store's file log until this server ingests its own copy (lore gateway ingest); newest version applied: #{} ({} files)",
+                root.seq, root.files
+            )
+        } else {
+            format!(
+                "not a root of this project: answered from the store's file log, as other servers ingest it; newest version applied: #{} ({} files)",
+                root.seq, root.files
+            )
+        };
+        if let Err(reason) = &pending {
+            note = format!("{note}; the store cannot be asked what is left to apply: {reason}");
+        }
+        let entry = RootFreshness {
+            root: name.clone(),
+            follow: FollowMode::Store,
+            fresh: waiting == Some(0),
+            pending: waiting.unwrap_or(0),
+            changed_at: None,
+            ingested_at: Some(root.at),
+            ingested_by: Some(root.by),
+            ok: None,
+            error: None,
+            note: Some(note),
+        };
+        match roots.iter_mut().find(|r| r.root == name) {
+            Some(slot) => *slot = entry,
+            None => roots.push(entry),
+        }
+    }
 }

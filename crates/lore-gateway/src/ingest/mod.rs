@@ -593,17 +593,22 @@ impl RootRun {
         let conventions = Conventions::read(&root.path);
         let catalog_stamp = catalog_stamp(project_root, &root.path, &conventions);
         let mut ledger = read_ledger(job.state, &root.name);
-        if index.rebuilt || ledger.index != index.instance || ledger.from_store {
+        let current = !index.rebuilt && ledger.index == index.instance;
+        // A run over some files of a root only other servers ingested (an
+        // upload into it) reads those files and keeps the rest as the
+        // store's file log has them: the root stays theirs until a full run.
+        let into_store_copy = current && ledger.from_store && !job.request.paths.is_empty();
+        if !current || (ledger.from_store && !into_store_copy) {
             // The index does not hold what the ledger lists (it was
             // rebuilt, by this run or by a search that found it outdated):
             // every file is read again. Removed files stay known. So is a
-            // root only other servers ingested: this run reads it whole.
+            // root only other servers ingested: a full run reads it whole.
             ledger.files.clear();
             ledger.catalog.clear();
             ledger.index = index.instance.clone();
             ledger.from_store = false;
         }
-        if ledger.catalog != catalog_stamp {
+        if ledger.catalog != catalog_stamp && !into_store_copy {
             // Subsystems may have moved, or the repository's conventions
             // changed: every file is classified again.
             ledger.files.clear();

@@ -466,47 +466,59 @@ pub struct IngestStatusAnswer {
 }
 
 /// `km-ingest-status`: the last run (of a profile), how fresh each root
-/// is, and the roots another server sharing the store ingested last (a
-/// server that never ran an ingest itself is told about those).
+/// is, and the roots another server sharing the store ingested last. A
+/// server that never ran an ingest itself but answers roots from the
+/// store reports those roots (and no run); with nothing to report, or no
+/// run of the asked profile, it is `not_found`.
 pub fn ingest_status(
     gateway: &Gateway,
     input: KmIngestStatusInput,
 ) -> Result<IngestStatusAnswer, ErrorReport> {
     let elsewhere = gateway.ingested_elsewhere().unwrap_or_default();
-    let run = gateway.last_run(input.profile.as_deref()).ok_or_else(|| {
-        let others: Vec<String> = elsewhere
-            .iter()
-            .map(|e| {
-                format!(
-                    "root `{}` was last ingested by {} ({}{})",
-                    e.root,
-                    e.by,
-                    if e.running { "running, since " } else { "ended " },
-                    if e.running { &e.started_at } else { &e.until }
-                )
-            })
-            .collect();
-        let mut message = match &input.profile {
-            Some(p) => {
-                format!("no ingest run of profile `{p}`; start one with km-ingest-trigger")
-            }
-            None => "no ingest has run yet; start one with km-ingest-trigger".to_string(),
-        };
-        if !others.is_empty() {
-            message = format!(
-                "{message} (on this server; {}, and its chunks are searchable here through the store)",
-                others.join("; ")
-            );
-        }
-        ErrorReport::new(ErrorCode::NotFound, message)
-    })?;
+    let run = gateway.last_run(input.profile.as_deref());
+    let freshness = gateway.freshness();
+    let from_store = freshness
+        .iter()
+        .any(|root| root.follow == crate::ingest::follow::FollowMode::Store);
+    if run.is_none() && (input.profile.is_some() || !from_store) {
+        return Err(no_run(input.profile.as_deref(), &elsewhere));
+    }
     Ok(IngestStatusAnswer {
-        status: IngestStatus {
-            run,
-            freshness: gateway.freshness(),
-        },
+        status: IngestStatus { run, freshness },
         ingested_elsewhere: elsewhere,
     })
+}
+
+/// `not_found` for a status with no run (of `profile`), naming the roots
+/// other servers ingested.
+fn no_run(profile: Option<&str>, elsewhere: &[IngestedElsewhere]) -> ErrorReport {
+    let others: Vec<String> = elsewhere
+        .iter()
+        .map(|e| {
+            format!(
+                "root `{}` was last ingested by {} ({}{})",
+                e.root,
+                e.by,
+                if e.running {
+                    "running, since "
+                } else {
+                    "ended "
+                },
+                if e.running { &e.started_at } else { &e.until }
+            )
+        })
+        .collect();
+    let mut message = match profile {
+        Some(p) => format!("no ingest run of profile `{p}`; start one with km-ingest-trigger"),
+        None => "no ingest has run yet; start one with km-ingest-trigger".to_string(),
+    };
+    if !others.is_empty() {
+        message = format!(
+            "{message} (on this server; {}, and its chunks are searchable here through the store)",
+            others.join("; ")
+        );
+    }
+    ErrorReport::new(ErrorCode::NotFound, message)
 }
 
 /// `km-ingest-trigger`: an ingest run, `progress` told of each file; a

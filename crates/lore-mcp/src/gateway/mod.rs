@@ -158,7 +158,7 @@ impl Tool for KmIngestStatus {
     const DEFINITION: ToolDefinition = ToolDefinition {
         name: "km-ingest-status",
         title: "Ingest Status",
-        description: "The last ingest run of the repositories (run_id, profile, started_at, duration_seconds, success, artifact_counts by type, chunk_count, files skipped and why, repo_head) and each root's freshness: whether a running server follows it (inotify, walk, off, none), fresh, pending files, changed_at, ingested_at; with a store several servers share, ingested_elsewhere: the roots another server ingested last (by, started_at, until, running). Example: {}",
+        description: "The last ingest run of the repositories (run_id, profile, started_at, duration_seconds, success, artifact_counts by type, chunk_count, files skipped and why, repo_head) and each root's freshness: whether a running server follows it (inotify, walk, off, none; store: answered from a shared store as ingested_by another server), fresh, pending files, changed_at, ingested_at; with a store several servers share, ingested_elsewhere: the roots another server ingested last (by, started_at, until, running). Example: {}",
         read_only: true,
         scope: Scope::Admin,
         destructive: false,

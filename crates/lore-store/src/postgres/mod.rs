@@ -448,6 +448,14 @@ impl KnowledgeStore for PostgresStore {
         self.sessions.with(|s| shared::since(s, after, limit))
     }
 
+    fn shared_files_pending(
+        &self,
+        after: i64,
+        origin: &str,
+    ) -> Result<std::collections::BTreeMap<String, u64>, StoreError> {
+        self.sessions.with(|s| shared::pending(s, after, origin))
+    }
+
     fn shared_file(
         &self,
         root: &str,

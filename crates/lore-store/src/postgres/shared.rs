@@ -164,6 +164,25 @@ pub(super) fn since(
     rows.iter().map(version_of).collect()
 }
 
+pub(super) fn pending(
+    session: &mut Session,
+    after: i64,
+    origin: &str,
+) -> Result<std::collections::BTreeMap<String, u64>, StoreError> {
+    let rows = session.query(
+        "SELECT root, count(*) FROM gateway_files
+         WHERE seq > $1 AND origin <> $2 GROUP BY root",
+        &[&after, &origin],
+    )?;
+    rows.iter()
+        .map(|row| {
+            let root: String = get(row, 0)?;
+            let count: i64 = get(row, 1)?;
+            Ok((root, count as u64))
+        })
+        .collect()
+}
+
 pub(super) fn live(
     session: &mut Session,
     root: &str,

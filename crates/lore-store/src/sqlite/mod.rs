@@ -408,6 +408,14 @@ impl KnowledgeStore for SqliteStore {
         shared::since(self, after, limit)
     }
 
+    fn shared_files_pending(
+        &self,
+        after: i64,
+        origin: &str,
+    ) -> Result<std::collections::BTreeMap<String, u64>, StoreError> {
+        shared::pending(self, after, origin)
+    }
+
     fn shared_file(
         &self,
         root: &str,

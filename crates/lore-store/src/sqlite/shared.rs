@@ -187,6 +187,25 @@ pub(super) fn since(
     })
 }
 
+pub(super) fn pending(
+    store: &SqliteStore,
+    after: i64,
+    origin: &str,
+) -> Result<std::collections::BTreeMap<String, u64>, StoreError> {
+    store.with_reader(|conn| {
+        let mut statement = conn.prepare_cached(
+            "SELECT root, count(*) FROM gateway_files
+             WHERE seq > ?1 AND origin <> ?2 GROUP BY root",
+        )?;
+        let rows = statement
+            .query_map(params![after, origin], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as u64))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    })
+}
+
 pub(super) fn live(
     store: &SqliteStore,
     root: &str,

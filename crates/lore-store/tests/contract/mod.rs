@@ -1416,6 +1416,26 @@ pub fn the_file_log_appends_only_what_moved_and_reads_in_order(store: &dyn Knowl
     assert_eq!(rest.len(), 2);
     assert_eq!(rest[0].file.hash, "h3");
     assert!(store.shared_files_since(fourth.seq, 10).unwrap().is_empty());
+    // What a reader has yet to apply of others' writes, by root: server-a
+    // after the first write has server-b's one version of `repo` to apply;
+    // server-b has server-a's later three; nothing is left after the last.
+    let pending = |after: i64, origin: &str| {
+        store
+            .shared_files_pending(after, origin)
+            .unwrap()
+            .into_iter()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        pending(first.seq, "server-a"),
+        vec![("repo".to_string(), 1)]
+    );
+    assert_eq!(
+        pending(first.seq, "server-b"),
+        vec![("repo".to_string(), 2)]
+    );
+    assert_eq!(pending(0, "server-b"), vec![("repo".to_string(), 4)]);
+    assert!(pending(fourth.seq, "server-b").is_empty());
     // A file's live version is its newest: b.py's second, a.py's reopening;
     // a path of another root, or never written, has none.
     let b = store.shared_file("repo", "b.py").unwrap().unwrap();

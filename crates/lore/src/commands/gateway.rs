@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use lore_core::ErrorCode;
 use lore_core::project::Project;
 
 use anyhow::{Context, bail};
@@ -372,16 +373,31 @@ pub fn run(command: GatewayCommand, project_dir: Option<&Path>) -> anyhow::Resul
     }
 }
 
-/// `lore gateway status`: the last ingest run.
+/// `lore gateway status`: what km-ingest-status answers: the last ingest
+/// run and how fresh each root is (with a shared store, the roots other
+/// servers ingest too).
 fn status(project: &Project, profile: Option<&str>, json: bool) -> anyhow::Result<()> {
-    let gateway = Gateway::for_project(project);
-    let Some(run) = gateway.last_run(profile) else {
-        bail!("no ingest has run yet; run `lore gateway ingest PATH` [not_found]");
+    let gateway = gateway_of(project);
+    let input = lore_gateway::recipe::calls::KmIngestStatusInput {
+        profile: profile.map(str::to_string),
+    };
+    let answer = match lore_gateway::recipe::calls::ingest_status(&gateway, input) {
+        Ok(answer) => answer,
+        Err(e) if e.code == ErrorCode::NotFound && profile.is_none() => {
+            bail!("no ingest has run yet; run `lore gateway ingest PATH` [not_found]")
+        }
+        Err(e) => return Err(super::coded(&e)),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&run)?);
-    } else {
-        print_run(&run);
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+        return Ok(());
+    }
+    match &answer.status.run {
+        Some(run) => print_run(run),
+        None => println!("no ingest has run on this server"),
+    }
+    for root in &answer.status.freshness {
+        println!("  {}", super::status::root_freshness(root));
     }
     Ok(())
 }

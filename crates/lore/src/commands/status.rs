@@ -109,11 +109,29 @@ fn project_checks(project: &Project) -> anyhow::Result<Vec<Check>> {
 /// The gateway's roots, its last ingest (when, how it went, what the
 /// index holds) and how fresh each root is.
 fn gateway_check(project: &Project) -> Check {
-    let gateway = lore_gateway::Gateway::for_project(project);
+    let gateway = super::gateway::gateway_of(project);
     let roots: Vec<&str> = gateway.roots().iter().map(|r| r.name.as_str()).collect();
     let roots = format!("{} root(s): {}", roots.len(), roots.join(", "));
     let fresh = gateway.freshness();
+    let from_store = fresh.iter().any(|f| f.follow == FollowMode::Store);
     match gateway.last_run(None) {
+        // Another server sharing the store ingests them: this one answers
+        // from the store's file log.
+        None if from_store => {
+            let level = if fresh.iter().all(|f| f.fresh) {
+                Level::Ok
+            } else {
+                Level::Warn
+            };
+            check(
+                "gateway",
+                level,
+                format!(
+                    "{roots}; not ingested by this server; {}",
+                    freshness_line(&fresh)
+                ),
+            )
+        }
         None => check("gateway", Level::Warn, format!("{roots}; never ingested"))
             .next("lore gateway ingest"),
         Some(run) if !run.success => check(
@@ -164,33 +182,44 @@ fn gateway_check(project: &Project) -> Check {
 
 /// Each root's freshness in a few words: `app fresh, followed (inotify)`.
 fn freshness_line(roots: &[RootFreshness]) -> String {
-    let parts: Vec<String> = roots
-        .iter()
-        .map(|root| {
-            let state = if root.fresh {
-                "fresh".to_string()
-            } else if root.pending > 0 {
-                format!("{} changed file(s) not ingested", root.pending)
-            } else if root.ok == Some(false) {
-                "its last re-ingest failed".to_string()
-            } else {
-                "not fresh".to_string()
-            };
-            let how = match root.follow {
-                FollowMode::Inotify => "followed by the server (inotify)".to_string(),
-                FollowMode::Walk => "followed by the server (walking)".to_string(),
-                FollowMode::Off => "not followed (gateway.follow.enabled: false)".to_string(),
-                FollowMode::None => "not followed (no server running)".to_string(),
-            };
-            let seen = root
-                .changed_at
-                .as_deref()
-                .map(|at| format!(", last change {}", lore_core::time::age(at)))
-                .unwrap_or_default();
-            format!("{} {state}, {how}{seen}", root.root)
-        })
-        .collect();
+    let parts: Vec<String> = roots.iter().map(root_freshness).collect();
     parts.join("; ")
+}
+
+/// One root's freshness in a few words (`lore status`, `lore gateway
+/// status`).
+pub(super) fn root_freshness(root: &RootFreshness) -> String {
+    let state = if root.fresh {
+        "fresh".to_string()
+    } else if root.pending > 0 && root.follow == FollowMode::Store {
+        format!("{} version(s) from the store not applied yet", root.pending)
+    } else if root.pending > 0 {
+        format!("{} changed file(s) not ingested", root.pending)
+    } else if root.ok == Some(false) {
+        "its last re-ingest failed".to_string()
+    } else {
+        "not fresh".to_string()
+    };
+    let how = match root.follow {
+        FollowMode::Inotify => "followed by the server (inotify)".to_string(),
+        FollowMode::Walk => "followed by the server (walking)".to_string(),
+        FollowMode::Off => "not followed (gateway.follow.enabled: false)".to_string(),
+        FollowMode::None => "not followed (no server running)".to_string(),
+        FollowMode::Store => format!(
+            "answered from the store as {} ingested it{}",
+            root.ingested_by.as_deref().unwrap_or("another server"),
+            root.ingested_at
+                .as_deref()
+                .map(|at| format!(" ({})", lore_core::time::age(at)))
+                .unwrap_or_default()
+        ),
+    };
+    let seen = root
+        .changed_at
+        .as_deref()
+        .map(|at| format!(", last change {}", lore_core::time::age(at)))
+        .unwrap_or_default();
+    format!("{} {state}, {how}{seen}", root.root)
 }
 
 /// The background server (`lore mcp start`) and those run in the

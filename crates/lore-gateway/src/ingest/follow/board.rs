@@ -30,6 +30,9 @@ pub enum FollowMode {
     Off,
     /// No server follows the project now.
     None,
+    /// Another server sharing the store ingests it; this server applies
+    /// what that server publishes to the store's file log.
+    Store,
 }
 
 /// One root's freshness.
@@ -51,6 +54,10 @@ pub struct RootFreshness {
     /// it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ingested_at: Option<String>,
+    /// The server whose ingest this server's answers come from, when it
+    /// is another one (`follow: store`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ingested_by: Option<String>,
     /// Whether that ingest succeeded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ok: Option<bool>,
@@ -65,9 +72,10 @@ pub struct RootFreshness {
 /// `km-ingest-status`: the last run, and each root's freshness.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct IngestStatus {
-    /// The run.
+    /// This server's last run; none on a server that only answers from
+    /// the store what other servers ingested.
     #[serde(flatten)]
-    pub run: IngestRun,
+    pub run: Option<IngestRun>,
     /// Each root's freshness.
     pub freshness: Vec<RootFreshness>,
 }
@@ -160,8 +168,17 @@ impl FollowLock {
 }
 
 /// Each root's freshness: the follower's view (this process's, or the
-/// following process's), else found by walking the roots. Blocking.
+/// following process's), else found by walking the roots; then, with a
+/// store several servers share, the roots answered from its file log.
+/// Blocking.
 pub fn freshness(gateway: &Gateway) -> Vec<RootFreshness> {
+    let mut roots = local_freshness(gateway);
+    crate::ingest::followed::add_freshness(gateway, &mut roots);
+    roots
+}
+
+/// The roots' freshness as this server's folders and follower know it.
+fn local_freshness(gateway: &Gateway) -> Vec<RootFreshness> {
     if let Some(roots) = gateway.board.roots() {
         return roots;
     }
@@ -223,6 +240,7 @@ pub fn freshness(gateway: &Gateway) -> Vec<RootFreshness> {
                 pending,
                 changed_at: None,
                 ingested_at: ran.map(finished_at),
+                ingested_by: None,
                 ok: ran.map(|run| run.success),
                 error: ran.and_then(|run| run.error.clone()),
                 note: Some(note),

@@ -180,6 +180,7 @@ impl Followed {
             pending: self.pending.len() as u64,
             changed_at: self.changed_at.clone(),
             ingested_at: self.ingested_at.clone(),
+            ingested_by: None,
             ok: self.ok,
             error: self.error.clone(),
             note: match (self.ingested, &self.note) {
