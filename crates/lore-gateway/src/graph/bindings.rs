@@ -5,7 +5,7 @@
 //! `store.Get()` after Go's `import ".../store"`, `Store::open()` after
 //! `use crate::store::Store`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use super::resolve::Resolver;
 use super::{GraphFile, ImportFact};
@@ -33,6 +33,9 @@ pub(super) struct Bindings {
     /// Files every name of which is in scope (`from x import *`, Go's
     /// `import . "x"`, Rust's `use x::*`).
     pub(super) globs: Vec<String>,
+    /// Names bound inside one definition alone (a `require` in a
+    /// function's body): its qualified name → local name → binding.
+    scoped: HashMap<String, HashMap<String, Binding>>,
 }
 
 /// Most names one Rust `use` is read for (`use a::{…}`).
@@ -55,6 +58,19 @@ impl Bindings {
         out
     }
 
+    /// What `name` stands for in the definition `caller` (its own
+    /// bindings, those of the definitions around it, the file's).
+    pub(super) fn get(&self, name: &str, caller: Option<&str>) -> Option<&Binding> {
+        let mut scope = caller.filter(|_| !self.scoped.is_empty());
+        while let Some(at) = scope {
+            if let Some(binding) = self.scoped.get(at).and_then(|names| names.get(name)) {
+                return Some(binding);
+            }
+            scope = at.rsplit_once('.').map(|(outer, _)| outer);
+        }
+        self.names.get(name)
+    }
+
     /// What importing `names` of `module` binds: the files defining
     /// them (through barrels), else the module's files.
     fn one(
@@ -67,7 +83,7 @@ impl Bindings {
         let import = ImportFact {
             module: module.to_string(),
             names: name.map(|n| vec![n.to_string()]).unwrap_or_default(),
-            aliases: BTreeMap::new(),
+            ..ImportFact::default()
         };
         let found = resolver.resolve(path, Some(language), &import);
         let items: Vec<(String, String)> = found
@@ -147,7 +163,11 @@ impl Bindings {
                 }
                 None => Bindings::one(resolver, path, language, &import.module, Some(local)),
             };
-            self.names.insert(local.clone(), binding);
+            let names = match &import.scope {
+                Some(scope) => self.scoped.entry(scope.clone()).or_default(),
+                None => &mut self.names,
+            };
+            names.insert(local.clone(), binding);
         }
     }
 

@@ -26,6 +26,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+mod common_names;
+
+use common_names::is_common;
+
 use super::bindings::{Binding, Bindings};
 use super::dir_of;
 use super::resolve::Resolver;
@@ -222,6 +226,9 @@ struct FileContext<'a> {
 impl FileContext<'_> {
     /// The definitions the site `written` (in `caller`) names.
     fn resolve(&self, written: &str, caller: Option<&str>) -> Vec<Target> {
+        if let Some((module, rest)) = required_site(written) {
+            return self.in_required(module, rest);
+        }
         let rust_path = self.file.language.as_deref() == Some("rust") && written.contains("::");
         let split = if rust_path {
             written.rsplit_once("::")
@@ -229,18 +236,34 @@ impl FileContext<'_> {
             written.rsplit_once('.')
         };
         match split {
-            None => self.bare(written),
+            None => self.bare(written, caller),
             Some(("self" | "Self", name)) => self.own_member(name, caller),
             Some(("?", name)) => self.by_name(name, true),
             Some((qualifier, name)) if rust_path => self.rust_path(qualifier, name),
-            Some((qualifier, name)) => self.member(qualifier, name),
+            Some((qualifier, name)) => self.member(qualifier, name, caller),
         }
+    }
+
+    /// `require('./x').g()`: `g` of the module `./x` (nothing when it is
+    /// outside the root).
+    fn in_required(&self, module: &str, qualified: &str) -> Vec<Target> {
+        let import = super::ImportFact {
+            module: module.to_string(),
+            ..Default::default()
+        };
+        let files: Vec<String> = self
+            .resolver
+            .resolve(self.path, self.file.language.as_deref(), &import)
+            .into_iter()
+            .map(|(file, _)| file)
+            .collect();
+        self.in_module(&files, qualified).into_iter().collect()
     }
 
     /// `f()`: an imported name, one of the file, of a glob import, of the
     /// folder, or of the root.
-    fn bare(&self, name: &str) -> Vec<Target> {
-        match self.bindings.names.get(name) {
+    fn bare(&self, name: &str, caller: Option<&str>) -> Vec<Target> {
+        match self.bindings.get(name, caller) {
             Some(Binding::External) => return Vec::new(),
             Some(Binding::Item(items)) => {
                 let found = self.in_items(items, None);
@@ -286,13 +309,13 @@ impl FileContext<'_> {
 
     /// `q.f()`: through an import bound to `q`, a class of the file, else
     /// by the name alone.
-    fn member(&self, qualifier: &str, name: &str) -> Vec<Target> {
+    fn member(&self, qualifier: &str, name: &str, caller: Option<&str>) -> Vec<Target> {
         // The longest bound prefix: `a.b` of Python's `import a.b` in
         // `a.b.C.f`, leaving `C`.
         let mut bound = None;
         let mut prefix = qualifier;
         loop {
-            if let Some(binding) = self.bindings.names.get(prefix) {
+            if let Some(binding) = self.bindings.get(prefix, caller) {
                 let rest = qualifier[prefix.len()..].trim_start_matches('.');
                 bound = Some((binding, rest));
                 break;
@@ -383,8 +406,7 @@ impl FileContext<'_> {
     fn rust_item(&self, path: &str) -> Vec<(String, String)> {
         let import = super::ImportFact {
             module: path.to_string(),
-            names: Vec::new(),
-            aliases: Default::default(),
+            ..Default::default()
         };
         self.resolver
             .resolve(self.path, Some("rust"), &import)
@@ -423,7 +445,12 @@ impl FileContext<'_> {
         };
         files.iter().find_map(|file| {
             let (target, defined) = self.resolver.reexported(file, head)?;
-            let defined = rest.map_or(defined.clone(), |r| format!("{defined}.{r}"));
+            let defined = match rest {
+                // `ns.f` where the file passes a whole module on as `ns`.
+                Some(rest) if defined == "*" => rest.to_string(),
+                Some(rest) => format!("{defined}.{rest}"),
+                None => defined,
+            };
             self.defs
                 .defines(&target, &defined)
                 .then_some((target, defined, Resolution::Import))
@@ -518,6 +545,13 @@ fn few<'a>(found: impl Iterator<Item = (&'a str, &'a str)>, one: Resolution) -> 
         .collect()
 }
 
+/// The module and the rest of a site written `require('./x').g`.
+fn required_site(written: &str) -> Option<(&str, &str)> {
+    let inner = written.strip_prefix("require('")?;
+    let (module, rest) = inner.split_once("').")?;
+    (!rest.is_empty()).then_some((module, rest))
+}
+
 fn join(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
         name.to_string()
@@ -525,28 +559,6 @@ fn join(prefix: &str, name: &str) -> String {
         format!("{prefix}.{name}")
     }
 }
-
-/// Names so many types define that the name alone says nothing.
-fn is_common(name: &str) -> bool {
-    name.len() < 3 || COMMON_NAMES.contains(&name)
-}
-
-#[rustfmt::skip]
-const COMMON_NAMES: &[&str] = &[
-    "get", "set", "add", "put", "run", "call", "apply", "update", "read", "write", "close", "open",
-    "send", "start", "stop", "load", "save", "delete", "remove", "clear", "append", "extend",
-    "insert", "pop", "push", "keys", "values", "items", "copy", "format", "join", "split", "strip",
-    "replace", "find", "map", "filter", "reduce", "forEach", "then", "catch", "finally", "next",
-    "iter", "new", "default", "from", "into", "clone", "to_string", "as_str", "as_ref", "len",
-    "is_empty", "unwrap", "expect", "map_err", "and_then", "unwrap_or", "ok_or", "lock", "borrow",
-    "borrow_mut", "init", "__init__", "__str__", "__repr__", "toString", "equals", "hash", "emit",
-    "on", "off", "handle", "execute", "parse", "render", "build", "create", "make", "reset",
-    "size", "length", "count", "contains", "has", "flush", "collect", "sort", "trim", "String",
-    "Error", "Println", "Printf", "Sprintf", "Errorf", "log", "debug", "info", "warn", "error",
-    "fmt", "eq", "cmp", "encode", "decode", "value", "name", "type", "test", "setUp", "tearDown",
-    "assertEqual", "assertTrue", "Run", "Close", "Get", "Set", "Add", "Write", "Read", "New",
-    "Len",
-];
 
 /// One call site resolved to one definition of the same root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -31,8 +31,9 @@
 //! `km-graph-references` (`references.rs`).
 //!
 //! A name imported from a barrel (a Python package's `__init__.py`, a
-//! TS/JS folder's `index.ts`/`index.js`) that the barrel re-exports leads
-//! on to the file defining it, through nested barrels and `export *`;
+//! TS/JS folder's `index.ts`/`index.js`, any TS/JS file's `export … from`
+//! or CommonJS `module.exports = require(…)`) that the barrel re-exports
+//! leads on to the file defining it, through nested barrels and `export *`;
 //! the barrel is imported too, and barrels re-exporting each other end
 //! after a few steps. Imports resolve in `resolve.rs`, with what the
 //! root's package manifests declare (`packages.rs`: Go module paths, npm
@@ -109,7 +110,7 @@ pub struct SymbolFact {
 }
 
 /// An import as written.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ImportFact {
     /// The module.
     pub module: String,
@@ -120,6 +121,14 @@ pub struct ImportFact {
     /// the name here → the module's (`*` for the whole module).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub aliases: BTreeMap<String, String>,
+    /// Whether the file passes the names on (`export … from`, CommonJS
+    /// `module.exports = require(…)`), whatever its name.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reexport: bool,
+    /// The definition (qualified name) in which alone its names are
+    /// bound (a `require` inside a function); none for the whole file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 /// The call sites of one definition (or of the file outside any).
@@ -248,6 +257,8 @@ impl GraphFile {
                         module: i.module.clone(),
                         names: i.names.clone(),
                         aliases: i.aliases.clone(),
+                        reexport: i.reexport,
+                        scope: i.scope.clone(),
                     })
                     .collect(),
             ),
@@ -313,8 +324,10 @@ fn calls_of(outline: &Outline, symbols: &[SymbolFact]) -> Vec<CallsFact> {
 /// names they pass on; 2: manifests say what they declare; 3: call sites
 /// and the names imports bind; 4: node ids name their root, so the edges
 /// written under the bare ids of 3 are replaced; 5: names used as types,
-/// CommonJS `require`s as imports, `package.json`'s `main`).
-pub const FACTS_VERSION: u32 = 5;
+/// CommonJS `require`s as imports, `package.json`'s `main`; 6: re-exports
+/// marked, `require`s anywhere (bound in their function), CommonJS
+/// barrels, TS `import x = require(…)`, more names used as types).
+pub const FACTS_VERSION: u32 = 6;
 
 /// What a root's graph was built from, and what was written.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -70,8 +70,9 @@ pub struct ReferencesAnswer {
     /// Who calls it, most trusted resolution first.
     pub callers: Vec<ReferenceOut>,
     /// Where it is named as a type (of a parameter, a return, a field or
-    /// a variable; `node` is the definition naming it), most trusted
-    /// resolution first.
+    /// a variable, an implemented interface or trait, a type argument;
+    /// `node` is the definition naming it, or the file outside any, as
+    /// for a Rust `impl Trait for Type`), most trusted resolution first.
     pub type_uses: Vec<ReferenceOut>,
     /// What it calls, in order of lines.
     pub callees: Vec<ReferenceOut>,

@@ -166,8 +166,9 @@ impl<'a> Resolver<'a> {
     }
 
     /// The file defining `name` that a barrel (a package's `__init__.py`,
-    /// a folder's `index.ts`) re-exports, with the name it has there; none
-    /// when the barrel defines it itself or does not pass it on. Named
+    /// a folder's `index.ts`: every import; another TS/JS file: its
+    /// imports marked `reexport`) re-exports, with the name it has there;
+    /// none when the barrel defines it itself or does not pass it on. Named
     /// re-exports lead to the module they name, `export *` to a module
     /// that defines the name.
     fn reexport(&self, barrel: &str, name: &str, depth: usize) -> Option<(String, String)> {
@@ -189,21 +190,24 @@ impl<'a> Resolver<'a> {
             self.rust_reexports.borrow_mut().insert(key, found.clone());
             return found;
         }
-        if !is_barrel(barrel) {
-            return None;
-        }
+        // A barrel passes on what it imports; another file what it
+        // re-exports (`export … from`, `module.exports = require(…)`).
+        let barrel_file = is_barrel(barrel);
         let file = self.files.get(barrel)?;
-        if file.defines(name) {
+        if (!barrel_file && !file.imports.iter().any(|i| i.reexport)) || file.defines(name) {
             return None;
         }
+        let passed_on = |i: &&ImportFact| barrel_file || i.reexport;
         let named = file
             .imports
             .iter()
+            .filter(passed_on)
             .filter(|i| i.names.iter().any(|n| n == name))
             .map(|i| (i, false));
         let stars = file
             .imports
             .iter()
+            .filter(passed_on)
             .filter(|i| i.names.iter().any(|n| n == "*"))
             .map(|i| (i, true));
         named.chain(stars).find_map(|(import, star)| {
@@ -214,7 +218,7 @@ impl<'a> Resolver<'a> {
             let one = ImportFact {
                 module: import.module.clone(),
                 names: vec![source.to_string()],
-                aliases: BTreeMap::new(),
+                ..ImportFact::default()
             };
             self.module_files(barrel, file.language.as_deref(), &one)
                 .into_iter()

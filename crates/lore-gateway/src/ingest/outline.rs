@@ -12,6 +12,7 @@
 
 pub mod references;
 mod require;
+mod script_imports;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -132,6 +133,15 @@ pub struct Import {
     pub aliases: BTreeMap<String, String>,
     /// Its line (1-based).
     pub line: usize,
+    /// Whether the file passes on what it takes from the module, whatever
+    /// the file's name: TS/JS `export … from`, CommonJS `module.exports =
+    /// require(…)` and `exports.x = require(…)`. A barrel (`index.ts`,
+    /// `__init__.py`) passes on every import.
+    pub reexport: bool,
+    /// The definition whose body holds it (its qualified name; a
+    /// `require` inside a function): the names it binds are bound there
+    /// alone. None at the file's top level.
+    pub scope: Option<String>,
 }
 
 /// What a source file defines and imports.
@@ -215,6 +225,12 @@ pub fn outline(text: &str, language: Option<&str>) -> Option<Outline> {
     // Definitions are recorded in a pre-order walk: in order of their start.
     reader.out.blocks = reader.body(tree.root_node(), &[], 0);
     let mut out = reader.out;
+    if lang == Lang::Script {
+        let required = require::requires(tree.root_node(), text.as_bytes(), &out.definitions);
+        out.imports.extend(required);
+        // In order of their lines, as written.
+        out.imports.sort_by_key(|i| i.line);
+    }
     out.references = references::read(
         tree.root_node(),
         text.as_bytes(),
@@ -437,9 +453,8 @@ impl Reader<'_> {
             "export_statement" => {
                 if let Some(declaration) = node.child_by_field_name("declaration") {
                     self.script(outer, declaration, scope, depth, blocks);
-                } else if let Some(source) = node.child_by_field_name("source") {
-                    let (names, aliases) = self.reexported(node);
-                    self.import(unquote(&self.text(source)), names, aliases, node);
+                } else {
+                    self.re_export(node);
                 }
             }
             "ambient_declaration" if depth < MAX_DEPTH => {
@@ -498,12 +513,6 @@ impl Reader<'_> {
                     .filter(|n| n.kind() == "variable_declarator")
                     .collect();
                 for declarator in declarators {
-                    if let Some((module, names, aliases)) =
-                        require::declarator(declarator, self.source)
-                    {
-                        self.import(module, names, aliases, node);
-                        continue;
-                    }
                     let value = declarator.child_by_field_name("value");
                     let name = declarator
                         .child_by_field_name("name")
@@ -517,19 +526,7 @@ impl Reader<'_> {
                     }
                 }
             }
-            "expression_statement" if scope.is_empty() => {
-                if let Some((module, names, aliases)) = require::statement(node, self.source) {
-                    self.import(module, names, aliases, node);
-                }
-            }
-            "import_statement" => {
-                if let Some(source) = node.child_by_field_name("source") {
-                    let mut names = Vec::new();
-                    collect_identifiers(node, self.source, &mut names, 0);
-                    let aliases = self.script_aliases(node);
-                    self.import(unquote(&self.text(source)), names, aliases, node);
-                }
-            }
+            "import_statement" => self.script_import(node),
             _ => {}
         }
     }
@@ -680,82 +677,8 @@ impl Reader<'_> {
         }
     }
 
-    /// The names an `import` binds under another name: `c` → `b` of
-    /// `{ b as c }`, `ns` → `*` of `* as ns`.
-    fn script_aliases(&self, node: Node) -> BTreeMap<String, String> {
-        let mut aliases = BTreeMap::new();
-        let mut clauses = Vec::new();
-        collect_kind(node, "import_clause", &mut clauses, 0);
-        for clause in clauses {
-            for part in named_children(clause) {
-                match part.kind() {
-                    "namespace_import" => {
-                        if let Some(name) = part.named_child(0) {
-                            aliases.insert(self.text(name), "*".to_string());
-                        }
-                    }
-                    "named_imports" => {
-                        for specifier in named_children(part) {
-                            let name = specifier.child_by_field_name("name");
-                            if let (Some(name), Some(alias)) =
-                                (name, specifier.child_by_field_name("alias"))
-                            {
-                                aliases.insert(self.text(alias), unquote(&self.text(name)));
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        aliases
-    }
-
     fn in_module(&self, scope: &[String]) -> bool {
         self.modules.iter().any(|m| m.as_slice() == scope)
-    }
-
-    /// The names an `export … from` statement passes on, as exported
-    /// (`*` for all of them), and the ones it renames.
-    fn reexported(&self, node: Node) -> (Vec<String>, BTreeMap<String, String>) {
-        let mut names = Vec::new();
-        let mut aliases = BTreeMap::new();
-        let mut listed = false;
-        for child in named_children(node) {
-            match child.kind() {
-                "export_clause" => {
-                    listed = true;
-                    for specifier in named_children(child) {
-                        let Some(name) = specifier.child_by_field_name("name") else {
-                            continue;
-                        };
-                        let name = unquote(&self.text(name));
-                        match specifier.child_by_field_name("alias") {
-                            Some(alias) => {
-                                let alias = unquote(&self.text(alias));
-                                names.push(alias.clone());
-                                aliases.insert(alias, name);
-                            }
-                            None => names.push(name),
-                        }
-                    }
-                }
-                "namespace_export" => {
-                    listed = true;
-                    // `* as ns`: the name comes last.
-                    let name = child.child(child.child_count().saturating_sub(1));
-                    if let Some(name) = name.map(|n| unquote(&self.text(n))) {
-                        names.push(name.clone());
-                        aliases.insert(name, "*".to_string());
-                    }
-                }
-                _ => {}
-            }
-        }
-        if !listed {
-            names.push("*".to_string());
-        }
-        (names, aliases)
     }
 
     fn import(
@@ -765,13 +688,19 @@ impl Reader<'_> {
         aliases: BTreeMap<String, String>,
         node: Node,
     ) {
-        if !module.is_empty() {
-            self.out.imports.push(Import {
-                module,
-                names,
-                aliases,
-                line: node.start_position().row + 1,
-            });
+        self.add_import(Import {
+            module,
+            names,
+            aliases,
+            line: node.start_position().row + 1,
+            reexport: false,
+            scope: None,
+        });
+    }
+
+    fn add_import(&mut self, import: Import) {
+        if !import.module.is_empty() {
+            self.out.imports.push(import);
         }
     }
 }
@@ -810,24 +739,6 @@ fn type_name(text: &str) -> String {
         .last()
         .unwrap_or_default()
         .to_string()
-}
-
-fn collect_identifiers(node: Node, source: &[u8], out: &mut Vec<String>, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        match child.kind() {
-            "identifier" | "type_identifier" => {
-                if let Ok(text) = child.utf8_text(source) {
-                    out.push(text.to_string());
-                }
-            }
-            "string" => {}
-            _ => collect_identifiers(child, source, out, depth + 1),
-        }
-    }
 }
 
 fn collect_kind<'t>(node: Node<'t>, kind: &str, out: &mut Vec<Node<'t>>, depth: usize) {

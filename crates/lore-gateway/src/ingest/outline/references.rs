@@ -16,14 +16,17 @@
 //! classes, decorators and JSX components count; calls inside Rust macros
 //! (`assert_eq!(parse(x), …)`) are read from their tokens. Builtins
 //! (`len`, `print`, `Some`, `console.log`) are left out unless the file
-//! defines or imports that name. Names used as types (a parameter's, a
-//! return's, a field's) are sites too, marked [`Usage::Type`] (`types`).
+//! defines or imports that name. `require('./x').g()` is written
+//! `require('./x').g` (the graph resolves it in that module). Names used
+//! as types (a parameter's, a return's, a field's, an implemented
+//! interface or trait) are sites too, marked [`Usage::Type`] (`types`).
 //!
 //! The walk is iterative (no recursion: a hostile file cannot exhaust
 //! the stack), skips what is nested deeper than [`MAX_TREE_DEPTH`] and
 //! keeps at most [`MAX_SITES`] sites of a file.
 
 mod builtins;
+mod forward_refs;
 mod types;
 
 use std::collections::HashMap;
@@ -200,6 +203,10 @@ impl<'a> SiteReader<'a> {
                 };
             }
             (_, "this" | "self") => return "self".into(),
+            (Lang::Script, "call_expression") => {
+                return super::require::required_site(node, self.source)
+                    .unwrap_or_else(|| "?".into());
+            }
             _ => return "?".into(),
         };
         let (Some(object), Some(member)) = (
@@ -354,19 +361,6 @@ impl<'a> SiteReader<'a> {
                     .is_some_and(|c| !c.kind().ends_with("_clause")) =>
             {
                 self.push_callee(node.named_child(0))
-            }
-            "implements_clause" => {
-                let mut cursor = node.walk();
-                let types: Vec<Node> = node.named_children(&mut cursor).collect();
-                for ty in types {
-                    let ty = match ty.kind() {
-                        "generic_type" => ty.child_by_field_name("name"),
-                        _ => Some(ty),
-                    };
-                    if let Some(ty) = ty.filter(|t| t.kind() == "type_identifier") {
-                        self.push(self.text(ty).to_string(), ty);
-                    }
-                }
             }
             "jsx_opening_element" | "jsx_self_closing_element" => {
                 let name = node.child_by_field_name("name");

@@ -1,13 +1,18 @@
 //! Names used as types: the annotations of parameters, returns, fields
-//! and variables (Python `x: Invoice`, `-> Invoice` and class fields;
-//! TS/JS type annotations; Go parameter, result and struct field types,
-//! a method's receiver left out; Rust parameter, return and field types),
-//! each name inside them (`Optional[Invoice]`, `Map<Id, Order>`, `[]*T`)
-//! as a site of [`Usage::Type`], written as calls are (`models.Invoice`,
-//! `store.Item`, `crate::a::B`).
+//! and variables (Python `x: Invoice`, `-> Invoice` and class fields,
+//! string forward references `x: "Invoice"` too; TS/JS type annotations,
+//! `implements`, an interface's `extends`, type arguments `new
+//! Map<string, Order>()`, a type alias's value, `x as Order`; Go
+//! parameter, result and struct field types, embedded structs and
+//! interfaces, a method's receiver left out; Rust parameter, return and
+//! field types, tuple struct and variant fields, the trait and type of
+//! `impl Trait for Type`), each name inside them (`Optional[Invoice]`,
+//! `Map<Id, Order>`, `[]*T`) as a site of [`Usage::Type`], written as
+//! calls are (`models.Invoice`, `store.Item`, `crate::a::B`).
 
 use tree_sitter::Node;
 
+use super::forward_refs::{forward_names, is_value_position};
 use super::{Lang, SiteReader, Usage};
 
 /// Names read of one annotation at most.
@@ -20,8 +25,43 @@ impl SiteReader<'_> {
     pub(super) fn annotation(&mut self, node: Node) {
         let field = |name: &str| node.child_by_field_name(name);
         let annotation = match (self.lang, node.kind()) {
-            (Lang::Python, "type") => Some(node),
-            (Lang::Script, "type_annotation") => Some(node),
+            // The outermost type alone: `Literal["a"]` is read whole.
+            (Lang::Python, "type")
+                if !node.parent().is_some_and(|p| {
+                    matches!(
+                        p.kind(),
+                        "type" | "type_parameter" | "generic_type" | "union_type" | "member_type"
+                    )
+                }) =>
+            {
+                Some(node)
+            }
+            (Lang::Script, "type_annotation" | "implements_clause" | "extends_type_clause") => {
+                Some(node)
+            }
+            // `new Map<string, Order>()`, `f<Order>()`, `extends Base<Order>`
+            // (in an annotation they are read with it).
+            (Lang::Script, "type_arguments")
+                if node.parent().is_some_and(|p| {
+                    matches!(
+                        p.kind(),
+                        "new_expression"
+                            | "call_expression"
+                            | "extends_clause"
+                            | "instantiation_expression"
+                    )
+                }) =>
+            {
+                Some(node)
+            }
+            (Lang::Script, "type_alias_declaration") => field("value"),
+            (Lang::Script, "as_expression" | "satisfies_expression") => node.named_child(1),
+            // `Reader` of `interface { Reader; Close() error }`.
+            (Lang::Go, "type_elem")
+                if node.parent().is_some_and(|p| p.kind() == "interface_type") =>
+            {
+                Some(node)
+            }
             (Lang::Go, "parameter_declaration" | "variadic_parameter_declaration")
                 if !is_receiver(node) =>
             {
@@ -33,11 +73,20 @@ impl SiteReader<'_> {
                 field("result").filter(|r| r.kind() != "parameter_list")
             }
             (Lang::Rust, "parameter" | "field_declaration") => field("type"),
+            // `struct W(Foo, Bar);`, `V(Foo)`.
+            (Lang::Rust, "ordered_field_declaration_list") => Some(node),
             (Lang::Rust, "function_item" | "function_signature_item") => field("return_type"),
+            // `impl Trait for Type`: the trait here, the type below.
+            (Lang::Rust, "impl_item") => field("trait"),
             _ => None,
         };
         if let Some(annotation) = annotation {
             self.type_names(annotation);
+            if node.kind() == "impl_item"
+                && let Some(ty) = field("type")
+            {
+                self.type_names(ty);
+            }
         }
     }
 
@@ -46,6 +95,20 @@ impl SiteReader<'_> {
         let mut stack = vec![(annotation, 0)];
         let mut found = 0;
         while let Some((node, depth)) = stack.pop() {
+            if self.lang == Lang::Python && is_value_position(node, self.source) {
+                // `Literal["a"]`, `Annotated[int, "doc"]`: values, no types.
+                continue;
+            }
+            if self.lang == Lang::Python && node.kind() == "string" {
+                for name in forward_names(self.text(node)) {
+                    self.push_as(name, node, Usage::Type);
+                    found += 1;
+                    if found >= MAX_NAMES {
+                        return;
+                    }
+                }
+                continue;
+            }
             if let Some(name) = self.type_name(node) {
                 self.push_as(name, node, Usage::Type);
                 found += 1;
