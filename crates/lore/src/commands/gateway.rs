@@ -9,6 +9,7 @@ use lore_core::project::Project;
 
 use anyhow::{Context, bail};
 use lore_gateway::graph::explore::Relationships;
+use lore_gateway::ingest::follow::{FollowMode, RootFreshness};
 use lore_gateway::search::SearchFilters;
 use lore_gateway::{Gateway, IngestRequest, SearchRequest};
 
@@ -397,9 +398,45 @@ fn status(project: &Project, profile: Option<&str>, json: bool) -> anyhow::Resul
         None => println!("no ingest has run on this server"),
     }
     for root in &answer.status.freshness {
-        println!("  {}", super::status::root_freshness(root));
+        println!("  {}", root_freshness(root));
     }
     Ok(())
+}
+
+/// One root's freshness in a few words (`lore status`, `lore gateway
+/// status`).
+pub(super) fn root_freshness(root: &RootFreshness) -> String {
+    let state = if root.fresh {
+        "fresh".to_string()
+    } else if root.pending > 0 && root.follow == FollowMode::Store {
+        format!("{} version(s) from the store not applied yet", root.pending)
+    } else if root.pending > 0 {
+        format!("{} changed file(s) not ingested", root.pending)
+    } else if root.ok == Some(false) {
+        "its last re-ingest failed".to_string()
+    } else {
+        "not fresh".to_string()
+    };
+    let how = match root.follow {
+        FollowMode::Inotify => "followed by the server (inotify)".to_string(),
+        FollowMode::Walk => "followed by the server (walking)".to_string(),
+        FollowMode::Off => "not followed (gateway.follow.enabled: false)".to_string(),
+        FollowMode::None => "not followed (no server running)".to_string(),
+        FollowMode::Store => format!(
+            "answered from the store as {} ingested it{}",
+            root.ingested_by.as_deref().unwrap_or("another server"),
+            root.ingested_at
+                .as_deref()
+                .map(|at| format!(" ({})", lore_core::time::age(at)))
+                .unwrap_or_default()
+        ),
+    };
+    let seen = root
+        .changed_at
+        .as_deref()
+        .map(|at| format!(", last change {}", lore_core::time::age(at)))
+        .unwrap_or_default();
+    format!("{} {state}, {how}{seen}", root.root)
 }
 
 /// `lore gateway search`: what km-search answers, one line per chunk.

@@ -182,44 +182,8 @@ fn gateway_check(project: &Project) -> Check {
 
 /// Each root's freshness in a few words: `app fresh, followed (inotify)`.
 fn freshness_line(roots: &[RootFreshness]) -> String {
-    let parts: Vec<String> = roots.iter().map(root_freshness).collect();
+    let parts: Vec<String> = roots.iter().map(super::gateway::root_freshness).collect();
     parts.join("; ")
-}
-
-/// One root's freshness in a few words (`lore status`, `lore gateway
-/// status`).
-pub(super) fn root_freshness(root: &RootFreshness) -> String {
-    let state = if root.fresh {
-        "fresh".to_string()
-    } else if root.pending > 0 && root.follow == FollowMode::Store {
-        format!("{} version(s) from the store not applied yet", root.pending)
-    } else if root.pending > 0 {
-        format!("{} changed file(s) not ingested", root.pending)
-    } else if root.ok == Some(false) {
-        "its last re-ingest failed".to_string()
-    } else {
-        "not fresh".to_string()
-    };
-    let how = match root.follow {
-        FollowMode::Inotify => "followed by the server (inotify)".to_string(),
-        FollowMode::Walk => "followed by the server (walking)".to_string(),
-        FollowMode::Off => "not followed (gateway.follow.enabled: false)".to_string(),
-        FollowMode::None => "not followed (no server running)".to_string(),
-        FollowMode::Store => format!(
-            "answered from the store as {} ingested it{}",
-            root.ingested_by.as_deref().unwrap_or("another server"),
-            root.ingested_at
-                .as_deref()
-                .map(|at| format!(" ({})", lore_core::time::age(at)))
-                .unwrap_or_default()
-        ),
-    };
-    let seen = root
-        .changed_at
-        .as_deref()
-        .map(|at| format!(", last change {}", lore_core::time::age(at)))
-        .unwrap_or_default();
-    format!("{} {state}, {how}{seen}", root.root)
 }
 
 /// The background server (`lore mcp start`) and those run in the
