@@ -743,8 +743,17 @@ async fn a_repository_ingested_through_one_server_is_searched_through_another() 
     );
 
     // C ran no ingest, yet its status reports the app it answers from the
-    // store: who ingested it, and nothing left to apply.
-    let status = call(&http, &server_c.url, "km-ingest-status", json!({})).await;
+    // store: who ingested it, and nothing left to apply (once its books
+    // caught up with its index, a moment after the search found the app).
+    let started = Instant::now();
+    let status = loop {
+        let status = call(&http, &server_c.url, "km-ingest-status", json!({})).await;
+        if status["structuredContent"]["freshness"][0]["fresh"] == true {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{status}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     let answer = &status["structuredContent"];
     assert!(answer.get("run_id").is_none(), "{status}");
     let app = &answer["freshness"][0];
