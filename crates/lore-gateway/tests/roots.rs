@@ -537,3 +537,82 @@ fn an_old_vote_whose_path_starts_with_its_roots_name_is_mapped_to_that_root() {
         voted.scoring.signals
     );
 }
+
+#[test]
+fn a_run_over_one_roots_file_reports_every_root_and_leaves_the_others_graphs_alone() {
+    let fixture = Fixture::new();
+    let full = fixture.ingest();
+    let graph = |root: &str| {
+        fixture
+            .dir
+            .path()
+            .join(format!(".lore/gateway/graph/{root}.json"))
+    };
+    let viper_before = std::fs::metadata(graph("viper"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    // viper gains a subsystem catalog its next full run will classify
+    // with: a run over cobra's files leaves viper's index as it is.
+    fixture.write(
+        "viper/.metadata/subsystems.json",
+        r#"{"Config": {"paths": ["shared/**"]}}"#,
+    );
+    // A function added to cobra's root.go, ingested by path.
+    fixture.write(
+        "cobra/cmd/root.go",
+        "package cmd\n\n// Execute runs the root command.\nfunc Execute() error {\n\treturn nil\n}\n\n// Version names the release.\nfunc Version() string {\n\treturn \"1\"\n}\n",
+    );
+    let run = fixture
+        .gateway()
+        .ingest(
+            &IngestRequest {
+                paths: vec![
+                    fixture
+                        .dir
+                        .path()
+                        .join("cobra/cmd/root.go")
+                        .display()
+                        .to_string(),
+                ],
+                ..Default::default()
+            },
+            &mut |_, _| {},
+        )
+        .unwrap();
+    assert!(run.success, "{:?}", run.error);
+    assert_eq!(run.files_changed, 1, "{run:?}");
+    // The run reports the whole project as the full run did: every root's
+    // files by type, the graph's relations (one more: cobra's new
+    // function) and each root's commit.
+    assert_eq!(run.artifact_counts, full.artifact_counts, "{run:?}");
+    assert_eq!(run.relation_count, full.relation_count + 1, "{run:?}");
+    assert_eq!(run.roots, roots(&["cobra", "viper"]));
+    // viper's graph was neither read into the run nor written again.
+    assert_eq!(
+        std::fs::metadata(graph("viper"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        viper_before
+    );
+    let version = fixture
+        .gateway()
+        .node(
+            "Symbol:cobra/cmd/root.go::Version",
+            Relationships::None,
+            None,
+            &[],
+        )
+        .unwrap();
+    assert_eq!(version.node.id, "Symbol:cobra/cmd/root.go::Version");
+    let found = search(&fixture.gateway(), "ReadConfigValue", &["viper"]);
+    assert!(
+        found
+            .results
+            .iter()
+            .any(|r| r.chunk.artifact_path == "shared/util.go"),
+        "viper's chunks were dropped: {:?}",
+        found.results
+    );
+}

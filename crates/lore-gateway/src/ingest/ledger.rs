@@ -74,6 +74,11 @@ pub struct Ledger {
     /// newer kind publishes every file again.
     #[serde(default)]
     pub(super) shared_records: u32,
+    /// The relations of the root's code graph as the run that wrote this
+    /// ledger left it (what a run over another root's files reports of
+    /// this one without reading its graph).
+    #[serde(default)]
+    pub(super) relations: u64,
 }
 
 /// The records a shared index publishes: 1, chunks with the graph's facts

@@ -343,6 +343,10 @@ fn run_roots(
     let outbox = job.publish_as.map(|_| team::Outbox::default());
     let mut done = Vec::with_capacity(job.roots.len());
     for root in job.roots {
+        if !holds_asked(root, &job.request.paths) {
+            count_untouched(job.state, root, run);
+            continue;
+        }
         let mut root_run = RootRun::open(job, &index, writer.as_ref(), root)?;
         let reading = Reading {
             index: &index,
@@ -361,6 +365,35 @@ fn run_roots(
         .sort_by(|a, b| (&a.root, &a.path).cmp(&(&b.root, &b.path)));
     run.chunk_count = index.chunk_count();
     Ok(())
+}
+
+/// Whether a run over `paths` reads files of `root` (a run over every
+/// file, with no paths, reads every root).
+fn holds_asked(root: &Root, paths: &[String]) -> bool {
+    paths.is_empty() || paths.iter().any(|p| root_relative(&root.path, p).is_some())
+}
+
+/// What a run over other roots' files reports of `root`, from its ledger
+/// alone (its graph is neither read nor written): its files by type, its
+/// graph's relations and its commit.
+fn count_untouched(state: &Path, root: &Root, run: &mut IngestRun) {
+    let ledger = read_ledger(state, &root.name);
+    for entry in ledger.files.values() {
+        *run.artifact_counts
+            .entry(entry.artifact_type.as_str().to_string())
+            .or_default() += 1;
+    }
+    run.relation_count += if ledger.relations > 0 || ledger.files.is_empty() {
+        ledger.relations
+    } else {
+        // A ledger written before it counted them.
+        GraphLedger::load(&followed::graph_path(state, &root.name))
+            .written
+            .len() as u64
+    };
+    if let Some(head) = git_head(&root.path) {
+        run.repo_head.insert(root.name.clone(), head);
+    }
 }
 
 /// The graph first (its writes are idempotent), then the files published
@@ -391,7 +424,8 @@ fn commit(
         outbox.publish(store, origin)?;
     }
     index.commit(writer)?;
-    for root in roots.iter() {
+    for root in roots.iter_mut() {
+        root.books.ledger.relations = root.books.graph.written.len() as u64;
         let bytes = serde_json::to_vec(&root.books.ledger)
             .map_err(|e| ErrorReport::new(ErrorCode::Internal, format!("ledger: {e}")))?;
         lore_core::project::write_atomically(&root.ledger_path, bytes).map_err(|e| e.report())?;
