@@ -41,7 +41,7 @@ use index::vectors;
 use ingest::{chunk, project_files, subsystem, upload};
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use lore_core::config::GatewayConfig;
@@ -74,6 +74,10 @@ pub struct Gateway {
     lane: Option<vectors::VectorLane>,
     /// The graph view and the links search ranks by, as last read.
     graph: Stamped<(Arc<explore::GraphView>, Arc<explore::GraphLinks>)>,
+    /// Each root's graph ledger as last read, by file: when one root's
+    /// ledger changes (an ingest of it), the view is made again from the
+    /// others as they are and that one read again.
+    ledgers: Mutex<HashMap<PathBuf, (FileStamp, Arc<graph::GraphLedger>)>>,
     /// The run id searches report (`runs.jsonl` grows to 200 runs: it is
     /// not read per search).
     run_id: Stamped<Option<String>>,
@@ -99,6 +103,11 @@ struct Stamped<T> {
 /// A file's length and modification time (none when it is absent).
 type FileStamp = Option<(u64, std::time::SystemTime)>;
 
+fn file_stamp(path: &Path) -> FileStamp {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
+}
+
 impl<T: Clone> Stamped<T> {
     fn new() -> Stamped<T> {
         Stamped {
@@ -112,13 +121,7 @@ impl<T: Clone> Stamped<T> {
         files: &[PathBuf],
         load: impl FnOnce() -> Result<T, ErrorReport>,
     ) -> Result<T, ErrorReport> {
-        let stamps: Vec<FileStamp> = files
-            .iter()
-            .map(|path| {
-                let meta = std::fs::metadata(path).ok()?;
-                Some((meta.len(), meta.modified().ok()?))
-            })
-            .collect();
+        let stamps: Vec<FileStamp> = files.iter().map(|path| file_stamp(path)).collect();
         let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((seen, value)) = slot.as_ref()
             && *seen == stamps
@@ -150,6 +153,7 @@ impl Gateway {
             store: None,
             lane: vectors::VectorLane::for_project(project),
             graph: Stamped::new(),
+            ledgers: Mutex::new(HashMap::new()),
             run_id: Stamped::new(),
             feedback: Mutex::new(Arc::new(search::feedback::FeedbackVotes::default())),
             recorder: std::sync::OnceLock::new(),
@@ -797,17 +801,13 @@ impl Gateway {
         self.graph.get(&files, || {
             let mut roots = Vec::with_capacity(self.roots.len() + store_roots.len());
             for root in &self.roots {
-                let ledger = graph::GraphLedger::load(&ingest::followed::graph_path(
-                    &self.state,
-                    &root.name,
-                ));
+                let ledger = self.graph_ledger(&root.name);
                 let catalog = subsystem::Catalog::load(self.files.root(), &root.path)?;
                 roots.push((root.name.clone(), ledger, catalog));
             }
             // Roots other servers ingested, known from the store alone.
             for name in &store_roots {
-                let ledger =
-                    graph::GraphLedger::load(&ingest::followed::graph_path(&self.state, name));
+                let ledger = self.graph_ledger(name);
                 let catalog = subsystem::Catalog::of_project(self.files.root())?;
                 roots.push((name.clone(), ledger, catalog));
             }
@@ -815,6 +815,23 @@ impl Gateway {
             let links = view.search_links();
             Ok((Arc::new(view), Arc::new(links)))
         })
+    }
+
+    /// Root `root`'s graph ledger: the one read last while its file is
+    /// unchanged, else read again.
+    fn graph_ledger(&self, root: &str) -> Arc<graph::GraphLedger> {
+        let path = ingest::followed::graph_path(&self.state, root);
+        let stamp = file_stamp(&path);
+        let mut ledgers = self.ledgers.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, ledger)) = ledgers.get(&path)
+            && *seen == stamp
+            && stamp.is_some()
+        {
+            return Arc::clone(ledger);
+        }
+        let ledger = Arc::new(graph::GraphLedger::load(&path));
+        ledgers.insert(path, (stamp, Arc::clone(&ledger)));
+        ledger
     }
 
     /// The store the graph is read from; a project whose gateway has no

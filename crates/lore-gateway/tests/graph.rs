@@ -70,7 +70,7 @@ impl Repo {
     fn view(&self) -> GraphView {
         let ledger = GraphLedger::load(&self.dir.path().join(".lore/gateway/graph/app.json"));
         let catalog = Catalog::load(self.dir.path(), &self.dir.path().join("repo")).unwrap();
-        GraphView::new(vec![("app".into(), ledger, catalog)])
+        GraphView::new(vec![("app".into(), ledger.into(), catalog)])
     }
 
     /// Every live edge as `subject PREDICATE object`.

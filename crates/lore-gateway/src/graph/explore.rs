@@ -7,7 +7,7 @@
 //! symbol's kind and lines) comes from the graph ledgers ingest keeps.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use lore_core::error::HasErrorCode;
 use lore_core::{ErrorCode, ErrorReport};
@@ -32,7 +32,7 @@ pub const MAX_SEARCH_LIMIT: usize = 50;
 /// The graph as ingest left it: per root, its ledger and catalog.
 pub struct GraphView {
     /// (root name, ledger, catalog) per root.
-    pub roots: Vec<(String, GraphLedger, Catalog)>,
+    pub roots: Vec<(String, Arc<GraphLedger>, Catalog)>,
     /// Each root's call edges, indexed when a question first reaches it.
     calls: Vec<OnceLock<RootCalls>>,
 }
@@ -242,7 +242,7 @@ fn page_all(
 
 impl GraphView {
     /// The view of these roots' ledgers and catalogs.
-    pub fn new(roots: Vec<(String, GraphLedger, Catalog)>) -> GraphView {
+    pub fn new(roots: Vec<(String, Arc<GraphLedger>, Catalog)>) -> GraphView {
         GraphView {
             calls: roots.iter().map(|_| OnceLock::new()).collect(),
             roots,

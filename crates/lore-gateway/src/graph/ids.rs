@@ -11,7 +11,7 @@ use super::{GraphFile, GraphLedger};
 use crate::ingest::subsystem::Catalog;
 
 /// The roots a graph view reads: name, graph ledger and catalog.
-pub type RootGraphs = [(String, GraphLedger, Catalog)];
+pub type RootGraphs = [(String, std::sync::Arc<GraphLedger>, Catalog)];
 
 /// The roots a request keeps to (`roots`); empty keeps every root.
 pub type RootScope<'a> = &'a [String];
