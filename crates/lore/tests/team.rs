@@ -778,4 +778,11 @@ async fn a_repository_ingested_through_one_server_is_searched_through_another() 
             && text.contains("app fresh, answered from the store as"),
         "{text}"
     );
+    // And `lore status`, though C lists no root.
+    let shown = lore_in(&c, &["status"]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("gateway     no root of its own; app fresh, answered from the store as"),
+        "{text}"
+    );
 }

@@ -98,7 +98,11 @@ fn failed(checks: &[Check]) -> anyhow::Result<()> {
 fn project_checks(project: &Project) -> anyhow::Result<Vec<Check>> {
     let services = Services::for_project(project);
     let mut checks = super::block_on(health::project_checks(project, &services))?;
-    if !project.config.gateway.roots.is_empty() {
+    // The gateway: the project's roots, or those a shared store's file
+    // log brings (a server with no root of its own answers them).
+    if !project.config.gateway.roots.is_empty()
+        || !super::gateway::gateway_of(project).store_roots().is_empty()
+    {
         checks.push(gateway_check(project));
     }
     checks.push(server_check(project));
@@ -111,7 +115,11 @@ fn project_checks(project: &Project) -> anyhow::Result<Vec<Check>> {
 fn gateway_check(project: &Project) -> Check {
     let gateway = super::gateway::gateway_of(project);
     let roots: Vec<&str> = gateway.roots().iter().map(|r| r.name.as_str()).collect();
-    let roots = format!("{} root(s): {}", roots.len(), roots.join(", "));
+    let roots = if roots.is_empty() {
+        "no root of its own".to_string()
+    } else {
+        format!("{} root(s): {}", roots.len(), roots.join(", "))
+    };
     let fresh = gateway.freshness();
     let from_store = fresh.iter().any(|f| f.follow == FollowMode::Store);
     match gateway.last_run(None) {
@@ -127,7 +135,12 @@ fn gateway_check(project: &Project) -> Check {
                 "gateway",
                 level,
                 format!(
-                    "{roots}; not ingested by this server; {}",
+                    "{roots}{}; {}",
+                    if gateway.roots().is_empty() {
+                        ""
+                    } else {
+                        "; not ingested by this server"
+                    },
                     freshness_line(&fresh)
                 ),
             )
