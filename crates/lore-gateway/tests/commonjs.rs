@@ -223,3 +223,26 @@ fn a_require_inside_a_function_binds_its_names_there_alone() {
     let paths: Vec<&str> = tests.results.iter().map(|t| t.path.as_str()).collect();
     assert_eq!(paths, vec!["test/storage.test.js"]);
 }
+
+#[test]
+fn a_test_requiring_the_package_folder_reaches_the_code_its_index_passes_on() {
+    // express's layout: no `main`, an `index.js` that passes the library
+    // on, and tests that `require('..')`.
+    let (_dir, gateway) = project(&[
+        ("package.json", "{\"name\": \"web\"}\n"),
+        ("index.js", "module.exports = require('./lib/web');\n"),
+        (
+            "lib/web.js",
+            "function createApplication() {\n  return {};\n}\n\nmodule.exports = createApplication;\n",
+        ),
+        (
+            "test/app.js",
+            "var web = require('..');\n\ndescribe('app', function () {\n  it('is made', function () {\n    web();\n  });\n});\n",
+        ),
+    ]);
+    for code in ["index.js", "lib/web.js"] {
+        let tests = gateway.tests_of(code, &[]).unwrap();
+        let paths: Vec<&str> = tests.results.iter().map(|t| t.path.as_str()).collect();
+        assert_eq!(paths, vec!["test/app.js"], "{code}");
+    }
+}

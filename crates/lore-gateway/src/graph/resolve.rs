@@ -145,6 +145,10 @@ impl<'a> Resolver<'a> {
         import: &ImportFact,
     ) -> Vec<(String, Vec<String>)> {
         let mut out = Vec::new();
+        // The module bound whole (`const x = require('..')`, `import * as
+        // x`), or loaded for its effect.
+        let whole = matches!(language, Some("typescript" | "tsx" | "javascript"))
+            && (import.names.is_empty() || import.aliases.values().any(|v| v == "*"));
         for (path, names) in self.module_files(from, language, import) {
             let mut kept = Vec::new();
             for name in names {
@@ -153,10 +157,34 @@ impl<'a> Resolver<'a> {
                     None => kept.push(name),
                 }
             }
+            let stands_for = if whole { self.stands_for(&path) } else { None };
             // The barrel is imported too, whatever it passes on.
             out.push((path, kept));
+            out.extend(stands_for.map(|module| (module, Vec::new())));
         }
         out
+    }
+
+    /// The module a TS/JS file stands for when all it does is pass one
+    /// module on whole (`module.exports = require('./lib/app')`, `export
+    /// * from './app'`, and no definition of its own: express's
+    /// `index.js`), followed through such files; none otherwise.
+    fn stands_for(&self, path: &str) -> Option<String> {
+        let mut at = path.to_string();
+        for _ in 0..MAX_REEXPORT_DEPTH {
+            let file = self.files.get(&at)?;
+            let [import] = file.imports.as_slice() else {
+                break;
+            };
+            if !file.symbols.is_empty() || !import.reexport || import.names != ["*"] {
+                break;
+            }
+            match self.script(&at, &import.module) {
+                Some(next) if next != path => at = next,
+                _ => break,
+            }
+        }
+        (at != path).then_some(at)
     }
 
     /// The file defining `name` that the barrel `path` passes on, with
@@ -364,10 +392,21 @@ impl<'a> Resolver<'a> {
             .iter()
             .find_map(|ext| joined.strip_suffix(&format!(".{ext}")))
             .unwrap_or(joined);
+        // `require('..')` from a top-level folder names the root's own
+        // folder: its `main`, else its `index`.
+        let within = |base: &str, file: String| {
+            if base.is_empty() {
+                file
+            } else {
+                format!("{base}/{file}")
+            }
+        };
         let mut candidates = vec![joined.to_string()];
         for base in [stem, joined] {
-            for ext in SCRIPT_EXTENSIONS {
-                candidates.push(format!("{base}.{ext}"));
+            if !base.is_empty() {
+                for ext in SCRIPT_EXTENSIONS {
+                    candidates.push(format!("{base}.{ext}"));
+                }
             }
             // A package's folder loads what its `package.json` names
             // (`require('../')` from a test), before any `index`.
@@ -378,7 +417,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             for ext in ["ts", "tsx", "js", "jsx"] {
-                candidates.push(format!("{base}/index.{ext}"));
+                candidates.push(within(base, format!("index.{ext}")));
             }
         }
         self.first(candidates)
