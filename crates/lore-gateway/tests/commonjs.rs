@@ -4,52 +4,14 @@
 //! TypeScript's `import x = require(…)`, and lazy `require`s inside
 //! functions, bound in their function alone.
 
+mod graph_support;
+
+use graph_support::{line_of, listed, project, references};
 use lore_gateway::Gateway;
-use lore_gateway::graph::references::ReferencesAnswer;
-use lore_gateway::ingest::IngestRequest;
-
-/// A project with one root (`app`) holding `files`, ingested.
-fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Gateway) {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, text) in files {
-        let file = dir.path().join("repo").join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, text).unwrap();
-    }
-    std::fs::write(
-        dir.path().join("lore.yaml"),
-        "gateway:\n  roots:\n    - path: repo\n      name: app\n",
-    )
-    .unwrap();
-    let project = lore_core::project::Project::load(dir.path()).unwrap();
-    let gateway = Gateway::for_project(&project).with_store(std::sync::Arc::new(
-        lore_store::feed::StoreHandle::sqlite(project.store_path()),
-    ));
-    let run = gateway
-        .ingest(&IngestRequest::default(), &mut |_, _| {})
-        .unwrap();
-    assert!(run.success, "{:?}", run.error);
-    (dir, gateway)
-}
-
-/// The line (1-based) of the first line of `text` holding `needle`.
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("`{needle}` is not in the text"))
-        + 1
-}
 
 /// `node path:line resolution` of each caller of `symbol`.
 fn callers(gateway: &Gateway, symbol: &str) -> Vec<String> {
-    let answer: ReferencesAnswer = gateway
-        .references(symbol, &[], None)
-        .unwrap_or_else(|e| panic!("{symbol}: {}", e.message));
-    answer
-        .callers
-        .iter()
-        .map(|r| format!("{} {}:{} {}", r.node, r.path, r.line, r.resolution.as_str()))
-        .collect()
+    listed(&references(gateway, symbol).callers)
 }
 
 const IMPL: &str = "function parseDoc(s) {\n  return s;\n}\n\nfunction renderDoc(t) {\n  return t;\n}\n\nmodule.exports = { parseDoc, renderDoc };\n";

@@ -11,6 +11,9 @@
 mod team_support;
 
 use std::path::Path;
+use std::sync::Arc;
+
+use tempfile::TempDir;
 
 use lore_gateway::{Gateway, SearchRequest};
 use team_support::{Database, gateway, ingest, server_project, write};
@@ -174,14 +177,10 @@ fn shop_answers(gateway: &Gateway) -> Vec<(&'static str, Result<serde_json::Valu
     ]
 }
 
-#[test]
-fn every_server_answers_the_same_for_a_root_only_one_of_them_ingested() {
-    let Some(db) = Database::create("graph") else {
-        return;
-    };
-    // A ingests the shop; B serves another root and has none of the
-    // shop's files; C lists the shop among its roots (with a copy of its
-    // files) but never ingested it.
+/// Three servers on `db`, none ingested yet: A and C list the shop, each
+/// with a copy of its files; B has a root of its own (notes) and none of
+/// the shop. The folders come first, in the order A, B, C.
+fn three_servers(db: &Database) -> ([TempDir; 3], Arc<Gateway>, Arc<Gateway>, Arc<Gateway>) {
     let a_dir = server_project(&db.url, "shop");
     shop_files(a_dir.path());
     let b_dir = server_project(&db.url, "notes");
@@ -197,6 +196,18 @@ fn every_server_answers_the_same_for_a_root_only_one_of_them_ingested() {
         gateway(b_dir.path()),
         gateway(c_dir.path()),
     );
+    ([a_dir, b_dir, c_dir], a, b, c)
+}
+
+#[test]
+fn every_server_answers_the_same_for_a_root_only_one_of_them_ingested() {
+    let Some(db) = Database::create("graph") else {
+        return;
+    };
+    // A ingests the shop; B serves another root and has none of the
+    // shop's files; C lists the shop among its roots (with a copy of its
+    // files) but never ingested it.
+    let ([a_dir, _b_dir, c_dir], a, b, c) = three_servers(&db);
     ingest(&b);
     ingest(&a);
     b.catch_up().unwrap();
@@ -338,22 +349,8 @@ fn a_servers_own_first_ingest_of_a_followed_root_reads_its_copy_and_wins() {
     };
     // A ingests the shop; C lists it too, with a copy lacking the guide;
     // B follows both without a copy.
-    let a_dir = server_project(&db.url, "shop");
-    shop_files(a_dir.path());
-    let c_dir = server_project(&db.url, "shop");
-    shop_files(c_dir.path());
+    let ([_a_dir, _b_dir, c_dir], a, b, c) = three_servers(&db);
     std::fs::remove_file(c_dir.path().join("repo/docs/guide.md")).unwrap();
-    let b_dir = server_project(&db.url, "notes");
-    write(
-        b_dir.path(),
-        "repo/todo.md",
-        "# Todo\n\nWater the plants.\n",
-    );
-    let (a, b, c) = (
-        gateway(a_dir.path()),
-        gateway(b_dir.path()),
-        gateway(c_dir.path()),
-    );
     ingest(&b);
     ingest(&a);
     c.catch_up().unwrap();
@@ -517,21 +514,7 @@ fn a_server_answering_a_root_from_the_store_reports_it_and_keeps_it_through_an_u
     };
     // A ingests the shop; C lists it (with a copy) but never ingested it;
     // B has a root of its own and none of the shop.
-    let a_dir = server_project(&db.url, "shop");
-    shop_files(a_dir.path());
-    let c_dir = server_project(&db.url, "shop");
-    shop_files(c_dir.path());
-    let b_dir = server_project(&db.url, "notes");
-    write(
-        b_dir.path(),
-        "repo/todo.md",
-        "# Todo\n\nWater the plants.\n",
-    );
-    let (a, b, c) = (
-        gateway(a_dir.path()),
-        gateway(b_dir.path()),
-        gateway(c_dir.path()),
-    );
+    let ([a_dir, _b_dir, c_dir], a, b, c) = three_servers(&db);
     ingest(&b);
     ingest(&a);
     let status = |g: &Gateway| {
