@@ -13,6 +13,7 @@
 pub mod references;
 mod require;
 mod script_imports;
+mod tree_walk;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};

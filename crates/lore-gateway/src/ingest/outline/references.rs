@@ -22,7 +22,8 @@
 //! interface or trait) are sites too, marked [`Usage::Type`] (`types`).
 //!
 //! The walk is iterative (no recursion: a hostile file cannot exhaust
-//! the stack), skips what is nested deeper than [`MAX_TREE_DEPTH`] and
+//! the stack), skips what is nested deeper than
+//! [`MAX_TREE_DEPTH`](super::tree_walk::MAX_TREE_DEPTH) and
 //! keeps at most [`MAX_SITES`] sites of a file.
 
 mod builtins;
@@ -30,18 +31,17 @@ mod forward_refs;
 mod types;
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
-use super::{Definition, Import, Lang, MAX_DEPTH};
+use super::tree_walk::walk;
+use super::{Definition, Import, Lang};
 use builtins::{is_builtin, is_own};
 
 /// Sites kept of one file at most (a generated file holds thousands).
 pub const MAX_SITES: usize = 3_000;
-/// Tree levels walked at most: a call nests a few levels per statement,
-/// block and argument, so this is some times the depth definitions nest.
-const MAX_TREE_DEPTH: usize = 8 * MAX_DEPTH;
 /// Qualifiers followed at most in `a.b.c.f`.
 const MAX_CHAIN: usize = 6;
 
@@ -88,27 +88,15 @@ pub(super) fn read(
         locals: vec![(usize::MAX, HashMap::new())],
         out: Vec::new(),
     };
-    let mut cursor = root.walk();
-    let mut depth = 0;
-    'walk: loop {
-        let node = cursor.node();
+    walk(root, |node| {
         if node.is_named() {
             reader.visit(node);
             if reader.out.len() >= MAX_SITES {
-                break;
+                return ControlFlow::Break(());
             }
         }
-        if depth < MAX_TREE_DEPTH && cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-            depth -= 1;
-        }
-    }
+        ControlFlow::Continue(())
+    });
     let mut out = reader.out;
     out.sort_by(|a, b| (a.line, &a.name, a.usage).cmp(&(b.line, &b.name, b.usage)));
     out.dedup();

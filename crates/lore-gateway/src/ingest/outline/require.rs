@@ -16,15 +16,15 @@
 //! `require` (or `import`) with one string argument counts.
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 use tree_sitter::Node;
 
-use super::{Definition, Import, MAX_DEPTH};
+use super::tree_walk::walk;
+use super::{Definition, Import};
 
 /// `require` calls read of one file at most.
 const MAX_REQUIRES: usize = 1_000;
-/// Tree levels walked at most (as the call sites are).
-const MAX_TREE_DEPTH: usize = 8 * MAX_DEPTH;
 
 /// The module `node` loads, when it is `require('…')` or `import('…')`.
 pub(super) fn required_module(node: Node, source: &[u8]) -> Option<String> {
@@ -73,27 +73,15 @@ pub(super) fn requires(root: Node, source: &[u8], definitions: &[Definition]) ->
     {
         return out;
     }
-    let mut cursor = root.walk();
-    let mut depth = 0;
-    'walk: loop {
-        let node = cursor.node();
+    walk(root, |node| {
         if let Some(module) = required_module(node, source) {
             out.push(import_of(node, module, source, definitions));
             if out.len() >= MAX_REQUIRES {
-                break;
+                return ControlFlow::Break(());
             }
         }
-        if depth < MAX_TREE_DEPTH && cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-            depth -= 1;
-        }
-    }
+        ControlFlow::Continue(())
+    });
     out
 }
 
