@@ -221,15 +221,17 @@ pub(crate) fn add_freshness(gateway: &Gateway, roots: &mut Vec<RootFreshness>) {
         return;
     }
     let state = &gateway.state;
-    let known: Vec<(String, FollowedRoot)> = load(state)
+    // (name, what was applied of it, whether it is a root of this project)
+    let known: Vec<(String, FollowedRoot, bool)> = load(state)
         .into_iter()
-        .filter(|(name, root)| {
-            let configured = gateway.roots.iter().any(|r| &r.name == name);
-            if configured {
-                !super::was_ingested(state, name)
+        .filter_map(|(name, root)| {
+            let configured = gateway.roots.iter().any(|r| r.name == name);
+            let answered = if configured {
+                !super::was_ingested(state, &name)
             } else {
                 root.files > 0
-            }
+            };
+            answered.then_some((name, root, configured))
         })
         .collect();
     if known.is_empty() {
@@ -248,8 +250,7 @@ pub(crate) fn add_freshness(gateway: &Gateway, roots: &mut Vec<RootFreshness>) {
                 )
                 .map_err(|e| e.to_string())
         });
-    for (name, root) in known {
-        let configured = gateway.roots.iter().any(|r| r.name == name);
+    for (name, root, configured) in known {
         let waiting = pending
             .as_ref()
             .ok()

@@ -9,6 +9,7 @@ use lore_context::health::{self, Check, Level, check};
 use lore_context::services::Services;
 use lore_core::config::ConfigError;
 use lore_core::project::{Project, resolve_project_dir};
+use lore_gateway::Gateway;
 use lore_gateway::ingest::follow::{FollowMode, RootFreshness};
 
 use super::daemon::{self, Liveness};
@@ -100,10 +101,9 @@ fn project_checks(project: &Project) -> anyhow::Result<Vec<Check>> {
     let mut checks = super::block_on(health::project_checks(project, &services))?;
     // The gateway: the project's roots, or those a shared store's file
     // log brings (a server with no root of its own answers them).
-    if !project.config.gateway.roots.is_empty()
-        || !super::gateway::gateway_of(project).store_roots().is_empty()
-    {
-        checks.push(gateway_check(project));
+    let gateway = super::gateway::gateway_of(project);
+    if !project.config.gateway.roots.is_empty() || !gateway.store_roots().is_empty() {
+        checks.push(gateway_check(&gateway));
     }
     checks.push(server_check(project));
     checks.push(agents_check(project));
@@ -112,8 +112,7 @@ fn project_checks(project: &Project) -> anyhow::Result<Vec<Check>> {
 
 /// The gateway's roots, its last ingest (when, how it went, what the
 /// index holds) and how fresh each root is.
-fn gateway_check(project: &Project) -> Check {
-    let gateway = super::gateway::gateway_of(project);
+fn gateway_check(gateway: &Gateway) -> Check {
     let roots: Vec<&str> = gateway.roots().iter().map(|r| r.name.as_str()).collect();
     let roots = if roots.is_empty() {
         "no root of its own".to_string()
