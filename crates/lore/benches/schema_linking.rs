@@ -29,7 +29,11 @@
 //! - `LORE_BENCH_ONLY=<substring>`: only the databases whose name has it;
 //! - `LORE_BENCH_VERBOSE=1`: print each miss, development split only (the
 //!   protocol forbids studying held-out misses, so it is refused with
-//!   `LORE_BENCH_SPLIT=heldout` and held-out misses are never printed).
+//!   `LORE_BENCH_SPLIT=heldout` and held-out misses are never printed);
+//! - `LORE_BENCH_DUMP=<file>`: append each development question's ranked
+//!   tables and columns (Lore's and BM25's) to the file as JSON lines, to
+//!   try a change of ranking outside the bench; only with
+//!   `LORE_BENCH_SPLIT=dev`.
 
 mod support;
 
@@ -105,6 +109,8 @@ struct Options {
     splits: Vec<&'static str>,
     only: Option<String>,
     verbose: bool,
+    /// Where development questions' rankings go (`LORE_BENCH_DUMP`).
+    dump: Option<PathBuf>,
 }
 
 /// A system's ranked tables and columns for one question, lower-cased
@@ -205,7 +211,8 @@ fn main() {
                 exit(&format!("{}: split {} but {db} is {split}", q.id, q.split));
             }
             let verbose = options.verbose && split == "dev";
-            let result = run_db(&options.set, db, pass, &asked, verbose);
+            let dump = options.dump.as_deref().filter(|_| split == "dev");
+            let result = run_db(&options.set, db, pass, &asked, verbose, dump);
             results.insert((pass, split.clone(), db.clone()), result);
         }
     }
@@ -246,6 +253,13 @@ fn options() -> Options {
             "LORE_BENCH_VERBOSE prints misses of the development split only: held-out misses must not be studied (EVALUATION.md); use LORE_BENCH_SPLIT=dev",
         );
     }
+    let dump = std::env::var("LORE_BENCH_DUMP")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from);
+    if dump.is_some() && splits != ["dev"] {
+        exit("LORE_BENCH_DUMP writes development rankings only: use LORE_BENCH_SPLIT=dev");
+    }
     if !set.join("questions.jsonl").is_file() {
         exit(&format!(
             "no schema-linking set at {}: build it with crates/lore/benches/schema_linking/build.py (see its README), or point LORE_BENCH_SCHEMA_SET at it",
@@ -264,6 +278,7 @@ fn options() -> Options {
             .ok()
             .filter(|s| !s.is_empty()),
         verbose,
+        dump,
     }
 }
 
@@ -312,7 +327,14 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> T {
 }
 
 /// Loads, scans and scores one database in one pass, with both systems.
-fn run_db(set: &Path, db: &str, pass: Pass, questions: &[&Question], verbose: bool) -> DbResult {
+fn run_db(
+    set: &Path,
+    db: &str,
+    pass: Pass,
+    questions: &[&Question],
+    verbose: bool,
+    dump: Option<&Path>,
+) -> DbResult {
     let dir = set.join("dbs").join(db);
     let comments: Comments = read_json(&dir.join("comments.json"));
     let ddl = std::fs::read_to_string(dir.join(pass.file()))
@@ -362,10 +384,33 @@ fn run_db(set: &Path, db: &str, pass: Pass, questions: &[&Question], verbose: bo
         if verbose && (!lore_score.table_hit || lore_score.columns.is_some_and(|(_, s)| !s)) {
             print_miss(question, pass, &lore, &bm25);
         }
+        if let Some(file) = dump {
+            dump_ranking(file, question, pass, &lore, &bm25);
+        }
         result.lore.add(&lore_score);
         result.bm25.add(&bm25_score);
     }
     result
+}
+
+/// Appends one question's rankings to `file` as a JSON line.
+fn dump_ranking(file: &Path, question: &Question, pass: Pass, lore: &Ranked, bm25: &Ranked) {
+    use std::io::Write;
+    let line = serde_json::json!({
+        "id": question.id,
+        "db": question.db,
+        "pass": pass.label(),
+        "lore_tables": lore.tables,
+        "lore_columns": lore.columns,
+        "bm25_tables": bm25.tables,
+        "bm25_columns": bm25.columns,
+    });
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .unwrap_or_else(|e| exit(&format!("cannot write {}: {e}", file.display())));
+    writeln!(out, "{line}").unwrap_or_else(|e| exit(&format!("{}: {e}", file.display())));
 }
 
 /// What the scan read, against what the DDL declares: tables, columns,
