@@ -3,6 +3,8 @@
 //! what they mention, subsystems from a catalog; kept right as files change
 //! and read back through the explore functions.
 
+mod graph_support;
+
 use std::collections::BTreeSet;
 
 use lore_core::ErrorCode;
@@ -558,34 +560,9 @@ fn facts_kept_by_an_older_version_are_read_again() {
     assert!(repo.edges().contains(exercises));
 }
 
-/// A project whose gateway keeps its graph in the project's store (as the
-/// CLI and the server open it).
-fn gateway_project(files: &[(&str, &str)]) -> (tempfile::TempDir, lore_gateway::Gateway) {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, text) in files {
-        let file = dir.path().join("repo").join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, text).unwrap();
-    }
-    std::fs::write(
-        dir.path().join("lore.yaml"),
-        "gateway:\n  roots:\n    - path: repo\n      name: app\n",
-    )
-    .unwrap();
-    let project = lore_core::project::Project::load(dir.path()).unwrap();
-    let gateway = lore_gateway::Gateway::for_project(&project).with_store(std::sync::Arc::new(
-        lore_store::feed::StoreHandle::sqlite(project.store_path()),
-    ));
-    let run = gateway
-        .ingest(&IngestRequest::default(), &mut |_, _| {})
-        .unwrap();
-    assert!(run.success, "{:?}", run.error);
-    (dir, gateway)
-}
-
 #[test]
 fn code_that_a_matching_test_validates_ranks_above_code_that_matches_alike() {
-    let (_dir, gateway) = gateway_project(&[
+    let (_dir, gateway) = graph_support::project(&[
         (
             "billing/invoice.py",
             "class Invoice:\n    def total(self):\n        return sum(self.lines)\n",

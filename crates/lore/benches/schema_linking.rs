@@ -203,6 +203,13 @@ fn main() {
     );
     let started = Instant::now();
     let mut results: BTreeMap<(Pass, String, String), DbResult> = BTreeMap::new();
+    let mut dump = options.dump.as_deref().map(|path| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .unwrap_or_else(|e| exit(&format!("cannot write {}: {e}", path.display())))
+    });
     for pass in [Pass::WithComments, Pass::WithoutComments] {
         for (db, split) in &dbs {
             let asked: Vec<&Question> = questions.iter().filter(|q| &q.db == db).collect();
@@ -211,7 +218,7 @@ fn main() {
                 exit(&format!("{}: split {} but {db} is {split}", q.id, q.split));
             }
             let verbose = options.verbose && split == "dev";
-            let dump = options.dump.as_deref().filter(|_| split == "dev");
+            let dump = dump.as_mut().filter(|_| split == "dev");
             let result = run_db(&options.set, db, pass, &asked, verbose, dump);
             results.insert((pass, split.clone(), db.clone()), result);
         }
@@ -333,7 +340,7 @@ fn run_db(
     pass: Pass,
     questions: &[&Question],
     verbose: bool,
-    dump: Option<&Path>,
+    mut dump: Option<&mut std::fs::File>,
 ) -> DbResult {
     let dir = set.join("dbs").join(db);
     let comments: Comments = read_json(&dir.join("comments.json"));
@@ -384,7 +391,7 @@ fn run_db(
         if verbose && (!lore_score.table_hit || lore_score.columns.is_some_and(|(_, s)| !s)) {
             print_miss(question, pass, &lore, &bm25);
         }
-        if let Some(file) = dump {
+        if let Some(file) = dump.as_deref_mut() {
             dump_ranking(file, question, pass, &lore, &bm25);
         }
         result.lore.add(&lore_score);
@@ -394,7 +401,13 @@ fn run_db(
 }
 
 /// Appends one question's rankings to `file` as a JSON line.
-fn dump_ranking(file: &Path, question: &Question, pass: Pass, lore: &Ranked, bm25: &Ranked) {
+fn dump_ranking(
+    file: &mut std::fs::File,
+    question: &Question,
+    pass: Pass,
+    lore: &Ranked,
+    bm25: &Ranked,
+) {
     use std::io::Write;
     let line = serde_json::json!({
         "id": question.id,
@@ -405,12 +418,7 @@ fn dump_ranking(file: &Path, question: &Question, pass: Pass, lore: &Ranked, bm2
         "bm25_tables": bm25.tables,
         "bm25_columns": bm25.columns,
     });
-    let mut out = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(file)
-        .unwrap_or_else(|e| exit(&format!("cannot write {}: {e}", file.display())));
-    writeln!(out, "{line}").unwrap_or_else(|e| exit(&format!("{}: {e}", file.display())));
+    writeln!(file, "{line}").unwrap_or_else(|e| exit(&format!("cannot write the dump: {e}")));
 }
 
 /// What the scan read, against what the DDL declares: tables, columns,

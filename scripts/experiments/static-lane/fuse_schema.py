@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from encoder import Encoder, split_ident
+from encoder import Encoder
 
 dump_path = sys.argv[1]
 root = sys.argv[2] if len(sys.argv) > 2 else "/work/.cache/schema_linking"
@@ -30,7 +30,7 @@ def schema(db):
         tables = {}
         for t, cols in json.load(open(f"{root}/dbs/{db}/comments.json")).items():
             comment = cols.get("", "") or ""
-            columns = {c.lower(): enc.vec(f"{split_ident(t)} {split_ident(c)} {cc or ''}")
+            columns = {c.lower(): enc.vec(f"{t} {c} {cc or ''}")
                        for c, cc in cols.items() if c}
             whole = enc.vec(" ; ".join([f"{t} {comment}"] + [f"{c} {cc or ''}" for c, cc in cols.items() if c]))
             tables[t.lower()] = (whole, columns)

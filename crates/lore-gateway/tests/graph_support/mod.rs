@@ -1,5 +1,9 @@
-//! What the graph tests share: a small ingested project, the references
-//! of a symbol, and each reference as one line to compare.
+//! What the graph tests share: a small ingested project (its gateway
+//! keeps its graph in the project's store, as the CLI and the server open
+//! it), the references of a symbol, and each reference as one line to
+//! compare. Each test binary uses part of it.
+
+#![allow(dead_code)]
 
 use lore_gateway::Gateway;
 use lore_gateway::graph::references::{ReferenceOut, ReferencesAnswer};
